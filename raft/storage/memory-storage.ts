@@ -9,6 +9,7 @@ import { assert } from '../core/assert';
 import { RaftError } from '../core/errors';
 import type { ConfState, Entry, HardState, Snapshot } from '../core/types';
 import { EMPTY_BYTES } from '../core/types';
+import { encodeConfChange } from '../core/conf-change';
 import { limitEntryBytes, type InitialState, type LogStorage } from './storage';
 
 export class MemoryStorage implements LogStorage {
@@ -18,24 +19,30 @@ export class MemoryStorage implements LogStorage {
     data: EMPTY_BYTES,
   };
   private ents: Entry[] = [{ term: 0, index: 0, type: 'normal', data: EMPTY_BYTES }];
+  /** The membership as last applied; a held snapshot keeps the membership of its own index. */
+  private confState: ConfState = { voters: [], learners: [] };
 
-  /** A storage that starts as a member of a new cluster with these voters (bootstrap). */
-  static bootstrap(voters: number[], learners: number[] = []): MemoryStorage {
+  /**
+   * A storage that starts as a founding member of a new cluster with these voters. Besides the
+   * membership, the log gets one committed addNode entry per voter (term 1, indexes 1..n), so
+   * that a member added later and caught up from the log, not a snapshot, learns them too.
+   */
+  static bootstrap(voters: number[]): MemoryStorage {
     const storage = new MemoryStorage();
-    storage.snap = {
-      metadata: { index: 0, term: 0, confState: { voters: [...voters], learners: [...learners] } },
-      data: EMPTY_BYTES,
-    };
+    storage.confState = { voters: [...voters], learners: [] };
+    const entries = bootstrapEntries(voters);
+    storage.append(entries);
+    storage.hardState = { term: 1, vote: 0, commit: entries.length };
     return storage;
   }
 
   initialState(): InitialState {
-    return { hardState: { ...this.hardState }, confState: cloneConfState(this.snap.metadata.confState) };
+    return { hardState: { ...this.hardState }, confState: cloneConfState(this.confState) };
   }
 
-  /** The conf state remembered with the snapshot; the driver updates it as conf changes apply. */
+  /** The membership after the driver applied a conf change; initialState() returns it. */
   setConfState(confState: ConfState): void {
-    this.snap = { ...this.snap, metadata: { ...this.snap.metadata, confState: cloneConfState(confState) } };
+    this.confState = cloneConfState(confState);
   }
 
   setHardState(hardState: HardState): void {
@@ -87,6 +94,7 @@ export class MemoryStorage implements LogStorage {
       );
     }
     this.snap = snapshot;
+    this.confState = cloneConfState(snapshot.metadata.confState);
     this.ents = [{ term: snapshot.metadata.term, index: snapshot.metadata.index, type: 'normal', data: EMPTY_BYTES }];
   }
 
@@ -136,4 +144,16 @@ export class MemoryStorage implements LogStorage {
 
 export function cloneConfState(confState: ConfState): ConfState {
   return { voters: [...confState.voters], learners: [...confState.learners] };
+}
+
+/** The founding members' history: addNode for each voter, at term 1, indexes 1..n. */
+export function bootstrapEntries(voters: readonly number[]): Entry[] {
+  return [...voters]
+    .sort((a, b) => a - b)
+    .map((nodeId, i) => ({
+      term: 1,
+      index: i + 1,
+      type: 'confChange' as const,
+      data: encodeConfChange({ type: 'addNode', nodeId, context: EMPTY_BYTES }),
+    }));
 }
