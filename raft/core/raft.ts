@@ -16,6 +16,7 @@
  * entry is never truncated (raft-log.ts); a node votes at most once per term.
  */
 import { assert } from './assert';
+import { decodeConfChange } from './conf-change';
 import { RaftError } from './errors';
 import { Progress } from './progress';
 import { RaftLog } from './raft-log';
@@ -261,6 +262,7 @@ export class Raft {
     // The no-op entry of §6.4/§3.6.2: lets this leader commit (and serve reads) in its own term.
     const appended = this.appendEntries([{ term: 0, index: 0, type: 'normal', data: EMPTY_BYTES }]);
     assert(appended, 'the empty leader entry is never refused');
+    this.handOffLeadership();
   }
 
   // ---------------------------------------------------------------- ticks
@@ -272,6 +274,11 @@ export class Raft {
 
   private tickElection(): void {
     this.electionElapsed++;
+    if (!this.promotable() && this.role !== 'follower' && this.electionElapsed >= this.randomizedElectionTimeout) {
+      // A removed node's hand-off campaign that went nowhere: give up rather than retry.
+      this.becomeFollower(this.term, NONE);
+      return;
+    }
     if (this.promotable() && this.electionElapsed >= this.randomizedElectionTimeout) {
       this.electionElapsed = 0;
       this.step(emptyMessage({ type: 'hup', from: this.id }));
@@ -286,6 +293,7 @@ export class Raft {
       if (this.checkQuorum) this.step(emptyMessage({ type: 'checkQuorum', from: this.id }));
       // A transfer that did not finish within an election timeout is abandoned (§3.10).
       if (this.role === 'leader' && this.leadTransferee !== NONE) this.abortLeaderTransfer();
+      this.handOffLeadership();
     }
     if (this.role !== 'leader') return;
     if (this.heartbeatElapsed >= this.heartbeatTicks) {
@@ -317,16 +325,28 @@ export class Raft {
         // A granted pre-vote carries the term we will campaign in; the tally happens below.
       } else if (m.type === 'app' || m.type === 'heartbeat' || m.type === 'snap') {
         this.becomeFollower(m.term, m.from);
+      } else if (m.type === 'vote' && !this.raftLog.isUpToDate(m.index, m.logTerm)) {
+        // We will refuse this candidate; keep our election timer running so that we, with the
+        // better log, get to campaign. Restarting it would let a candidate that can never win
+        // keep the cluster leaderless by campaigning again and again.
+        const elapsed = this.electionElapsed;
+        this.becomeFollower(m.term, NONE);
+        this.electionElapsed = elapsed;
       } else {
         this.becomeFollower(m.term, NONE);
       }
     } else if (m.term < this.term) {
-      if ((this.checkQuorum || this.preVote) && (m.type === 'heartbeat' || m.type === 'app')) {
-        // A stale leader, perhaps back from a partition: our higher term makes it step down.
-        // Without this, with CheckQuorum or PreVote it could never learn of the new term.
+      if (m.type === 'heartbeat' || m.type === 'app') {
+        // A stale leader, perhaps back from a partition: our higher term makes it step down
+        // (Figure 3.1: a request with a stale term is answered with the current one). Without
+        // this it might never learn the new term: PreVote or CheckQuorum may keep the nodes that
+        // know it from campaigning, and a removed node never campaigns, though a leader that has
+        // not yet applied its removal still needs its acknowledgements.
         this.send(emptyMessage({ type: 'appResp', to: m.from }));
-      } else if (m.type === 'preVote') {
-        this.send(emptyMessage({ type: 'preVoteResp', to: m.from, term: this.term, reject: true }));
+      } else if (m.type === 'preVote' || m.type === 'vote') {
+        // The refusal carries our term, so a candidate stuck in an old term catches up at once
+        // instead of climbing one failed election at a time.
+        this.send(emptyMessage({ type: voteResponseType(m.type), to: m.from, term: this.term, reject: true }));
       }
       return;
     }
@@ -360,7 +380,9 @@ export class Raft {
     if (this.role === 'leader') return;
     if (!this.promotable()) return;
     // A committed conf change not yet applied may change who votes; wait for it (etcd does too).
-    if (this.raftLog.hasUnappliedConfChanges()) return;
+    // Not when the leader asked: it hands off right after a change (its own removal) that we may
+    // not have applied yet, and the two configurations' quorums intersect anyway.
+    if (!transfer && this.raftLog.hasUnappliedConfChanges()) return;
     if (this.preVote && !transfer) this.campaign('preElection', false);
     else this.campaign('election', transfer);
   }
@@ -430,7 +452,23 @@ export class Raft {
       }
     } else {
       this.send(emptyMessage({ type: voteResponseType(m.type), to: m.from, term: this.term, reject: true }));
+      if (!this.prs.has(this.id) && !this.raftLog.isUpToDate(m.index, m.logTerm)) this.campaignToHandOff();
     }
+  }
+
+  /**
+   * A member that still counts this removed node as a voter (it has not learned that the removal
+   * committed) cannot win without our vote, and cannot get it while its log is behind ours. We
+   * are the one who can tell it: campaign among the members of our configuration (which no
+   * longer includes us), lead just long enough to bring them up to date, and hand off. A removed
+   * node campaigns only when such a stale member asks it, so it does not disturb a healthy
+   * cluster. Safe as any election: single-server changes make every quorum of the old and of
+   * the new configuration intersect.
+   */
+  private campaignToHandOff(): void {
+    if (this.role !== 'follower' || this.voterIds().length === 0) return;
+    if (this.raftLog.hasPendingSnapshot() || this.raftLog.hasUnappliedConfChanges()) return;
+    this.campaign(this.preVote ? 'preElection' : 'election', false);
   }
 
   // ---------------------------------------------------------------- leader
@@ -495,18 +533,22 @@ export class Raft {
       throw new RaftError('PROPOSAL_DROPPED', `propose on node ${this.id}: leadership is moving to ${this.leadTransferee}`);
     }
     const entries = m.entries.map((e) => ({ ...e }));
+    let confIndex = 0;
     for (let i = 0; i < entries.length; i++) {
       if (entries[i].type !== 'confChange') continue;
-      if (this.pendingConfIndex > this.raftLog.applied) {
+      // A forwarded change was checked against the follower's view only: check it again here.
+      if (this.pendingConfIndex > this.raftLog.applied || this.removesLastVoter(decodeConfChange(entries[i].data))) {
         // Keep the index slot (the proposer may wait on it) but make it a no-op.
         entries[i] = { term: 0, index: 0, type: 'normal', data: EMPTY_BYTES };
       } else {
-        this.pendingConfIndex = this.raftLog.lastIndex() + i + 1;
+        confIndex = this.raftLog.lastIndex() + i + 1;
       }
     }
     if (!this.appendEntries(entries)) {
       throw new RaftError('PROPOSAL_DROPPED', `propose on node ${this.id}: over ${this.maxUncommittedBytes} uncommitted bytes`);
     }
+    // Only once the change is in the log: a dropped one must not block the next.
+    if (confIndex > 0) this.pendingConfIndex = confIndex;
     this.broadcastAppend();
   }
 
@@ -548,7 +590,13 @@ export class Raft {
   }
 
   private leaderReadIndex(m: Message): void {
-    if (this.voterIds().length === 1) {
+    if (!this.prs.has(this.id)) {
+      // A removed leader is only handing off; it serves nothing.
+      if (m.from === this.id || m.from === NONE) throw new RaftError('PROPOSAL_DROPPED', `read index on node ${this.id}: it was removed from the cluster`);
+      return;
+    }
+    const voters = this.voterIds();
+    if (voters.length === 1 && voters[0] === this.id) {
       this.respondToRead(m, this.raftLog.committed);
       return;
     }
@@ -631,7 +679,7 @@ export class Raft {
       // keep sending
     }
     if (m.from === this.leadTransferee && pr.match === this.raftLog.lastIndex()) {
-      this.send(emptyMessage({ type: 'timeoutNow', to: m.from }));
+      this.sendTimeoutNow(m.from);
     }
   }
 
@@ -661,14 +709,50 @@ export class Raft {
     this.electionElapsed = 0;
     this.leadTransferee = transferee;
     if (pr.match === this.raftLog.lastIndex()) {
-      this.send(emptyMessage({ type: 'timeoutNow', to: transferee }));
+      this.sendTimeoutNow(transferee);
     } else {
       this.sendAppend(transferee);
     }
   }
 
+  private sendTimeoutNow(to: NodeId): void {
+    this.send(emptyMessage({ type: 'timeoutNow', to }));
+    // A removed leader's job ends here: the new leader will not talk to it, so it would stay
+    // leader of a stale term forever. If the message is lost, the members time out and elect.
+    if (!this.prs.has(this.id)) this.becomeFollower(this.term, NONE);
+  }
+
   abortLeaderTransfer(): void {
     this.leadTransferee = NONE;
+  }
+
+  /** Removing the only voter would leave a cluster that can never elect a leader again. */
+  removesLastVoter(change: ConfChange): boolean {
+    if (change.type !== 'removeNode') return false;
+    const voters = this.voterIds();
+    return voters.length === 1 && voters[0] === change.nodeId;
+  }
+
+  /**
+   * A leader that applied its own removal keeps leading (not counting itself) so that the
+   * remaining members learn the removal committed, and hands leadership to the most caught-up
+   * voter. Stepping down at once could strand them: in a 2-voter cluster the survivor, not yet
+   * knowing the removal committed, would still need the removed node's vote, which it cannot get
+   * while the removed node's log is longer (Raft dissertation §4.2.2 has the leader step down
+   * only once the new configuration is committed).
+   */
+  private handOffLeadership(): void {
+    if (this.role !== 'leader' || this.prs.has(this.id) || this.leadTransferee !== NONE) return;
+    let best: NodeId = NONE;
+    let bestMatch = -1;
+    for (const id of this.voterIds()) {
+      const match = this.prs.get(id)!.match;
+      if (match > bestMatch) {
+        best = id;
+        bestMatch = match;
+      }
+    }
+    if (best !== NONE) this.leaderTransfer(best, this.prs.get(best)!);
   }
 
   private quorumActive(): boolean {
@@ -914,11 +998,13 @@ export class Raft {
         break;
       }
       case 'removeNode':
+        // The leader refuses such a change; a log written by an older version is still safe.
+        if (this.removesLastVoter(change)) break;
         this.prs.delete(change.nodeId);
         break;
     }
-    if (change.type === 'removeNode' && change.nodeId === this.id) {
-      // A removed node stops leading and never campaigns again (it is no longer promotable).
+    if (change.type === 'removeNode' && change.nodeId === this.id && this.role !== 'leader') {
+      // A removed node never campaigns again (it is no longer promotable).
       if (this.role !== 'follower') this.becomeFollower(this.term, NONE);
       return this.confState();
     }
@@ -932,6 +1018,7 @@ export class Raft {
         // New members need their first append now rather than at the next heartbeat.
         for (const [id, pr] of this.prs) if (id !== this.id && pr.match === 0 && !pr.isPaused()) this.sendAppend(id);
       }
+      this.handOffLeadership();
     }
     return this.confState();
   }

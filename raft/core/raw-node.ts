@@ -157,7 +157,8 @@ export class RawNode {
       snapshot: raft.raftLog.unstable.snapshot,
       committedEntries: raft.raftLog.nextCommittedEntries(),
       messages: raft.msgs,
-      mustSync: entries.length > 0 || hard.term !== this.prevHardState.term || hard.vote !== this.prevHardState.vote,
+      // A snapshot counts too: the acknowledgement in `messages` promises it is on disk.
+      mustSync: entries.length > 0 || raft.raftLog.unstable.snapshot !== null || hard.term !== this.prevHardState.term || hard.vote !== this.prevHardState.vote,
     };
     raft.msgs = [];
     raft.readStates = [];
