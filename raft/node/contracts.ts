@@ -1,0 +1,43 @@
+/**
+ * What the runtime needs from its collaborators. The concrete classes are LevelStorage
+ * (raft/storage) and GrpcTransport (raft/transport); tests substitute their own.
+ */
+import type { ConfState, Entry, HardState, Message, NodeId, Snapshot } from '../core/types';
+import type { LogStorage } from '../storage/storage';
+
+/** A LogStorage whose writes are durable once their promise resolves. Calls are never concurrent. */
+export interface DurableStorage extends LogStorage {
+  save(update: { hardState: HardState | null; entries: Entry[]; snapshot: Snapshot | null }, options: { sync: boolean }): Promise<void>;
+  saveConfState(confState: ConfState, appliedIndex: number): Promise<void>;
+  createSnapshot(index: number, confState: ConfState, data: Uint8Array): Promise<Snapshot>;
+  compact(index: number): Promise<void>;
+}
+
+/** Sends never block and never throw: Raft tolerates loss, and retransmits. */
+export interface Transport {
+  send(messages: Message[]): void;
+  addPeer(id: NodeId, address: string): void;
+  removePeer(id: NodeId): void;
+}
+
+/** One committed, non-empty normal entry, with the runtime's proposal envelope removed. */
+export interface AppliedEntry {
+  index: number;
+  term: number;
+  data: Uint8Array;
+}
+
+/**
+ * The replicated state machine. apply() sees every committed entry exactly once per process
+ * lifetime, in index order; after a restart the runtime replays from `appliedIndex()`.
+ * Applying must be deterministic: it may read nothing but the entries and its own state.
+ */
+export interface StateMachine {
+  /** The index of the last entry whose effects are durable in the state machine (0 if none). */
+  appliedIndex(): number;
+  apply(entries: AppliedEntry[], lastIndex: number): Promise<void> | void;
+  /** An image of the state at the last applied index. */
+  snapshot(): Promise<Uint8Array>;
+  /** Replaces the whole state with a snapshot image taken at `index`. */
+  restore(data: Uint8Array, index: number): Promise<void>;
+}

@@ -1,0 +1,3 @@
+/** The runtime that drives the core with real time, storage and network. */
+export { RaftNode, type RaftNodeOptions, type RaftNodeMetrics } from './raft-node';
+export type { AppliedEntry, DurableStorage, StateMachine, Transport } from './contracts';

@@ -1,0 +1,523 @@
+/**
+ * RaftNode: the runtime that drives the pure core with a real clock, durable storage, a network
+ * transport and the application's state machine, all on Node's single thread.
+ *
+ * The drive loop takes one Ready at a time and, in order: persists (one synced write for the
+ * whole batch: every proposal that arrived while the previous write was in flight commits with
+ * the next single fsync), sends messages, applies committed entries, answers reads, advances.
+ * Ticks and incoming messages keep stepping the core while a write is in flight, so the event
+ * loop is never blocked by the disk.
+ *
+ * Proposals carry a 16-byte envelope (proposer id, sequence number) so that the node that took a
+ * request recognises its entry when applying it, wherever the leader was: the caller's promise
+ * resolves only once the entry is committed AND applied on this node (read-your-writes).
+ */
+import { assert } from '../core/assert';
+import { decodeConfChange } from '../core/conf-change';
+import { RaftError } from '../core/errors';
+import { SeededRandom, type RandomSource } from '../core/rand';
+import { RawNode } from '../core/raw-node';
+import type { ConfChange, ConfState, Entry, Message, NodeId, Ready, Status } from '../core/types';
+import type { AppliedEntry, DurableStorage, StateMachine, Transport } from './contracts';
+
+export interface RaftNodeOptions {
+  id: NodeId;
+  storage: DurableStorage;
+  transport: Transport;
+  stateMachine: StateMachine;
+  /** Wall-clock length of one logical tick. */
+  tickMs?: number;
+  electionTicks?: number;
+  heartbeatTicks?: number;
+  /** Take a state-machine snapshot after this many applied entries. */
+  snapshotEveryEntries?: number;
+  /** Entries kept behind a snapshot, so that slightly lagging followers need no snapshot. */
+  keepEntriesAfterSnapshot?: number;
+  /** A leader whose disk write has not finished after this long steps down. */
+  diskStallMs?: number;
+  /** How long propose(), readIndex() and conf changes wait before failing with TIMEOUT. */
+  requestTimeoutMs?: number;
+  maxInflightMsgs?: number;
+  maxMsgBytes?: number;
+  random?: RandomSource;
+  disableProposalForwarding?: boolean;
+  /** Called after a conf change is applied (the caller persists member addresses). */
+  onConfChange?: (change: ConfChange, confState: ConfState) => void;
+  onLeaderChange?: (leaderId: NodeId, term: number) => void;
+  logger?: (line: string) => void;
+}
+
+const ENVELOPE_BYTES = 16;
+
+interface Waiter<T> {
+  resolve: (value: T) => void;
+  reject: (err: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+export interface RaftNodeMetrics {
+  /** Largest gap seen between two messages from the leader, on a follower (ms). */
+  maxLeaderSilenceMs: number;
+  /** Largest lateness of a tick timer callback (ms): how blocked the event loop was. */
+  maxTickLagMs: number;
+  persistCount: number;
+  persistedEntries: number;
+  maxPersistMs: number;
+  leaderChanges: number;
+}
+
+export class RaftNode {
+  readonly id: NodeId;
+  private readonly rawNode: RawNode;
+  private readonly storage: DurableStorage;
+  private readonly transport: Transport;
+  private readonly stateMachine: StateMachine;
+  private readonly options: RaftNodeOptions;
+  private readonly tickMs: number;
+  private readonly requestTimeoutMs: number;
+
+  private tickTimer: NodeJS.Timeout | null = null;
+  private lastTickAt = 0;
+  private loopRunning = false;
+  private loopScheduled = false;
+  private stopped = false;
+  private fatalError: Error | null = null;
+
+  /** Starts from the clock so that entries proposed by an earlier run of this node never match. */
+  private proposalSeq = Date.now() * 1024;
+  private readonly proposals = new Map<number, Waiter<number>>();
+  private readSeq = Date.now() * 1024;
+  private readonly readWaiters = new Map<string, Waiter<number>>();
+  /** Reads whose index is known, waiting for apply to catch up. */
+  private readonly readsAwaitingApply: Array<{ index: number; waiter: Waiter<number> }> = [];
+  private readonly appliedWaiters: Array<{ index: number; resolve: () => void }> = [];
+  private readonly leaderWaiters: Array<() => void> = [];
+
+  private appliedIndex = 0;
+  private lastSnapshotIndex = 0;
+  private persistStartedAt = 0;
+  private lastLeaderMessageAt = 0;
+  private leaderId: NodeId = 0;
+  private currentTerm = 0;
+  readonly metrics: RaftNodeMetrics = {
+    maxLeaderSilenceMs: 0,
+    maxTickLagMs: 0,
+    persistCount: 0,
+    persistedEntries: 0,
+    maxPersistMs: 0,
+    leaderChanges: 0,
+  };
+
+  constructor(options: RaftNodeOptions) {
+    this.options = options;
+    this.id = options.id;
+    this.storage = options.storage;
+    this.transport = options.transport;
+    this.stateMachine = options.stateMachine;
+    this.tickMs = options.tickMs ?? 100;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
+    const snapshotIndex = options.storage.snapshot().metadata.index;
+    this.appliedIndex = Math.max(options.stateMachine.appliedIndex(), snapshotIndex);
+    this.lastSnapshotIndex = snapshotIndex;
+    this.rawNode = new RawNode({
+      id: options.id,
+      storage: options.storage,
+      electionTicks: options.electionTicks ?? 10,
+      heartbeatTicks: options.heartbeatTicks ?? 1,
+      random: options.random ?? new SeededRandom(Date.now() ^ (options.id * 7919)),
+      applied: this.appliedIndex,
+      maxInflightMsgs: options.maxInflightMsgs ?? 256,
+      maxMsgBytes: options.maxMsgBytes ?? 1024 * 1024,
+      disableProposalForwarding: options.disableProposalForwarding ?? false,
+      preVote: true,
+      checkQuorum: true,
+    });
+  }
+
+  /** Restores the state machine from the stored snapshot if it is behind it, then starts ticking. */
+  async start(): Promise<void> {
+    const snapshot = this.storage.snapshot();
+    if (snapshot.metadata.index > this.stateMachine.appliedIndex() && snapshot.data.length > 0) {
+      await this.stateMachine.restore(snapshot.data, snapshot.metadata.index);
+    }
+    this.lastTickAt = Date.now();
+    this.tickTimer = setInterval(() => this.onTick(), this.tickMs);
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.tickTimer) clearInterval(this.tickTimer);
+    const stoppedError = () => new RaftError('STOPPED', `node ${this.id} stopped`);
+    for (const [, w] of this.proposals) this.settle(w, stoppedError());
+    this.proposals.clear();
+    for (const [, w] of this.readWaiters) this.settle(w, stoppedError());
+    this.readWaiters.clear();
+    for (const r of this.readsAwaitingApply.splice(0)) this.settle(r.waiter, stoppedError());
+    while (this.loopRunning) await new Promise((r) => setTimeout(r, 5));
+  }
+
+  // ------------------------------------------------------------------ public requests
+
+  /**
+   * Proposes `data`; resolves with its log index once it is committed and applied on this node.
+   * Rejects with RaftError TIMEOUT, PROPOSAL_DROPPED, NOT_LEADER or STOPPED.
+   */
+  async propose(data: Uint8Array): Promise<number> {
+    this.throwIfUnusable();
+    await this.waitForLeader();
+    const seq = ++this.proposalSeq;
+    const payload = new Uint8Array(ENVELOPE_BYTES + data.length);
+    writeEnvelope(payload, this.id, seq);
+    payload.set(data, ENVELOPE_BYTES);
+    const promise = this.newWaiter(this.proposals, seq, `propose on node ${this.id}`);
+    try {
+      this.rawNode.propose(payload);
+    } catch (err) {
+      const waiter = this.proposals.get(seq);
+      this.proposals.delete(seq);
+      if (waiter) this.settle(waiter, err as Error);
+    }
+    this.schedule();
+    return promise;
+  }
+
+  /**
+   * A linearizable read barrier (ReadIndex, §6.4): resolves with an index once this node has
+   * applied at least everything committed before the call. Reads served after it are not stale.
+   */
+  async readIndex(): Promise<number> {
+    this.throwIfUnusable();
+    await this.waitForLeader();
+    const seq = ++this.readSeq;
+    const context = new Uint8Array(ENVELOPE_BYTES);
+    writeEnvelope(context, this.id, seq);
+    const key = contextKey(context);
+    const promise = this.newWaiter(this.readWaiters, key, `read index on node ${this.id}`);
+    try {
+      this.rawNode.readIndex(context);
+    } catch (err) {
+      const waiter = this.readWaiters.get(key);
+      this.readWaiters.delete(key);
+      if (waiter) this.settle(waiter, err as Error);
+    }
+    this.schedule();
+    return promise;
+  }
+
+  /** Proposes a membership change; resolves with the new membership once applied here. */
+  async proposeConfChange(change: ConfChange): Promise<ConfState> {
+    this.throwIfUnusable();
+    await this.waitForLeader();
+    this.rawNode.proposeConfChange(change);
+    this.schedule();
+    const deadline = Date.now() + this.requestTimeoutMs;
+    for (;;) {
+      const cs = this.rawNode.raft.confState();
+      const applied =
+        (change.type === 'removeNode' && !cs.voters.includes(change.nodeId) && !cs.learners.includes(change.nodeId)) ||
+        (change.type === 'addNode' && cs.voters.includes(change.nodeId)) ||
+        (change.type === 'addLearnerNode' && (cs.learners.includes(change.nodeId) || cs.voters.includes(change.nodeId)));
+      if (applied) return cs;
+      if (Date.now() > deadline) throw new RaftError('TIMEOUT', `${change.type} of node ${change.nodeId}: not applied within ${this.requestTimeoutMs} ms`);
+      await this.waitApplied(this.appliedIndex + 1, 200);
+    }
+  }
+
+  /** Asks the leader to hand over to `transferee`; resolves when this node sees the new leader. */
+  async transferLeadership(transferee: NodeId): Promise<void> {
+    this.throwIfUnusable();
+    this.rawNode.transferLeader(transferee);
+    this.schedule();
+    const deadline = Date.now() + this.requestTimeoutMs;
+    while (this.leaderId !== transferee) {
+      if (Date.now() > deadline) throw new RaftError('TIMEOUT', `transfer leadership to ${transferee}: not done within ${this.requestTimeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, this.tickMs));
+    }
+  }
+
+  /** Feeds a message from a peer (the transport's callback). */
+  step(message: Message): void {
+    if (this.stopped || this.fatalError) return;
+    if (message.from === this.leaderId && message.term >= this.currentTerm && (message.type === 'app' || message.type === 'heartbeat')) {
+      const now = Date.now();
+      if (this.lastLeaderMessageAt > 0) {
+        this.metrics.maxLeaderSilenceMs = Math.max(this.metrics.maxLeaderSilenceMs, now - this.lastLeaderMessageAt);
+      }
+      this.lastLeaderMessageAt = now;
+    }
+    this.rawNode.step(message);
+    this.schedule();
+  }
+
+  reportUnreachable(id: NodeId): void {
+    if (this.stopped) return;
+    this.rawNode.reportUnreachable(id);
+    this.schedule();
+  }
+
+  reportSnapshot(id: NodeId, ok: boolean): void {
+    if (this.stopped) return;
+    this.rawNode.reportSnapshot(id, ok);
+    this.schedule();
+  }
+
+  status(): Status & { appliedIndex: number } {
+    return { ...this.rawNode.status(), appliedIndex: this.appliedIndex };
+  }
+
+  get leader(): NodeId {
+    return this.leaderId;
+  }
+
+  get isLeader(): boolean {
+    return this.leaderId === this.id;
+  }
+
+  /** Resolves once this node has applied `index` (or after timeoutMs, whichever first). */
+  waitApplied(index: number, timeoutMs: number): Promise<void> {
+    if (this.appliedIndex >= index) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.appliedWaiters.push({ index, resolve: () => { clearTimeout(timer); resolve(); } });
+    });
+  }
+
+  // ------------------------------------------------------------------ the loop
+
+  private onTick(): void {
+    const now = Date.now();
+    this.metrics.maxTickLagMs = Math.max(this.metrics.maxTickLagMs, now - this.lastTickAt - this.tickMs);
+    this.lastTickAt = now;
+    if (this.stopped || this.fatalError) return;
+    this.checkDiskStall(now);
+    this.rawNode.tick();
+    this.schedule();
+  }
+
+  private checkDiskStall(now: number): void {
+    const bound = this.options.diskStallMs ?? 5_000;
+    if (this.persistStartedAt === 0 || now - this.persistStartedAt < bound) return;
+    if (this.rawNode.raft.role === 'leader') {
+      // Holding leadership on a disk that does not answer stalls every write of the cluster.
+      this.log(`disk write pending for ${now - this.persistStartedAt} ms (bound ${bound} ms): stepping down`);
+      this.rawNode.stepDown();
+    }
+  }
+
+  private schedule(): void {
+    if (this.loopScheduled || this.loopRunning || this.stopped) return;
+    this.loopScheduled = true;
+    setImmediate(() => {
+      this.loopScheduled = false;
+      void this.runLoop();
+    });
+  }
+
+  private async runLoop(): Promise<void> {
+    if (this.loopRunning) return;
+    this.loopRunning = true;
+    try {
+      while (!this.stopped && this.rawNode.hasReady()) {
+        await this.handleReady(this.rawNode.ready());
+      }
+    } catch (err) {
+      // Persistence or apply failed: the node can no longer guarantee anything; stop serving.
+      this.fatalError = err as Error;
+      this.log(`fatal: ${(err as Error).stack ?? String(err)}`);
+      void this.stop();
+    } finally {
+      this.loopRunning = false;
+    }
+  }
+
+  private async handleReady(rd: Ready): Promise<void> {
+    if (rd.softState) this.onSoftState(rd.softState.lead);
+    if (rd.hardState) this.currentTerm = rd.hardState.term;
+
+    if (rd.snapshot || rd.entries.length > 0 || rd.hardState) {
+      const started = Date.now();
+      this.persistStartedAt = started;
+      await this.storage.save({ hardState: rd.hardState, entries: rd.entries, snapshot: rd.snapshot }, { sync: rd.mustSync });
+      this.persistStartedAt = 0;
+      const took = Date.now() - started;
+      this.metrics.persistCount++;
+      this.metrics.persistedEntries += rd.entries.length;
+      this.metrics.maxPersistMs = Math.max(this.metrics.maxPersistMs, took);
+    }
+
+    if (rd.messages.length > 0) this.transport.send(rd.messages);
+
+    if (rd.snapshot && rd.snapshot.metadata.index > this.appliedIndex) {
+      await this.stateMachine.restore(rd.snapshot.data, rd.snapshot.metadata.index);
+      this.appliedIndex = rd.snapshot.metadata.index;
+      this.lastSnapshotIndex = rd.snapshot.metadata.index;
+      this.failProposalsUpTo();
+    }
+    if (rd.committedEntries.length > 0) await this.applyEntries(rd.committedEntries);
+
+    for (const rs of rd.readStates) {
+      const key = contextKey(rs.requestCtx);
+      const waiter = this.readWaiters.get(key);
+      if (!waiter) continue;
+      this.readWaiters.delete(key);
+      if (this.appliedIndex >= rs.index) this.settle(waiter, null, rs.index);
+      else this.readsAwaitingApply.push({ index: rs.index, waiter });
+    }
+
+    this.rawNode.advance(rd);
+    this.releaseAppliedWaiters();
+    await this.maybeSnapshot();
+  }
+
+  private onSoftState(lead: NodeId): void {
+    if (lead !== this.leaderId) {
+      this.leaderId = lead;
+      this.lastLeaderMessageAt = 0;
+      if (lead !== 0) {
+        this.metrics.leaderChanges++;
+        for (const wake of this.leaderWaiters.splice(0)) wake();
+        this.options.onLeaderChange?.(lead, this.rawNode.raft.term);
+      }
+    }
+  }
+
+  private async applyEntries(entries: Entry[]): Promise<void> {
+    let batch: AppliedEntry[] = [];
+    const flush = async (lastIndex: number) => {
+      await this.stateMachine.apply(batch, lastIndex);
+      batch = [];
+    };
+    for (const entry of entries) {
+      if (entry.type === 'confChange') {
+        await flush(entry.index - 1);
+        const change = decodeConfChange(entry.data);
+        const confState = this.rawNode.applyConfChange(change);
+        await this.storage.saveConfState(confState, entry.index);
+        if (change.type === 'removeNode') {
+          if (change.nodeId !== this.id) this.transport.removePeer(change.nodeId);
+        } else if (change.nodeId !== this.id && change.context.length > 0) {
+          this.transport.addPeer(change.nodeId, new TextDecoder().decode(change.context));
+        }
+        this.options.onConfChange?.(change, confState);
+        await this.stateMachine.apply([], entry.index);
+      } else if (entry.data.length >= ENVELOPE_BYTES) {
+        batch.push({ index: entry.index, term: entry.term, data: entry.data.subarray(ENVELOPE_BYTES) });
+      }
+    }
+    const last = entries[entries.length - 1].index;
+    await flush(last);
+    this.appliedIndex = last;
+    // Resolve the proposals of this node that were just applied.
+    for (const entry of entries) {
+      if (entry.type !== 'normal' || entry.data.length < ENVELOPE_BYTES) continue;
+      const { proposer, seq } = readEnvelope(entry.data);
+      if (proposer !== this.id) continue;
+      const waiter = this.proposals.get(seq);
+      if (!waiter) continue;
+      this.proposals.delete(seq);
+      this.settle(waiter, null, entry.index);
+    }
+  }
+
+  /** After a snapshot jump we cannot tell which of our proposals made it; let callers retry. */
+  private failProposalsUpTo(): void {
+    for (const [seq, waiter] of this.proposals) {
+      this.proposals.delete(seq);
+      this.settle(waiter, new RaftError('PROPOSAL_DROPPED', `propose on node ${this.id}: outcome unknown after installing a snapshot`));
+    }
+  }
+
+  private releaseAppliedWaiters(): void {
+    for (let i = this.readsAwaitingApply.length - 1; i >= 0; i--) {
+      const r = this.readsAwaitingApply[i];
+      if (this.appliedIndex >= r.index) {
+        this.readsAwaitingApply.splice(i, 1);
+        this.settle(r.waiter, null, r.index);
+      }
+    }
+    for (let i = this.appliedWaiters.length - 1; i >= 0; i--) {
+      if (this.appliedIndex >= this.appliedWaiters[i].index) this.appliedWaiters.splice(i, 1)[0].resolve();
+    }
+  }
+
+  private async maybeSnapshot(): Promise<void> {
+    const every = this.options.snapshotEveryEntries ?? 10_000;
+    if (this.appliedIndex - this.lastSnapshotIndex < every) return;
+    const index = this.appliedIndex;
+    const data = await this.stateMachine.snapshot();
+    await this.storage.createSnapshot(index, this.rawNode.raft.confState(), data);
+    this.lastSnapshotIndex = index;
+    const keep = this.options.keepEntriesAfterSnapshot ?? 5_000;
+    const compactTo = index - keep;
+    if (compactTo >= this.storage.firstIndex()) await this.storage.compact(compactTo);
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  private throwIfUnusable(): void {
+    if (this.stopped) throw new RaftError('STOPPED', `node ${this.id} is stopped`);
+    if (this.fatalError) throw new RaftError('STOPPED', `node ${this.id} failed: ${this.fatalError.message}`, { cause: this.fatalError });
+  }
+
+  private waitForLeader(): Promise<void> {
+    if (this.leaderId !== 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const i = this.leaderWaiters.indexOf(wake);
+        if (i >= 0) this.leaderWaiters.splice(i, 1);
+        reject(new RaftError('TIMEOUT', `node ${this.id}: no leader elected within ${this.requestTimeoutMs} ms`));
+      }, this.requestTimeoutMs);
+      const wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.leaderWaiters.push(wake);
+    });
+  }
+
+  private newWaiter<K, T>(map: Map<K, Waiter<T>>, key: K, action: string): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        if (map.get(key)) {
+          map.delete(key);
+          reject(new RaftError('TIMEOUT', `${action}: no outcome within ${this.requestTimeoutMs} ms`));
+        }
+      }, this.requestTimeoutMs);
+      map.set(key, { resolve, reject, timer });
+    });
+  }
+
+  private settle<T>(waiter: Waiter<T>, err: Error | null, value?: T): void {
+    clearTimeout(waiter.timer);
+    if (err) waiter.reject(err);
+    else waiter.resolve(value as T);
+  }
+
+  private log(line: string): void {
+    (this.options.logger ?? ((l: string) => process.stderr.write(l + '\n')))(`raft node ${this.id}: ${line}`);
+  }
+}
+
+function writeEnvelope(target: Uint8Array, proposer: NodeId, seq: number): void {
+  const view = new DataView(target.buffer, target.byteOffset, ENVELOPE_BYTES);
+  view.setUint32(0, Math.floor(proposer / 0x100000000));
+  view.setUint32(4, proposer >>> 0);
+  view.setUint32(8, Math.floor(seq / 0x100000000));
+  view.setUint32(12, seq >>> 0);
+}
+
+function readEnvelope(data: Uint8Array): { proposer: NodeId; seq: number } {
+  assert(data.length >= ENVELOPE_BYTES, 'entry shorter than its envelope');
+  const view = new DataView(data.buffer, data.byteOffset, ENVELOPE_BYTES);
+  return {
+    proposer: view.getUint32(0) * 0x100000000 + view.getUint32(4),
+    seq: view.getUint32(8) * 0x100000000 + view.getUint32(12),
+  };
+}
+
+function contextKey(context: Uint8Array): string {
+  return Buffer.from(context.buffer, context.byteOffset, context.byteLength).toString('hex');
+}
+
