@@ -263,6 +263,13 @@ export class RaftNode {
     this.schedule();
   }
 
+  /** Zeroes the peak metrics (silence, tick lag, persist time), so a benchmark can measure one phase. */
+  resetPeakMetrics(): void {
+    this.metrics.maxLeaderSilenceMs = 0;
+    this.metrics.maxTickLagMs = 0;
+    this.metrics.maxPersistMs = 0;
+  }
+
   status(): Status & { appliedIndex: number } {
     return { ...this.rawNode.status(), appliedIndex: this.appliedIndex };
   }

@@ -70,6 +70,7 @@ type Request =
   | { rid: number; cmd: 'propose'; data: string }
   | { rid: number; cmd: 'read' }
   | { rid: number; cmd: 'status' }
+  | { rid: number; cmd: 'resetPeakMetrics' }
   | { rid: number; cmd: 'payloads' }
   | { rid: number; cmd: 'transfer'; to: number }
   | { rid: number; cmd: 'bench'; inflight: number; count: number; bytes: number };
@@ -124,6 +125,9 @@ async function main(): Promise<void> {
         return { index: await raftNode.readIndex(), digest: fsm.digest() };
       case 'status':
         return { status: raftNode.status(), metrics: raftNode.metrics, digest: fsm.digest(), count: fsm.count };
+      case 'resetPeakMetrics':
+        raftNode.resetPeakMetrics();
+        return {};
       case 'payloads':
         return { payloads: fsm.payloads };
       case 'transfer':
