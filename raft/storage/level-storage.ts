@@ -216,7 +216,8 @@ export class LevelStorage implements LogStorage {
    */
   save(update: StorageUpdate, options: { sync: boolean }): Promise<void> {
     return this.enqueue('save', async () => {
-      const plan = this.planSave(update);
+      const snapshotRecord = update.snapshot ? await encodeSnapshotData({ index: update.snapshot.metadata.index, data: update.snapshot.data }) : null;
+      const plan = this.planSave(update, snapshotRecord);
       await this.writeBatch(plan.operations, options.sync, 'save');
       if (update.snapshot) this.memory.applySnapshot(update.snapshot);
       this.memory.append(update.entries);
@@ -263,7 +264,7 @@ export class LevelStorage implements LogStorage {
       const metadata = { index, term: this.memory.term(index), confState: cloneConfState(confState) };
       const operations: BatchOperation[] = [
         { type: 'put', key: LEVEL_STORAGE_KEYS.snapshotMetadata, value: encodeSnapshotMetadata({ metadata, dataBytes: data.length }) },
-        { type: 'put', key: LEVEL_STORAGE_KEYS.snapshotData, value: encodeSnapshotData({ index, data }) },
+        { type: 'put', key: LEVEL_STORAGE_KEYS.snapshotData, value: await encodeSnapshotData({ index, data }) },
       ];
       // The snapshot's membership is as recent as any applied before it; saving it keeps the
       // conf record the one place initialState() reads.
@@ -362,7 +363,7 @@ export class LevelStorage implements LogStorage {
    * Computes the batch for one save and checks, before anything is written, that the result
    * keeps the invariants open() verifies (mirroring what MemoryStorage will do with it).
    */
-  private planSave(update: StorageUpdate): {
+  private planSave(update: StorageUpdate, snapshotRecord: Uint8Array | null): {
     operations: BatchOperation[];
     lastIndex: number;
     diskFirstIndex: number;
@@ -391,7 +392,8 @@ export class LevelStorage implements LogStorage {
       assertConfState(metadata.confState, `save snapshot at ${metadata.index}`);
       assert(metadata.term > 0, () => `save snapshot at ${metadata.index}: term is 0`);
       put(LEVEL_STORAGE_KEYS.snapshotMetadata, encodeSnapshotMetadata({ metadata, dataBytes: data.length }));
-      put(LEVEL_STORAGE_KEYS.snapshotData, encodeSnapshotData({ index: metadata.index, data }));
+      assert(snapshotRecord !== null, 'save snapshot: its record was not encoded');
+      put(LEVEL_STORAGE_KEYS.snapshotData, snapshotRecord);
       confRecord = { confState: cloneConfState(metadata.confState), appliedIndex: metadata.index };
       put(LEVEL_STORAGE_KEYS.confState, encodeConfState(confRecord));
       // The snapshot replaces the whole log, including entries after its index: MemoryStorage
@@ -512,7 +514,7 @@ async function loadDirectory(db: Database, dir: string): Promise<LoadedState | n
           snapshotMetadata = decodeSnapshotMetadata(key, value);
           break;
         case LEVEL_STORAGE_KEYS.snapshotData:
-          snapshotData = decodeSnapshotData(key, value);
+          snapshotData = await decodeSnapshotData(key, value);
           break;
         default:
           throw corrupt(`unexpected key "${key}"`);

@@ -20,6 +20,7 @@
  * cannot be trusted, hence RaftError CORRUPT naming the record's key; it is never an assertion,
  * because the bug is on the disk rather than in the program.
  */
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import * as zlib from 'node:zlib';
 import { assert, assertSafeInteger } from '../core/assert';
 import { RaftError } from '../core/errors';
@@ -135,13 +136,24 @@ class RecordWriter {
   }
 
   finish(): Uint8Array {
+    this.writeHeader();
+    this.view.setUint32(6, recordChecksum(this.bytes));
+    return this.bytes;
+  }
+
+  /** As finish(), with the checksum computed in slices between which the event loop runs. */
+  async finishSliced(): Promise<Uint8Array> {
+    this.writeHeader();
+    this.view.setUint32(6, await recordChecksumSliced(this.bytes));
+    return this.bytes;
+  }
+
+  private writeHeader(): void {
     assert(this.offset === this.bytes.length, () => `encode ${this.kind}: wrote ${this.offset} of ${this.bytes.length} bytes`);
     assert(this.bytes.length - RECORD_HEADER_BYTES < TWO_POW_32, () => `encode ${this.kind}: payload of ${this.bytes.length} bytes exceeds 4 GiB`);
     this.view.setUint8(0, KIND_BYTES[this.kind]);
     this.view.setUint8(1, RECORD_VERSION);
     this.view.setUint32(2, this.bytes.length - RECORD_HEADER_BYTES);
-    this.view.setUint32(6, recordChecksum(this.bytes));
-    return this.bytes;
   }
 }
 
@@ -149,6 +161,21 @@ class RecordWriter {
 function recordChecksum(bytes: Uint8Array): number {
   const head = crc32(bytes.subarray(0, 6));
   return crc32(bytes.subarray(RECORD_HEADER_BYTES), head) >>> 0;
+}
+
+/**
+ * A snapshot may be hundreds of megabytes: checksumming it in one go would hold the event loop
+ * long enough to delay heartbeats. Same value as recordChecksum, 1 MiB at a time.
+ */
+export const CHECKSUM_SLICE_BYTES = 1 << 20;
+
+async function recordChecksumSliced(bytes: Uint8Array): Promise<number> {
+  let crc = crc32(bytes.subarray(0, 6));
+  for (let offset = RECORD_HEADER_BYTES; offset < bytes.length; offset += CHECKSUM_SLICE_BYTES) {
+    if (offset > RECORD_HEADER_BYTES) await yieldToEventLoop();
+    crc = crc32(bytes.subarray(offset, Math.min(bytes.length, offset + CHECKSUM_SLICE_BYTES)), crc);
+  }
+  return crc >>> 0;
 }
 
 class RecordReader {
@@ -217,7 +244,7 @@ function corrupt(key: string, detail: string): RaftError {
  * Checks header, length and checksum of a record expected to be of `kind`, and returns a reader
  * positioned at the payload.
  */
-function openRecord(key: string, bytes: Uint8Array, kind: RecordKind): RecordReader {
+function openRecord(key: string, bytes: Uint8Array, kind: RecordKind, checksum?: number): RecordReader {
   if (bytes.length < RECORD_HEADER_BYTES) {
     throw corrupt(key, `truncated header: ${bytes.length} bytes, a header has ${RECORD_HEADER_BYTES}`);
   }
@@ -231,7 +258,7 @@ function openRecord(key: string, bytes: Uint8Array, kind: RecordKind): RecordRea
     );
   }
   const expected = view.getUint32(6);
-  const actual = recordChecksum(bytes);
+  const actual = checksum ?? recordChecksum(bytes);
   if (expected !== actual) {
     throw corrupt(key, `checksum mismatch: expected 0x${hex32(expected)}, actual 0x${hex32(actual)}`);
   }
@@ -350,15 +377,17 @@ export function decodeSnapshotMetadata(key: string, bytes: Uint8Array): Snapshot
   return { metadata: { index, term, confState }, dataBytes };
 }
 
-export function encodeSnapshotData(record: SnapshotDataRecord): Uint8Array {
+/** Snapshot records are checksummed in slices (see recordChecksumSliced), hence async. */
+export async function encodeSnapshotData(record: SnapshotDataRecord): Promise<Uint8Array> {
   const w = new RecordWriter('snapshotData', 8 + record.data.length);
   w.u64(record.index, 'snapshot data index');
   w.raw(record.data);
-  return w.finish();
+  return w.finishSliced();
 }
 
-export function decodeSnapshotData(key: string, bytes: Uint8Array): SnapshotDataRecord {
-  const r = openRecord(key, bytes, 'snapshotData');
+export async function decodeSnapshotData(key: string, bytes: Uint8Array): Promise<SnapshotDataRecord> {
+  const checksum = bytes.length >= RECORD_HEADER_BYTES ? await recordChecksumSliced(bytes) : 0;
+  const r = openRecord(key, bytes, 'snapshotData', checksum);
   const index = r.u64('snapshot data index');
   const data = r.raw(bytes.length - RECORD_HEADER_BYTES - 8, 'snapshot data');
   r.end();
