@@ -172,14 +172,7 @@ export class RaftNode {
     writeEnvelope(payload, this.id, seq);
     payload.set(data, ENVELOPE_BYTES);
     const promise = this.newWaiter(this.proposals, seq, `propose on node ${this.id}`);
-    try {
-      this.rawNode.propose(payload);
-    } catch (err) {
-      const waiter = this.proposals.get(seq);
-      this.proposals.delete(seq);
-      if (waiter) this.settle(waiter, err as Error);
-    }
-    this.schedule();
+    this.stepRequest(this.proposals, seq, () => this.rawNode.propose(payload));
     return promise;
   }
 
@@ -195,15 +188,20 @@ export class RaftNode {
     writeEnvelope(context, this.id, seq);
     const key = contextKey(context);
     const promise = this.newWaiter(this.readWaiters, key, `read index on node ${this.id}`);
+    this.stepRequest(this.readWaiters, key, () => this.rawNode.readIndex(context));
+    return promise;
+  }
+
+  /** Steps a request into the core; one it refuses at once fails its waiter now. */
+  private stepRequest<K>(waiters: Map<K, Waiter<number>>, key: K, call: () => void): void {
     try {
-      this.rawNode.readIndex(context);
+      call();
     } catch (err) {
-      const waiter = this.readWaiters.get(key);
-      this.readWaiters.delete(key);
+      const waiter = waiters.get(key);
+      waiters.delete(key);
       if (waiter) this.settle(waiter, err as Error);
     }
     this.schedule();
-    return promise;
   }
 
   /** Proposes a membership change; resolves with the new membership once applied here. */
