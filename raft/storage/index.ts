@@ -7,4 +7,5 @@ export type { InitialState, LogStorage } from './storage';
 export { entryPayloadBytes, limitEntryBytes } from './storage';
 export { MemoryStorage } from './memory-storage';
 export { LevelStorage, type LevelStorageOptions, type StorageUpdate } from './level-storage';
+export { crc32 } from './record-codec';
 export type { ConfState, Entry, HardState, Snapshot, SnapshotMetadata } from '../core/types';

@@ -74,7 +74,7 @@ type Crc32 = (data: Uint8Array, value?: number) => number;
  * back to a table-driven CRC-32 of the same polynomial. Both give identical values, which keeps
  * the on-disk format independent of the Node version.
  */
-const crc32: Crc32 =
+export const crc32: Crc32 =
   typeof (zlib as { crc32?: unknown }).crc32 === 'function'
     ? (data, value) => (zlib as unknown as { crc32: Crc32 }).crc32(data, value)
     : tableCrc32;

@@ -1,0 +1,264 @@
+/**
+ * The request and response shapes of etcd's v3 key-value, lease and watch API, as plain
+ * TypeScript values. Both the MVCC state machine (raft/kv) and the wire layer (raft/etcd) speak
+ * them, so that the embedded store and a remote etcd sit behind one `KvClient`.
+ *
+ * Number conventions: revisions, versions, counts, TTLs and terms are JavaScript numbers (safe
+ * integers, asserted where decoded); identifiers that etcd draws from the whole 64-bit space
+ * (lease, member and cluster ids) are bigint, because a real etcd hands out lease ids above 2^53.
+ * Keys and values are bytes; absent optional fields take etcd's proto3 defaults.
+ */
+
+export type Bytes = Uint8Array;
+
+export interface KeyValue {
+  key: Bytes;
+  createRevision: number;
+  modRevision: number;
+  version: number;
+  value: Bytes;
+  lease: bigint;
+}
+
+export interface ResponseHeader {
+  clusterId: bigint;
+  memberId: bigint;
+  revision: number;
+  raftTerm: number;
+}
+
+export type SortOrder = 'NONE' | 'ASCEND' | 'DESCEND';
+export type SortTarget = 'KEY' | 'VERSION' | 'CREATE' | 'MOD' | 'VALUE';
+
+export interface RangeRequest {
+  key: Bytes;
+  /** Empty: the single key. '\0': every key >= key. Otherwise [key, rangeEnd). */
+  rangeEnd?: Bytes;
+  limit?: number;
+  /** 0 or absent: the current revision. */
+  revision?: number;
+  sortOrder?: SortOrder;
+  sortTarget?: SortTarget;
+  serializable?: boolean;
+  keysOnly?: boolean;
+  countOnly?: boolean;
+  minModRevision?: number;
+  maxModRevision?: number;
+  minCreateRevision?: number;
+  maxCreateRevision?: number;
+}
+
+export interface RangeResponse {
+  header: ResponseHeader;
+  kvs: KeyValue[];
+  more: boolean;
+  count: number;
+}
+
+export interface PutRequest {
+  key: Bytes;
+  value: Bytes;
+  lease?: bigint;
+  prevKv?: boolean;
+  ignoreValue?: boolean;
+  ignoreLease?: boolean;
+}
+
+export interface PutResponse {
+  header: ResponseHeader;
+  prevKv?: KeyValue;
+}
+
+export interface DeleteRangeRequest {
+  key: Bytes;
+  rangeEnd?: Bytes;
+  prevKv?: boolean;
+}
+
+export interface DeleteRangeResponse {
+  header: ResponseHeader;
+  deleted: number;
+  prevKvs: KeyValue[];
+}
+
+export type RequestOp =
+  | { requestRange: RangeRequest }
+  | { requestPut: PutRequest }
+  | { requestDeleteRange: DeleteRangeRequest }
+  | { requestTxn: TxnRequest };
+
+export type ResponseOp =
+  | { responseRange: RangeResponse }
+  | { responsePut: PutResponse }
+  | { responseDeleteRange: DeleteRangeResponse }
+  | { responseTxn: TxnResponse };
+
+export type CompareResult = 'EQUAL' | 'GREATER' | 'LESS' | 'NOT_EQUAL';
+
+/** The compared quantity and the value it is compared with, as one union so they cannot disagree. */
+export type CompareTarget =
+  | { target: 'VERSION'; version: number }
+  | { target: 'CREATE'; createRevision: number }
+  | { target: 'MOD'; modRevision: number }
+  | { target: 'VALUE'; value: Bytes }
+  | { target: 'LEASE'; lease: bigint };
+
+export type Compare = CompareTarget & {
+  result: CompareResult;
+  key: Bytes;
+  rangeEnd?: Bytes;
+};
+
+export interface TxnRequest {
+  compare: Compare[];
+  success: RequestOp[];
+  failure: RequestOp[];
+}
+
+export interface TxnResponse {
+  header: ResponseHeader;
+  succeeded: boolean;
+  responses: ResponseOp[];
+}
+
+export interface CompactionRequest {
+  revision: number;
+  physical?: boolean;
+}
+
+export interface CompactionResponse {
+  header: ResponseHeader;
+}
+
+export interface LeaseGrantRequest {
+  ttl: number;
+  /** 0 or absent: the store chooses. */
+  id?: bigint;
+}
+
+export interface LeaseGrantResponse {
+  header: ResponseHeader;
+  id: bigint;
+  ttl: number;
+  error: string;
+}
+
+export interface LeaseRevokeResponse {
+  header: ResponseHeader;
+}
+
+export interface LeaseKeepAliveResponse {
+  header: ResponseHeader;
+  id: bigint;
+  /** 0 when the lease no longer exists. */
+  ttl: number;
+}
+
+export interface LeaseTimeToLiveResponse {
+  header: ResponseHeader;
+  id: bigint;
+  /** -1 when the lease does not exist (or has expired). */
+  ttl: number;
+  grantedTtl: number;
+  keys: Bytes[];
+}
+
+export interface LeaseLeasesResponse {
+  header: ResponseHeader;
+  leases: Array<{ id: bigint }>;
+}
+
+export type EventType = 'PUT' | 'DELETE';
+
+export interface Event {
+  type: EventType;
+  kv: KeyValue;
+  prevKv?: KeyValue;
+}
+
+export type WatchFilter = 'NOPUT' | 'NODELETE';
+
+export interface WatchCreateRequest {
+  key: Bytes;
+  rangeEnd?: Bytes;
+  /** Inclusive; 0 or absent: from the next revision. */
+  startRevision?: number;
+  progressNotify?: boolean;
+  filters?: WatchFilter[];
+  prevKv?: boolean;
+  /** 0 or absent: the server chooses. */
+  watchId?: number;
+  fragment?: boolean;
+}
+
+export interface WatchResponse {
+  header: ResponseHeader;
+  watchId: number;
+  created: boolean;
+  canceled: boolean;
+  compactRevision: number;
+  cancelReason: string;
+  fragment: boolean;
+  events: Event[];
+}
+
+export interface Member {
+  id: bigint;
+  name: string;
+  peerUrls: string[];
+  clientUrls: string[];
+  isLearner: boolean;
+}
+
+export interface MemberListResponse {
+  header: ResponseHeader;
+  members: Member[];
+}
+
+export interface StatusResponse {
+  header: ResponseHeader;
+  version: string;
+  dbSize: number;
+  leader: bigint;
+  raftIndex: number;
+  raftTerm: number;
+  raftAppliedIndex: number;
+  errors: string[];
+  dbSizeInUse: number;
+  isLearner: boolean;
+}
+
+/** A watch opened through a KvClient. Responses arrive in order on the callback given to watch(). */
+export interface WatchHandle {
+  /** The id the server gave the watch; known once the `created` response has arrived. */
+  readonly watchId: Promise<number>;
+  /** Asks the server to cancel; resolves when the server confirmed or the stream ended. */
+  cancel(): Promise<void>;
+}
+
+/**
+ * One client interface over etcd v3 semantics, served by the embedded Raft-replicated store or
+ * by a remote etcd. Methods reject with a `KvError` whose `code` names the etcd error
+ * (raft/kv/errors.ts). Calls may run concurrently; each resolves independently.
+ */
+export interface KvClient {
+  range(request: RangeRequest): Promise<RangeResponse>;
+  put(request: PutRequest): Promise<PutResponse>;
+  deleteRange(request: DeleteRangeRequest): Promise<DeleteRangeResponse>;
+  txn(request: TxnRequest): Promise<TxnResponse>;
+  compact(request: CompactionRequest): Promise<CompactionResponse>;
+  leaseGrant(request: LeaseGrantRequest): Promise<LeaseGrantResponse>;
+  leaseRevoke(id: bigint): Promise<LeaseRevokeResponse>;
+  leaseKeepAliveOnce(id: bigint): Promise<LeaseKeepAliveResponse>;
+  leaseTimeToLive(id: bigint, keys?: boolean): Promise<LeaseTimeToLiveResponse>;
+  leaseLeases(): Promise<LeaseLeasesResponse>;
+  /**
+   * Opens a watch. `onResponse` receives every WatchResponse for it, the `created` one first; a
+   * response with `canceled` set is the last (compactRevision > 0 when the start was compacted).
+   * `onError` is called once if the stream carrying the watch fails.
+   */
+  watch(request: WatchCreateRequest, onResponse: (response: WatchResponse) => void, onError?: (err: Error) => void): WatchHandle;
+  memberList(): Promise<MemberListResponse>;
+  status(): Promise<StatusResponse>;
+  close(): Promise<void>;
+}
