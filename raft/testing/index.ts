@@ -22,3 +22,24 @@ export {
   type SimulationParams,
   type SimulationSummary,
 } from './simulation';
+export {
+  checkLinearizable,
+  type BlockedOperation,
+  type CheckOptions,
+  type CheckResult,
+  type CheckStats,
+  type LinearizabilityViolation,
+  type Model,
+  type Operation,
+} from './linearizability';
+export {
+  kvModel,
+  type KvCasOutput,
+  type KvDeleteOutput,
+  type KvGetOutput,
+  type KvInput,
+  type KvOperation,
+  type KvOutput,
+  type KvPutOutput,
+  type KvState,
+} from './kv-model';
