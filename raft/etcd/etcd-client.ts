@@ -1,0 +1,755 @@
+/**
+ * A client of etcd's v3 gRPC API (a real etcd, or Carina's store serving the same API) written on
+ * `node:http2` directly: plaintext HTTP/2 (h2c) to `host:port` endpoints, one session per
+ * endpoint kept open, one stream per unary call, and the Watch service as one bidirectional
+ * stream that carries every watch of the client. @grpc/grpc-js is not used: for sequential unary
+ * calls its per-call machinery costs several times what the call itself does.
+ *
+ * Errors: a non-OK gRPC status becomes the KvError that raft/kv/errors.ts maps it to; a failed
+ * session or stream, a timeout and a protocol violation become KvError 'UNAVAILABLE' (the
+ * latter two with their reason in the message), an undecodable response 'INTERNAL'.
+ *
+ * Endpoints and retries: calls go to the current endpoint. A call that fails with a status whose
+ * gRPC code is UNAVAILABLE (the transport failed, or etcd said "no leader", "request timed out",
+ * ...) moves the client to the next endpoint; reads (Range, read-only Txn, lease time-to-live and
+ * listing, keep-alive, member list, status) are then retried there, once per endpoint, within the
+ * call's deadline. Writes are retried only when the request provably never left this process (the
+ * connection could not be opened, or the server refused the stream unprocessed): a write that
+ * may have been applied is reported, never silently repeated.
+ */
+import * as http2 from 'node:http2';
+import * as net from 'node:net';
+import { KvError, kvErrorFromGrpc } from '../kv/errors';
+import type {
+  CompactionRequest,
+  CompactionResponse,
+  DeleteRangeRequest,
+  DeleteRangeResponse,
+  Event,
+  KvClient,
+  LeaseGrantRequest,
+  LeaseGrantResponse,
+  LeaseKeepAliveResponse,
+  LeaseLeasesResponse,
+  LeaseRevokeResponse,
+  LeaseTimeToLiveResponse,
+  MemberListResponse,
+  PutRequest,
+  PutResponse,
+  RangeRequest,
+  RangeResponse,
+  RequestOp,
+  StatusResponse,
+  TxnRequest,
+  TxnResponse,
+  WatchCreateRequest,
+  WatchHandle,
+  WatchResponse,
+} from '../kv/types';
+import {
+  codecFor,
+  ETCD_METHODS,
+  methodPath,
+  type EtcdMethodName,
+  type EtcdRequestOf,
+  type EtcdResponseOf,
+  type MessageCodec,
+  type WatchRequest,
+} from './codec';
+import {
+  FRAME_HEADER_BYTES,
+  GrpcDeframer,
+  GrpcProtocolError,
+  isGrpcContentType,
+  requestHeaders,
+  Status,
+  statusFromHeaders,
+  statusFromHttp,
+  writeFrameHeader,
+  type GrpcStatus,
+} from './grpc-framing';
+
+export interface EtcdClientOptions {
+  /** `host:port` (or `http://host:port`) of each member; plaintext HTTP/2 only. */
+  endpoints: string[];
+  /** Deadline of each call, retries included, in milliseconds; 0 for none. Default 30 s. */
+  timeoutMs?: number;
+  /** Largest message sent or received, in bytes. Default 512 MiB. */
+  maxMessageBytes?: number;
+  /** HTTP/2 flow-control window per stream, in bytes. Default 16 MiB. */
+  streamWindowBytes?: number;
+  /** HTTP/2 flow-control window of each connection, in bytes. Default 64 MiB. */
+  connectionWindowBytes?: number;
+}
+
+/** The unary RPCs (every RPC but Watch, LeaseKeepAlive and Snapshot, which stream). */
+export type UnaryMethodName = {
+  [M in EtcdMethodName]: (typeof ETCD_METHODS)[M]['stream'] extends false ? M : never;
+}[EtcdMethodName];
+
+type Retry = 'read' | 'write';
+
+interface MethodSpec {
+  path: string;
+  request: MessageCodec<unknown>;
+  response: MessageCodec<unknown>;
+}
+
+const METHOD_SPECS = new Map<EtcdMethodName, MethodSpec>(
+  (Object.keys(ETCD_METHODS) as EtcdMethodName[]).map((name) => [
+    name,
+    {
+      path: methodPath(name),
+      request: codecFor(ETCD_METHODS[name].request) as MessageCodec<unknown>,
+      response: codecFor(ETCD_METHODS[name].response) as MessageCodec<unknown>,
+    },
+  ]),
+);
+
+const USER_AGENT = 'carina-etcd-client/0.1';
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_MESSAGE_BYTES = 512 * 1024 * 1024;
+const DEFAULT_STREAM_WINDOW = 16 * 1024 * 1024;
+const DEFAULT_CONNECTION_WINDOW = 64 * 1024 * 1024;
+const { NGHTTP2_CANCEL, NGHTTP2_REFUSED_STREAM } = http2.constants;
+
+const watchRequestCodec = codecFor('WatchRequest');
+const watchResponseCodec = codecFor('WatchResponse');
+
+/** One HTTP/2 session and what the client tracks of it. */
+class Connection {
+  /** Whether it has connected (from then on, bytes of a request may have reached the server). */
+  connected = false;
+  /** Calls and streams in flight: while there are any, the session keeps the process alive. */
+  active = 0;
+
+  constructor(readonly session: http2.ClientHttp2Session) {}
+
+  get usable(): boolean {
+    return !this.session.closed && !this.session.destroyed;
+  }
+
+  /** Marks a call or stream in flight; the returned function ends the mark (once). */
+  hold(): () => void {
+    if (this.active++ === 0 && !this.session.destroyed) this.session.ref();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.active === 0 && !this.session.destroyed) this.session.unref();
+    };
+  }
+}
+
+class Endpoint {
+  connection: Connection | null = null;
+
+  constructor(
+    readonly authority: string,
+    readonly host: string,
+    readonly port: number,
+  ) {}
+}
+
+function parseEndpoint(text: string): Endpoint {
+  let rest = text.trim();
+  if (rest.startsWith('https://')) throw new Error(`endpoint ${text}: TLS is not supported`);
+  if (rest.startsWith('http://')) rest = rest.slice('http://'.length);
+  rest = rest.replace(/\/+$/, '');
+  const match = /^(\[[^\]]+\]|[^:/[\]]+):(\d{1,5})$/.exec(rest);
+  if (match === null) throw new Error(`endpoint ${JSON.stringify(text)} is not host:port`);
+  const port = Number(match[2]);
+  if (port <= 0 || port > 65535) throw new Error(`endpoint ${text}: bad port`);
+  const host = match[1].startsWith('[') ? match[1].slice(1, -1) : match[1];
+  return new Endpoint(rest, host, port);
+}
+
+type Outcome = { ok: true; message: Uint8Array } | { ok: false; error: KvError; notSent: boolean };
+
+function unavailable(message: string, cause?: unknown): KvError {
+  return new KvError('UNAVAILABLE', message, cause === undefined ? undefined : { cause });
+}
+
+function isReadOnlyOps(ops: RequestOp[]): boolean {
+  for (const op of ops) {
+    if ('requestRange' in op) continue;
+    if ('requestTxn' in op && isReadOnlyTxn(op.requestTxn)) continue;
+    return false;
+  }
+  return true;
+}
+
+function isReadOnlyTxn(txn: TxnRequest): boolean {
+  return isReadOnlyOps(txn.success) && isReadOnlyOps(txn.failure);
+}
+
+export class EtcdClient implements KvClient {
+  private readonly endpoints: Endpoint[];
+  private current = 0;
+  private readonly timeoutMs: number;
+  private readonly maxMessageBytes: number;
+  private readonly streamWindow: number;
+  private readonly connectionWindow: number;
+  private watchMux: WatchMux | null = null;
+  private closed = false;
+
+  constructor(options: EtcdClientOptions) {
+    if (options.endpoints.length === 0) throw new Error('EtcdClient needs at least one endpoint');
+    this.endpoints = options.endpoints.map(parseEndpoint);
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.streamWindow = options.streamWindowBytes ?? DEFAULT_STREAM_WINDOW;
+    this.connectionWindow = options.connectionWindowBytes ?? DEFAULT_CONNECTION_WINDOW;
+  }
+
+  /** The endpoint calls currently go to. */
+  get currentEndpoint(): string {
+    return this.endpoints[this.current].authority;
+  }
+
+  // --- KvClient -----------------------------------------------------------------------------------
+
+  range(request: RangeRequest): Promise<RangeResponse> {
+    return this.unary('range', request, 'read');
+  }
+
+  put(request: PutRequest): Promise<PutResponse> {
+    return this.unary('put', request, 'write');
+  }
+
+  deleteRange(request: DeleteRangeRequest): Promise<DeleteRangeResponse> {
+    return this.unary('deleteRange', request, 'write');
+  }
+
+  txn(request: TxnRequest): Promise<TxnResponse> {
+    return this.unary('txn', request, isReadOnlyTxn(request) ? 'read' : 'write');
+  }
+
+  compact(request: CompactionRequest): Promise<CompactionResponse> {
+    return this.unary('compact', request, 'write');
+  }
+
+  leaseGrant(request: LeaseGrantRequest): Promise<LeaseGrantResponse> {
+    return this.unary('leaseGrant', request, 'write');
+  }
+
+  leaseRevoke(id: bigint): Promise<LeaseRevokeResponse> {
+    return this.unary('leaseRevoke', { id }, 'write');
+  }
+
+  /**
+   * One keep-alive on a LeaseKeepAlive stream of its own: the request, half-close, the one
+   * response. Renewing twice does no harm, so it is retried like a read.
+   */
+  leaseKeepAliveOnce(id: bigint): Promise<LeaseKeepAliveResponse> {
+    return this.unary('leaseKeepAlive', { id }, 'read');
+  }
+
+  leaseTimeToLive(id: bigint, keys = false): Promise<LeaseTimeToLiveResponse> {
+    return this.unary('leaseTimeToLive', { id, keys }, 'read');
+  }
+
+  leaseLeases(): Promise<LeaseLeasesResponse> {
+    return this.unary('leaseLeases', {}, 'read');
+  }
+
+  memberList(): Promise<MemberListResponse> {
+    return this.unary('memberList', {}, 'read');
+  }
+
+  status(): Promise<StatusResponse> {
+    return this.unary('status', {}, 'read');
+  }
+
+  watch(request: WatchCreateRequest, onResponse: (response: WatchResponse) => void, onError?: (err: Error) => void): WatchHandle {
+    const entry = new WatchEntry(request, onResponse, onError);
+    if (this.closed) {
+      entry.fail(unavailable('the client is closed'), false);
+      return entry;
+    }
+    this.watchStream().add(entry);
+    return entry;
+  }
+
+  /** Asks for a progress notification on the watch stream (answered to every watch on it). */
+  requestWatchProgress(): void {
+    this.watchMux?.send({ progressRequest: {} });
+  }
+
+  /**
+   * Any unary RPC of the API by its method name (ETCD_METHODS), for the Cluster and Maintenance
+   * calls that KvClient leaves out. `retry: 'read'` lets an idempotent call fail over.
+   */
+  call<M extends UnaryMethodName>(method: M, request: EtcdRequestOf<M>, retry: Retry = 'write'): Promise<EtcdResponseOf<M>> {
+    return this.unary(method, request, retry);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.watchMux?.close();
+    this.watchMux = null;
+    await Promise.all(
+      this.endpoints.map(async (ep) => {
+        const session = ep.connection?.session;
+        ep.connection = null;
+        if (session === undefined || session.destroyed) return;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(() => session.destroy(), 1_000);
+          session.close(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+          session.once('close', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+      }),
+    );
+  }
+
+  // --- Unary calls --------------------------------------------------------------------------------
+
+  private async unary<R>(method: EtcdMethodName, request: unknown, retry: Retry): Promise<R> {
+    const spec = METHOD_SPECS.get(method)!;
+    const bytes = await this.exchange(spec, request, retry);
+    try {
+      return spec.response.decode(bytes) as R;
+    } catch (err) {
+      throw new KvError('INTERNAL', `undecodable ${method} response: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  /** Sends one request message and returns the one response message, failing over as allowed. */
+  private async exchange(spec: MethodSpec, request: unknown, retry: Retry): Promise<Uint8Array> {
+    if (this.closed) throw unavailable('the client is closed');
+    const frame = writeFrameHeader(spec.request.encodeWithPrefix(request, FRAME_HEADER_BYTES));
+    if (frame.length - FRAME_HEADER_BYTES > this.maxMessageBytes) {
+      throw new KvError('REQUEST_TOO_LARGE', `request of ${frame.length - FRAME_HEADER_BYTES} bytes exceeds maxMessageBytes ${this.maxMessageBytes}`);
+    }
+    const deadline = this.timeoutMs > 0 ? Date.now() + this.timeoutMs : Infinity;
+    let lastError: KvError | null = null;
+    for (let attempt = 0; attempt < this.endpoints.length; attempt++) {
+      if (Date.now() >= deadline) break;
+      const index = this.current;
+      const endpoint = this.endpoints[index];
+      const outcome = await this.attempt(endpoint, spec.path, frame, deadline);
+      if (outcome.ok) return outcome.message;
+      const error = outcome.error;
+      if (error.grpcCode !== Status.UNAVAILABLE || this.closed) throw error;
+      // This endpoint is unwell: later calls start at the next one, whether or not this one retries.
+      if (this.current === index) this.current = (index + 1) % this.endpoints.length;
+      lastError = error;
+      if (retry === 'write' && !outcome.notSent) throw error;
+    }
+    throw lastError ?? unavailable('deadline exceeded');
+  }
+
+  private connection(ep: Endpoint): Connection {
+    const existing = ep.connection;
+    if (existing !== null && existing.usable) return existing;
+    const session = http2.connect(`http://${ep.authority}`, {
+      createConnection: () => {
+        const socket = net.connect({ host: ep.host, port: ep.port });
+        socket.setNoDelay(true);
+        return socket;
+      },
+      settings: { enablePush: false, initialWindowSize: this.streamWindow },
+      maxSessionMemory: 256,
+    });
+    const connection = new Connection(session);
+    ep.connection = connection;
+    session.once('connect', () => {
+      connection.connected = true;
+      try {
+        session.setLocalWindowSize(this.connectionWindow);
+      } catch {
+        // The window is an optimisation; a session that refuses it still works.
+      }
+    });
+    // Failures surface on the streams; the listener keeps an 'error' from being thrown.
+    session.on('error', () => {});
+    session.once('close', () => {
+      if (ep.connection === connection) ep.connection = null;
+    });
+    // After GOAWAY the session finishes what it has but takes nothing new: the next call opens
+    // a fresh one.
+    session.once('goaway', () => {
+      if (ep.connection === connection) ep.connection = null;
+    });
+    session.unref();
+    return connection;
+  }
+
+  private attempt(ep: Endpoint, path: string, frame: Uint8Array, deadline: number): Promise<Outcome> {
+    return new Promise<Outcome>((resolve) => {
+      const remaining = deadline - Date.now();
+      let connection: Connection;
+      let stream: http2.ClientHttp2Stream;
+      try {
+        connection = this.connection(ep);
+        stream = connection.session.request(
+          requestHeaders({ path, authority: ep.authority, timeoutMs: Number.isFinite(remaining) ? remaining : undefined, userAgent: USER_AGENT }),
+          { endStream: false },
+        );
+      } catch (err) {
+        if (ep.connection !== null && !ep.connection.usable) ep.connection = null;
+        resolve({ ok: false, error: unavailable(`cannot start a call to ${ep.authority}: ${(err as Error).message}`, err), notSent: true });
+        return;
+      }
+      const release = connection.hold();
+      const deframer = new GrpcDeframer(this.maxMessageBytes);
+      let message: Uint8Array | null = null;
+      let status: GrpcStatus | null = null;
+      let httpStatus = 0;
+      let problem: GrpcStatus | null = null;
+      let streamError: Error | null = null;
+      let timedOut = false;
+      const timer = Number.isFinite(remaining)
+        ? setTimeout(() => {
+            timedOut = true;
+            stream.close(NGHTTP2_CANCEL);
+          }, remaining)
+        : null;
+
+      stream.on('response', (headers) => {
+        httpStatus = Number(headers[':status']);
+        const trailersOnly = statusFromHeaders(headers);
+        if (trailersOnly !== null) status = trailersOnly;
+        else if (httpStatus !== 200) problem = statusFromHttp(httpStatus);
+        else if (!isGrpcContentType(headers['content-type'] as string | undefined)) {
+          problem = { code: Status.UNKNOWN, message: `response content-type ${String(headers['content-type'])} is not gRPC` };
+        }
+        if (problem !== null) stream.close(NGHTTP2_CANCEL);
+      });
+      stream.on('data', (chunk: Buffer) => {
+        if (problem !== null) return;
+        try {
+          const messages = deframer.push(chunk);
+          for (let i = 0; i < messages.length; i++) {
+            if (message !== null) throw new GrpcProtocolError(Status.INTERNAL, 'more than one response message in a unary call');
+            message = messages[i];
+          }
+        } catch (err) {
+          problem = err instanceof GrpcProtocolError ? { code: err.code, message: err.message } : { code: Status.INTERNAL, message: String(err) };
+          stream.close(NGHTTP2_CANCEL);
+        }
+      });
+      stream.on('trailers', (trailers) => {
+        status = statusFromHeaders(trailers);
+      });
+      stream.on('error', (err) => {
+        streamError = err;
+      });
+      stream.once('close', () => {
+        if (timer !== null) clearTimeout(timer);
+        release();
+        if (timedOut) {
+          resolve({ ok: false, error: unavailable(`deadline exceeded calling ${path} on ${ep.authority}`), notSent: false });
+          return;
+        }
+        if (problem !== null) {
+          resolve({ ok: false, error: kvErrorFromGrpc(problem.code, problem.message), notSent: false });
+          return;
+        }
+        const st = status as GrpcStatus | null;
+        if (st !== null) {
+          if (st.code !== Status.OK) {
+            resolve({ ok: false, error: kvErrorFromGrpc(st.code, st.message), notSent: false });
+          } else if (message === null || !deframer.atBoundary) {
+            resolve({ ok: false, error: kvErrorFromGrpc(Status.INTERNAL, `${path}: the response ended without a complete message`), notSent: false });
+          } else {
+            resolve({ ok: true, message });
+          }
+          return;
+        }
+        if (httpStatus !== 0 && httpStatus !== 200) {
+          const mapped = statusFromHttp(httpStatus);
+          resolve({ ok: false, error: kvErrorFromGrpc(mapped.code, mapped.message), notSent: false });
+          return;
+        }
+        const notSent = !connection.connected || stream.rstCode === NGHTTP2_REFUSED_STREAM;
+        const reason = streamError !== null ? (streamError as Error).message : `stream reset (code ${stream.rstCode})`;
+        if (ep.connection === connection && !connection.usable) ep.connection = null;
+        resolve({ ok: false, error: unavailable(`${path} on ${ep.authority} failed: ${reason}`, streamError ?? undefined), notSent });
+      });
+      stream.end(frame);
+    });
+  }
+
+  // --- Watch --------------------------------------------------------------------------------------
+
+  private watchStream(): WatchMux {
+    if (this.watchMux !== null && !this.watchMux.ended) return this.watchMux;
+    const mux = new WatchMux(this.current, this.maxMessageBytes, (failed, error, retryable) => this.watchStreamFailed(failed, error, retryable));
+    this.watchMux = mux;
+    this.openWatchStream(mux);
+    return mux;
+  }
+
+  private openWatchStream(mux: WatchMux): void {
+    const ep = this.endpoints[mux.endpointIndex];
+    let connection: Connection;
+    let stream: http2.ClientHttp2Stream;
+    try {
+      connection = this.connection(ep);
+      stream = connection.session.request(requestHeaders({ path: methodPath('watch'), authority: ep.authority, userAgent: USER_AGENT }), { endStream: false });
+    } catch (err) {
+      queueMicrotask(() => mux.fail(unavailable(`cannot open the watch stream to ${ep.authority}: ${(err as Error).message}`, err), true));
+      return;
+    }
+    mux.attach(stream, ep, connection);
+  }
+
+  /** A watch stream failed: before it answered anything, its watches move to the next endpoint. */
+  private watchStreamFailed(mux: WatchMux, error: KvError, retryable: boolean): void {
+    if (this.watchMux === mux) this.watchMux = null;
+    if (this.current === mux.endpointIndex) this.current = (mux.endpointIndex + 1) % this.endpoints.length;
+    const entries = mux.takeEntries();
+    if (entries.length === 0) return;
+    if (retryable && !this.closed && mux.attempts < this.endpoints.length) {
+      const next = new WatchMux(this.current, this.maxMessageBytes, (failed, e, r) => this.watchStreamFailed(failed, e, r));
+      next.attempts = mux.attempts + 1;
+      this.watchMux = next;
+      this.openWatchStream(next);
+      for (const entry of entries) next.add(entry);
+      return;
+    }
+    for (const entry of entries) entry.fail(error, true);
+  }
+}
+
+/**
+ * One Watch stream and the watches it carries. Create requests are answered in the order they
+ * were sent, each by a `created` response carrying the watch id; later responses are routed by
+ * that id. A response for watch id -1 that is not a creation (a progress notification asked for
+ * the whole stream) goes to every watch.
+ */
+class WatchMux {
+  attempts = 1;
+  ended = false;
+  private stream: http2.ClientHttp2Stream | null = null;
+  private release: () => void = () => {};
+  private readonly unsent: WatchRequest[] = [];
+  private readonly pending: WatchEntry[] = [];
+  private readonly active = new Map<number, WatchEntry>();
+  private answered = false;
+  private readonly deframer: GrpcDeframer;
+
+  constructor(
+    readonly endpointIndex: number,
+    maxMessageBytes: number,
+    private readonly onFailure: (mux: WatchMux, error: KvError, retryable: boolean) => void,
+  ) {
+    this.deframer = new GrpcDeframer(maxMessageBytes);
+  }
+
+  attach(stream: http2.ClientHttp2Stream, ep: Endpoint, connection: Connection): void {
+    this.stream = stream;
+    this.release = connection.hold();
+    let status: GrpcStatus | null = null;
+    let streamError: Error | null = null;
+    stream.on('response', (headers) => {
+      this.answered = true;
+      const trailersOnly = statusFromHeaders(headers);
+      if (trailersOnly !== null) status = trailersOnly;
+      else if (Number(headers[':status']) !== 200) status = statusFromHttp(Number(headers[':status']));
+    });
+    stream.on('data', (chunk: Buffer) => {
+      if (this.ended) return;
+      let messages: readonly Uint8Array[];
+      try {
+        messages = this.deframer.push(chunk);
+      } catch (err) {
+        const e = err as GrpcProtocolError;
+        this.fail(kvErrorFromGrpc(e.code ?? Status.INTERNAL, `watch stream: ${e.message}`), false);
+        return;
+      }
+      for (const bytes of messages) {
+        if (this.ended) return;
+        let response: WatchResponse;
+        try {
+          response = watchResponseCodec.decode(bytes);
+        } catch (err) {
+          this.fail(new KvError('INTERNAL', `undecodable watch response: ${(err as Error).message}`, { cause: err }), false);
+          return;
+        }
+        this.dispatch(response);
+      }
+    });
+    stream.on('trailers', (trailers) => {
+      status = statusFromHeaders(trailers);
+    });
+    stream.on('error', (err) => {
+      streamError = err;
+    });
+    stream.once('close', () => {
+      if (this.ended) return;
+      const st = status as GrpcStatus | null;
+      if (st !== null && st.code !== Status.OK) {
+        this.fail(kvErrorFromGrpc(st.code, st.message), false);
+        return;
+      }
+      const reason = st !== null ? 'the server ended the watch stream' : streamError !== null ? (streamError as Error).message : `stream reset (code ${stream.rstCode})`;
+      // Nothing came back and nothing reached the server: the watches can go elsewhere.
+      this.fail(unavailable(`watch stream to ${ep.authority}: ${reason}`, streamError ?? undefined), !this.answered && !connection.connected);
+    });
+    for (const request of this.unsent.splice(0)) this.send(request);
+  }
+
+  add(entry: WatchEntry): void {
+    entry.mux = this;
+    this.pending.push(entry);
+    this.send({ createRequest: entry.request });
+  }
+
+  send(request: WatchRequest): void {
+    if (this.ended) return;
+    if (this.stream === null) {
+      this.unsent.push(request);
+      return;
+    }
+    const frame = writeFrameHeader(watchRequestCodec.encodeWithPrefix(request, FRAME_HEADER_BYTES));
+    this.stream.write(frame);
+  }
+
+  forget(id: number): void {
+    this.active.delete(id);
+  }
+
+  private dispatch(response: WatchResponse): void {
+    if (response.created) {
+      const entry = this.pending.shift();
+      if (entry === undefined) {
+        this.fail(new KvError('INTERNAL', `watch stream: a created response (watch ${response.watchId}) that no create request asked for`), false);
+        return;
+      }
+      if (!response.canceled) this.active.set(response.watchId, entry);
+      entry.created(response);
+      return;
+    }
+    const entry = this.active.get(response.watchId);
+    if (entry !== undefined) {
+      entry.deliver(response);
+      return;
+    }
+    if (response.watchId === -1) {
+      for (const e of [...this.active.values()]) e.deliver(response);
+    }
+  }
+
+  /** The watches not yet finished, taken out of this stream (which is then ended). */
+  takeEntries(): WatchEntry[] {
+    const entries = [...this.pending, ...new Set(this.active.values())];
+    this.pending.length = 0;
+    this.active.clear();
+    return entries;
+  }
+
+  fail(error: KvError, retryable: boolean): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.stream?.close(NGHTTP2_CANCEL);
+    this.release();
+    this.onFailure(this, error, retryable);
+  }
+
+  /** Ends the stream for good (client closed): watches end without onError. */
+  close(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.stream?.close(NGHTTP2_CANCEL);
+    this.release();
+    for (const entry of this.takeEntries()) entry.fail(unavailable('the client is closed'), false);
+  }
+}
+
+class WatchEntry implements WatchHandle {
+  readonly watchId: Promise<number>;
+  mux: WatchMux | null = null;
+  private state: 'pending' | 'active' | 'done' = 'pending';
+  private id = 0;
+  private resolveId!: (id: number) => void;
+  private rejectId!: (err: Error) => void;
+  private cancelWaiter: Promise<void> | null = null;
+  private resolveCancel: (() => void) | null = null;
+  private fragments: Event[] | null = null;
+
+  constructor(
+    readonly request: WatchCreateRequest,
+    private readonly onResponse: (response: WatchResponse) => void,
+    private readonly onError?: (err: Error) => void,
+  ) {
+    this.watchId = new Promise<number>((resolve, reject) => {
+      this.resolveId = resolve;
+      this.rejectId = reject;
+    });
+    // A caller that never looks at the id must not see an unhandled rejection.
+    this.watchId.catch(() => {});
+  }
+
+  cancel(): Promise<void> {
+    if (this.state === 'done') return Promise.resolve();
+    if (this.cancelWaiter === null) {
+      this.cancelWaiter = new Promise<void>((resolve) => {
+        this.resolveCancel = resolve;
+      });
+      if (this.state === 'active') this.mux?.send({ cancelRequest: { watchId: this.id } });
+    }
+    return this.cancelWaiter;
+  }
+
+  created(response: WatchResponse): void {
+    this.id = response.watchId;
+    this.resolveId(response.watchId);
+    if (response.canceled) {
+      this.finish();
+      this.emit(response);
+      return;
+    }
+    this.state = 'active';
+    this.emit(response);
+    if (this.cancelWaiter !== null && this.state === 'active') this.mux?.send({ cancelRequest: { watchId: this.id } });
+  }
+
+  deliver(response: WatchResponse): void {
+    if (this.state !== 'active') return;
+    if (response.fragment) {
+      (this.fragments ??= []).push(...response.events);
+      return;
+    }
+    if (this.fragments !== null) {
+      response = { ...response, events: [...this.fragments, ...response.events] };
+      this.fragments = null;
+    }
+    if (response.canceled) this.finish();
+    this.emit(response);
+  }
+
+  /** The stream carrying the watch failed (or the client closed, report = false). */
+  fail(error: KvError, report: boolean): void {
+    if (this.state === 'done') return;
+    this.state = 'done';
+    this.rejectId(error);
+    this.resolveCancel?.();
+    if (report) this.onError?.(error);
+  }
+
+  private finish(): void {
+    this.state = 'done';
+    this.mux?.forget(this.id);
+    this.resolveCancel?.();
+  }
+
+  private emit(response: WatchResponse): void {
+    try {
+      this.onResponse(response);
+    } catch (err) {
+      // A throwing callback must not break the stream that other watches share.
+      queueMicrotask(() => {
+        throw err;
+      });
+    }
+  }
+}
