@@ -5,7 +5,7 @@ TSC := node_modules/.bin/tsc
 MOCHA := node_modules/.bin/mocha
 REPORTER := dist/test/support/summary-reporter.js
 
-.PHONY: all install build test run sim soak bench bench-raft clean
+.PHONY: all install build test test-deps run sim soak bench bench-raft bench-kv clean
 
 all: build
 
@@ -20,8 +20,13 @@ install: $(NODE_MODULES_STAMP)
 build: install
 	$(TSC) -p tsconfig.json
 
+# etcd and etcdctl 3.4 (interop and conformance tests, the benchmark's anchor) and HAProxy,
+# installed from Debian's packages when missing.
+test-deps:
+	bash test/support/install-test-deps.sh
+
 # The whole suite; ends with the plain line "N passed, M failed".
-test: build
+test: build test-deps
 	$(MOCHA) --reporter $(REPORTER)
 
 # Only the deterministic Raft simulation (SEED=n replays one run, SEEDS=n sets the count).
@@ -32,13 +37,18 @@ sim: build
 soak: build
 	node dist/test/sim/soak.js
 
-bench: bench-raft
+bench: bench-raft bench-kv
 
 bench-raft: build
 	node dist/bench/raft/raft-bench.js
 
+# Carina and etcd 3.4, three members each on loopback with fsync on, side by side.
+bench-kv: build test-deps
+	node dist/bench/kv/kv-bench.js
+
+# One replica with its data in ./data; the store's etcd v3 API on 127.0.0.1:2379.
 run: build
-	@echo "carina: the Kubernetes API server is not built yet (issue 4); 'make test' runs what exists."
+	node bin/carina server --data-dir ./data
 
 clean:
 	rm -rf dist

@@ -88,6 +88,13 @@ export const MAX_TXN_OPS = 128;
 const EMPTY = new Uint8Array(0);
 const HISTORY_TRIM_MIN = 4096;
 
+/** The branches a transaction and its nested ones take, chosen before any of them writes. */
+interface TxnPlan {
+  succeeded: boolean;
+  /** By index in the chosen branch. */
+  nested: Map<number, TxnPlan>;
+}
+
 interface WriteInProgress {
   main: number;
   sub: number;
@@ -222,12 +229,28 @@ export class MvccStore {
     };
   }
 
-  /** Rebuilds a store from an image (restart, or a Raft snapshot). */
+  /** Builds a store from an image (restart). */
   static fromImage(image: MvccImage): MvccStore {
     const store = new MvccStore();
-    store.currentRevision = image.revision;
-    store.compactedRevision = image.compactRevision;
-    for (const lease of image.leases) store.leaseTable.set(lease.id, { id: lease.id, ttl: lease.ttl, keys: new Set() });
+    store.restoreImage(image);
+    return store;
+  }
+
+  /**
+   * Replaces the whole state with an image (a Raft snapshot was installed), keeping the commit
+   * listeners. Watchers must then be re-synced against the new history (WatchHub.resyncAll).
+   */
+  restoreImage(image: MvccImage): void {
+    assert(this.write === null, 'restore during a write');
+    this.currentRevision = image.revision;
+    this.compactedRevision = image.compactRevision;
+    this.keys.clear();
+    this.sortedKeys.clear();
+    this.history = [];
+    this.historyHead = 0;
+    this.leaseTable.clear();
+    this.durable = [];
+    for (const lease of image.leases) this.leaseTable.set(lease.id, { id: lease.id, ttl: lease.ttl, keys: new Set() });
     let previousMain = 0;
     let previousSub = -1;
     for (const r of image.records) {
@@ -235,29 +258,28 @@ export class MvccStore {
       assert(r.main <= image.revision, 'image record above the revision');
       previousMain = r.main;
       previousSub = r.sub;
-      let list = store.keys.get(r.key);
+      let list = this.keys.get(r.key);
       const compactedTombstone = r.kv === null && r.main <= image.compactRevision;
       const prevKv = list && list.length > 0 ? list[list.length - 1].kv : null;
       const record: ChangeRecord = { key: r.key, main: r.main, sub: r.sub, kv: r.kv, prevKv };
       if (!compactedTombstone) {
         if (!list) {
           list = [];
-          store.keys.set(r.key, list);
-          store.sortedKeys.add(r.key);
+          this.keys.set(r.key, list);
+          this.sortedKeys.add(r.key);
         }
         list.push(record);
       }
-      if (r.main >= image.compactRevision) store.history.push(record);
+      if (r.main >= image.compactRevision) this.history.push(record);
     }
-    for (const [key, list] of store.keys) {
+    for (const [key, list] of this.keys) {
       const kv = list[list.length - 1].kv;
       if (kv && kv.lease !== 0n) {
-        const lease = store.leaseTable.get(kv.lease);
+        const lease = this.leaseTable.get(kv.lease);
         assert(lease, () => `key ${JSON.stringify(key)} is attached to lease ${kv.lease}, which does not exist`);
         lease.keys.add(key);
       }
     }
-    return store;
   }
 
   // ------------------------------------------------------------------ writes
@@ -278,13 +300,13 @@ export class MvccStore {
   }
 
   txn(request: TxnRequest): TxnResult & { revision: number } {
-    const succeeded = this.compareAll(request.compare);
-    const ops = succeeded ? request.success : request.failure;
-    this.checkOps(ops);
+    // Every compare, nested ones included, sees the store as it was before the transaction, as
+    // in etcd: the branches are chosen first, then executed.
+    const plan = this.planTxn(request);
     this.beginWrite();
-    const responses = ops.map((op) => this.executeOp(op));
+    const result = this.executeTxn(request, plan);
     this.endWrite();
-    return { revision: this.currentRevision, succeeded, responses };
+    return { revision: this.currentRevision, ...result };
   }
 
   compact(revision: number): void {
@@ -376,11 +398,31 @@ export class MvccStore {
     return kvs.every((kv) => compareKv(compare, kv));
   }
 
+  /** Chooses the branch of a transaction and of every nested one, and checks the chosen ops. */
+  private planTxn(request: TxnRequest): TxnPlan {
+    const succeeded = this.compareAll(request.compare);
+    const ops = succeeded ? request.success : request.failure;
+    this.checkOps(ops);
+    const nested = new Map<number, TxnPlan>();
+    ops.forEach((op, i) => {
+      if ('requestTxn' in op) nested.set(i, this.planTxn(op.requestTxn));
+    });
+    return { succeeded, nested };
+  }
+
+  private executeTxn(request: TxnRequest, plan: TxnPlan): TxnResult {
+    const ops = plan.succeeded ? request.success : request.failure;
+    const responses = ops.map((op, i): OpResult => {
+      if ('requestTxn' in op) return { responseTxn: this.executeTxn(op.requestTxn, plan.nested.get(i) as TxnPlan) };
+      return this.executeOp(op);
+    });
+    return { succeeded: plan.succeeded, responses };
+  }
+
   /**
    * The checks that can fail a transaction, run before it writes anything (etcd's
    * checkRequests): leases named by puts exist, keys that ignore_value/ignore_lease keep exist,
-   * and read revisions are servable. Nested transactions are checked on the branch their
-   * compares choose now.
+   * and read revisions are servable. Nested transactions are checked by planTxn.
    */
   private checkOps(ops: RequestOp[]): void {
     for (const op of ops) {
@@ -392,21 +434,14 @@ export class MvccStore {
         if (lease !== 0n && !put.ignoreLease && !this.leaseTable.has(lease)) throw new KvError('LEASE_NOT_FOUND');
       } else if ('requestRange' in op) {
         this.readRevision(op.requestRange.revision ?? 0);
-      } else if ('requestTxn' in op) {
-        const nested = op.requestTxn;
-        this.checkOps(this.compareAll(nested.compare) ? nested.success : nested.failure);
       }
     }
   }
 
-  private executeOp(op: RequestOp): OpResult {
+  private executeOp(op: Exclude<RequestOp, { requestTxn: TxnRequest }>): OpResult {
     if ('requestRange' in op) return { responseRange: this.range(op.requestRange) };
     if ('requestPut' in op) return { responsePut: this.executePut(op.requestPut) };
-    if ('requestDeleteRange' in op) return { responseDeleteRange: this.executeDeleteRange(op.requestDeleteRange) };
-    const nested = op.requestTxn;
-    const succeeded = this.compareAll(nested.compare);
-    const responses = (succeeded ? nested.success : nested.failure).map((o) => this.executeOp(o));
-    return { responseTxn: { succeeded, responses } };
+    return { responseDeleteRange: this.executeDeleteRange(op.requestDeleteRange) };
   }
 
   private executePut(request: PutRequest): { prevKv?: KeyValue } {

@@ -77,6 +77,11 @@ export class SortedKeys {
     }
   }
 
+  clear(): void {
+    this.chunks = [];
+    this.count = 0;
+  }
+
   /** Checks the structure's invariants (tests). */
   verify(): void {
     let previous: string | null = null;

@@ -96,6 +96,14 @@ export class WatchHub {
     this.watchers.delete(watcher);
   }
 
+  /**
+   * The store's state was replaced (a Raft snapshot): every watcher catches up from the new
+   * history, or is canceled as compacted if what it still needs is gone.
+   */
+  resyncAll(): void {
+    for (const w of [...this.watchers]) if (!w.paused) this.catchUp(w);
+  }
+
   /** The consumer of a paused watcher can take more: replay what it missed. */
   resume(watcher: Watcher): void {
     if (watcher.canceled || !watcher.paused) return;
@@ -128,7 +136,8 @@ export class WatchHub {
 
   private onCommit(txn: CommittedTxn): void {
     for (const w of this.watchers) {
-      if (!w.synced || w.paused || w.canceled) continue;
+      // A watcher that starts in the future waits, synced, for its start revision.
+      if (!w.synced || w.paused || w.canceled || txn.revision < w.nextRevision) continue;
       const events = this.eventsFor(w, txn.changes);
       w.nextRevision = txn.revision + 1;
       if (events.length > 0) this.deliver(w, { watchId: w.id, revision: txn.revision, events });

@@ -1,0 +1,326 @@
+/**
+ * EtcdGrpcServer: etcd's v3 gRPC API (KV, Watch, Lease, Cluster, Maintenance) served from a
+ * KvReplica, written directly on node:http2 (plaintext h2c, as etcd's default client URLs are).
+ * A direct implementation keeps the unary path to one decode, one call and one encode, with no
+ * per-call machinery; grpc-framing.ts supplies the wire pieces.
+ *
+ * Per stream: a unary call is answered as soon as its one message has arrived; Watch multiplexes
+ * many watches on one bidirectional stream, numbering them per stream from 0 as etcd does, and
+ * sends each watch's "created" response before any of its events. When the HTTP/2 stream cannot
+ * take more (write() returns false), the watches on it are paused in the hub and resumed on
+ * 'drain', so a slow watcher costs no memory beyond the stream's own buffer.
+ *
+ * Errors leave as gRPC statuses with etcd's codes and messages (raft/kv/errors.ts), so etcd
+ * clients recognise them.
+ */
+import * as http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { KvError, isKvError } from '../kv/errors';
+import type { Watcher } from '../kv/watch-hub';
+import { codecFor, ETCD_METHODS, methodPath, type EtcdMethodName, type EtcdRequestOf, type EtcdResponseOf, type WatchRequest } from './codec';
+import { FRAME_HEADER_BYTES, GrpcDeframer, isGrpcContentType, responseHeaders, Status, statusTrailers, writeFrameHeader } from './grpc-framing';
+import type { KvReplica } from './kv-replica';
+
+export interface EtcdGrpcServerOptions {
+  /** host:port; port 0 picks a free one, which start() returns. */
+  listenAddress: string;
+  /** Largest request message accepted; etcd: --max-request-bytes plus 512 KiB of gRPC overhead. */
+  maxReceiveBytes?: number;
+  logger?: (line: string) => void;
+}
+
+type UnaryHandler = (request: never) => Promise<unknown>;
+
+export class EtcdGrpcServer {
+  private server: http2.Http2Server | null = null;
+  private readonly sessions = new Set<http2.ServerHttp2Session>();
+  private readonly routes = new Map<string, { name: EtcdMethodName; unary?: UnaryHandler }>();
+
+  constructor(private readonly replica: KvReplica, private readonly options: EtcdGrpcServerOptions) {
+    const r = replica;
+    const unary: Partial<Record<EtcdMethodName, UnaryHandler>> = {
+      range: (q: EtcdRequestOf<'range'>) => r.range(q),
+      put: (q: EtcdRequestOf<'put'>) => r.put(q),
+      deleteRange: (q: EtcdRequestOf<'deleteRange'>) => r.deleteRange(q),
+      txn: (q: EtcdRequestOf<'txn'>) => r.txn(q),
+      compact: (q: EtcdRequestOf<'compact'>) => r.compact(q),
+      leaseGrant: (q: EtcdRequestOf<'leaseGrant'>) => r.leaseGrant(q),
+      leaseRevoke: (q: EtcdRequestOf<'leaseRevoke'>) => r.leaseRevoke(q.id),
+      leaseTimeToLive: (q: EtcdRequestOf<'leaseTimeToLive'>) => r.leaseTimeToLive(q.id, q.keys),
+      leaseLeases: () => r.leaseLeases(),
+      memberList: () => r.memberList(),
+      status: () => r.status(),
+      alarm: async () => ({ header: r.header(), alarms: [] }),
+      defragment: async () => ({ header: r.header() }),
+      hash: async () => ({ header: r.header(), hash: r.hashKv().hash }),
+      hashKV: async () => {
+        const h = r.hashKv();
+        return { header: r.header(h.revision), hash: h.hash, compactRevision: h.compactRevision };
+      },
+      moveLeader: async (q: EtcdRequestOf<'moveLeader'>) => {
+        await r.moveLeader(Number(q.targetId));
+        return { header: r.header() };
+      },
+    };
+    for (const name of Object.keys(ETCD_METHODS) as EtcdMethodName[]) {
+      this.routes.set(methodPath(name), { name, unary: unary[name] });
+    }
+  }
+
+  /** Starts listening; returns the bound host:port. */
+  async start(): Promise<string> {
+    const { host, port } = splitHostPort(this.options.listenAddress);
+    const server = http2.createServer({ settings: { initialWindowSize: 4 * 1024 * 1024 } });
+    server.on('session', (session) => {
+      this.sessions.add(session);
+      session.on('close', () => this.sessions.delete(session));
+      session.on('error', () => undefined);
+    });
+    // Small responses must not wait for Nagle's algorithm.
+    server.on('connection', (socket: import('node:net').Socket) => socket.setNoDelay(true));
+    server.on('stream', (stream, headers) => this.onStream(stream, headers));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.server = server;
+    const address = server.address() as AddressInfo;
+    return `${host}:${address.port}`;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = null;
+    for (const session of this.sessions) session.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private onStream(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders): void {
+    stream.on('error', () => undefined);
+    const path = headers[':path'] ?? '';
+    const route = this.routes.get(path);
+    if (headers[':method'] !== 'POST' || !isGrpcContentType(headers['content-type'])) {
+      stream.respond({ ':status': 415 }, { endStream: true });
+      return;
+    }
+    if (!route) {
+      this.endWithStatus(stream, Status.UNIMPLEMENTED, `unknown method ${path}`);
+      return;
+    }
+    const deframer = new GrpcDeframer(this.options.maxReceiveBytes ?? 2 * 1024 * 1024);
+    if (route.name === 'watch') return this.serveWatch(stream, deframer);
+    if (route.name === 'leaseKeepAlive') return this.serveKeepAlive(stream, deframer);
+    const handler = route.unary;
+    if (!handler) {
+      this.endWithStatus(stream, Status.UNIMPLEMENTED, `${path} is not supported by this server`);
+      return;
+    }
+    const requestCodec = codecFor(ETCD_METHODS[route.name].request);
+    const responseCodec = codecFor(ETCD_METHODS[route.name].response);
+    let answered = false;
+    stream.on('data', (chunk: Buffer) => {
+      if (answered) return;
+      let messages: readonly Uint8Array[];
+      try {
+        messages = deframer.push(chunk);
+      } catch (err) {
+        answered = true;
+        this.endWithStatus(stream, Status.RESOURCE_EXHAUSTED, (err as Error).message);
+        return;
+      }
+      if (messages.length === 0) return;
+      answered = true;
+      let request: unknown;
+      try {
+        request = requestCodec.decode(messages[0]);
+      } catch (err) {
+        this.endWithStatus(stream, Status.INTERNAL, `grpc: error unmarshalling request: ${(err as Error).message}`);
+        return;
+      }
+      handler(request as never).then(
+        (response) => this.endWithMessage(stream, responseCodec.encodeWithPrefix(response as never, FRAME_HEADER_BYTES)),
+        (err) => this.endWithError(stream, err),
+      );
+    });
+    stream.on('end', () => {
+      if (!answered) {
+        answered = true;
+        this.endWithStatus(stream, Status.INTERNAL, 'grpc: request stream ended without a message');
+      }
+    });
+  }
+
+  private serveWatch(stream: http2.ServerHttp2Stream, deframer: GrpcDeframer): void {
+    const r = this.replica;
+    const watchers = new Map<number, Watcher>();
+    const responseCodec = codecFor('WatchResponse');
+    let nextWatchId = 0;
+    let open = true;
+    stream.respond(responseHeaders(), { waitForTrailers: true });
+    stream.on('wantTrailers', () => stream.sendTrailers(statusTrailers(Status.OK)));
+    const send = (response: EtcdResponseOf<'watch'>): boolean => {
+      if (!open) return true;
+      return stream.write(writeFrameHeader(responseCodec.encodeWithPrefix(response, FRAME_HEADER_BYTES)));
+    };
+    const close = () => {
+      if (!open) return;
+      open = false;
+      for (const w of watchers.values()) r.cancelWatch(w);
+      watchers.clear();
+    };
+    stream.on('drain', () => {
+      for (const w of watchers.values()) if (w.paused) r.resumeWatch(w);
+    });
+    stream.on('close', close);
+    stream.on('end', () => {
+      close();
+      if (!stream.closed && !stream.writableEnded) stream.end();
+    });
+    stream.on('data', (chunk: Buffer) => {
+      let messages: readonly Uint8Array[];
+      try {
+        messages = deframer.push(chunk);
+      } catch (err) {
+        close();
+        this.endStreamWithStatus(stream, Status.RESOURCE_EXHAUSTED, (err as Error).message);
+        return;
+      }
+      for (const message of messages) {
+        let request: WatchRequest;
+        try {
+          request = codecFor('WatchRequest').decode(message);
+        } catch (err) {
+          close();
+          this.endStreamWithStatus(stream, Status.INTERNAL, `grpc: error unmarshalling request: ${(err as Error).message}`);
+          return;
+        }
+        if ('createRequest' in request) {
+          const create = request.createRequest;
+          let id = create.watchId && create.watchId > 0 ? create.watchId : -1;
+          if (id > 0 && watchers.has(id)) {
+            // etcd refuses a watch id already in use on the stream with a canceled "created" response.
+            send(r.watchResponse({ watchId: id, revision: r.revision, events: [] }, { created: true, canceled: true }));
+            continue;
+          }
+          if (id < 0) {
+            while (watchers.has(nextWatchId)) nextWatchId++;
+            id = nextWatchId++;
+          }
+          send(r.watchResponse({ watchId: id, revision: r.revision, events: [] }, { created: true }));
+          const watchId = id;
+          const watcher = r.openWatch(create, (d) => {
+            if (d.canceled) watchers.delete(watchId);
+            return send(r.watchResponse(d));
+          }, watchId);
+          if (!watcher.canceled) watchers.set(watchId, watcher);
+        } else if ('cancelRequest' in request) {
+          const id = request.cancelRequest.watchId;
+          const watcher = watchers.get(id);
+          if (watcher) {
+            r.cancelWatch(watcher);
+            watchers.delete(id);
+            send(r.watchResponse({ watchId: id, revision: r.revision, events: [] }, { canceled: true }));
+          }
+        } else {
+          r.requestProgress([...watchers.values()]);
+        }
+      }
+    });
+  }
+
+  private serveKeepAlive(stream: http2.ServerHttp2Stream, deframer: GrpcDeframer): void {
+    const responseCodec = codecFor('LeaseKeepAliveResponse');
+    let open = true;
+    let inFlight = 0;
+    let clientDone = false;
+    // The client may half-close right after its last request: answer what is in flight first.
+    const maybeEnd = () => {
+      if (clientDone && inFlight === 0 && open && !stream.closed && !stream.writableEnded) stream.end();
+    };
+    stream.respond(responseHeaders(), { waitForTrailers: true });
+    stream.on('wantTrailers', () => stream.sendTrailers(statusTrailers(Status.OK)));
+    stream.on('close', () => {
+      open = false;
+    });
+    stream.on('end', () => {
+      clientDone = true;
+      maybeEnd();
+    });
+    stream.on('data', (chunk: Buffer) => {
+      let messages: readonly Uint8Array[];
+      try {
+        messages = deframer.push(chunk);
+      } catch (err) {
+        open = false;
+        this.endStreamWithStatus(stream, Status.RESOURCE_EXHAUSTED, (err as Error).message);
+        return;
+      }
+      for (const message of messages) {
+        const { id } = codecFor('LeaseKeepAliveRequest').decode(message);
+        inFlight++;
+        this.replica.leaseKeepAliveOnce(id).then(
+          (response) => {
+            inFlight--;
+            if (open) stream.write(writeFrameHeader(responseCodec.encodeWithPrefix(response, FRAME_HEADER_BYTES)));
+            maybeEnd();
+          },
+          (err) => {
+            inFlight--;
+            if (!open) return;
+            open = false;
+            const e = isKvError(err) ? err : new KvError('INTERNAL', (err as Error).message);
+            this.endStreamWithStatus(stream, e.grpcCode, e.wireMessage);
+          },
+        );
+      }
+    });
+  }
+
+  private endWithMessage(stream: http2.ServerHttp2Stream, frame: Uint8Array): void {
+    if (stream.closed || stream.destroyed) return;
+    writeFrameHeader(frame);
+    stream.respond(responseHeaders(), { waitForTrailers: true });
+    stream.once('wantTrailers', () => stream.sendTrailers(statusTrailers(Status.OK)));
+    stream.end(frame);
+  }
+
+  private endWithError(stream: http2.ServerHttp2Stream, err: unknown): void {
+    if (isKvError(err)) {
+      this.endWithStatus(stream, err.grpcCode, err.wireMessage);
+      return;
+    }
+    this.log(`internal error: ${(err as Error).stack ?? String(err)}`);
+    this.endWithStatus(stream, Status.INTERNAL, (err as Error).message);
+  }
+
+  /** A trailers-only response: the status in the one HEADERS frame. */
+  private endWithStatus(stream: http2.ServerHttp2Stream, code: number, message: string): void {
+    if (stream.closed || stream.destroyed) return;
+    stream.respond({ ...responseHeaders(), ...statusTrailers(code, message) }, { endStream: true });
+  }
+
+  /** Ends a stream whose headers were already sent, with a status in the trailers. */
+  private endStreamWithStatus(stream: http2.ServerHttp2Stream, code: number, message: string): void {
+    if (stream.closed || stream.destroyed) return;
+    stream.removeAllListeners('wantTrailers');
+    stream.once('wantTrailers', () => stream.sendTrailers(statusTrailers(code, message)));
+    stream.end();
+  }
+
+  private log(line: string): void {
+    (this.options.logger ?? ((l: string) => process.stderr.write(l + '\n')))(`etcd api: ${line}`);
+  }
+}
+
+function splitHostPort(address: string): { host: string; port: number } {
+  const i = address.lastIndexOf(':');
+  if (i < 0) throw new Error(`listen address "${address}" is not host:port`);
+  const host = address.slice(0, i).replace(/^\[|\]$/g, '');
+  const port = Number(address.slice(i + 1));
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`listen address "${address}": bad port`);
+  return { host, port };
+}

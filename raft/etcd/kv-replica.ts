@@ -1,0 +1,656 @@
+/**
+ * KvReplica: one replica of Carina's replicated key-value store. It wires the Raft runtime
+ * (raft/node) to the MVCC state machine (raft/kv) and offers etcd v3 semantics through the
+ * KvClient interface; the gRPC server (grpc-server.ts) exposes the same to etcd clients.
+ *
+ * Writes: a request is checked (request-checks.ts), encoded as a log entry (kind, proposing
+ * member, sequence number, the etcd request in protobuf) and proposed. Every replica applies
+ * every committed entry in log order to its MvccStore and persists the result with the applied
+ * index in one LevelDB batch (LevelMvcc). The replica that proposed an entry recognises its
+ * (member, sequence) and hands the result back to the caller, which is answered only once the
+ * entry is committed AND applied here: read-your-writes on this replica.
+ *
+ * Reads: linearizable by default, through ReadIndex (one round for every read that arrived
+ * while the previous round was in flight); `serializable` reads are served from local state.
+ * Watches are served from this replica's own applied stream (WatchHub).
+ *
+ * Leases: granting, revoking and keep-alives go through the log, so every replica agrees on
+ * which leases exist. When a lease expires is decided by the leader alone, on its own clock:
+ * it proposes the revocation, and the keys go when that entry applies everywhere. A new leader
+ * first extends every lease by its TTL (as etcd's lessor does on promotion), so a change of
+ * leader never expires a lease whose holder was keeping it alive.
+ *
+ * Compaction: explicit requests go through the log; the automatic compactor runs on the leader
+ * and proposes, every interval, a compaction to the revision the store had `retention` ago.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { isRaftError } from '../core/errors';
+import type { ConfState, NodeId } from '../core/types';
+import { RaftNode, type AppliedEntry, type StateMachine } from '../node';
+import { LevelStorage, crc32 } from '../storage';
+import { GrpcTransport } from '../transport';
+import { KvError, isKvError } from '../kv/errors';
+import { LevelMvcc } from '../kv/level-mvcc';
+import { decodeImage, encodeImage, encodeRecordValue } from '../kv/mvcc-codec';
+import type { MvccStore, OpResult, RangeResult, TxnResult } from '../kv/mvcc-store';
+import { WatchHub, type WatchDelivery, type Watcher, type WatchSink } from '../kv/watch-hub';
+import type {
+  CompactionRequest,
+  CompactionResponse,
+  DeleteRangeRequest,
+  DeleteRangeResponse,
+  KvClient,
+  LeaseGrantRequest,
+  LeaseGrantResponse,
+  LeaseKeepAliveResponse,
+  LeaseLeasesResponse,
+  LeaseRevokeResponse,
+  LeaseTimeToLiveResponse,
+  Member,
+  MemberListResponse,
+  PutRequest,
+  PutResponse,
+  RangeRequest,
+  RangeResponse,
+  ResponseHeader,
+  ResponseOp,
+  StatusResponse,
+  TxnRequest,
+  TxnResponse,
+  WatchCreateRequest,
+  WatchHandle,
+  WatchResponse,
+} from '../kv/types';
+import { codecFor } from './codec';
+import { checkDeleteRangeRequest, checkPutRequest, checkRangeRequest, checkTxnRequest } from './request-checks';
+
+export interface KvReplicaMember {
+  id: NodeId;
+  name: string;
+  /** host:port of the member's Raft transport. */
+  raftAddress: string;
+  /** URLs of the member's etcd v3 API, as MemberList reports them. */
+  clientUrls: string[];
+}
+
+export interface KvReplicaOptions {
+  id: NodeId;
+  /** Holds raft/ (the log) and kv/ (the store). */
+  dataDir: string;
+  /** The initial members, this one included. */
+  members: KvReplicaMember[];
+  /** Where the Raft transport listens; defaults to this member's raftAddress. */
+  raftListenAddress?: string;
+  clusterId?: bigint;
+  tickMs?: number;
+  electionTicks?: number;
+  snapshotEveryEntries?: number;
+  keepEntriesAfterSnapshot?: number;
+  requestTimeoutMs?: number;
+  /** null disables it. Default: every 5 minutes, keeping 5 minutes of history. */
+  autoCompaction?: { intervalMs: number; retentionMs: number } | null;
+  /** How often watches that asked for progress notifications get one (etcd: 10 minutes). */
+  progressNotifyIntervalMs?: number;
+  /** etcd's --max-request-bytes (1.5 MiB). */
+  maxRequestBytes?: number;
+  logger?: (line: string) => void;
+}
+
+/** The kinds of log entries; the numbers are stored in the log and must never change. */
+const EntryKind = {
+  put: 1,
+  deleteRange: 2,
+  txn: 3,
+  compaction: 4,
+  leaseGrant: 5,
+  leaseRevoke: 6,
+  leaseKeepAlive: 7,
+} as const;
+type EntryKindName = keyof typeof EntryKind;
+
+const ENTRY_HEADER_BYTES = 13;
+const STORE_VERSION = '3.4.0';
+/** etcd's MaxLeaseTTL. */
+const MAX_LEASE_TTL_SECONDS = 9_000_000_000;
+const LEASE_CHECK_MS = 500;
+/** At most this many revocations proposed per check (etcd: leaseRevokeRate 1000/s). */
+const LEASE_REVOKES_PER_CHECK = 500;
+
+type Outcome = { value: unknown } | { error: KvError };
+
+export class KvReplica implements KvClient {
+  readonly id: NodeId;
+  readonly clusterId: bigint;
+  private readonly node: RaftNode;
+  private readonly hub: WatchHub;
+  private readonly pending = new Map<number, { outcome?: Outcome }>();
+  /** Starts from the clock so entries proposed by an earlier run of this member never match. */
+  private seq = Date.now() * 1024;
+  private appliedIndexValue: number;
+  private term = 0;
+  private readonly leaseExpiresAt = new Map<bigint, number>();
+  private readonly revoking = new Set<bigint>();
+  private readonly compactionSamples: Array<{ at: number; revision: number }> = [];
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readRoundInFlight = false;
+  private readWaiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
+  private stopped = false;
+
+  private constructor(
+    private readonly options: KvReplicaOptions,
+    private readonly store: MvccStore,
+    private readonly disk: LevelMvcc,
+    private readonly raftStorage: LevelStorage,
+    private readonly transport: GrpcTransport,
+    nodeFactory: (stateMachine: StateMachine) => RaftNode,
+    appliedIndex: number,
+  ) {
+    this.id = options.id;
+    this.clusterId = options.clusterId ?? clusterIdOf(options.members);
+    this.appliedIndexValue = appliedIndex;
+    this.hub = new WatchHub(store);
+    const replica = this;
+    this.node = nodeFactory({
+      appliedIndex: () => replica.appliedIndexValue,
+      apply: (entries, lastIndex) => replica.apply(entries, lastIndex),
+      snapshot: async () => encodeImage(replica.store.image()),
+      restore: (data, index) => replica.restore(data, index),
+    });
+  }
+
+  /** Opens (or creates) the replica's directories; start() joins the cluster. */
+  static async open(options: KvReplicaOptions): Promise<KvReplica> {
+    const self = options.members.find((m) => m.id === options.id);
+    if (!self) throw new Error(`open store replica ${options.id}: not among the members ${options.members.map((m) => m.id).join(', ')}`);
+    mkdirSync(options.dataDir, { recursive: true });
+    const raftStorage = await LevelStorage.open(join(options.dataDir, 'raft'), {
+      bootstrap: { voters: options.members.map((m) => m.id), learners: [] },
+    });
+    const opened = await LevelMvcc.open(join(options.dataDir, 'kv'));
+    let node: RaftNode | null = null;
+    const transport = new GrpcTransport({
+      id: options.id,
+      listenAddress: options.raftListenAddress ?? self.raftAddress,
+      onMessage: (m) => node?.step(m),
+      onSnapshot: (m) => node?.step(m),
+      onUnreachable: (to) => node?.reportUnreachable(to),
+      onSnapshotStatus: (to, ok) => node?.reportSnapshot(to, ok),
+    });
+    let replica: KvReplica | null = null;
+    replica = new KvReplica(options, opened.store, opened.disk, raftStorage, transport, (stateMachine) => {
+      node = new RaftNode({
+        id: options.id,
+        storage: raftStorage,
+        transport,
+        stateMachine,
+        tickMs: options.tickMs ?? 100,
+        electionTicks: options.electionTicks ?? 10,
+        heartbeatTicks: 1,
+        snapshotEveryEntries: options.snapshotEveryEntries ?? 10_000,
+        keepEntriesAfterSnapshot: options.keepEntriesAfterSnapshot ?? 5_000,
+        requestTimeoutMs: options.requestTimeoutMs ?? 7_000,
+        onLeaderChange: (leader, term) => replica?.onLeaderChange(leader, term),
+        logger: options.logger,
+      });
+      return node;
+    }, opened.appliedIndex);
+    return replica;
+  }
+
+  /** Starts the transport, the Raft node and the replica's timers. Returns the Raft address. */
+  async start(): Promise<string> {
+    const address = await this.transport.start();
+    for (const m of this.options.members) if (m.id !== this.id) this.transport.addPeer(m.id, m.raftAddress);
+    await this.node.start();
+    this.every(LEASE_CHECK_MS, () => this.revokeExpiredLeases());
+    this.every(this.options.progressNotifyIntervalMs ?? 600_000, () => this.hub.notifyProgress());
+    const compaction = this.options.autoCompaction === undefined ? { intervalMs: 300_000, retentionMs: 300_000 } : this.options.autoCompaction;
+    if (compaction) {
+      const sampleMs = Math.max(100, Math.floor(Math.min(compaction.intervalMs, compaction.retentionMs) / 10));
+      this.every(sampleMs, () => this.sampleRevision(compaction.retentionMs));
+      this.every(compaction.intervalMs, () => this.autoCompact(compaction.retentionMs));
+    }
+    return address;
+  }
+
+  async close(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const t of this.timers) clearInterval(t);
+    await this.node.stop();
+    await this.transport.stop();
+    await this.raftStorage.close();
+    await this.disk.close();
+  }
+
+  // ------------------------------------------------------------------ KvClient
+
+  async range(request: RangeRequest): Promise<RangeResponse> {
+    checkRangeRequest(request);
+    if (!request.serializable) await this.linearizableBarrier();
+    const result = this.store.range(request);
+    return { header: this.header(), ...result };
+  }
+
+  async put(request: PutRequest): Promise<PutResponse> {
+    checkPutRequest(request);
+    const r = (await this.submit('put', codecFor('PutRequest').encode(request))) as { revision: number; prevKv?: PutResponse['prevKv'] };
+    return r.prevKv ? { header: this.header(r.revision), prevKv: r.prevKv } : { header: this.header(r.revision) };
+  }
+
+  async deleteRange(request: DeleteRangeRequest): Promise<DeleteRangeResponse> {
+    checkDeleteRangeRequest(request);
+    const r = (await this.submit('deleteRange', codecFor('DeleteRangeRequest').encode(request))) as { revision: number; deleted: number; prevKvs: DeleteRangeResponse['prevKvs'] };
+    return { header: this.header(r.revision), deleted: r.deleted, prevKvs: r.prevKvs };
+  }
+
+  async txn(request: TxnRequest): Promise<TxnResponse> {
+    checkTxnRequest(request);
+    if (isReadOnlyTxn(request)) {
+      // etcd serves a transaction without writes as a read: no log entry.
+      await this.linearizableBarrier();
+      const r = this.store.txn(request);
+      return toTxnResponse(r, this.header(r.revision));
+    }
+    const r = (await this.submit('txn', codecFor('TxnRequest').encode(request))) as TxnResult & { revision: number };
+    return toTxnResponse(r, this.header(r.revision));
+  }
+
+  async compact(request: CompactionRequest): Promise<CompactionResponse> {
+    const r = (await this.submit('compaction', codecFor('CompactionRequest').encode(request))) as { revision: number };
+    return { header: this.header(r.revision) };
+  }
+
+  async leaseGrant(request: LeaseGrantRequest): Promise<LeaseGrantResponse> {
+    if (request.ttl > MAX_LEASE_TTL_SECONDS) throw new KvError('LEASE_TTL_TOO_LARGE');
+    const ttl = Math.max(request.ttl, this.minLeaseTtlSeconds());
+    let id = request.id ?? 0n;
+    if (id === 0n) {
+      do id = randomBytes(8).readBigInt64BE() & 0x7fff_ffff_ffff_ffffn;
+      while (id === 0n || this.store.lease(id));
+    }
+    const r = (await this.submit('leaseGrant', codecFor('LeaseGrantRequest').encode({ id, ttl }))) as { revision: number };
+    return { header: this.header(r.revision), id, ttl, error: '' };
+  }
+
+  async leaseRevoke(id: bigint): Promise<LeaseRevokeResponse> {
+    const r = (await this.submit('leaseRevoke', codecFor('LeaseRevokeRequest').encode({ id }))) as { revision: number };
+    return { header: this.header(r.revision) };
+  }
+
+  async leaseKeepAliveOnce(id: bigint): Promise<LeaseKeepAliveResponse> {
+    try {
+      const r = (await this.submit('leaseKeepAlive', codecFor('LeaseKeepAliveRequest').encode({ id }))) as { ttl: number };
+      return { header: this.header(), id, ttl: r.ttl };
+    } catch (err) {
+      // etcd answers a keep-alive of an unknown lease with TTL 0, not with an error.
+      if (isKvError(err) && err.code === 'LEASE_NOT_FOUND') return { header: this.header(), id, ttl: 0 };
+      throw err;
+    }
+  }
+
+  async leaseTimeToLive(id: bigint, keys = false): Promise<LeaseTimeToLiveResponse> {
+    await this.linearizableBarrier();
+    const lease = this.store.lease(id);
+    if (!lease) return { header: this.header(), id, ttl: -1, grantedTtl: 0, keys: [] };
+    const expiresAt = this.leaseExpiresAt.get(id) ?? Date.now() + lease.ttl * 1000;
+    const ttl = Math.max(0, Math.ceil((expiresAt - Date.now()) / 1000));
+    const attached = keys ? [...lease.keys].sort().map((k) => Buffer.from(k, 'latin1')) : [];
+    return { header: this.header(), id, ttl, grantedTtl: lease.ttl, keys: attached };
+  }
+
+  async leaseLeases(): Promise<LeaseLeasesResponse> {
+    await this.linearizableBarrier();
+    return { header: this.header(), leases: this.store.leases().map((l) => ({ id: l.id })) };
+  }
+
+  watch(request: WatchCreateRequest, onResponse: (response: WatchResponse) => void): WatchHandle {
+    const watchId = request.watchId && request.watchId > 0 ? request.watchId : 0;
+    onResponse(this.watchResponse({ watchId, revision: this.store.revision, events: [] }, { created: true }));
+    const watcher = this.openWatch(request, (d) => {
+      onResponse(this.watchResponse(d));
+      return true;
+    }, watchId);
+    return {
+      watchId: Promise.resolve(watchId),
+      cancel: async () => {
+        if (watcher.canceled) return;
+        this.cancelWatch(watcher);
+        onResponse(this.watchResponse({ watchId, revision: this.store.revision, events: [] }, { canceled: true }));
+      },
+    };
+  }
+
+  async memberList(): Promise<MemberListResponse> {
+    return { header: this.header(), members: this.members() };
+  }
+
+  async status(): Promise<StatusResponse> {
+    const s = this.node.status();
+    const dbSize = await this.disk.approximateSize();
+    return {
+      header: this.header(),
+      version: STORE_VERSION,
+      dbSize,
+      leader: BigInt(s.lead),
+      raftIndex: s.lastIndex,
+      raftTerm: s.term,
+      raftAppliedIndex: s.appliedIndex,
+      errors: [],
+      dbSizeInUse: dbSize,
+      isLearner: s.confState.learners.includes(this.id),
+    };
+  }
+
+  // ------------------------------------------------------------------ for the gRPC server
+
+  /** Opens a watcher on the hub; the caller has sent its "created" response already. */
+  openWatch(request: WatchCreateRequest, sink: WatchSink, watchId: number): Watcher {
+    return this.hub.watch(request, sink, watchId);
+  }
+
+  cancelWatch(watcher: Watcher): void {
+    this.hub.cancel(watcher);
+  }
+
+  resumeWatch(watcher: Watcher): void {
+    this.hub.resume(watcher);
+  }
+
+  requestProgress(watchers: Watcher[]): void {
+    this.hub.notifyProgress(watchers);
+  }
+
+  /** A WatchResponse for a hub delivery, with this replica's header. */
+  watchResponse(d: WatchDelivery, flags: { created?: boolean; canceled?: boolean } = {}): WatchResponse {
+    return {
+      header: this.header(d.revision),
+      watchId: d.watchId,
+      created: flags.created ?? false,
+      canceled: flags.canceled ?? d.canceled !== undefined,
+      compactRevision: d.canceled?.compactRevision ?? 0,
+      cancelReason: d.canceled?.reason ?? '',
+      fragment: false,
+      events: d.events,
+    };
+  }
+
+  header(revision = this.store.revision): ResponseHeader {
+    return { clusterId: this.clusterId, memberId: BigInt(this.id), revision, raftTerm: this.term };
+  }
+
+  members(): Member[] {
+    const conf: ConfState = this.node.status().confState;
+    return this.options.members
+      .filter((m) => conf.voters.includes(m.id) || conf.learners.includes(m.id))
+      .map((m) => ({ id: BigInt(m.id), name: m.name, peerUrls: [`http://${m.raftAddress}`], clientUrls: m.clientUrls, isLearner: conf.learners.includes(m.id) }));
+  }
+
+  /** Hands leadership to `target` (etcd's MoveLeader); only the leader can. */
+  async moveLeader(target: NodeId): Promise<void> {
+    if (!this.node.isLeader) throw new KvError('NOT_LEADER');
+    if (!this.node.status().confState.voters.includes(target)) throw new KvError('MEMBER_NOT_FOUND');
+    try {
+      await this.node.transferLeadership(target);
+    } catch (err) {
+      throw toKvError(err);
+    }
+  }
+
+  /** The Raft status, for tools and tests. */
+  raftStatus(): ReturnType<RaftNode['status']> {
+    return this.node.status();
+  }
+
+  get revision(): number {
+    return this.store.revision;
+  }
+
+  get compactRevision(): number {
+    return this.store.compactRevision;
+  }
+
+  /** A hash of the store's state at its current revision: equal on replicas that applied the same log. */
+  hashKv(): { hash: number; revision: number; compactRevision: number } {
+    const image = this.store.image();
+    let hash = 0;
+    for (const r of image.records) hash = crc32(encodeRecordValue(Buffer.from(r.key, 'latin1'), r.kv), crc32(Buffer.from(`${r.main}.${r.sub}`), hash));
+    return { hash, revision: image.revision, compactRevision: image.compactRevision };
+  }
+
+  // ------------------------------------------------------------------ the write path
+
+  private async submit(kind: EntryKindName, body: Uint8Array): Promise<unknown> {
+    if (this.stopped) throw new KvError('STOPPED');
+    const maxBytes = this.options.maxRequestBytes ?? 1.5 * 1024 * 1024;
+    if (body.length > maxBytes) throw new KvError('REQUEST_TOO_LARGE');
+    const seq = ++this.seq;
+    const entry = new Uint8Array(ENTRY_HEADER_BYTES + body.length);
+    const view = new DataView(entry.buffer);
+    view.setUint8(0, EntryKind[kind]);
+    view.setUint32(1, this.id);
+    view.setUint32(5, Math.floor(seq / 0x100000000));
+    view.setUint32(9, seq >>> 0);
+    entry.set(body, ENTRY_HEADER_BYTES);
+    const slot: { outcome?: Outcome } = {};
+    this.pending.set(seq, slot);
+    try {
+      await this.node.propose(entry);
+    } catch (err) {
+      throw toKvError(err);
+    } finally {
+      this.pending.delete(seq);
+    }
+    const outcome = slot.outcome;
+    if (!outcome) throw new KvError('INTERNAL', `${kind}: applied without an outcome`);
+    if ('error' in outcome) throw outcome.error;
+    return outcome.value;
+  }
+
+  private async apply(entries: AppliedEntry[], lastIndex: number): Promise<void> {
+    for (const entry of entries) {
+      const data = entry.data;
+      if (data.length < ENTRY_HEADER_BYTES) throw new Error(`store entry ${entry.index} shorter than its header`);
+      const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+      const kind = view.getUint8(0);
+      const member = view.getUint32(1);
+      const seq = view.getUint32(5) * 0x100000000 + view.getUint32(9);
+      let outcome: Outcome;
+      try {
+        outcome = { value: this.execute(kind, data.subarray(ENTRY_HEADER_BYTES)) };
+      } catch (err) {
+        // Errors of the request (a missing lease, a compacted revision) are outcomes; anything
+        // else is a bug that must stop this replica before it diverges.
+        if (!isKvError(err)) throw err;
+        outcome = { error: err };
+      }
+      if (member === this.id) {
+        const slot = this.pending.get(seq);
+        if (slot) slot.outcome = outcome;
+      }
+    }
+    await this.disk.commit(this.store.takeDurableChanges(), this.store, lastIndex);
+    this.appliedIndexValue = lastIndex;
+  }
+
+  /** Applies one entry's request to the store. Deterministic but for the local lease clock. */
+  private execute(kind: number, body: Uint8Array): unknown {
+    switch (kind) {
+      case EntryKind.put:
+        return this.store.put(codecFor('PutRequest').decode(body));
+      case EntryKind.deleteRange:
+        return this.store.deleteRange(codecFor('DeleteRangeRequest').decode(body));
+      case EntryKind.txn:
+        return this.store.txn(codecFor('TxnRequest').decode(body));
+      case EntryKind.compaction: {
+        const { revision } = codecFor('CompactionRequest').decode(body);
+        this.store.compact(revision);
+        return { revision: this.store.revision };
+      }
+      case EntryKind.leaseGrant: {
+        const { id, ttl } = codecFor('LeaseGrantRequest').decode(body);
+        this.store.leaseGrant(id ?? 0n, ttl);
+        this.leaseExpiresAt.set(id ?? 0n, Date.now() + ttl * 1000);
+        return { revision: this.store.revision };
+      }
+      case EntryKind.leaseRevoke: {
+        const { id } = codecFor('LeaseRevokeRequest').decode(body);
+        this.leaseExpiresAt.delete(id);
+        return this.store.leaseRevoke(id);
+      }
+      case EntryKind.leaseKeepAlive: {
+        const { id } = codecFor('LeaseKeepAliveRequest').decode(body);
+        const lease = this.store.lease(id);
+        if (!lease) throw new KvError('LEASE_NOT_FOUND');
+        this.leaseExpiresAt.set(id, Date.now() + lease.ttl * 1000);
+        return { ttl: lease.ttl };
+      }
+      default:
+        throw new Error(`store entry of unknown kind ${kind}: written by a newer version?`);
+    }
+  }
+
+  private async restore(data: Uint8Array, index: number): Promise<void> {
+    const image = decodeImage(data);
+    await this.disk.replace(image, index);
+    this.store.restoreImage(image);
+    this.appliedIndexValue = index;
+    this.leaseExpiresAt.clear();
+    const now = Date.now();
+    for (const lease of this.store.leases()) this.leaseExpiresAt.set(lease.id, now + lease.ttl * 1000);
+    this.hub.resyncAll();
+  }
+
+  // ------------------------------------------------------------------ reads
+
+  /** Resolves once this replica has applied everything committed before the call (ReadIndex). */
+  private linearizableBarrier(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.readWaiters.push({ resolve, reject });
+      this.maybeStartReadRound();
+    });
+  }
+
+  /**
+   * One ReadIndex round at a time serves every read that arrived before it started; reads that
+   * arrive meanwhile wait for the next round, since the current one may predate them.
+   */
+  private maybeStartReadRound(): void {
+    if (this.readRoundInFlight || this.readWaiters.length === 0) return;
+    const batch = this.readWaiters;
+    this.readWaiters = [];
+    this.readRoundInFlight = true;
+    this.node.readIndex().then(
+      () => {
+        for (const w of batch) w.resolve();
+      },
+      (err) => {
+        const error = toKvError(err);
+        for (const w of batch) w.reject(error);
+      },
+    ).finally(() => {
+      this.readRoundInFlight = false;
+      this.maybeStartReadRound();
+    });
+  }
+
+  // ------------------------------------------------------------------ leader duties
+
+  private onLeaderChange(leader: NodeId, term: number): void {
+    this.term = term;
+    if (leader !== this.id) return;
+    const now = Date.now();
+    for (const lease of this.store.leases()) this.leaseExpiresAt.set(lease.id, now + lease.ttl * 1000);
+  }
+
+  private revokeExpiredLeases(): void {
+    if (!this.node.isLeader || this.stopped) return;
+    const now = Date.now();
+    let proposed = 0;
+    for (const [id, expiresAt] of this.leaseExpiresAt) {
+      if (expiresAt > now || this.revoking.has(id)) continue;
+      if (proposed++ >= LEASE_REVOKES_PER_CHECK) break;
+      this.revoking.add(id);
+      this.leaseRevoke(id).catch((err) => {
+        if (!(isKvError(err) && err.code === 'LEASE_NOT_FOUND')) this.log(`revoke expired lease ${id}: ${(err as Error).message}`);
+      }).finally(() => this.revoking.delete(id));
+    }
+  }
+
+  private sampleRevision(retentionMs: number): void {
+    const now = Date.now();
+    this.compactionSamples.push({ at: now, revision: this.store.revision });
+    while (this.compactionSamples.length > 2 && this.compactionSamples[1].at <= now - retentionMs) this.compactionSamples.shift();
+  }
+
+  private autoCompact(retentionMs: number): void {
+    if (!this.node.isLeader || this.stopped) return;
+    const cutoff = Date.now() - retentionMs;
+    let target = 0;
+    for (const s of this.compactionSamples) if (s.at <= cutoff) target = s.revision;
+    if (target <= this.store.compactRevision) return;
+    this.compact({ revision: target }).catch((err) => {
+      if (!(isKvError(err) && err.code === 'COMPACTED')) this.log(`automatic compaction to ${target}: ${(err as Error).message}`);
+    });
+  }
+
+  private minLeaseTtlSeconds(): number {
+    // etcd's minimum: 1.5 election timeouts, so a lease cannot expire during a normal election.
+    const electionMs = (this.options.tickMs ?? 100) * (this.options.electionTicks ?? 10);
+    return Math.ceil((1.5 * electionMs) / 1000);
+  }
+
+  private every(ms: number, fn: () => void): void {
+    this.timers.push(setInterval(fn, ms));
+  }
+
+  private log(line: string): void {
+    (this.options.logger ?? ((l: string) => process.stderr.write(l + '\n')))(`store replica ${this.id}: ${line}`);
+  }
+}
+
+function isReadOnlyTxn(request: TxnRequest): boolean {
+  const readOnly = (ops: TxnRequest['success']): boolean =>
+    ops.every((op) => 'requestRange' in op || ('requestTxn' in op && isReadOnlyTxn(op.requestTxn)));
+  return readOnly(request.success) && readOnly(request.failure);
+}
+
+function toTxnResponse(result: TxnResult, header: ResponseHeader): TxnResponse {
+  return { header, succeeded: result.succeeded, responses: result.responses.map((r) => toResponseOp(r, header)) };
+}
+
+function toResponseOp(r: OpResult, header: ResponseHeader): ResponseOp {
+  if ('responseRange' in r) return { responseRange: { header, ...(r.responseRange as RangeResult) } };
+  if ('responsePut' in r) return { responsePut: r.responsePut.prevKv ? { header, prevKv: r.responsePut.prevKv } : { header } };
+  if ('responseDeleteRange' in r) return { responseDeleteRange: { header, ...r.responseDeleteRange } };
+  return { responseTxn: toTxnResponse(r.responseTxn, header) };
+}
+
+function toKvError(err: unknown): KvError {
+  if (isKvError(err)) return err;
+  if (isRaftError(err)) {
+    switch (err.code) {
+      case 'STOPPED':
+        return new KvError('STOPPED', undefined, { cause: err });
+      case 'NOT_LEADER':
+        return new KvError('NOT_LEADER', undefined, { cause: err });
+      case 'TIMEOUT':
+      case 'PROPOSAL_DROPPED':
+        // The entry may still commit later: the outcome is unknown, as with etcd's timeout.
+        return new KvError('TIMEOUT', undefined, { cause: err });
+      default:
+        return new KvError('UNAVAILABLE', err.message, { cause: err });
+    }
+  }
+  return new KvError('INTERNAL', (err as Error).message, { cause: err });
+}
+
+/** A cluster id every member derives alike from the initial membership. */
+function clusterIdOf(members: KvReplicaMember[]): bigint {
+  const text = members.map((m) => `${m.id}=${m.raftAddress}`).sort().join(',');
+  const hi = crc32(Buffer.from(text + '#hi'));
+  const lo = crc32(Buffer.from(text + '#lo'));
+  return ((BigInt(hi) << 32n) | BigInt(lo)) & 0x7fff_ffff_ffff_ffffn;
+}

@@ -1,0 +1,7 @@
+/**
+ * What src/ may use of raft/: one KV client interface with etcd v3 semantics, served by an
+ * embedded replica of Carina's Raft-replicated store or by a remote etcd, and the pieces that
+ * start a replica.
+ */
+export * from './kv';
+export { EtcdClient, EtcdGrpcServer, KvReplica, type EtcdGrpcServerOptions, type KvReplicaMember, type KvReplicaOptions } from './etcd';

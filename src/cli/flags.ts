@@ -1,0 +1,87 @@
+/**
+ * A small command-line flag parser in kube-apiserver's style: `--name=value` or `--name value`,
+ * booleans as `--name` or `--name=false`. Unknown flags are errors, so a typo never silently
+ * starts a server with a default.
+ */
+
+export interface FlagSpec {
+  name: string;
+  kind: 'string' | 'number' | 'boolean' | 'duration';
+  default: string | number | boolean;
+  help: string;
+}
+
+export type FlagValues = Record<string, string | number | boolean>;
+
+export class FlagError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FlagError';
+  }
+}
+
+export function parseFlags(args: string[], specs: FlagSpec[]): FlagValues {
+  const byName = new Map(specs.map((s) => [s.name, s]));
+  const values: FlagValues = {};
+  for (const spec of specs) values[spec.name] = spec.default;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (!arg.startsWith('--')) throw new FlagError(`unexpected argument "${arg}"`);
+    const eq = arg.indexOf('=');
+    const name = arg.slice(2, eq < 0 ? undefined : eq);
+    const spec = byName.get(name);
+    if (!spec) throw new FlagError(`unknown flag: --${name}`);
+    let raw: string;
+    if (eq >= 0) raw = arg.slice(eq + 1);
+    else if (spec.kind === 'boolean') raw = 'true';
+    else if (i + 1 < args.length) raw = args[++i];
+    else throw new FlagError(`flag needs an argument: --${name}`);
+    values[name] = convert(spec, raw);
+  }
+  return values;
+}
+
+function convert(spec: FlagSpec, raw: string): string | number | boolean {
+  switch (spec.kind) {
+    case 'string':
+      return raw;
+    case 'number': {
+      const n = Number(raw);
+      if (raw.trim() === '' || !Number.isFinite(n)) throw new FlagError(`invalid argument "${raw}" for "--${spec.name}": not a number`);
+      return n;
+    }
+    case 'boolean':
+      if (raw === 'true') return true;
+      if (raw === 'false') return false;
+      throw new FlagError(`invalid argument "${raw}" for "--${spec.name}": not a boolean`);
+    case 'duration':
+      return parseDurationMs(raw, spec.name);
+  }
+}
+
+/** Go-style durations: "300ms", "1.5s", "5m", "1h30m"; a bare "0" is zero. */
+export function parseDurationMs(raw: string, flag = 'duration'): number {
+  if (raw === '0') return 0;
+  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
+  let total = 0;
+  let consumed = 0;
+  for (const match of raw.matchAll(re)) {
+    if (match.index !== consumed) break;
+    total += Number(match[1]) * units[match[2]];
+    consumed += match[0].length;
+  }
+  if (consumed !== raw.length || raw.length === 0) throw new FlagError(`invalid argument "${raw}" for "--${flag}": not a duration (e.g. 300ms, 5s, 5m, 1h)`);
+  return total;
+}
+
+export function formatHelp(command: string, summary: string, specs: FlagSpec[]): string {
+  const lines = [`Usage: carina ${command} [flags]`, '', summary, '', 'Flags:'];
+  const width = Math.max(...specs.map((s) => s.name.length + (s.kind === 'boolean' ? 0 : s.kind.length + 1))) + 4;
+  for (const s of specs) {
+    const left = `  --${s.name}${s.kind === 'boolean' ? '' : ' ' + s.kind}`;
+    const def = s.default === '' ? '' : ` (default ${JSON.stringify(s.default)})`;
+    lines.push(`${left.padEnd(width + 2)}  ${s.help}${def}`);
+  }
+  return lines.join('\n') + '\n';
+}
