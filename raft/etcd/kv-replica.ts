@@ -134,6 +134,8 @@ export class KvReplica implements KvClient {
   private readonly revoking = new Set<bigint>();
   private readonly compactionSamples: Array<{ at: number; revision: number }> = [];
   private readonly timers: NodeJS.Timeout[] = [];
+  private diskQueue: Promise<void> = Promise.resolve();
+  private diskFailure: Error | null = null;
   private readRoundInFlight = false;
   private readWaiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
   private stopped = false;
@@ -222,6 +224,7 @@ export class KvReplica implements KvClient {
     await this.node.stop();
     await this.transport.stop();
     await this.raftStorage.close();
+    await this.diskQueue;
     await this.disk.close();
   }
 
@@ -449,7 +452,7 @@ export class KvReplica implements KvClient {
     return outcome.value;
   }
 
-  private async apply(entries: AppliedEntry[], lastIndex: number): Promise<void> {
+  private apply(entries: AppliedEntry[], lastIndex: number): void {
     for (const entry of entries) {
       const data = entry.data;
       if (data.length < ENTRY_HEADER_BYTES) throw new Error(`store entry ${entry.index} shorter than its header`);
@@ -471,8 +474,23 @@ export class KvReplica implements KvClient {
         if (slot) slot.outcome = outcome;
       }
     }
-    await this.disk.commit(this.store.takeDurableChanges(), this.store, lastIndex);
+    this.persist(lastIndex);
     this.appliedIndexValue = lastIndex;
+  }
+
+  /**
+   * Queues the applied changes for LevelDB without waiting: the Raft log already holds them
+   * durably, and a crash replays from the index the disk reached. Batches are written one at a
+   * time in apply order, so the disk always holds the state after a prefix of the log.
+   */
+  private persist(lastIndex: number): void {
+    if (this.diskFailure) throw this.diskFailure;
+    const changes = this.store.takeDurableChanges();
+    const reached = { revision: this.store.revision, compactRevision: this.store.compactRevision };
+    this.diskQueue = this.diskQueue.then(() => this.disk.commit(changes, reached, lastIndex)).catch((err: Error) => {
+      // The replica can no longer keep its disk in step with memory: the next apply fails the node.
+      this.diskFailure ??= new Error(`store write at index ${lastIndex} failed: ${err.message}`, { cause: err });
+    });
   }
 
   /** Applies one entry's request to the store. Deterministic but for the local lease clock. */
@@ -514,6 +532,8 @@ export class KvReplica implements KvClient {
 
   private async restore(data: Uint8Array, index: number): Promise<void> {
     const image = decodeImage(data);
+    await this.diskQueue;
+    if (this.diskFailure) throw this.diskFailure;
     await this.disk.replace(image, index);
     this.store.restoreImage(image);
     this.appliedIndexValue = index;

@@ -55,8 +55,11 @@ export class LevelMvcc {
     }
   }
 
-  /** Writes the changes of applied entries and the index they reach, as one batch. */
-  async commit(changes: DurableChange[], store: MvccStore, appliedIndex: number): Promise<void> {
+  /**
+   * Writes the changes of applied entries and the state they reach (the store's revision and
+   * compact revision after them, and the Raft index), as one batch.
+   */
+  async commit(changes: DurableChange[], reached: { revision: number; compactRevision: number }, appliedIndex: number): Promise<void> {
     this.throwIfFailed();
     const ops: BatchOperation[] = [];
     for (const change of changes) {
@@ -79,8 +82,8 @@ export class LevelMvcc {
     }
     ops.push(
       { type: 'put', key: META_KEYS.applied, value: encodeU64(appliedIndex) },
-      { type: 'put', key: META_KEYS.revision, value: encodeU64(store.revision) },
-      { type: 'put', key: META_KEYS.compact, value: encodeU64(store.compactRevision) },
+      { type: 'put', key: META_KEYS.revision, value: encodeU64(reached.revision) },
+      { type: 'put', key: META_KEYS.compact, value: encodeU64(reached.compactRevision) },
     );
     await this.write(ops);
   }

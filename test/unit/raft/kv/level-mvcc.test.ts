@@ -29,9 +29,9 @@ describe('LevelMvcc', () => {
     store.put({ key: enc('a'), value: enc('3') });
     store.deleteRange({ key: enc('b') });
     store.put({ key: enc('c'), value: enc('4'), lease: 7n });
-    await first.disk.commit(store.takeDurableChanges(), store, 10);
+    await first.disk.commit(store.takeDurableChanges(), { revision: store.revision, compactRevision: store.compactRevision }, 10);
     store.compact(3);
-    await first.disk.commit(store.takeDurableChanges(), store, 11);
+    await first.disk.commit(store.takeDurableChanges(), { revision: store.revision, compactRevision: store.compactRevision }, 11);
     await first.disk.close();
 
     const again = await LevelMvcc.open(join(dir, 'kv'));
@@ -49,7 +49,7 @@ describe('LevelMvcc', () => {
     source.put({ key: enc('y'), value: enc('2') });
     const opened = await LevelMvcc.open(join(dir, 'kv'));
     opened.store.put({ key: enc('old'), value: enc('z') });
-    await opened.disk.commit(opened.store.takeDurableChanges(), opened.store, 5);
+    await opened.disk.commit(opened.store.takeDurableChanges(), { revision: opened.store.revision, compactRevision: opened.store.compactRevision }, 5);
     await opened.disk.replace(source.image(), 42);
     await opened.disk.close();
     const again = await LevelMvcc.open(join(dir, 'kv'));
@@ -61,7 +61,7 @@ describe('LevelMvcc', () => {
   it('refuses to start on a damaged record, naming its key', async () => {
     const opened = await LevelMvcc.open(join(dir, 'kv'));
     opened.store.put({ key: enc('a'), value: enc('1') });
-    await opened.disk.commit(opened.store.takeDurableChanges(), opened.store, 1);
+    await opened.disk.commit(opened.store.takeDurableChanges(), { revision: opened.store.revision, compactRevision: opened.store.compactRevision }, 1);
     await opened.disk.close();
     const raw = new Level<Buffer, Buffer>(join(dir, 'kv'), { keyEncoding: 'buffer', valueEncoding: 'buffer' });
     await raw.put(recordKey(2, 0), Buffer.from([9, 9, 9]));
