@@ -10,26 +10,9 @@
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http2';
 
-/** gRPC status codes (grpc/doc/statuscodes.md). */
-export const Status = {
-  OK: 0,
-  CANCELLED: 1,
-  UNKNOWN: 2,
-  INVALID_ARGUMENT: 3,
-  DEADLINE_EXCEEDED: 4,
-  NOT_FOUND: 5,
-  ALREADY_EXISTS: 6,
-  PERMISSION_DENIED: 7,
-  RESOURCE_EXHAUSTED: 8,
-  FAILED_PRECONDITION: 9,
-  ABORTED: 10,
-  OUT_OF_RANGE: 11,
-  UNIMPLEMENTED: 12,
-  INTERNAL: 13,
-  UNAVAILABLE: 14,
-  DATA_LOSS: 15,
-  UNAUTHENTICATED: 16,
-} as const;
+/** gRPC status codes (grpc/doc/statuscodes.md); one table, kept with the store's error codes. */
+export { GrpcCode as Status } from '../kv/errors';
+import { GrpcCode as Status } from '../kv/errors';
 
 export const GRPC_CONTENT_TYPE = 'application/grpc';
 /** Compressed flag (1 byte) and message length (4 bytes, big-endian). */

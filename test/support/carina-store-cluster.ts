@@ -6,8 +6,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EtcdClient } from '../../raft/etcd/etcd-client';
-import { EtcdMember } from './etcd-process';
+import { EtcdMember, waitForAgreedLeader } from './etcd-process';
 import { freePort } from './raft-cluster';
 
 export interface CarinaStoreClusterOptions {
@@ -67,23 +66,8 @@ export class CarinaStoreCluster {
 
   /** Waits until every running member answers Status and all agree on one leader; returns its index. */
   async waitHealthy(timeoutMs = 30_000): Promise<number> {
-    const deadline = Date.now() + timeoutMs;
-    const expected = this.members.filter((m) => m.running);
-    const clients = expected.map((m) => new EtcdClient({ endpoints: [m.clientEndpoint], timeoutMs: 1_000 }));
-    try {
-      for (;;) {
-        const dead = expected.filter((m) => !m.running);
-        if (dead.length > 0) throw new Error(`carina exited while starting:\n${dead.map((m) => `--- ${m.name}\n${m.log.slice(-4_000)}`).join('\n')}`);
-        const leaders = await Promise.all(clients.map((c) => c.status().then((s) => s.leader, () => 0n)));
-        if (leaders.length > 0 && leaders.every((l) => l !== 0n && l === leaders[0])) return Number(leaders[0]) - 1;
-        if (Date.now() > deadline) {
-          throw new Error(`carina store cluster not healthy within ${timeoutMs} ms:\n${this.members.map((m) => `--- ${m.name}\n${m.log.slice(-4_000)}`).join('\n')}`);
-        }
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    } finally {
-      await Promise.all(clients.map((c) => c.close()));
-    }
+    const leader = await waitForAgreedLeader(this.members, timeoutMs, 'carina store cluster');
+    return Number(leader) - 1;
   }
 
   async kill(index: number): Promise<void> {

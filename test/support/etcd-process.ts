@@ -225,26 +225,7 @@ export class EtcdCluster {
    * members' logs if that does not happen in time or a member exits.
    */
   async waitHealthy(timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    const expected = this.members.filter((m) => m.running);
-    if (expected.length === 0) throw new Error('no etcd member is running');
-    const clients = expected.map((m) => new EtcdClient({ endpoints: [m.clientEndpoint], timeoutMs: 1_000 }));
-    try {
-      for (;;) {
-        const dead = expected.filter((m) => !m.running);
-        if (dead.length > 0) {
-          throw new Error(`etcd exited while starting:\n${dead.map((m) => `--- ${m.name}\n${m.log.slice(-4_000)}`).join('\n')}`);
-        }
-        const leaders = await Promise.all(clients.map((c) => c.status().then((s) => s.leader, () => 0n)));
-        if (leaders.length > 0 && leaders.every((l) => l !== 0n && l === leaders[0])) return;
-        if (Date.now() > deadline) {
-          throw new Error(`etcd cluster did not become healthy within ${timeoutMs} ms:\n${this.members.map((m) => `--- ${m.name}\n${m.log.slice(-4_000)}`).join('\n')}`);
-        }
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    } finally {
-      await Promise.all(clients.map((c) => c.close()));
-    }
+    await waitForAgreedLeader(this.members, timeoutMs, 'etcd cluster');
   }
 
   /** kill -9 of member `index` (0-based). */
@@ -280,4 +261,29 @@ async function distinctFreePorts(count: number): Promise<number[]> {
     ports.add(await freePort());
   }
   return [...ports];
+}
+
+/**
+ * Waits until every running member answers Status and all name the same leader; returns that
+ * leader's member id. Throws with the members' logs if a member exits or time runs out.
+ */
+export async function waitForAgreedLeader(members: EtcdMember[], timeoutMs: number, what: string): Promise<bigint> {
+  const deadline = Date.now() + timeoutMs;
+  const expected = members.filter((m) => m.running);
+  if (expected.length === 0) throw new Error(`${what}: no member is running`);
+  const clients = expected.map((m) => new EtcdClient({ endpoints: [m.clientEndpoint], timeoutMs: 1_000 }));
+  try {
+    for (;;) {
+      const dead = expected.filter((m) => !m.running);
+      if (dead.length > 0) throw new Error(`${what}: a member exited:\n${dead.map((m) => `--- ${m.name}\n${m.log.slice(-4_000)}`).join('\n')}`);
+      const leaders = await Promise.all(clients.map((c) => c.status().then((s) => s.leader, () => 0n)));
+      if (leaders.every((l) => l !== 0n && l === leaders[0])) return leaders[0];
+      if (Date.now() > deadline) {
+        throw new Error(`${what} not healthy within ${timeoutMs} ms:\n${members.map((m) => `--- ${m.name}\n${m.log.slice(-4_000)}`).join('\n')}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    await Promise.all(clients.map((c) => c.close()));
+  }
 }
