@@ -8,7 +8,7 @@
  * Compression is not supported: messages are sent with the compressed flag 0, and a message that
  * arrives compressed is refused (no `grpc-encoding` other than identity is ever offered).
  */
-import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http2';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 
 /** gRPC status codes (grpc/doc/statuscodes.md); one table, kept with the store's error codes. */
 export { GrpcCode as Status } from '../kv/errors';
@@ -364,4 +364,37 @@ export function requestHeaders(options: RequestHeaderOptions): OutgoingHttpHeade
 /** The HEADERS of a gRPC response (status and trailers come later, or with statusTrailers alone). */
 export function responseHeaders(): OutgoingHttpHeaders {
   return { ':status': 200, 'content-type': GRPC_CONTENT_TYPE };
+}
+
+/**
+ * The server side of a unary call's request: calls `onMessage` with its one message as soon as
+ * it has arrived (anything after it is ignored), or `onFailure` with the status to end the call
+ * with if the stream is malformed or ends without a message. Exactly one of the two is called.
+ */
+export function readUnaryRequest(
+  stream: ServerHttp2Stream,
+  deframer: GrpcDeframer,
+  onMessage: (message: Uint8Array) => void,
+  onFailure: (code: number, message: string) => void,
+): void {
+  let settled = false;
+  stream.on('data', (chunk: Buffer) => {
+    if (settled) return;
+    let messages: readonly Uint8Array[];
+    try {
+      messages = deframer.push(chunk);
+    } catch (err) {
+      settled = true;
+      onFailure(err instanceof GrpcProtocolError ? err.code : Status.INTERNAL, (err as Error).message);
+      return;
+    }
+    if (messages.length === 0) return;
+    settled = true;
+    onMessage(messages[0]);
+  });
+  stream.on('end', () => {
+    if (settled) return;
+    settled = true;
+    onFailure(Status.INTERNAL, 'grpc: request stream ended without a message');
+  });
 }

@@ -18,7 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { KvError, isKvError } from '../kv/errors';
 import type { Watcher } from '../kv/watch-hub';
 import { codecFor, ETCD_METHODS, methodPath, type EtcdMethodName, type EtcdRequestOf, type EtcdResponseOf, type WatchRequest } from './codec';
-import { FRAME_HEADER_BYTES, GrpcDeframer, isGrpcContentType, responseHeaders, Status, statusTrailers, writeFrameHeader } from './grpc-framing';
+import { FRAME_HEADER_BYTES, GrpcDeframer, isGrpcContentType, readUnaryRequest, responseHeaders, Status, statusTrailers, writeFrameHeader } from './grpc-framing';
 import type { KvReplica } from './kv-replica';
 
 export interface EtcdGrpcServerOptions {
@@ -121,22 +121,10 @@ export class EtcdGrpcServer {
     }
     const requestCodec = codecFor(ETCD_METHODS[route.name].request);
     const responseCodec = codecFor(ETCD_METHODS[route.name].response);
-    let answered = false;
-    stream.on('data', (chunk: Buffer) => {
-      if (answered) return;
-      let messages: readonly Uint8Array[];
-      try {
-        messages = deframer.push(chunk);
-      } catch (err) {
-        answered = true;
-        this.endWithStatus(stream, Status.RESOURCE_EXHAUSTED, (err as Error).message);
-        return;
-      }
-      if (messages.length === 0) return;
-      answered = true;
+    readUnaryRequest(stream, deframer, (message) => {
       let request: unknown;
       try {
-        request = requestCodec.decode(messages[0]);
+        request = requestCodec.decode(message);
       } catch (err) {
         this.endWithStatus(stream, Status.INTERNAL, `grpc: error unmarshalling request: ${(err as Error).message}`);
         return;
@@ -145,13 +133,7 @@ export class EtcdGrpcServer {
         (response) => this.endWithMessage(stream, responseCodec.encodeWithPrefix(response as never, FRAME_HEADER_BYTES)),
         (err) => this.endWithError(stream, err),
       );
-    });
-    stream.on('end', () => {
-      if (!answered) {
-        answered = true;
-        this.endWithStatus(stream, Status.INTERNAL, 'grpc: request stream ended without a message');
-      }
-    });
+    }, (code, message) => this.endWithStatus(stream, code, message));
   }
 
   private serveWatch(stream: http2.ServerHttp2Stream, deframer: GrpcDeframer): void {

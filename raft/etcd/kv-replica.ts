@@ -299,7 +299,8 @@ export class KvReplica implements KvClient {
     const lease = this.store.lease(id);
     if (!lease) return { header: this.header(), id, ttl: -1, grantedTtl: 0, keys: [] };
     const expiresAt = this.leaseExpiresAt.get(id) ?? Date.now() + lease.ttl * 1000;
-    const ttl = Math.max(0, Math.ceil((expiresAt - Date.now()) / 1000));
+    // Whole seconds left, rounded down as etcd reports them.
+    const ttl = Math.max(0, Math.floor((expiresAt - Date.now()) / 1000));
     const attached = keys ? [...lease.keys].sort().map((k) => Buffer.from(k, 'latin1')) : [];
     return { header: this.header(), id, ttl, grantedTtl: lease.ttl, keys: attached };
   }
@@ -327,12 +328,13 @@ export class KvReplica implements KvClient {
   }
 
   async memberList(): Promise<MemberListResponse> {
-    return { header: this.header(), members: this.members() };
+    // etcd's MemberList header carries no revision.
+    return { header: this.header(0), members: this.members() };
   }
 
   async status(): Promise<StatusResponse> {
     const s = this.node.status();
-    const dbSize = await this.disk.approximateSize();
+    const dbSize = this.store.byteSize;
     return {
       header: this.header(),
       version: STORE_VERSION,
@@ -369,7 +371,8 @@ export class KvReplica implements KvClient {
   /** A WatchResponse for a hub delivery, with this replica's header. */
   watchResponse(d: WatchDelivery, flags: { created?: boolean; canceled?: boolean } = {}): WatchResponse {
     return {
-      header: this.header(d.revision),
+      // etcd's cancel for a compacted start carries no revision, only the compact revision.
+      header: this.header(d.canceled ? 0 : d.revision),
       watchId: d.watchId,
       created: flags.created ?? false,
       canceled: flags.canceled ?? d.canceled !== undefined,
@@ -638,7 +641,9 @@ function isReadOnlyTxn(request: TxnRequest): boolean {
 }
 
 function toTxnResponse(result: TxnResult, header: ResponseHeader): TxnResponse {
-  return { header, succeeded: result.succeeded, responses: result.responses.map((r) => toResponseOp(r, header)) };
+  // As in etcd, the responses inside a txn carry only the revision in their headers.
+  const inner: ResponseHeader = { clusterId: 0n, memberId: 0n, revision: header.revision, raftTerm: 0 };
+  return { header, succeeded: result.succeeded, responses: result.responses.map((r) => toResponseOp(r, inner)) };
 }
 
 function toResponseOp(r: OpResult, header: ResponseHeader): ResponseOp {

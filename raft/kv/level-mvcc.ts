@@ -116,13 +116,6 @@ export class LevelMvcc {
     ]);
   }
 
-  /** Approximate bytes on disk. */
-  async approximateSize(): Promise<number> {
-    const db = this.db as unknown as { approximateSize?: (start: Buffer, end: Buffer) => Promise<number> };
-    if (typeof db.approximateSize !== 'function') return 0;
-    return db.approximateSize(Buffer.of(0), Buffer.of(0xff));
-  }
-
   async close(): Promise<void> {
     await this.db.close();
   }

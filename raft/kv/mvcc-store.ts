@@ -119,6 +119,7 @@ export class MvccStore {
   private historyHead = 0;
   private readonly leaseTable = new Map<bigint, LeaseState>();
   private write: WriteInProgress | null = null;
+  private retainedBytes = 0;
   private durable: DurableChange[] = [];
   private readonly commitListeners: Array<(txn: CommittedTxn) => void> = [];
 
@@ -129,6 +130,11 @@ export class MvccStore {
   /** The revision of the last compaction (0 if none). */
   get compactRevision(): number {
     return this.compactedRevision;
+  }
+
+  /** Approximate bytes of the retained records (keys and values), as etcd's dbSize reports. */
+  get byteSize(): number {
+    return this.retainedBytes;
   }
 
   get keyCount(): number {
@@ -250,6 +256,7 @@ export class MvccStore {
     this.historyHead = 0;
     this.leaseTable.clear();
     this.durable = [];
+    this.retainedBytes = 0;
     for (const lease of image.leases) this.leaseTable.set(lease.id, { id: lease.id, ttl: lease.ttl, keys: new Set() });
     let previousMain = 0;
     let previousSub = -1;
@@ -269,6 +276,7 @@ export class MvccStore {
           this.sortedKeys.add(r.key);
         }
         list.push(record);
+        this.retainedBytes += recordBytes(record);
       }
       if (r.main >= image.compactRevision) this.history.push(record);
     }
@@ -319,7 +327,10 @@ export class MvccStore {
       if (i < 0) continue;
       const dropCount = list[i].kv === null ? i + 1 : i;
       if (dropCount === 0) continue;
-      for (let j = 0; j < dropCount; j++) this.durable.push({ type: 'deleteRecord', main: list[j].main, sub: list[j].sub });
+      for (let j = 0; j < dropCount; j++) {
+        this.durable.push({ type: 'deleteRecord', main: list[j].main, sub: list[j].sub });
+        this.retainedBytes -= recordBytes(list[j]);
+      }
       list.splice(0, dropCount);
       if (list.length === 0) {
         this.keys.delete(key);
@@ -514,9 +525,15 @@ export class MvccStore {
       this.sortedKeys.add(key);
     }
     list.push(record);
+    this.retainedBytes += recordBytes(record);
     write.changes.push(record);
     this.durable.push({ type: 'putRecord', record });
   }
+}
+
+/** What one record costs on disk, roughly: key, value and a fixed overhead. */
+function recordBytes(r: ChangeRecord): number {
+  return r.key.length + (r.kv ? r.kv.value.length + 28 : 0) + 18;
 }
 
 function lastAtOrBelow(list: ChangeRecord[], revision: number): number {

@@ -261,6 +261,7 @@ function runSequence(seed: number, steps: number): void {
       expect(rebuilt.range(all).kvs.map(plain), `seed ${seed} step ${step} image`).to.deep.equal(store.range(all).kvs.map(plain));
       expect(rebuilt.revision).to.equal(store.revision);
       expect(rebuilt.compactRevision).to.equal(store.compactRevision);
+      expect(rebuilt.byteSize, `seed ${seed} step ${step} size`).to.equal(store.byteSize);
       for (let r = Math.max(1, store.compactRevision); r <= store.revision; r++) {
         expect(rebuilt.range({ ...all, revision: r }).kvs.map(plain), `seed ${seed} step ${step} image @${r}`).to.deep.equal(store.range({ ...all, revision: r }).kvs.map(plain));
       }
