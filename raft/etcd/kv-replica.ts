@@ -190,7 +190,7 @@ export class KvReplica implements KvClient {
         tickMs: options.tickMs ?? 100,
         electionTicks: options.electionTicks ?? 10,
         heartbeatTicks: 1,
-        snapshotEveryEntries: options.snapshotEveryEntries ?? 10_000,
+        snapshotEveryEntries: options.snapshotEveryEntries ?? 100_000,
         keepEntriesAfterSnapshot: options.keepEntriesAfterSnapshot ?? 5_000,
         requestTimeoutMs: options.requestTimeoutMs ?? 7_000,
         onLeaderChange: (leader, term) => replica?.onLeaderChange(leader, term),

@@ -15,7 +15,7 @@ const SERVER_FLAGS: FlagSpec[] = [
   { name: 'listen-etcd-address', kind: 'string', default: '127.0.0.1:2379', help: 'host:port where the store serves the etcd v3 gRPC API (plaintext).' },
   { name: 'heartbeat-interval', kind: 'duration', default: 100, help: 'Raft heartbeat interval (one tick).' },
   { name: 'election-timeout', kind: 'duration', default: 1000, help: 'Raft election timeout.' },
-  { name: 'snapshot-count', kind: 'number', default: 10000, help: 'Applied entries between two snapshots of the store.' },
+  { name: 'snapshot-count', kind: 'number', default: 100_000, help: 'Applied entries between two snapshots of the store (etcd 3.4: 100000).' },
   { name: 'auto-compaction-interval', kind: 'duration', default: 300_000, help: 'How often the leader compacts the store\'s history (0 disables).' },
   { name: 'auto-compaction-retention', kind: 'duration', default: 300_000, help: 'How much history automatic compaction keeps.' },
   { name: 'watch-progress-notify-interval', kind: 'duration', default: 600_000, help: 'Interval of watch progress notifications for watches that ask for them.' },
