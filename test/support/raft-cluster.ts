@@ -71,12 +71,19 @@ export class Member {
         clearTimeout(timer);
         resolve(reply);
       });
-      try {
-        child.send({ ...message, rid });
-      } catch (err) {
-        this.pending.delete(rid);
+      const failed = (err: Error) => {
+        if (!this.pending.delete(rid)) return;
         clearTimeout(timer);
-        resolve({ ok: false, code: 'EXITED', error: (err as Error).message });
+        resolve({ ok: false, code: 'EXITED', error: err.message });
+      };
+      try {
+        // The callback receives a channel closed by a kill -9 that raced with this send; without
+        // it the error would be emitted on the child process, uncaught.
+        child.send({ ...message, rid }, (err) => {
+          if (err) failed(err);
+        });
+      } catch (err) {
+        failed(err as Error);
       }
     });
   }
