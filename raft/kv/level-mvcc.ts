@@ -27,6 +27,7 @@ import {
   recordKey,
 } from './mvcc-codec';
 import { MvccStore, type DurableChange, type MvccImage } from './mvcc-store';
+import { writeChainedBatch } from '../storage';
 
 type Database = Level<Buffer, Buffer>;
 type BatchOperation = { type: 'put'; key: Buffer; value: Buffer } | { type: 'del'; key: Buffer };
@@ -122,7 +123,7 @@ export class LevelMvcc {
 
   private async write(ops: BatchOperation[]): Promise<void> {
     try {
-      await this.db.batch(ops, { sync: false });
+      await writeChainedBatch(this.db, ops, false);
     } catch (err) {
       // What is on disk may no longer match memory: refuse further writes; the replica must restart.
       this.failed = err as Error;

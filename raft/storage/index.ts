@@ -8,4 +8,5 @@ export { entryPayloadBytes, limitEntryBytes } from './storage';
 export { MemoryStorage } from './memory-storage';
 export { LevelStorage, type LevelStorageOptions, type StorageUpdate } from './level-storage';
 export { crc32 } from './record-codec';
+export { writeChainedBatch, type LevelBatchOperation } from './chained-batch';
 export type { ConfState, Entry, HardState, Snapshot, SnapshotMetadata } from '../core/types';

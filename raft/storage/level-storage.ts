@@ -38,6 +38,7 @@ import { Level } from 'level';
 import { assert, assertSafeInteger } from '../core/assert';
 import { RaftError, isRaftError } from '../core/errors';
 import type { ConfState, Entry, HardState, Snapshot } from '../core/types';
+import { writeChainedBatch } from './chained-batch';
 import { cloneConfState, MemoryStorage } from './memory-storage';
 import {
   decodeConfState,
@@ -352,7 +353,7 @@ export class LevelStorage implements LogStorage {
   private async writeBatch(operations: BatchOperation[], sync: boolean, action: string): Promise<void> {
     if (operations.length === 0) return;
     try {
-      await this.db.batch(operations, { sync });
+      await writeChainedBatch(this.db, operations, sync);
     } catch (err) {
       this.failure = err;
       throw translateLevelError(err, `${action} to raft storage "${this.dir}"`);
@@ -462,7 +463,7 @@ async function bootstrapDirectory(db: Database, dir: string, bootstrap: ConfStat
     operations.push({ type: 'put', key: LEVEL_STORAGE_KEYS.hardState, value: encodeHardState(hardState) });
   }
   try {
-    await db.batch(operations, { sync: true });
+    await writeChainedBatch(db, operations, true);
   } catch (err) {
     throw translateLevelError(err, action);
   }
