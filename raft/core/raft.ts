@@ -468,6 +468,9 @@ export class Raft {
   private campaignToHandOff(): void {
     if (this.role !== 'follower' || this.voterIds().length === 0) return;
     if (this.raftLog.hasPendingSnapshot() || this.raftLog.hasUnappliedConfChanges()) return;
+    // A removed node's election timer runs on while it waits, unused; without a fresh start the
+    // next tick would abandon this campaign (tickElection) before any answer could arrive.
+    this.electionElapsed = 0;
     this.campaign(this.preVote ? 'preElection' : 'election', false);
   }
 

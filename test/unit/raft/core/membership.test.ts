@@ -216,6 +216,23 @@ describe('raft core: membership', () => {
     expect(net.node(1).term).to.equal(2);
   });
 
+  it('a removed node asked for a vote by a stale voter keeps its hand-off campaign past the next tick', () => {
+    const net = new Network([1, 2, 3]);
+    net.elect(1);
+    net.node(1).rawNode.proposeConfChange(change('removeNode', 3));
+    net.stabilize();
+    const removed = net.node(3);
+    expect(removed.confState().voters).to.deep.equal([1, 2]);
+    // Long idle: the removed node's election timer runs on, unused.
+    net.tick(3, 5 * ELECTION_TICKS);
+    const last = removed.lastIndex();
+    // A voter that never learned of the removal asks for a pre-vote with a shorter log.
+    removed.rawNode.step(emptyMessage({ type: 'preVote', from: 2, to: 3, term: removed.term + 1, index: last - 1, logTerm: removed.term }));
+    expect(removed.role).to.equal('preCandidate');
+    net.tick(3, 1);
+    expect(removed.role).to.equal('preCandidate');
+  });
+
   it('a removed node that never learned of its removal does not depose the leader', () => {
     const net = new Network([1, 2, 3]);
     net.elect(1);
