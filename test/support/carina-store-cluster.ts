@@ -6,8 +6,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EtcdMember, waitForAgreedLeader } from './etcd-process';
-import { freePort } from './raft-cluster';
+import { distinctFreePorts, EtcdMember, waitForAgreedLeader } from './etcd-process';
 
 export interface CarinaStoreClusterOptions {
   startTimeoutMs?: number;
@@ -31,9 +30,7 @@ export class CarinaStoreCluster {
     mkdirSync(base, { recursive: true });
     const cluster = new CarinaStoreCluster(mkdtempSync(join(base, 'carina-store-')));
     try {
-      const ports = new Set<number>();
-      while (ports.size < size * 2) ports.add(await freePort());
-      const list = [...ports];
+      const list = await distinctFreePorts(size * 2);
       const initialCluster = Array.from({ length: size }, (_, i) => `${i + 1}@127.0.0.1:${list[2 * i + 1]}@127.0.0.1:${list[2 * i]}`).join(',');
       for (let i = 0; i < size; i++) {
         const id = i + 1;

@@ -254,7 +254,7 @@ export class EtcdCluster {
 }
 
 /** `count` free loopback ports, all different (freePort may hand out a port twice once closed). */
-async function distinctFreePorts(count: number): Promise<number[]> {
+export async function distinctFreePorts(count: number): Promise<number[]> {
   const ports = new Set<number>();
   for (let tries = 0; ports.size < count; tries++) {
     if (tries > count * 20) throw new Error('could not find free ports');
