@@ -1,0 +1,2 @@
+export { packagePath, packageRoot } from './package-root';
+export { AssertionError, assert } from './assert';
