@@ -1,0 +1,76 @@
+/**
+ * Content negotiation as kube-apiserver v1.25 does it: `Accept` picks the response
+ * representation in the client's order (entries with parameters the server does not serve,
+ * such as `as=Table` or aggregated discovery's `as=APIGroupDiscoveryList`, are skipped so the
+ * client falls back to the next one); `Content-Type` names the request body's representation.
+ */
+import { errors } from '../util';
+
+export const JSON_MEDIA_TYPE = 'application/json';
+export const YAML_MEDIA_TYPE = 'application/yaml';
+export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
+export const SUPPORTED_MEDIA_TYPES = [JSON_MEDIA_TYPE, YAML_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE];
+
+export type Representation = 'json' | 'yaml' | 'protobuf';
+
+export interface MediaRange {
+  type: string;
+  subtype: string;
+  params: Record<string, string>;
+}
+
+export function parseMediaRanges(header: string | undefined): MediaRange[] {
+  if (header === undefined || header.trim() === '') return [];
+  const ranges: MediaRange[] = [];
+  for (const part of header.split(',')) {
+    const [typePart, ...paramParts] = part.split(';');
+    const [type, subtype] = typePart.trim().toLowerCase().split('/');
+    if (!type || !subtype) continue;
+    const params: Record<string, string> = {};
+    for (const p of paramParts) {
+      const eq = p.indexOf('=');
+      if (eq < 0) continue;
+      params[p.slice(0, eq).trim().toLowerCase()] = p.slice(eq + 1).trim().replace(/^"|"$/g, '');
+    }
+    ranges.push({ type, subtype, params });
+  }
+  return ranges;
+}
+
+export interface ResponseChoice {
+  representation: Representation;
+  pretty: boolean;
+}
+
+/**
+ * The representation for a response. `protobufAllowed` is false for documents that have no
+ * Protobuf form (discovery is JSON-only in v1.25 when asked for it as JSON, custom resources).
+ */
+export function negotiateResponse(accept: string | undefined, protobufAllowed: boolean): ResponseChoice {
+  const ranges = parseMediaRanges(accept);
+  if (ranges.length === 0) return { representation: 'json', pretty: false };
+  for (const range of ranges) {
+    // Conversions the server does not offer (Table, PartialObjectMetadata, aggregated discovery) are skipped.
+    if (range.params.as !== undefined) continue;
+    const pretty = range.params.pretty === '1' || range.params.pretty === 'true';
+    const full = `${range.type}/${range.subtype}`;
+    if (full === JSON_MEDIA_TYPE || full === 'application/*' || full === '*/*') return { representation: 'json', pretty };
+    if (full === YAML_MEDIA_TYPE) return { representation: 'yaml', pretty };
+    if (full === PROTOBUF_MEDIA_TYPE && protobufAllowed) return { representation: 'protobuf', pretty: false };
+  }
+  throw errors.notAcceptable(protobufAllowed ? SUPPORTED_MEDIA_TYPES : [JSON_MEDIA_TYPE, YAML_MEDIA_TYPE]);
+}
+
+/** The representation of a request body, or 415. */
+export function requestRepresentation(contentType: string | undefined, protobufAllowed: boolean): Representation {
+  const range = parseMediaRanges(contentType ?? JSON_MEDIA_TYPE)[0];
+  const full = range === undefined ? JSON_MEDIA_TYPE : `${range.type}/${range.subtype}`;
+  if (full === JSON_MEDIA_TYPE) return 'json';
+  if (full === YAML_MEDIA_TYPE) return 'yaml';
+  if (full === PROTOBUF_MEDIA_TYPE && protobufAllowed) return 'protobuf';
+  throw errors.unsupportedMediaType(protobufAllowed ? SUPPORTED_MEDIA_TYPES : [JSON_MEDIA_TYPE, YAML_MEDIA_TYPE]);
+}
+
+export function mediaTypeOf(representation: Representation): string {
+  return representation === 'json' ? JSON_MEDIA_TYPE : representation === 'yaml' ? YAML_MEDIA_TYPE : PROTOBUF_MEDIA_TYPE;
+}

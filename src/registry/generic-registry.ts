@@ -1,0 +1,400 @@
+/**
+ * The generic resource store: get, list, create, update, delete and deletecollection for any
+ * served resource over ObjectStore, with the object-metadata rules every kube-apiserver
+ * registry applies (apiserver pkg/registry/generic/registry/store.go): system fields on create,
+ * preserved fields on update, optimistic concurrency, finalizers and deletionTimestamp, and the
+ * namespace lifecycle checks. Type-specific behaviour comes from the ObjectStrategy.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { ApiError, errors, type GroupResource } from '../util';
+import { ObjectStore, type JsonObject, type StoredObject } from '../storage/object-store';
+import { EXPIRED_CONTINUE_MESSAGE, encodeContinueToken, planGet, type ListPlan, type ReadMode } from './list-options';
+import type { ObjectStrategy } from './object-strategy';
+import { apiVersionOf, resourceKeyPrefix, type ServedResource } from './served-resource';
+
+export interface WriteOptions {
+  dryRun: boolean;
+  subresource: '' | 'status';
+}
+
+export interface DeleteOptions {
+  dryRun: boolean;
+  gracePeriodSeconds?: number;
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+export interface ListResponse {
+  items: JsonObject[];
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export type DeleteResult =
+  /** Removed from the store; `object` is its last state. */
+  | { removed: true; object: JsonObject }
+  /** Still present, now with a deletionTimestamp (finalizers pending). */
+  | { removed: false; object: JsonObject };
+
+/** How long a read waits for this replica to reach a resourceVersion before answering 504. */
+const FUTURE_VERSION_WAIT_MS = 3000;
+const UPDATE_RETRIES = 16;
+const GENERATE_NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+export interface RegistryHooks {
+  /** The namespace lifecycle: is `namespace` there, and not terminating? Throws the Status to send. */
+  checkNamespaceForCreate(namespace: string): Promise<void>;
+}
+
+export function groupResourceOf(resource: ServedResource): GroupResource {
+  return { group: resource.group, resource: resource.resource };
+}
+
+export function objectName(object: JsonObject): string {
+  const name = (object.metadata as JsonObject | undefined)?.name;
+  return typeof name === 'string' ? name : '';
+}
+
+export function metadataOf(object: JsonObject): JsonObject {
+  let metadata = object.metadata as JsonObject | undefined;
+  if (metadata === undefined || metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) {
+    metadata = {};
+    object.metadata = metadata;
+  }
+  return metadata;
+}
+
+function nowTimestamp(clock: () => number): string {
+  return new Date(Math.floor(clock() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/** A name that can be stored: the key is built from it, so it must be one path segment. */
+function checkPathSegment(resource: ServedResource, name: string): void {
+  if (name === '.' || name === '..' || name.includes('/') || name.includes('%')) {
+    const kind = resource.kind;
+    const message = `${kind} "${name}" is invalid: metadata.name: Invalid value: "${name}": may not ${name.includes('/') ? "contain '/'" : name.includes('%') ? "contain '%'" : `be '${name}'`}`;
+    throw errors.invalid(resource.group, kind, name, message, [{ reason: 'FieldValueInvalid', message: `Invalid value: "${name}": may not ${name.includes('/') ? "contain '/'" : name.includes('%') ? "contain '%'" : `be '${name}'`}`, field: 'metadata.name' }]);
+  }
+}
+
+export class GenericRegistry {
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly strategyFor: (resource: ServedResource) => ObjectStrategy,
+    private readonly hooks: RegistryHooks,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  key(resource: ServedResource, namespace: string, name: string): string {
+    const prefix = resourceKeyPrefix(resource);
+    return resource.namespaced ? `${prefix}${namespace}/${name}` : `${prefix}${name}`;
+  }
+
+  listPrefix(resource: ServedResource, namespace: string): string {
+    const prefix = resourceKeyPrefix(resource);
+    return resource.namespaced && namespace !== '' ? `${prefix}${namespace}/` : prefix;
+  }
+
+  /** Waits until this replica has applied `revision`; 504 'Too large resource version' if it does not in time. */
+  async waitForRevision(revision: number): Promise<number> {
+    const deadline = this.clock() + FUTURE_VERSION_WAIT_MS;
+    for (;;) {
+      const current = await this.store.currentRevision(true);
+      if (current >= revision) return current;
+      if (this.clock() >= deadline) throw errors.tooLargeResourceVersion(revision, current);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  async get(resource: ServedResource, namespace: string, name: string, resourceVersion: string | null): Promise<JsonObject> {
+    const mode = planGet(resourceVersion);
+    const key = this.key(resource, namespace, name);
+    if (mode.kind === 'notOlderThan') await this.waitForRevision(mode.revision);
+    const found = await this.store.get(key, { serializable: mode.kind !== 'latest' });
+    if (found === undefined) throw errors.notFound(groupResourceOf(resource), name);
+    return this.outgoing(resource, found.object);
+  }
+
+  private async readRevisionFor(mode: ReadMode): Promise<{ revision?: number; serializable: boolean }> {
+    switch (mode.kind) {
+      case 'latest':
+        return { serializable: false };
+      case 'any':
+        return { serializable: true };
+      case 'notOlderThan':
+        await this.waitForRevision(mode.revision);
+        return { serializable: true };
+      case 'exact': {
+        const current = await this.store.currentRevision(true);
+        if (mode.revision > current) await this.waitForRevision(mode.revision);
+        return { revision: mode.revision, serializable: true };
+      }
+    }
+  }
+
+  async list(resource: ServedResource, namespace: string, plan: ListPlan, filter?: (object: JsonObject) => boolean): Promise<ListResponse> {
+    const prefix = this.listPrefix(resource, namespace);
+    const read = await this.readRevisionFor(plan.mode);
+    let result;
+    try {
+      result = await this.store.list(prefix, {
+        revision: read.revision,
+        serializable: read.serializable,
+        startKey: plan.continueStart !== undefined ? prefix + plan.continueStart : undefined,
+        limit: plan.limit,
+        filter,
+      });
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 410 && plan.continueStart !== undefined) throw errors.expired(EXPIRED_CONTINUE_MESSAGE);
+      throw err;
+    }
+    const response: ListResponse = {
+      items: result.items.map((item) => this.outgoing(resource, item.object)),
+      resourceVersion: String(plan.mode.kind === 'exact' ? plan.mode.revision : result.revision),
+    };
+    if (result.nextKey !== undefined) {
+      response.continue = encodeContinueToken(result.revision, result.nextKey.slice(prefix.length));
+      if (filter === undefined && result.remaining > 0) response.remainingItemCount = result.remaining;
+    }
+    return response;
+  }
+
+  /** The object as clients see it: apiVersion and kind of the served version. */
+  private outgoing(resource: ServedResource, object: JsonObject): JsonObject {
+    object.apiVersion = apiVersionOf(resource);
+    object.kind = resource.kind;
+    return object;
+  }
+
+  /** Checks apiVersion/kind of a request body and fills them when absent. */
+  private checkTypeMeta(resource: ServedResource, object: JsonObject): void {
+    const expected = apiVersionOf(resource);
+    if (object.apiVersion !== undefined && object.apiVersion !== '' && object.apiVersion !== expected) {
+      throw errors.badRequest(`the API version in the data (${String(object.apiVersion)}) does not match the expected API version (${expected})`);
+    }
+    if (object.kind !== undefined && object.kind !== '' && object.kind !== resource.kind) {
+      throw errors.badRequest(`the kind in the data (${String(object.kind)}) does not match the expected kind (${resource.kind})`);
+    }
+    object.apiVersion = expected;
+    object.kind = resource.kind;
+  }
+
+  private checkNamespace(resource: ServedResource, namespace: string, object: JsonObject): void {
+    const metadata = metadataOf(object);
+    if (!resource.namespaced) {
+      delete metadata.namespace;
+      return;
+    }
+    const inBody = metadata.namespace;
+    if (inBody !== undefined && inBody !== '' && inBody !== namespace) {
+      throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    metadata.namespace = namespace;
+  }
+
+  private validationFailure(resource: ServedResource, failure: { message: string; causes: Array<{ reason?: string; message?: string; field?: string }> } | undefined, name: string): void {
+    if (failure !== undefined) throw errors.invalid(resource.group, resource.kind, name, failure.message, failure.causes);
+  }
+
+  async create(resource: ServedResource, namespace: string, object: JsonObject, options: WriteOptions): Promise<JsonObject> {
+    this.checkTypeMeta(resource, object);
+    this.checkNamespace(resource, namespace, object);
+    const metadata = metadataOf(object);
+    const strategy = this.strategyFor(resource);
+    if ((metadata.name === undefined || metadata.name === '') && typeof metadata.generateName === 'string' && metadata.generateName !== '') {
+      metadata.name = metadata.generateName + randomSuffix(5);
+    }
+    const name = typeof metadata.name === 'string' ? metadata.name : '';
+    if (name === '') {
+      const message = `${resource.kind} "" is invalid: metadata.name: Required value: name or generateName is required`;
+      throw errors.invalid(resource.group, resource.kind, '', message, [{ reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' }]);
+    }
+    checkPathSegment(resource, name);
+    // System fields are the server's to set (rest.FillObjectMetaSystemFields).
+    metadata.uid = randomUUID();
+    metadata.creationTimestamp = nowTimestamp(this.clock);
+    delete metadata.resourceVersion;
+    delete metadata.selfLink;
+    delete metadata.deletionTimestamp;
+    delete metadata.deletionGracePeriodSeconds;
+    delete metadata.generation;
+    strategy.applyDefaults(object);
+    strategy.prepareForCreate(object);
+    this.validationFailure(resource, strategy.validateCreate(object, resource.namespaced), name);
+    if (resource.namespaced) await this.hooks.checkNamespaceForCreate(namespace);
+    const key = this.key(resource, namespace, name);
+    if (options.dryRun) {
+      const existing = await this.store.get(key);
+      if (existing !== undefined) throw errors.alreadyExists(groupResourceOf(resource), name);
+      return this.outgoing(resource, object);
+    }
+    const created = await this.store.create(key, object, groupResourceOf(resource), name);
+    return this.outgoing(resource, created.object);
+  }
+
+  /**
+   * PUT: replaces the object. With a resourceVersion in the body it is a precondition; without
+   * one the update is unconditional, as kube-apiserver allows for built-in types.
+   * `allowCreate` makes a PUT to a missing name a create (Endpoints, Leases, RBAC, ...).
+   */
+  async update(resource: ServedResource, namespace: string, name: string, object: JsonObject, options: WriteOptions & { allowCreate: boolean }): Promise<{ object: JsonObject; created: boolean }> {
+    this.checkTypeMeta(resource, object);
+    this.checkNamespace(resource, namespace, object);
+    const metadata = metadataOf(object);
+    if (metadata.name !== undefined && metadata.name !== name) {
+      throw errors.badRequest(`the name of the object (${String(metadata.name)}) does not match the name on the URL (${name})`);
+    }
+    metadata.name = name;
+    const gr = groupResourceOf(resource);
+    const preconditionRv = typeof metadata.resourceVersion === 'string' && metadata.resourceVersion !== '' ? metadata.resourceVersion : undefined;
+    const key = this.key(resource, namespace, name);
+    for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
+      const current = await this.store.get(key);
+      if (current === undefined) {
+        if (!options.allowCreate || options.subresource !== '') throw errors.notFound(gr, name);
+        if (preconditionRv !== undefined) throw errors.notFound(gr, name);
+        const created = await this.create(resource, namespace, structuredClone(object), options);
+        return { object: created, created: true };
+      }
+      if (preconditionRv !== undefined && preconditionRv !== String(current.modRevision)) throw errors.staleResourceVersion(gr, name);
+      const next = structuredClone(object);
+      const result = await this.writeUpdate(resource, current, next, options);
+      if (result !== undefined) return { object: result, created: false };
+      if (preconditionRv !== undefined) throw errors.staleResourceVersion(gr, name);
+    }
+    throw errors.staleResourceVersion(gr, name);
+  }
+
+  /**
+   * Read-modify-write with retries on concurrent change (GuaranteedUpdate): `mutate` gets a copy
+   * of the current object and returns the desired one. Used by patch and by controllers.
+   */
+  async guaranteedUpdate(resource: ServedResource, namespace: string, name: string, mutate: (current: JsonObject) => JsonObject | Promise<JsonObject>, options: WriteOptions & { preconditionRv?: string }): Promise<JsonObject> {
+    const gr = groupResourceOf(resource);
+    const key = this.key(resource, namespace, name);
+    for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
+      const current = await this.store.get(key);
+      if (current === undefined) throw errors.notFound(gr, name);
+      if (options.preconditionRv !== undefined && options.preconditionRv !== String(current.modRevision)) throw errors.staleResourceVersion(gr, name);
+      const desired = await mutate(structuredClone(this.outgoing(resource, current.object)));
+      this.checkTypeMeta(resource, desired);
+      this.checkNamespace(resource, namespace, desired);
+      const metadata = metadataOf(desired);
+      if (metadata.name !== name) throw errors.badRequest(`the name of the object (${String(metadata.name)}) does not match the name on the URL (${name})`);
+      const rv = metadata.resourceVersion;
+      if (typeof rv === 'string' && rv !== '' && rv !== String(current.modRevision)) throw errors.staleResourceVersion(gr, name);
+      const result = await this.writeUpdate(resource, current, desired, options);
+      if (result !== undefined) return result;
+    }
+    throw errors.staleResourceVersion(gr, name);
+  }
+
+  /** One attempt at an update; undefined when the object changed underneath (retry). */
+  private async writeUpdate(resource: ServedResource, current: StoredObject, next: JsonObject, options: WriteOptions): Promise<JsonObject | undefined> {
+    const old = current.object;
+    const oldMeta = metadataOf(old);
+    const metadata = metadataOf(next);
+    // Fields only the server changes survive any update.
+    metadata.uid = oldMeta.uid;
+    metadata.creationTimestamp = oldMeta.creationTimestamp;
+    if (oldMeta.deletionTimestamp !== undefined) metadata.deletionTimestamp = oldMeta.deletionTimestamp;
+    else delete metadata.deletionTimestamp;
+    if (oldMeta.deletionGracePeriodSeconds !== undefined) metadata.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+    else delete metadata.deletionGracePeriodSeconds;
+    if (oldMeta.generation !== undefined) metadata.generation = oldMeta.generation;
+    else delete metadata.generation;
+    delete metadata.selfLink;
+    if (metadata.generateName === undefined && oldMeta.generateName !== undefined) metadata.generateName = oldMeta.generateName;
+    const strategy = this.strategyFor(resource);
+    strategy.applyDefaults(next);
+    strategy.prepareForUpdate(next, old, options.subresource);
+    const name = objectName(old);
+    this.validationFailure(resource, strategy.validateUpdate(next, old, resource.namespaced, options.subresource), name);
+    // A terminating object whose last finalizer is gone leaves the store.
+    const finalizers = metadata.finalizers as unknown[] | undefined;
+    if (metadata.deletionTimestamp !== undefined && (finalizers === undefined || finalizers.length === 0) && !hasPendingSpecFinalizers(next)) {
+      if (options.dryRun) return this.outgoing(resource, next);
+      const removedAt = await this.store.deleteIfUnchanged(current.key, current.modRevision);
+      if (removedAt === undefined) return undefined;
+      metadata.resourceVersion = String(removedAt);
+      return this.outgoing(resource, next);
+    }
+    delete metadata.resourceVersion;
+    if (sameContent(next, old)) return this.outgoing(resource, old);
+    if (options.dryRun) return this.outgoing(resource, next);
+    const written = await this.store.replaceIfUnchanged(current.key, next, current.modRevision);
+    return written === undefined ? undefined : this.outgoing(resource, written.object);
+  }
+
+  async delete(resource: ServedResource, namespace: string, name: string, options: DeleteOptions): Promise<DeleteResult> {
+    const gr = groupResourceOf(resource);
+    const key = this.key(resource, namespace, name);
+    for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
+      const current = await this.store.get(key);
+      if (current === undefined) throw errors.notFound(gr, name);
+      const object = this.outgoing(resource, current.object);
+      const metadata = metadataOf(object);
+      const pre = options.preconditions;
+      if (pre?.uid !== undefined && pre.uid !== metadata.uid) {
+        throw errors.conflict(gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(metadata.uid ?? '')}`);
+      }
+      if (pre?.resourceVersion !== undefined && pre.resourceVersion !== metadata.resourceVersion) {
+        throw errors.conflict(gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(metadata.resourceVersion)}`);
+      }
+      const finalizers = Array.isArray(metadata.finalizers) ? [...(metadata.finalizers as string[])] : [];
+      const policyFinalizer = options.propagationPolicy === 'Orphan' ? 'orphan' : options.propagationPolicy === 'Foreground' ? 'foregroundDeletion' : undefined;
+      const needsFinalization = finalizers.length > 0 || policyFinalizer !== undefined || hasPendingSpecFinalizers(object);
+      if (!needsFinalization) {
+        if (options.dryRun) return { removed: true, object };
+        const removedAt = await this.store.deleteIfUnchanged(key, current.modRevision);
+        if (removedAt === undefined) continue;
+        return { removed: true, object };
+      }
+      // Graceful path: mark the object; controllers (garbage collector, namespace controller) finish it.
+      if (metadata.deletionTimestamp !== undefined && (policyFinalizer === undefined || finalizers.includes(policyFinalizer))) {
+        return { removed: false, object };
+      }
+      if (policyFinalizer !== undefined && !finalizers.includes(policyFinalizer)) {
+        // Switching policy replaces the other policy's finalizer, as kube-apiserver does.
+        const other = policyFinalizer === 'orphan' ? 'foregroundDeletion' : 'orphan';
+        metadata.finalizers = [...finalizers.filter((f) => f !== other), policyFinalizer];
+      }
+      if (metadata.deletionTimestamp === undefined) {
+        metadata.deletionTimestamp = nowTimestamp(this.clock);
+        metadata.deletionGracePeriodSeconds = 0;
+      }
+      this.strategyFor(resource).prepareForUpdate(object, current.object, '');
+      if (resource.kind === 'Namespace') {
+        object.status = { ...((object.status as JsonObject | undefined) ?? {}), phase: 'Terminating' };
+      }
+      if (options.dryRun) return { removed: false, object };
+      const written = await this.store.replaceIfUnchanged(key, object, current.modRevision);
+      if (written === undefined) continue;
+      return { removed: false, object: this.outgoing(resource, written.object) };
+    }
+    throw errors.staleResourceVersion(gr, name);
+  }
+}
+
+/** Namespaces stay while `spec.finalizers` (the namespace controller's) is not empty. */
+function hasPendingSpecFinalizers(object: JsonObject): boolean {
+  if (object.kind !== 'Namespace') return false;
+  const finalizers = (object.spec as JsonObject | undefined)?.finalizers;
+  return Array.isArray(finalizers) && finalizers.length > 0;
+}
+
+function sameContent(a: JsonObject, b: JsonObject): boolean {
+  const strip = (o: JsonObject) => {
+    const { resourceVersion: _rv, ...meta } = (o.metadata as JsonObject) ?? {};
+    return JSON.stringify({ ...o, metadata: meta });
+  };
+  return strip(a) === strip(b);
+}
+
+function randomSuffix(length: number): string {
+  const bytes = randomBytes(length);
+  let out = '';
+  for (let i = 0; i < length; i++) out += GENERATE_NAME_ALPHABET[bytes[i] % GENERATE_NAME_ALPHABET.length];
+  return out;
+}

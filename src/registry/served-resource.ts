@@ -1,0 +1,38 @@
+/**
+ * What the registry needs to know of a resource it serves. The v1.25 catalogue
+ * (src/apis/catalogue) describes every built-in resource in these terms.
+ */
+export interface ServedResource {
+  group: string;
+  version: string;
+  /** Plural, as in the URL. */
+  resource: string;
+  kind: string;
+  listKind: string;
+  namespaced: boolean;
+  verbs: string[];
+  subresources: Array<{ name: string }>;
+}
+
+export function apiVersionOf(resource: { group: string; version: string }): string {
+  return resource.group === '' ? resource.version : `${resource.group}/${resource.version}`;
+}
+
+/**
+ * The key prefix of a resource's objects. kube-apiserver keeps most resources at
+ * /registry/<resource>; the exceptions below are its own historic names, kept so that an
+ * operator who knows etcd's layout finds Carina's data where they expect it.
+ */
+const KEY_PREFIX_EXCEPTIONS: Record<string, string> = {
+  'services': 'services/specs',
+  'nodes': 'minions',
+  'ingresses': 'ingress',
+  'apiregistration.k8s.io/apiservices': 'apiregistration.k8s.io/apiservices',
+  'apiextensions.k8s.io/customresourcedefinitions': 'apiextensions.k8s.io/customresourcedefinitions',
+};
+
+export function resourceKeyPrefix(resource: { group: string; resource: string }): string {
+  const qualified = resource.group === '' ? resource.resource : `${resource.group}/${resource.resource}`;
+  const exception = KEY_PREFIX_EXCEPTIONS[qualified] ?? KEY_PREFIX_EXCEPTIONS[resource.resource];
+  return `/registry/${exception ?? resource.resource}/`;
+}

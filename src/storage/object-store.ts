@@ -1,0 +1,255 @@
+/**
+ * Kubernetes objects over the store's KV client: the one place where a store revision becomes a
+ * resourceVersion. Objects are kept as JSON bytes at `/registry/<resource>/[<namespace>/]<name>`
+ * without their resourceVersion, which is always the key's mod_revision on the way out.
+ * Every write is one etcd transaction guarded by a compare, so two replicas racing on one key
+ * cannot both win (the loser gets a Conflict or AlreadyExists and nothing stored changes).
+ */
+import { KvError, isKvError, prefixEnd, type Event as KvEvent, type KeyValue, type KvClient, type WatchHandle, type WatchResponse } from '../../raft';
+import { ApiError, errors, type GroupResource } from '../util';
+
+export type JsonObject = { [key: string]: unknown };
+
+export interface StoredObject {
+  key: string;
+  object: JsonObject;
+  modRevision: number;
+}
+
+export interface ListOptions {
+  /** Read the store at exactly this revision (0: the newest). */
+  revision?: number;
+  /** Serve from this replica's applied state without a quorum round (resourceVersion "0"). */
+  serializable?: boolean;
+  /** First key to return (inclusive); from a continue token. */
+  startKey?: string;
+  limit?: number;
+  /** Called for each item before it counts toward `limit`; false skips it (selectors). */
+  filter?: (object: JsonObject) => boolean;
+}
+
+export interface ListResult {
+  items: StoredObject[];
+  revision: number;
+  /** Key of the next item when the list stopped at `limit`. */
+  nextKey?: string;
+  /** Items after this chunk, counted by the store (only meaningful without a filter). */
+  remaining: number;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface StoreWatchEvent {
+  type: WatchEventType;
+  key: string;
+  /** For DELETED, the last state before deletion, with the deletion revision as its resourceVersion. */
+  object: JsonObject;
+  revision: number;
+  /** The state before this change, if any (for selector transitions). */
+  previous?: JsonObject;
+}
+
+export interface StoreWatch {
+  stop(): void;
+}
+
+const encoder = new TextEncoder();
+
+export function keyBytes(key: string): Uint8Array {
+  return encoder.encode(key);
+}
+
+function decodeObject(kv: KeyValue, revisionOverride?: number): JsonObject {
+  const object = JSON.parse(Buffer.from(kv.value).toString('utf8')) as JsonObject;
+  const metadata = (object.metadata ??= {}) as JsonObject;
+  metadata.resourceVersion = String(revisionOverride ?? kv.modRevision);
+  return object;
+}
+
+function encodeObject(object: JsonObject): Uint8Array {
+  const metadata = object.metadata as JsonObject | undefined;
+  if (metadata === undefined || !('resourceVersion' in metadata)) return encoder.encode(JSON.stringify(object));
+  const { resourceVersion: _dropped, ...rest } = metadata;
+  return encoder.encode(JSON.stringify({ ...object, metadata: rest }));
+}
+
+/** Maps the store's own failures to what kube-apiserver answers for the same etcd errors. */
+export function storeError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (isKvError(err)) {
+    const kvError = err as KvError;
+    if (kvError.code === 'COMPACTED') return errors.expired('The resourceVersion for the provided list is too old.');
+    if (kvError.code === 'NO_LEADER' || kvError.code === 'TIMEOUT' || kvError.code === 'LEADER_CHANGED' || kvError.code === 'UNAVAILABLE' || kvError.code === 'STOPPED') {
+      return errors.timeout(`The store is not available: ${kvError.message}`, 1);
+    }
+    if (kvError.code === 'REQUEST_TOO_LARGE') return errors.requestEntityTooLarge(1_572_864);
+  }
+  return errors.internal(err);
+}
+
+export class ObjectStore {
+  constructor(private readonly kv: KvClient) {}
+
+  /** The store's newest revision as a quorum read sees it. */
+  async currentRevision(serializable = false): Promise<number> {
+    try {
+      const response = await this.kv.range({ key: keyBytes('/registry/'), countOnly: true, serializable, limit: 1 });
+      return response.header.revision;
+    } catch (err) {
+      throw storeError(err);
+    }
+  }
+
+  async get(key: string, options: { serializable?: boolean; revision?: number } = {}): Promise<StoredObject | undefined> {
+    try {
+      const response = await this.kv.range({ key: keyBytes(key), serializable: options.serializable, revision: options.revision });
+      const kv = response.kvs[0];
+      return kv === undefined ? undefined : { key, object: decodeObject(kv), modRevision: kv.modRevision };
+    } catch (err) {
+      throw storeError(err);
+    }
+  }
+
+  /**
+   * One chunk of the keys under `prefix`. Reads in pages from the store so a filter that drops
+   * most items still ends with `limit` matches, all at one revision.
+   */
+  async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    const end = Buffer.from(prefixEnd(keyBytes(prefix)));
+    let from = keyBytes(options.startKey ?? prefix);
+    let revision = options.revision ?? 0;
+    const limit = options.limit ?? 0;
+    const items: StoredObject[] = [];
+    const pageSize = limit > 0 ? Math.max(limit, 64) : 0;
+    try {
+      for (;;) {
+        const response = await this.kv.range({ key: from, rangeEnd: end, revision: revision || undefined, limit: pageSize || undefined, serializable: options.serializable });
+        if (revision === 0) revision = response.header.revision;
+        for (let i = 0; i < response.kvs.length; i++) {
+          const kv = response.kvs[i];
+          const object = decodeObject(kv);
+          if (options.filter !== undefined && !options.filter(object)) continue;
+          if (limit > 0 && items.length === limit) {
+            return { items, revision, nextKey: Buffer.from(kv.key).toString('utf8'), remaining: response.count - i };
+          }
+          items.push({ key: Buffer.from(kv.key).toString('utf8'), object, modRevision: kv.modRevision });
+        }
+        if (!response.more || response.kvs.length === 0) return { items, revision, remaining: 0 };
+        const last = response.kvs[response.kvs.length - 1].key;
+        from = Buffer.concat([Buffer.from(last), Buffer.from([0])]);
+      }
+    } catch (err) {
+      throw storeError(err);
+    }
+  }
+
+  /** Creates `key`; AlreadyExists when it is taken. */
+  async create(key: string, object: JsonObject, gr: GroupResource, name: string): Promise<StoredObject> {
+    const bytes = keyBytes(key);
+    try {
+      const response = await this.kv.txn({
+        compare: [{ key: bytes, target: 'CREATE', createRevision: 0, result: 'EQUAL' }],
+        success: [{ requestPut: { key: bytes, value: encodeObject(object) } }],
+        failure: [],
+      });
+      if (!response.succeeded) throw errors.alreadyExists(gr, name);
+      const revision = response.header.revision;
+      return { key, object: withResourceVersion(object, revision), modRevision: revision };
+    } catch (err) {
+      throw storeError(err);
+    }
+  }
+
+  /** Replaces `key` if its mod_revision is still `expectedModRevision`; undefined when it is not. */
+  async replaceIfUnchanged(key: string, object: JsonObject, expectedModRevision: number): Promise<StoredObject | undefined> {
+    const bytes = keyBytes(key);
+    try {
+      const response = await this.kv.txn({
+        compare: [{ key: bytes, target: 'MOD', modRevision: expectedModRevision, result: 'EQUAL' }],
+        success: [{ requestPut: { key: bytes, value: encodeObject(object) } }],
+        failure: [],
+      });
+      if (!response.succeeded) return undefined;
+      const revision = response.header.revision;
+      return { key, object: withResourceVersion(object, revision), modRevision: revision };
+    } catch (err) {
+      throw storeError(err);
+    }
+  }
+
+  /** Deletes `key` if its mod_revision is still `expectedModRevision`; the deletion revision, or undefined. */
+  async deleteIfUnchanged(key: string, expectedModRevision: number): Promise<number | undefined> {
+    const bytes = keyBytes(key);
+    try {
+      const response = await this.kv.txn({
+        compare: [{ key: bytes, target: 'MOD', modRevision: expectedModRevision, result: 'EQUAL' }],
+        success: [{ requestDeleteRange: { key: bytes } }],
+        failure: [],
+      });
+      return response.succeeded ? response.header.revision : undefined;
+    } catch (err) {
+      throw storeError(err);
+    }
+  }
+
+  /**
+   * Follows changes under `prefix` after `afterRevision`. `onError` receives an ApiError (410
+   * Expired when the start was compacted) and ends the watch.
+   */
+  watch(prefix: string, afterRevision: number, onEvents: (events: StoreWatchEvent[], revision: number) => void, onError: (err: ApiError) => void, options: { progressNotify?: boolean } = {}): StoreWatch {
+    const bytes = keyBytes(prefix);
+    let handle: WatchHandle | undefined;
+    let stopped = false;
+    const onResponse = (response: WatchResponse) => {
+      if (stopped) return;
+      if (response.canceled) {
+        stopped = true;
+        if (response.compactRevision > 0) {
+          onError(errors.expired(`too old resource version: ${afterRevision} (${response.compactRevision})`));
+        } else {
+          onError(errors.internal(new Error(`store watch canceled: ${response.cancelReason || 'no reason given'}`)));
+        }
+        return;
+      }
+      if (response.events.length === 0) {
+        if (!response.created) onEvents([], response.header.revision);
+        return;
+      }
+      onEvents(response.events.map(toWatchEvent), response.header.revision);
+    };
+    handle = this.kv.watch(
+      { key: bytes, rangeEnd: prefixEnd(bytes), startRevision: afterRevision + 1, prevKv: true, progressNotify: options.progressNotify },
+      onResponse,
+      (err) => {
+        if (stopped) return;
+        stopped = true;
+        onError(storeError(err));
+      },
+    );
+    return {
+      stop: () => {
+        stopped = true;
+        handle?.cancel();
+        handle = undefined;
+      },
+    };
+  }
+}
+
+function toWatchEvent(event: KvEvent): StoreWatchEvent {
+  const key = Buffer.from(event.kv.key).toString('utf8');
+  if (event.type === 'DELETE') {
+    const previous = event.prevKv !== undefined ? decodeObject(event.prevKv, event.kv.modRevision) : { metadata: { resourceVersion: String(event.kv.modRevision) } };
+    return { type: 'DELETED', key, object: previous, revision: event.kv.modRevision };
+  }
+  const object = decodeObject(event.kv);
+  const created = event.kv.createRevision === event.kv.modRevision;
+  const result: StoreWatchEvent = { type: created ? 'ADDED' : 'MODIFIED', key, object, revision: event.kv.modRevision };
+  if (event.prevKv !== undefined) result.previous = decodeObject(event.prevKv);
+  return result;
+}
+
+function withResourceVersion(object: JsonObject, revision: number): JsonObject {
+  const metadata = { ...((object.metadata as JsonObject | undefined) ?? {}), resourceVersion: String(revision) };
+  return { ...object, metadata };
+}
