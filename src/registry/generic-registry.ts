@@ -14,7 +14,8 @@ import { apiVersionOf, resourceKeyPrefix, type ServedResource } from './served-r
 
 export interface WriteOptions {
   dryRun: boolean;
-  subresource: '' | 'status';
+  /** 'finalize' is the namespaces/finalize path: only spec.finalizers changes. */
+  subresource: '' | 'status' | 'finalize';
 }
 
 export interface DeleteOptions {
@@ -294,23 +295,32 @@ export class GenericRegistry {
   private async writeUpdate(resource: ServedResource, current: StoredObject, next: JsonObject, options: WriteOptions): Promise<JsonObject | undefined> {
     const old = current.object;
     const oldMeta = metadataOf(old);
-    const metadata = metadataOf(next);
+    const nextMeta = metadataOf(next);
     // Fields only the server changes survive any update.
-    metadata.uid = oldMeta.uid;
-    metadata.creationTimestamp = oldMeta.creationTimestamp;
-    if (oldMeta.deletionTimestamp !== undefined) metadata.deletionTimestamp = oldMeta.deletionTimestamp;
-    else delete metadata.deletionTimestamp;
-    if (oldMeta.deletionGracePeriodSeconds !== undefined) metadata.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
-    else delete metadata.deletionGracePeriodSeconds;
-    if (oldMeta.generation !== undefined) metadata.generation = oldMeta.generation;
-    else delete metadata.generation;
-    delete metadata.selfLink;
-    if (metadata.generateName === undefined && oldMeta.generateName !== undefined) metadata.generateName = oldMeta.generateName;
+    nextMeta.uid = oldMeta.uid;
+    nextMeta.creationTimestamp = oldMeta.creationTimestamp;
+    if (oldMeta.deletionTimestamp !== undefined) nextMeta.deletionTimestamp = oldMeta.deletionTimestamp;
+    else delete nextMeta.deletionTimestamp;
+    if (oldMeta.deletionGracePeriodSeconds !== undefined) nextMeta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+    else delete nextMeta.deletionGracePeriodSeconds;
+    if (oldMeta.generation !== undefined) nextMeta.generation = oldMeta.generation;
+    else delete nextMeta.generation;
+    delete nextMeta.selfLink;
+    if (nextMeta.generateName === undefined && oldMeta.generateName !== undefined) nextMeta.generateName = oldMeta.generateName;
     const strategy = this.strategyFor(resource);
-    strategy.applyDefaults(next);
-    strategy.prepareForUpdate(next, old, options.subresource);
     const name = objectName(old);
-    this.validationFailure(resource, strategy.validateUpdate(next, old, resource.namespaced, options.subresource), name);
+    if (options.subresource === 'finalize') {
+      const finalizers = (next.spec as JsonObject | undefined)?.finalizers;
+      const kept = structuredClone(old);
+      kept.spec = { ...((old.spec as JsonObject | undefined) ?? {}), finalizers: Array.isArray(finalizers) ? finalizers : [] };
+      next = kept;
+      metadataOf(next);
+    } else {
+      strategy.applyDefaults(next);
+      strategy.prepareForUpdate(next, old, options.subresource as '' | 'status');
+      this.validationFailure(resource, strategy.validateUpdate(next, old, resource.namespaced, options.subresource as '' | 'status'), name);
+    }
+    const metadata = metadataOf(next);
     // A terminating object whose last finalizer is gone leaves the store.
     const finalizers = metadata.finalizers as unknown[] | undefined;
     if (metadata.deletionTimestamp !== undefined && (finalizers === undefined || finalizers.length === 0) && !hasPendingSpecFinalizers(next)) {

@@ -1,0 +1,250 @@
+/**
+ * One handler per verb for resource requests (spec §4.2): it turns an HTTP request into a
+ * registry call and the result into a response in the negotiated representation. Everything
+ * here speaks HTTP only through the small `ApiRequest`/`ApiResponse` shapes so the verbs can be
+ * tested without a socket.
+ */
+import { ApiError, errors } from '../util';
+import type { ResourceRequestInfo } from '../http/request-info';
+import { negotiateResponse, requestRepresentation, mediaTypeOf, type Representation } from '../http/negotiation';
+import type { BodyCodec, JsonObject } from '../http/body-codec';
+import { GenericRegistry, metadataOf, type DeleteOptions } from '../registry/generic-registry';
+import { planList } from '../registry/list-options';
+import { apiVersionOf, type ServedResource } from '../registry/served-resource';
+import { WatchStream, type WatchSink } from './watch-stream';
+import type { ObjectStore } from '../storage/object-store';
+
+export interface ApiRequest {
+  method: string;
+  info: ResourceRequestInfo;
+  query: URLSearchParams;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  user: { name: string; groups: string[] };
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export interface ResourceResolver {
+  lookup(group: string, version: string, resource: string): ServedResource | undefined;
+  isServed(group: string, version: string): boolean;
+}
+
+/** Turns the selector query parameters into a filter; throws the 400 for a bad selector. */
+export type SelectorFilterFactory = (resource: ServedResource, labelSelector: string, fieldSelector: string) => ((object: JsonObject) => boolean) | undefined;
+
+export interface ResourceHandlerOptions {
+  resolver: ResourceResolver;
+  registry: GenericRegistry;
+  store: ObjectStore;
+  codec: BodyCodec;
+  selectorFilter: SelectorFilterFactory;
+  /** Applies a patch document of the given content type to the current object. */
+  applyPatch: (patchType: string, current: JsonObject, patch: Buffer) => JsonObject;
+  /** Kinds a PUT may create (AllowCreateOnUpdate in kube-apiserver's strategies). */
+  createOnUpdateKinds: ReadonlySet<string>;
+  minWatchTimeoutSeconds: number;
+}
+
+export const PATCH_CONTENT_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+
+function headerValue(headers: ApiRequest['headers'], name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function isDryRun(query: URLSearchParams): boolean {
+  const values = query.getAll('dryRun');
+  for (const v of values) {
+    if (v !== 'All') throw errors.badRequest(`dryRun: Unsupported value: "${v}": supported values: "All"`);
+  }
+  return values.length > 0;
+}
+
+export class ResourceHandler {
+  constructor(private readonly options: ResourceHandlerOptions) {}
+
+  resolve(info: ResourceRequestInfo): ServedResource {
+    const resource = this.options.resolver.lookup(info.group, info.version, info.resource);
+    if (resource === undefined) throw errors.pathNotFound();
+    if (info.subresource !== '' && !resource.subresources.some((s) => s.name === info.subresource)) throw errors.pathNotFound();
+    return resource;
+  }
+
+  private respond(request: ApiRequest, status: number, object: JsonObject, protobufOk = true): ApiResponse {
+    const choice = negotiateResponse(headerValue(request.headers, 'accept'), protobufOk && this.options.codec.protobufSupports(String(object.apiVersion), String(object.kind)));
+    const pretty = choice.pretty || request.query.has('pretty') && request.query.get('pretty') !== 'false' && request.query.get('pretty') !== '0';
+    return {
+      status,
+      headers: { 'Content-Type': mediaTypeOf(choice.representation) },
+      body: this.options.codec.encode(choice.representation, object, pretty),
+    };
+  }
+
+  private decodeBody(request: ApiRequest, resource: ServedResource): JsonObject {
+    const representation: Representation = requestRepresentation(headerValue(request.headers, 'content-type'), this.options.codec.protobufSupports(apiVersionOf(resource), resource.kind));
+    return this.options.codec.decode(representation, request.body);
+  }
+
+  async handle(request: ApiRequest, sink?: WatchSink): Promise<ApiResponse | undefined> {
+    const { info } = request;
+    const resource = this.resolve(info);
+    const verbAllowed = (verb: string) => resource.verbs.includes(verb);
+    const subresource = info.subresource;
+    if (subresource === 'finalize' && info.verb !== 'update') throw errors.methodNotAllowed();
+    if (subresource !== '' && subresource !== 'status' && subresource !== 'finalize') {
+      // log, exec, scale, ... are served by later issues.
+      throw errors.methodNotAllowed();
+    }
+    const namespace = resource.namespaced ? info.namespace : '';
+    if (resource.namespaced && info.namespace === '' && info.verb !== 'list' && info.verb !== 'watch') throw errors.pathNotFound();
+    switch (info.verb) {
+      case 'get': {
+        if (!verbAllowed('get')) throw errors.methodNotAllowed();
+        const object = await this.options.registry.get(resource, namespace, info.name, request.query.get('resourceVersion'));
+        return this.respond(request, 200, object);
+      }
+      case 'list':
+        if (!verbAllowed('list')) throw errors.methodNotAllowed();
+        return this.list(request, resource, namespace);
+      case 'watch': {
+        if (!verbAllowed('watch')) throw errors.methodNotAllowed();
+        if (sink === undefined) throw errors.internal(new Error('watch without a stream'));
+        await this.watch(request, resource, namespace, sink);
+        return undefined;
+      }
+      case 'create': {
+        if (!verbAllowed('create') || info.name !== '') throw errors.methodNotAllowed();
+        const body = this.decodeBody(request, resource);
+        const created = await this.options.registry.create(resource, namespace, body, { dryRun: isDryRun(request.query), subresource: '' });
+        return this.respond(request, 201, created);
+      }
+      case 'update': {
+        if (!verbAllowed('update')) throw errors.methodNotAllowed();
+        const body = this.decodeBody(request, resource);
+        const result = await this.options.registry.update(resource, namespace, info.name, body, {
+          dryRun: isDryRun(request.query),
+          subresource: subresource === 'status' || subresource === 'finalize' ? subresource : '',
+          allowCreate: this.options.createOnUpdateKinds.has(resource.kind),
+        });
+        return this.respond(request, result.created ? 201 : 200, result.object);
+      }
+      case 'patch': {
+        if (!verbAllowed('patch')) throw errors.methodNotAllowed();
+        const contentType = (headerValue(request.headers, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
+        if (!PATCH_CONTENT_TYPES.includes(contentType)) throw errors.unsupportedMediaType(PATCH_CONTENT_TYPES);
+        const patched = await this.options.registry.guaranteedUpdate(resource, namespace, info.name, (current) => this.options.applyPatch(contentType, current, request.body), {
+          dryRun: isDryRun(request.query),
+          subresource: subresource === 'status' ? 'status' : '',
+        });
+        return this.respond(request, 200, patched);
+      }
+      case 'delete': {
+        if (!verbAllowed('delete')) throw errors.methodNotAllowed();
+        const options = this.deleteOptions(request);
+        const result = await this.options.registry.delete(resource, namespace, info.name, options);
+        if (!result.removed || resource.kind === 'Pod') return this.respond(request, 200, result.object);
+        const metadata = metadataOf(result.object);
+        const details: JsonObject = { name: info.name };
+        if (resource.group !== '') details.group = resource.group;
+        details.kind = resource.resource;
+        details.uid = metadata.uid;
+        return this.respond(request, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }, false);
+      }
+      case 'deletecollection': {
+        if (!verbAllowed('deletecollection')) throw errors.methodNotAllowed();
+        const options = this.deleteOptions(request);
+        const filter = this.options.selectorFilter(resource, request.query.get('labelSelector') ?? '', request.query.get('fieldSelector') ?? '');
+        const listed = await this.options.registry.list(resource, namespace, { mode: { kind: 'latest' }, limit: 0 }, filter);
+        for (const item of listed.items) {
+          const meta = metadataOf(item);
+          try {
+            await this.options.registry.delete(resource, String(meta.namespace ?? ''), String(meta.name), options);
+          } catch (err) {
+            if (!(err instanceof ApiError && err.code === 404)) throw err;
+          }
+        }
+        return this.respond(request, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' }, false);
+      }
+    }
+  }
+
+  private deleteOptions(request: ApiRequest): DeleteOptions {
+    let body: JsonObject = {};
+    if (request.body.length > 0) {
+      const contentType = headerValue(request.headers, 'content-type');
+      const representation = requestRepresentation(contentType, this.options.codec.protobufSupports('meta.k8s.io/v1', 'DeleteOptions') || this.options.codec.protobufSupports('v1', 'DeleteOptions'));
+      body = this.options.codec.decode(representation, request.body);
+    }
+    const q = request.query;
+    const options: DeleteOptions = { dryRun: isDryRun(q) || (Array.isArray(body.dryRun) && body.dryRun.includes('All')) };
+    const grace = q.get('gracePeriodSeconds') ?? (body.gracePeriodSeconds !== undefined ? String(body.gracePeriodSeconds) : null);
+    if (grace !== null && grace !== '') {
+      const n = Number(grace);
+      if (!Number.isInteger(n)) throw errors.badRequest(`gracePeriodSeconds: invalid value "${grace}"`);
+      options.gracePeriodSeconds = n;
+    }
+    let policy = q.get('propagationPolicy') ?? (typeof body.propagationPolicy === 'string' ? body.propagationPolicy : null);
+    const orphan = q.get('orphanDependents') ?? (typeof body.orphanDependents === 'boolean' ? String(body.orphanDependents) : null);
+    if (policy !== null && orphan !== null) {
+      throw errors.invalid('meta.k8s.io', 'DeleteOptions', '', 'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Invalid value: "' + policy + '": orphanDependents and deletionPropagation cannot be both set', [{ reason: 'FieldValueInvalid', message: `Invalid value: "${policy}": orphanDependents and deletionPropagation cannot be both set`, field: 'propagationPolicy' }]);
+    }
+    if (orphan !== null) policy = orphan === 'true' ? 'Orphan' : 'Background';
+    if (policy !== null && policy !== '') {
+      if (policy !== 'Orphan' && policy !== 'Background' && policy !== 'Foreground') {
+        throw errors.invalid('meta.k8s.io', 'DeleteOptions', '', `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan", "nil"`, [{ reason: 'FieldValueNotSupported', message: `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan", "nil"`, field: 'propagationPolicy' }]);
+      }
+      options.propagationPolicy = policy;
+    }
+    const pre = body.preconditions as JsonObject | undefined;
+    if (pre !== undefined && pre !== null && typeof pre === 'object') {
+      options.preconditions = {};
+      if (typeof pre.uid === 'string') options.preconditions.uid = pre.uid;
+      if (typeof pre.resourceVersion === 'string') options.preconditions.resourceVersion = pre.resourceVersion;
+    }
+    return options;
+  }
+
+  private async list(request: ApiRequest, resource: ServedResource, namespace: string): Promise<ApiResponse> {
+    const plan = planList(request.query);
+    const filter = this.options.selectorFilter(resource, request.query.get('labelSelector') ?? '', request.query.get('fieldSelector') ?? '');
+    const result = await this.options.registry.list(resource, namespace, plan, filter);
+    const metadata: JsonObject = { resourceVersion: result.resourceVersion };
+    if (result.continue !== undefined) metadata.continue = result.continue;
+    if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
+    const list: JsonObject = { kind: resource.listKind, apiVersion: apiVersionOf(resource), metadata, items: result.items };
+    return this.respond(request, 200, list);
+  }
+
+  private async watch(request: ApiRequest, resource: ServedResource, namespace: string, sink: WatchSink): Promise<void> {
+    const choice = negotiateResponse(headerValue(request.headers, 'accept'), this.options.codec.protobufSupports(apiVersionOf(resource), resource.kind));
+    const filter = this.options.selectorFilter(resource, request.query.get('labelSelector') ?? '', request.query.get('fieldSelector') ?? '');
+    const timeoutText = request.query.get('timeoutSeconds');
+    let timeoutSeconds = this.options.minWatchTimeoutSeconds * (1 + Math.random());
+    if (timeoutText !== null && timeoutText !== '') {
+      const n = Number(timeoutText);
+      if (!Number.isFinite(n) || n < 0) throw errors.badRequest(`timeoutSeconds: invalid value "${timeoutText}"`);
+      timeoutSeconds = n;
+    }
+    const stream = new WatchStream({
+      registry: this.options.registry,
+      store: this.options.store,
+      codec: this.options.codec,
+      resource,
+      namespace,
+      name: request.info.name,
+      filter,
+      representation: choice.representation,
+      resourceVersion: request.query.get('resourceVersion') ?? '',
+      allowBookmarks: request.query.get('allowWatchBookmarks') === 'true',
+      sendInitialEvents: request.query.get('sendInitialEvents') === 'true',
+      resourceVersionMatch: request.query.get('resourceVersionMatch') ?? '',
+      timeoutMs: timeoutSeconds * 1000,
+    });
+    await stream.run(sink);
+  }
+}

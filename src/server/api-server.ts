@@ -1,0 +1,152 @@
+/**
+ * Composition root of the Kubernetes API server: certificates and admin kubeconfig, the object
+ * store over a KV client (the embedded replica or an external etcd), the registry with its
+ * strategies, the resource handler, health checks, and the HTTPS listener. Only this file and
+ * src/cli construct concrete classes.
+ */
+import type { KvClient } from '../../raft';
+import { apiServerUrl, loadOrCreateClusterCertificates, writeAdminKubeconfig } from '../certificates';
+import { ResourceHandler, type ResourceResolver, type SelectorFilterFactory } from '../endpoints/resource-handler';
+import { ApiHttpServer, type DiscoveryDocuments } from '../http/api-http-server';
+import { BodyCodec, type ProtobufObjectCodec } from '../http/body-codec';
+import type { HealthCheck } from '../http/health-checks';
+import { ApiMetrics } from '../observability/api-metrics';
+import { GenericRegistry } from '../registry/generic-registry';
+import type { ObjectStrategy } from '../registry/object-strategy';
+import type { ServedResource } from '../registry/served-resource';
+import { ObjectStore, type JsonObject } from '../storage/object-store';
+import { errors } from '../util';
+import { bootstrapNamespaces, namespaceLifecycle } from './system-namespaces';
+
+export interface ApiServerConfig {
+  dataDir: string;
+  bindAddress: string;
+  securePort: number;
+  /** Extra names and addresses for the serving certificate. */
+  servingDnsNames?: string[];
+  servingIpAddresses?: string[];
+  livezGracePeriodMs: number;
+  shutdownDelayMs: number;
+  minRequestTimeoutSeconds: number;
+}
+
+export interface ApiServerParts {
+  kv: KvClient;
+  resolver: ResourceResolver;
+  discovery: DiscoveryDocuments;
+  strategyFor: (resource: ServedResource) => ObjectStrategy;
+  selectorFilter: SelectorFilterFactory;
+  applyPatch: (patchType: string, current: JsonObject, patch: Buffer) => JsonObject;
+  protobuf?: ProtobufObjectCodec;
+  /** The store is reachable with a quorum (readiness and the etcd check). */
+  storeHealthy: () => Promise<string | undefined>;
+}
+
+export interface RunningApiServer {
+  address: string;
+  url: string;
+  kubeconfigPath: string;
+  registry: GenericRegistry;
+  /** Starts failing /readyz, waits the shutdown delay, then stops listening. */
+  stop(): Promise<void>;
+}
+
+/** Kinds whose PUT to a missing name creates it (AllowCreateOnUpdate in v1.25's strategies). */
+const CREATE_ON_UPDATE_KINDS = new Set(['Endpoints', 'Event', 'LimitRange', 'Lease', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding', 'EndpointSlice']);
+
+export async function startApiServer(config: ApiServerConfig, parts: ApiServerParts, log: (line: string) => void): Promise<RunningApiServer> {
+  const certificates = await loadOrCreateClusterCertificates(config.dataDir, {
+    serving: { dnsNames: config.servingDnsNames, ipAddresses: config.servingIpAddresses },
+  });
+  const store = new ObjectStore(parts.kv);
+  const registryHooks = { checkNamespaceForCreate: async (_namespace: string) => {} };
+  const registry = new GenericRegistry(store, parts.strategyFor, registryHooks);
+  const namespaces = parts.resolver.lookup('', 'v1', 'namespaces');
+  if (namespaces === undefined) throw new Error('the catalogue has no namespaces resource');
+  registryHooks.checkNamespaceForCreate = namespaceLifecycle(registry, namespaces);
+  const handler = new ResourceHandler({
+    resolver: parts.resolver,
+    registry,
+    store,
+    codec: new BodyCodec(parts.protobuf),
+    selectorFilter: parts.selectorFilter,
+    applyPatch: parts.applyPatch,
+    createOnUpdateKinds: CREATE_ON_UPDATE_KINDS,
+    minWatchTimeoutSeconds: config.minRequestTimeoutSeconds,
+  });
+  const startedAt = Date.now();
+  let shuttingDown = false;
+  let bootstrapped = false;
+  const ping: HealthCheck = { name: 'ping', check: async () => undefined };
+  const logCheck: HealthCheck = { name: 'log', check: async () => undefined };
+  const etcd: HealthCheck = { name: 'etcd', check: parts.storeHealthy };
+  const bootstrap: HealthCheck = {
+    name: 'poststarthook/bootstrap-system-namespaces',
+    // During the grace period an unfinished start-up hook counts as healthy for liveness.
+    check: async () => (bootstrapped || Date.now() - startedAt < config.livezGracePeriodMs ? undefined : 'not finished'),
+  };
+  const bootstrapReady: HealthCheck = { name: 'poststarthook/bootstrap-system-namespaces', check: async () => (bootstrapped ? undefined : 'not finished') };
+  const shutdown: HealthCheck = { name: 'shutdown', check: async () => (shuttingDown ? 'process is shutting down' : undefined) };
+  const metrics = new ApiMetrics();
+  const server = new ApiHttpServer({
+    bindAddress: config.bindAddress,
+    port: config.securePort,
+    tls: { cert: certificates.serving.certPem, key: certificates.serving.keyPem, ca: certificates.ca.certPem },
+    handler,
+    discovery: parts.discovery,
+    metrics,
+    livezChecks: [ping, logCheck, etcd, bootstrap],
+    readyzChecks: [ping, logCheck, etcd, { name: 'etcd-readiness', check: parts.storeHealthy }, bootstrapReady, shutdown],
+    advertiseAddress: `${config.bindAddress === '0.0.0.0' ? '127.0.0.1' : config.bindAddress}:${config.securePort}`,
+    log,
+  });
+  const address = await server.start();
+  const port = Number(address.slice(address.lastIndexOf(':') + 1));
+  const host = config.bindAddress === '0.0.0.0' || config.bindAddress === '::' ? '127.0.0.1' : config.bindAddress;
+  const url = apiServerUrl(host, port);
+  const kubeconfigPath = await writeAdminKubeconfig(config.dataDir, certificates, url);
+  // System namespaces are created in the background: the store may still be electing a leader.
+  void (async () => {
+    for (;;) {
+      try {
+        await bootstrapNamespaces(registry, namespaces);
+        bootstrapped = true;
+        return;
+      } catch (err) {
+        if (shuttingDown) return;
+        log(`bootstrapping system namespaces: ${(err as Error).message}; retrying`);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  })();
+  return {
+    address,
+    url,
+    kubeconfigPath,
+    registry,
+    stop: async () => {
+      shuttingDown = true;
+      if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
+      await server.stop();
+    },
+  };
+}
+
+export function storeHealthCheck(kv: KvClient, timeoutMs = 2000): () => Promise<string | undefined> {
+  return async () => {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        kv.range({ key: Buffer.from('health'), countOnly: true }),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(errors.timeout('store health check timed out')), timeoutMs);
+        }),
+      ]);
+      return undefined;
+    } catch (err) {
+      return (err as Error).message;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
