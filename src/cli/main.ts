@@ -1,10 +1,14 @@
 /**
- * The `carina` command. Today: `carina server` starts one replica of the replicated store with
- * its etcd v3 API (the Kubernetes API server joins it in issue 4).
+ * The `carina` command. `carina server` starts one replica: the Raft-replicated store with its
+ * etcd v3 API (or, with --etcd-servers, a client of an external etcd) and the Kubernetes API
+ * server over it.
  */
 import { resolve } from 'node:path';
+import { EtcdClient, type KvClient } from '../../raft';
 import { FlagError, formatHelp, parseFlags, type FlagSpec } from './flags';
-import { parseInitialCluster, startStoreServer } from '../server/store-server';
+import { parseInitialCluster, startStoreServer, type RunningStoreServer } from '../server/store-server';
+import { startApiServer, storeHealthCheck } from '../server/api-server';
+import { buildApiServerParts, startControllers } from '../server/default-parts';
 
 const SERVER_FLAGS: FlagSpec[] = [
   { name: 'data-dir', kind: 'string', default: './data', help: 'Directory for the replica\'s Raft log and store.' },
@@ -20,11 +24,20 @@ const SERVER_FLAGS: FlagSpec[] = [
   { name: 'auto-compaction-retention', kind: 'duration', default: 300_000, help: 'How much history automatic compaction keeps.' },
   { name: 'watch-progress-notify-interval', kind: 'duration', default: 600_000, help: 'Interval of watch progress notifications for watches that ask for them.' },
   { name: 'max-request-bytes', kind: 'number', default: 1_572_864, help: 'Largest write request the store accepts.' },
+  { name: 'bind-address', kind: 'string', default: '127.0.0.1', help: 'Address the Kubernetes API (HTTPS) listens on.' },
+  { name: 'secure-port', kind: 'number', default: 6443, help: 'Port of the Kubernetes API (HTTPS, HTTP/2 and HTTP/1.1).' },
+  { name: 'etcd-servers', kind: 'string', default: '', help: 'Comma-separated etcd v3 endpoints (http://host:port) to store objects in instead of the embedded replicated store.' },
+  { name: 'tls-san', kind: 'string', default: '', help: 'Extra comma-separated DNS names and IP addresses for the serving certificate.' },
+  { name: 'runtime-config', kind: 'string', default: '', help: 'Comma-separated <group>/<version>[=true|false] pairs enabling or disabling API group versions.' },
+  { name: 'livez-grace-period', kind: 'duration', default: 0, help: 'Time after start during which unfinished start-up hooks count as live.' },
+  { name: 'shutdown-delay-duration', kind: 'duration', default: 0, help: 'On SIGTERM, time during which /readyz fails while requests are still served, before the server stops.' },
+  { name: 'min-request-timeout', kind: 'number', default: 1800, help: 'Minimum watch duration in seconds; each watch lasts a random time between this and twice it, unless timeoutSeconds is given.' },
   { name: 'help', kind: 'boolean', default: false, help: 'Print this help.' },
 ];
 
-const SERVER_SUMMARY = 'Starts one replica of Carina: the Raft-replicated key-value store and its etcd v3 API.\n' +
-  'The Kubernetes API server is not built yet (issue 4).';
+const SERVER_SUMMARY = 'Starts one replica of Carina: the Raft-replicated key-value store with its etcd v3 API, and the\n' +
+  'Kubernetes API server over it (HTTPS on --bind-address:--secure-port; admin kubeconfig in <data-dir>/admin.kubeconfig).\n' +
+  'With --etcd-servers the objects live in that etcd instead and no replica is started.';
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -41,6 +54,52 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(formatHelp('server', SERVER_SUMMARY, SERVER_FLAGS));
     return 0;
   }
+  const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+  const dataDir = resolve(flags['data-dir'] as string);
+  let store: RunningStoreServer | undefined;
+  let kv: KvClient;
+  const etcdServers = (flags['etcd-servers'] as string).split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (etcdServers.length > 0) {
+    kv = new EtcdClient({ endpoints: etcdServers });
+  } else {
+    store = await startEmbeddedStore(flags, dataDir, log);
+    kv = store.replica;
+  }
+  const sans = (flags['tls-san'] as string).split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const parts = buildApiServerParts(kv, { runtimeConfig: flags['runtime-config'] as string, storeHealthy: storeHealthCheck(kv) });
+  const api = await startApiServer({
+    dataDir,
+    bindAddress: flags['bind-address'] as string,
+    securePort: flags['secure-port'] as number,
+    servingDnsNames: sans.filter((s) => !/^[0-9.]+$|:/.test(s)),
+    servingIpAddresses: sans.filter((s) => /^[0-9.]+$|:/.test(s)),
+    livezGracePeriodMs: flags['livez-grace-period'] as number,
+    shutdownDelayMs: flags['shutdown-delay-duration'] as number,
+    minRequestTimeoutSeconds: flags['min-request-timeout'] as number,
+  }, parts, log);
+  const controllers = startControllers(api.registry, parts, log);
+  process.stdout.write(
+    `carina: data in ${dataDir}\n` +
+    (store !== undefined
+      ? `carina: etcd v3 API (the store) on http://${store.etcdAddress}\ncarina: Raft peers on ${store.raftAddress}\n`
+      : `carina: objects stored in etcd at ${etcdServers.join(',')}\n`) +
+    `carina: Kubernetes API on ${api.url}\n` +
+    `carina: admin kubeconfig ${api.kubeconfigPath}\n` +
+    'carina: ready\n',
+  );
+  await new Promise<void>((resolveStop) => {
+    const stop = () => resolveStop();
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  controllers.stop();
+  await api.stop();
+  if (store !== undefined) await store.stop();
+  else await kv.close();
+  return 0;
+}
+
+async function startEmbeddedStore(flags: Record<string, string | number | boolean>, dataDir: string, log: (line: string) => void): Promise<RunningStoreServer> {
   const memberId = flags['member-id'] as number;
   const members = flags['initial-cluster']
     ? parseInitialCluster(flags['initial-cluster'] as string)
@@ -48,9 +107,7 @@ async function main(argv: string[]): Promise<number> {
   const self = members.find((m) => m.id === memberId);
   if (!self) throw new FlagError(`--member-id ${memberId} is not in --initial-cluster`);
   if (flags.name) self.name = flags.name as string;
-  const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
-  const dataDir = resolve(flags['data-dir'] as string);
-  const running = await startStoreServer({
+  return startStoreServer({
     memberId,
     name: self.name,
     dataDir,
@@ -65,20 +122,6 @@ async function main(argv: string[]): Promise<number> {
     progressNotifyIntervalMs: flags['watch-progress-notify-interval'] as number,
     maxRequestBytes: flags['max-request-bytes'] as number,
   }, log);
-  process.stdout.write(
-    `carina: member ${memberId} (${self.name}) of ${members.length}, data in ${dataDir}\n` +
-    `carina: etcd v3 API (the store) on http://${running.etcdAddress}\n` +
-    `carina: Raft peers on ${running.raftAddress}\n` +
-    'carina: Kubernetes API: not built yet (issue 4)\n' +
-    'carina: ready\n',
-  );
-  await new Promise<void>((resolveStop) => {
-    const stop = () => resolveStop();
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-  });
-  await running.stop();
-  return 0;
 }
 
 main(process.argv.slice(2)).then(

@@ -27,6 +27,9 @@ export interface NonResourceRequestInfo {
 
 export type RequestInfo = ResourceRequestInfo | NonResourceRequestInfo;
 
+/** namespaces/NAME/status and namespaces/NAME/finalize are subresources of the namespace, not resources in it. */
+const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
+
 function isWatchQuery(query: URLSearchParams): boolean {
   const watch = query.get('watch');
   return watch !== null && watch !== '' && watch !== '0' && watch !== 'false';
@@ -52,7 +55,7 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   }
   let namespace = '';
   // /namespaces/NAME/RESOURCE... is namespaced; /namespaces and /namespaces/NAME[/status|/finalize] are the namespaces resource itself.
-  if (rest[0] === 'namespaces' && rest.length >= 3) {
+  if (rest[0] === 'namespaces' && rest.length >= 3 && !NAMESPACE_SUBRESOURCES.has(rest[2])) {
     namespace = decodeURIComponent(rest[1]);
     rest = rest.slice(2);
   }

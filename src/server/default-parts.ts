@@ -1,0 +1,112 @@
+/**
+ * The v1.25 pieces the API server is assembled from: the catalogue of served resources, the
+ * discovery and OpenAPI documents, type strategies (defaulting, validation), selectors,
+ * patches and the Protobuf codec; and the controllers every replica runs.
+ */
+import type { KvClient } from '../../raft';
+import { Catalogue, type ResourceInfo } from '../apis/catalogue';
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from '../apis/discovery';
+import { OpenApiDocuments } from '../apis/openapi';
+import { GarbageCollector } from '../controllers/garbage-collector';
+import { NamespaceController } from '../controllers/namespace-controller';
+import type { DiscoveryDocuments } from '../http/api-http-server';
+import type { GenericRegistry } from '../registry/generic-registry';
+import { minimalStrategy } from '../registry/object-strategy';
+import { ObjectStore, type JsonObject } from '../storage/object-store';
+import { errors } from '../util';
+import type { ApiServerParts } from './api-server';
+
+export interface PartsOptions {
+  runtimeConfig: string;
+  storeHealthy: () => Promise<string | undefined>;
+}
+
+export function parseRuntimeConfig(value: string): Map<string, boolean> {
+  const config = new Map<string, boolean>();
+  for (const entry of value.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+    const eq = entry.indexOf('=');
+    const key = eq < 0 ? entry : entry.slice(0, eq);
+    const raw = eq < 0 ? 'true' : entry.slice(eq + 1);
+    if (raw !== 'true' && raw !== 'false') throw new Error(`--runtime-config ${entry}: the value must be true or false`);
+    if (!Catalogue.isKnownRuntimeConfigKey(key)) throw new Error(`--runtime-config ${entry}: unknown group/version "${key}"`);
+    config.set(key, raw === 'true');
+  }
+  return config;
+}
+
+export type DefaultParts = ApiServerParts & { catalogue: Catalogue };
+
+export function buildApiServerParts(kv: KvClient, options: PartsOptions): DefaultParts {
+  const catalogue = Catalogue.load({ runtimeConfig: parseRuntimeConfig(options.runtimeConfig) });
+  const openapi = new OpenApiDocuments(catalogue);
+  const discovery: DiscoveryDocuments = {
+    version: () => versionInfo() as unknown as JsonObject,
+    apiVersions: (serverAddress) => apiVersions(serverAddress) as unknown as JsonObject,
+    apiGroupList: () => apiGroupList(catalogue) as unknown as JsonObject,
+    apiGroup: (group) => apiGroup(catalogue, group) as unknown as JsonObject | undefined,
+    apiResourceList: (group, version) => apiResourceList(catalogue, group, version) as unknown as JsonObject | undefined,
+    openApiV2: () => openapi.v2Document(),
+    openApiV3Index: () => openapi.v3Index() as unknown as JsonObject,
+    openApiV3Document: (path) => openapi.v3Document(path),
+  };
+  return {
+    catalogue,
+    kv,
+    resolver: {
+      lookup: (group, version, resource) => {
+        const info = catalogue.lookup(group, version, resource);
+        // Virtual resources (reviews, bindings) are not stored objects; later issues serve them.
+        return info === undefined || info.createOnly || info.storageVersionHash === '' ? undefined : info;
+      },
+      isServed: (group, version) => catalogue.isServed(group, version),
+    },
+    discovery,
+    strategyFor: () => minimalStrategy,
+    selectorFilter: (_resource, labelSelector, fieldSelector) => {
+      if (labelSelector !== '' || fieldSelector !== '') throw errors.badRequest('selectors are not supported yet');
+      return undefined;
+    },
+    applyPatch: () => {
+      throw errors.unsupportedMediaType([]);
+    },
+    storeHealthy: options.storeHealthy,
+  };
+}
+
+/** One served version of each stored resource, preferring the group's preferred version. */
+export function storedResources(catalogue: Catalogue): ResourceInfo[] {
+  const byStorage = new Map<string, ResourceInfo>();
+  for (const group of catalogue.groups()) {
+    for (const version of group.versions) {
+      for (const resource of catalogue.resources(group.name, version)) {
+        if (resource.createOnly || resource.storageVersionHash === '' || !resource.verbs.includes('list') || !resource.verbs.includes('delete')) continue;
+        const key = `${resource.storage.group}/${resource.storage.resource}`;
+        if (!byStorage.has(key)) byStorage.set(key, resource);
+      }
+    }
+  }
+  return [...byStorage.values()];
+}
+
+export function startControllers(registry: GenericRegistry, parts: DefaultParts, log: (line: string) => void): { stop(): void } {
+  const store = new ObjectStore(parts.kv);
+  const resources = storedResources(parts.catalogue);
+  const namespaces = parts.catalogue.lookup('', 'v1', 'namespaces');
+  if (namespaces === undefined) throw new Error('the catalogue has no namespaces');
+  const namespaceController = new NamespaceController({
+    registry,
+    store,
+    namespaces,
+    namespacedResources: () => resources.filter((r) => r.namespaced),
+    log,
+  });
+  const gc = new GarbageCollector({ registry, store, resources: () => resources, log });
+  namespaceController.start();
+  gc.start();
+  return {
+    stop: () => {
+      namespaceController.stop();
+      gc.stop();
+    },
+  };
+}
