@@ -7,6 +7,7 @@ import type { KvClient } from '../../raft';
 import { Catalogue, type ResourceInfo } from '../apis/catalogue';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from '../apis/discovery';
 import { OpenApiDocuments } from '../apis/openapi';
+import { SelectorParseError, parseFieldSelector, parseLabelSelector, selectableFields, validateFieldSelector } from '../apis/selectors';
 import { GarbageCollector } from '../controllers/garbage-collector';
 import { NamespaceController } from '../controllers/namespace-controller';
 import type { DiscoveryDocuments } from '../http/api-http-server';
@@ -62,9 +63,19 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
     },
     discovery,
     strategyFor: () => minimalStrategy,
-    selectorFilter: (_resource, labelSelector, fieldSelector) => {
-      if (labelSelector !== '' || fieldSelector !== '') throw errors.badRequest('selectors are not supported yet');
-      return undefined;
+    selectorFilter: (resource, labelSelector, fieldSelector) => {
+      try {
+        const labels = labelSelector === '' ? undefined : parseLabelSelector(labelSelector);
+        const fields = fieldSelector === '' ? undefined : validateFieldSelector(resource.group, resource.version, resource.resource, parseFieldSelector(fieldSelector));
+        if ((labels === undefined || labels.isEmpty()) && (fields === undefined || fields.isEmpty())) return undefined;
+        return (object) => {
+          if (labels !== undefined && !labels.matches((object.metadata as JsonObject | undefined)?.labels as Record<string, string> | undefined)) return false;
+          return fields === undefined || fields.matches(selectableFields(resource.group, resource.resource, object));
+        };
+      } catch (err) {
+        if (err instanceof SelectorParseError) throw errors.badRequest(err.message);
+        throw err;
+      }
     },
     applyPatch: () => {
       throw errors.unsupportedMediaType([]);
