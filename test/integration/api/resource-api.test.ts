@@ -1,0 +1,257 @@
+/**
+ * The resource API of one `carina server` over HTTPS, as a client sees it: CRUD with the right
+ * status codes and Status bodies, resourceVersion rules, chunked lists, selectors, watch and
+ * deletion. Each case would fail if the behaviour it names were missing.
+ */
+import { expect } from 'chai';
+import { CarinaApiProcess } from '../../support/carina-api-process';
+
+type Obj = Record<string, any>;
+
+const CM = '/api/v1/namespaces/default/configmaps';
+
+function configMap(name: string, data: Record<string, string> = { k: 'v' }, labels?: Record<string, string>): string {
+  return JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(labels ? { labels } : {}) }, data });
+}
+
+describe('resource API over HTTPS (one carina server)', function () {
+  this.timeout(60_000);
+  let server: CarinaApiProcess;
+
+  before(async () => {
+    server = await CarinaApiProcess.start();
+  });
+
+  after(async () => {
+    await server?.stop();
+  });
+
+  it('creates, reads, replaces and deletes a configmap with kube-apiserver\'s codes', async () => {
+    const created = await server.request('POST', CM, { body: configMap('crud') });
+    expect(created.status).to.equal(201);
+    const object = created.json<Obj>();
+    expect(object.metadata.uid).to.match(/^[0-9a-f-]{36}$/);
+    expect(object.metadata.creationTimestamp).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(object.metadata.namespace).to.equal('default');
+    const got = await server.request('GET', `${CM}/crud`);
+    expect(got.status).to.equal(200);
+    expect(got.json<Obj>().metadata.resourceVersion).to.equal(object.metadata.resourceVersion);
+    const replaced = await server.request('PUT', `${CM}/crud`, { body: JSON.stringify({ ...object, data: { k: 'v2' } }) });
+    expect(replaced.status).to.equal(200);
+    expect(replaced.json<Obj>().data.k).to.equal('v2');
+    expect(Number(replaced.json<Obj>().metadata.resourceVersion)).to.be.greaterThan(Number(object.metadata.resourceVersion));
+    const deleted = await server.request('DELETE', `${CM}/crud`);
+    expect(deleted.status).to.equal(200);
+    expect(deleted.json<Obj>()).to.deep.include({ kind: 'Status', status: 'Success' });
+    expect(deleted.json<Obj>().details).to.deep.equal({ name: 'crud', kind: 'configmaps', uid: object.metadata.uid });
+    expect((await server.request('GET', `${CM}/crud`)).status).to.equal(404);
+  });
+
+  it('answers NotFound, AlreadyExists and Conflict with their Status bodies', async () => {
+    const missing = await server.request('GET', `${CM}/nope`);
+    expect(missing.status).to.equal(404);
+    expect(missing.json()).to.deep.equal({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'configmaps "nope" not found', reason: 'NotFound', details: { name: 'nope', kind: 'configmaps' }, code: 404 });
+    await server.request('POST', CM, { body: configMap('dup') });
+    const again = await server.request('POST', CM, { body: configMap('dup') });
+    expect(again.status).to.equal(409);
+    expect(again.json<Obj>()).to.deep.include({ reason: 'AlreadyExists', message: 'configmaps "dup" already exists' });
+    const current = (await server.request('GET', `${CM}/dup`)).json<Obj>();
+    await server.request('PUT', `${CM}/dup`, { body: JSON.stringify({ ...current, data: { k: 'first' } }) });
+    const stale = await server.request('PUT', `${CM}/dup`, { body: JSON.stringify({ ...current, data: { k: 'second' } }) });
+    expect(stale.status).to.equal(409);
+    expect(stale.json<Obj>().reason).to.equal('Conflict');
+    expect(stale.json<Obj>().message).to.equal('Operation cannot be fulfilled on configmaps "dup": the object has been modified; please apply your changes to the latest version and try again');
+    expect((await server.request('GET', `${CM}/dup`)).json<Obj>().data.k).to.equal('first');
+  });
+
+  it('rejects bad input with 400, 413 and 415 and stores nothing', async () => {
+    const before = (await server.request('GET', CM)).json<Obj>().items.length;
+    const malformed = await server.request('POST', CM, { body: '{"apiVersion": "v1", "kind": ' });
+    expect(malformed.status).to.equal(400);
+    expect(malformed.json<Obj>().reason).to.equal('BadRequest');
+    const wrongKind = await server.request('POST', CM, { body: JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } }) });
+    expect(wrongKind.status).to.equal(400);
+    const huge = await server.request('POST', CM, { body: configMap('huge', { k: 'x'.repeat(3 * 1024 * 1024 + 10) }) });
+    expect(huge.status).to.equal(413);
+    expect(huge.json<Obj>()).to.deep.include({ reason: 'RequestEntityTooLarge', message: 'Request entity too large: limit is 3145728' });
+    const unsupported = await server.request('POST', CM, { body: 'x', headers: { 'Content-Type': 'text/plain' } });
+    expect(unsupported.status).to.equal(415);
+    expect(unsupported.json<Obj>().reason).to.equal('UnsupportedMediaType');
+    const slash = await server.request('POST', CM, { body: configMap('a/b') });
+    expect(slash.status).to.equal(422);
+    expect((await server.request('GET', CM)).json<Obj>().items.length).to.equal(before);
+  });
+
+  it('answers 406 for an Accept it cannot serve, and 404 for unknown resources', async () => {
+    const notAcceptable = await server.request('GET', CM, { headers: { Accept: 'text/html' } });
+    expect(notAcceptable.status).to.equal(406);
+    expect(notAcceptable.json<Obj>().reason).to.equal('NotAcceptable');
+    expect((await server.request('GET', '/api/v1/namespaces/default/widgets')).status).to.equal(404);
+    expect((await server.request('GET', '/apis/nothing.example.com/v1')).status).to.equal(404);
+  });
+
+  it('requires the namespace to exist for namespaced creates', async () => {
+    const res = await server.request('POST', '/api/v1/namespaces/absent/configmaps', { body: configMap('x') });
+    expect(res.status).to.equal(404);
+    expect(res.json<Obj>().message).to.equal('namespaces "absent" not found');
+  });
+
+  it('serves generateName, YAML bodies and ?pretty', async () => {
+    const generated = await server.request('POST', CM, { body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'gen-' } }) });
+    expect(generated.status).to.equal(201);
+    expect(generated.json<Obj>().metadata.name).to.match(/^gen-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+    const yaml = await server.request('POST', CM, { body: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\ndata:\n  a: b\n', headers: { 'Content-Type': 'application/yaml', Accept: 'application/yaml' } });
+    expect(yaml.status).to.equal(201);
+    expect(yaml.headers['content-type']).to.equal('application/yaml');
+    expect(yaml.text).to.contain('name: from-yaml');
+    const pretty = await server.request('GET', `${CM}/from-yaml?pretty=true`);
+    expect(pretty.text).to.contain('\n  "kind": "ConfigMap"');
+  });
+
+  it('lists in chunks at one resourceVersion, with remainingItemCount and continue', async () => {
+    await server.request('POST', '/api/v1/namespaces', { body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'chunks' } }) });
+    for (let i = 0; i < 7; i++) {
+      const res = await server.request('POST', '/api/v1/namespaces/chunks/configmaps', { body: configMap(`c${i}`) });
+      expect(res.status).to.equal(201);
+    }
+    const first = (await server.request('GET', '/api/v1/namespaces/chunks/configmaps?limit=3')).json<Obj>();
+    expect(first.items.map((i: Obj) => i.metadata.name)).to.deep.equal(['c0', 'c1', 'c2']);
+    expect(first.metadata.remainingItemCount).to.equal(4);
+    // A write between chunks is not seen by later chunks: one snapshot.
+    await server.request('POST', '/api/v1/namespaces/chunks/configmaps', { body: configMap('c9') });
+    const second = (await server.request('GET', `/api/v1/namespaces/chunks/configmaps?limit=3&continue=${first.metadata.continue}`)).json<Obj>();
+    expect(second.metadata.resourceVersion).to.equal(first.metadata.resourceVersion);
+    expect(second.items.map((i: Obj) => i.metadata.name)).to.deep.equal(['c3', 'c4', 'c5']);
+    const third = (await server.request('GET', `/api/v1/namespaces/chunks/configmaps?limit=3&continue=${second.metadata.continue}`)).json<Obj>();
+    expect(third.items.map((i: Obj) => i.metadata.name)).to.deep.equal(['c6']);
+    expect(third.metadata.continue).to.equal(undefined);
+    expect(third.metadata.remainingItemCount).to.equal(undefined);
+    const bad = await server.request('GET', `/api/v1/namespaces/chunks/configmaps?limit=3&resourceVersion=5&continue=${first.metadata.continue}`);
+    expect(bad.status).to.equal(400);
+  });
+
+  it('reads a list exactly at an older resourceVersion, and 504s for one from the future', async () => {
+    const rv = (await server.request('POST', CM, { body: configMap('exact-a') })).json<Obj>().metadata.resourceVersion;
+    await server.request('POST', CM, { body: configMap('exact-b') });
+    const exact = (await server.request('GET', `${CM}?resourceVersion=${rv}&resourceVersionMatch=Exact`)).json<Obj>();
+    expect(exact.metadata.resourceVersion).to.equal(rv);
+    const names = exact.items.map((i: Obj) => i.metadata.name);
+    expect(names).to.include('exact-a');
+    expect(names).to.not.include('exact-b');
+    const future = await server.request('GET', `${CM}/exact-a?resourceVersion=999999999`);
+    expect(future.status).to.equal(504);
+    expect(future.headers['retry-after']).to.equal('1');
+    expect(future.json<Obj>().message).to.contain('Too large resource version');
+  });
+
+  it('filters lists by label and field selectors, and rejects unknown field labels', async () => {
+    await server.request('POST', CM, { body: configMap('sel-a', {}, { tier: 'web' }) });
+    await server.request('POST', CM, { body: configMap('sel-b', {}, { tier: 'db' }) });
+    const web = (await server.request('GET', `${CM}?labelSelector=tier%3Dweb`)).json<Obj>();
+    expect(web.items.map((i: Obj) => i.metadata.name)).to.deep.equal(['sel-a']);
+    const notWeb = (await server.request('GET', `${CM}?labelSelector=tier,tier!%3Dweb`)).json<Obj>();
+    expect(notWeb.items.map((i: Obj) => i.metadata.name)).to.deep.equal(['sel-b']);
+    const byName = (await server.request('GET', `${CM}?fieldSelector=metadata.name%3Dsel-b`)).json<Obj>();
+    expect(byName.items.map((i: Obj) => i.metadata.name)).to.deep.equal(['sel-b']);
+    const unknown = await server.request('GET', `${CM}?fieldSelector=spec.color%3Dred`);
+    expect(unknown.status).to.equal(400);
+    // ConfigMaps have no field-label conversion of their own, so the scheme's default message applies.
+    expect(unknown.json<Obj>().message).to.equal('"spec.color" is not a known field selector: only "metadata.name", "metadata.namespace"');
+  });
+
+  it('watches: synthetic ADDED for rv unset, then changes; from an exact version, only later changes', async () => {
+    await server.request('POST', '/api/v1/namespaces', { body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'watched' } }) });
+    const base = (await server.request('POST', '/api/v1/namespaces/watched/configmaps', { body: configMap('w1') })).json<Obj>();
+    const path = '/api/v1/namespaces/watched/configmaps?watch=1';
+    const initial = server.watch(path, (events) => events.length >= 3);
+    await new Promise((r) => setTimeout(r, 300));
+    const updated = await server.request('PUT', '/api/v1/namespaces/watched/configmaps/w1', { body: JSON.stringify({ ...base, data: { k: 'changed' } }) });
+    await server.request('DELETE', '/api/v1/namespaces/watched/configmaps/w1');
+    const seen = await initial;
+    expect(seen.status).to.equal(200);
+    expect(seen.events.map((e) => e.type)).to.deep.equal(['ADDED', 'MODIFIED', 'DELETED']);
+    expect(seen.events[1].object.metadata).to.include({ resourceVersion: updated.json<Obj>().metadata.resourceVersion });
+    const fromExact = await server.watch(`${path}&resourceVersion=${base.metadata.resourceVersion}`, (events) => events.length >= 2, 5000);
+    expect(fromExact.events.map((e) => e.type)).to.deep.equal(['MODIFIED', 'DELETED']);
+  });
+
+  it('sends bookmarks marking the end of a streaming list', async () => {
+    const res = await server.watch('/api/v1/namespaces?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true', (events) => events.some((e) => e.type === 'BOOKMARK'));
+    const types = res.events.map((e) => e.type);
+    expect(types.slice(0, -1).every((t) => t === 'ADDED')).to.equal(true);
+    const bookmark = res.events[res.events.length - 1];
+    expect(bookmark.type).to.equal('BOOKMARK');
+    expect((bookmark.object.metadata as Obj).annotations).to.deep.equal({ 'k8s.io/initial-events-end': 'true' });
+    expect(types.filter((t) => t === 'ADDED').length).to.be.greaterThanOrEqual(4);
+  });
+
+  it('ends a watch after timeoutSeconds', async () => {
+    const started = Date.now();
+    const res = await server.watch('/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=1&timeoutSeconds=1', () => false, 10_000);
+    expect(res.status).to.equal(200);
+    expect(Date.now() - started).to.be.lessThan(5000);
+  });
+
+  it('keeps an object with finalizers until the last one is removed', async () => {
+    const created = (await server.request('POST', CM, { body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'held', finalizers: ['example.com/hold'] } }) })).json<Obj>();
+    const deleting = await server.request('DELETE', `${CM}/held`);
+    expect(deleting.status).to.equal(200);
+    expect(deleting.json<Obj>().metadata.deletionTimestamp).to.be.a('string');
+    const still = (await server.request('GET', `${CM}/held`)).json<Obj>();
+    expect(still.metadata.deletionTimestamp).to.be.a('string');
+    const released = await server.request('PUT', `${CM}/held`, { body: JSON.stringify({ ...still, metadata: { ...still.metadata, finalizers: [] } }) });
+    expect(released.status).to.equal(200);
+    expect((await server.request('GET', `${CM}/held`)).status).to.equal(404);
+    expect(created.metadata.uid).to.be.a('string');
+  });
+
+  it('checks delete preconditions on uid and resourceVersion', async () => {
+    const created = (await server.request('POST', CM, { body: configMap('pre') })).json<Obj>();
+    const wrongUid = await server.request('DELETE', `${CM}/pre`, { body: JSON.stringify({ preconditions: { uid: 'not-it' } }) });
+    expect(wrongUid.status).to.equal(409);
+    expect(wrongUid.json<Obj>().message).to.contain('Precondition failed: UID in precondition: not-it');
+    const wrongRv = await server.request('DELETE', `${CM}/pre`, { body: JSON.stringify({ preconditions: { resourceVersion: '1' } }) });
+    expect(wrongRv.status).to.equal(409);
+    const ok = await server.request('DELETE', `${CM}/pre`, { body: JSON.stringify({ preconditions: { uid: created.metadata.uid, resourceVersion: created.metadata.resourceVersion } }) });
+    expect(ok.status).to.equal(200);
+  });
+
+  it('deletes a namespace only after emptying it', async () => {
+    await server.request('POST', '/api/v1/namespaces', { body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'doomed' } }) });
+    await server.request('POST', '/api/v1/namespaces/doomed/configmaps', { body: configMap('inside') });
+    const del = await server.request('DELETE', '/api/v1/namespaces/doomed');
+    expect(del.status).to.equal(200);
+    const terminating = await server.request('POST', '/api/v1/namespaces/doomed/configmaps', { body: configMap('late') });
+    expect([403, 404]).to.include(terminating.status);
+    const deadline = Date.now() + 20_000;
+    while ((await server.request('GET', '/api/v1/namespaces/doomed')).status !== 404) {
+      if (Date.now() > deadline) throw new Error('namespace not removed');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect((await server.request('GET', '/api/v1/namespaces/doomed/configmaps/inside')).status).to.equal(404);
+  });
+
+  it('serves health, discovery, OpenAPI and metrics', async () => {
+    expect((await server.request('GET', '/readyz')).text).to.equal('ok');
+    const verbose = await server.request('GET', '/livez?verbose');
+    expect(verbose.text).to.contain('[+]etcd ok');
+    expect(verbose.text).to.contain('livez check passed');
+    const version = (await server.request('GET', '/version')).json<Obj>();
+    expect(version).to.include({ major: '1', minor: '25' });
+    const core = (await server.request('GET', '/api/v1')).json<Obj>();
+    const ns = core.resources.find((r: Obj) => r.name === 'namespaces');
+    expect(ns).to.include({ namespaced: false, kind: 'Namespace' });
+    expect(ns.shortNames).to.deep.equal(['ns']);
+    const v3 = (await server.request('GET', '/openapi/v3')).json<Obj>();
+    expect(Object.keys(v3.paths)).to.include('apis/apps/v1');
+    const metrics = await server.request('GET', '/metrics');
+    expect(metrics.text).to.match(/apiserver_request_total\{[^}]*resource="configmaps"[^}]*\} \d+/);
+    expect(metrics.text).to.contain('apiserver_request_duration_seconds_bucket');
+  });
+
+  it('authenticates with the client certificate; an unknown certificate is 401', async () => {
+    const anonymous = await server.request('GET', '/api/v1/namespaces', { anonymous: true });
+    // Authorization is allow-all until the authorization issue; the request is served as system:anonymous.
+    expect(anonymous.status).to.equal(200);
+  });
+});

@@ -1,0 +1,214 @@
+/**
+ * A real `carina server` process on loopback for integration and end-to-end tests: its own data
+ * directory and free ports, the admin kubeconfig it writes, a kubectl runner bound to it, and an
+ * HTTPS client that presents the admin certificate (or none).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { distinctFreePorts } from './etcd-process';
+
+const REPO = resolve(__dirname, '..', '..', '..');
+
+export interface HttpResult {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  text: string;
+  json<T = Record<string, unknown>>(): T;
+}
+
+export interface CommandResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CarinaApiOptions {
+  etcdServers?: string;
+  extraArgs?: string[];
+}
+
+interface Credentials {
+  ca: string;
+  cert: string;
+  key: string;
+}
+
+export class CarinaApiProcess {
+  private child?: ChildProcess;
+  log = '';
+  private credentials?: Credentials;
+
+  private constructor(readonly dataDir: string, readonly port: number, private readonly args: string[]) {}
+
+  get url(): string {
+    return `https://127.0.0.1:${this.port}`;
+  }
+
+  get kubeconfig(): string {
+    return join(this.dataDir, 'admin.kubeconfig');
+  }
+
+  static async start(options: CarinaApiOptions = {}): Promise<CarinaApiProcess> {
+    const dataDir = mkdtempSync(join(tmpdir(), 'carina-api-'));
+    const [apiPort, etcdPort, peerPort] = await distinctFreePorts(3);
+    const args = [
+      join(REPO, 'bin', 'carina'), 'server',
+      '--data-dir', dataDir,
+      '--secure-port', String(apiPort),
+      '--listen-etcd-address', `127.0.0.1:${etcdPort}`,
+      '--listen-peer-address', `127.0.0.1:${peerPort}`,
+      '--election-timeout', '300ms',
+      '--heartbeat-interval', '50ms',
+    ];
+    if (options.etcdServers !== undefined) args.push('--etcd-servers', options.etcdServers);
+    args.push(...(options.extraArgs ?? []));
+    const server = new CarinaApiProcess(dataDir, apiPort, args);
+    await server.launch();
+    return server;
+  }
+
+  /** Starts the process (again, after stop({ keepData: true })) and waits until /readyz is 200. */
+  async launch(): Promise<void> {
+    const child = spawn(process.execPath, this.args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = child;
+    child.stdout?.on('data', (d: Buffer) => (this.log += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (this.log += d.toString()));
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`carina server exited (${child.exitCode}):\n${this.log}`);
+      if (this.log.includes('carina: ready')) {
+        try {
+          const ready = await this.request('GET', '/readyz');
+          if (ready.status === 200) return;
+        } catch {
+          // not listening yet
+        }
+      }
+      if (Date.now() > deadline) throw new Error(`carina server not ready in 20 s:\n${this.log}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  private creds(): Credentials {
+    if (this.credentials === undefined) {
+      const text = readFileSync(this.kubeconfig, 'utf8');
+      const field = (name: string) => {
+        const match = new RegExp(`${name}: (\\S+)`).exec(text);
+        if (match === null) throw new Error(`kubeconfig has no ${name}`);
+        return Buffer.from(match[1], 'base64').toString('utf8');
+      };
+      this.credentials = { ca: field('certificate-authority-data'), cert: field('client-certificate-data'), key: field('client-key-data') };
+    }
+    return this.credentials;
+  }
+
+  /** One HTTPS request with the admin certificate (anonymous: none). */
+  request(method: string, path: string, options: { body?: string | Buffer; headers?: Record<string, string>; anonymous?: boolean } = {}): Promise<HttpResult> {
+    const creds = this.creds();
+    return new Promise((resolvePromise, reject) => {
+      const req = https.request({
+        host: '127.0.0.1',
+        port: this.port,
+        method,
+        path,
+        ca: creds.ca,
+        cert: options.anonymous ? undefined : creds.cert,
+        key: options.anonymous ? undefined : creds.key,
+        headers: {
+          ...(options.body !== undefined && !options.headers?.['Content-Type'] ? { 'Content-Type': 'application/json' } : {}),
+          // Node sends a DELETE body without chunked framing unless told its length.
+          ...(options.body !== undefined ? { 'Content-Length': String(Buffer.byteLength(options.body)) } : {}),
+          ...options.headers,
+        },
+        agent: false,
+      }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks);
+          const text = body.toString('utf8');
+          resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, body, text, json: <T>() => JSON.parse(text) as T });
+        });
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      if (options.body !== undefined) req.write(options.body);
+      req.end();
+    });
+  }
+
+  /**
+   * Opens a watch and collects its events until `until` says enough or the timeout passes.
+   */
+  watch(path: string, until: (events: Array<{ type: string; object: Record<string, unknown> }>) => boolean, timeoutMs = 10_000, headers: Record<string, string> = {}): Promise<{ status: number; events: Array<{ type: string; object: Record<string, unknown> }>; contentType: string }> {
+    const creds = this.creds();
+    return new Promise((resolvePromise, reject) => {
+      const events: Array<{ type: string; object: Record<string, unknown> }> = [];
+      let buffered = '';
+      let status = 0;
+      let contentType = '';
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        req.destroy();
+        resolvePromise({ status, events, contentType });
+      };
+      const timer = setTimeout(finish, timeoutMs);
+      const req = https.request({ host: '127.0.0.1', port: this.port, method: 'GET', path, ca: creds.ca, cert: creds.cert, key: creds.key, agent: false, headers }, (res) => {
+        status = res.statusCode ?? 0;
+        contentType = String(res.headers['content-type'] ?? '');
+        res.on('data', (c: Buffer) => {
+          buffered += c.toString('utf8');
+          let nl: number;
+          while ((nl = buffered.indexOf('\n')) >= 0) {
+            const line = buffered.slice(0, nl).trim();
+            buffered = buffered.slice(nl + 1);
+            if (line !== '') events.push(JSON.parse(line) as { type: string; object: Record<string, unknown> });
+          }
+          if (until(events)) finish();
+        });
+        res.on('end', finish);
+      });
+      req.on('error', (err) => {
+        if (!done) reject(err);
+      });
+      req.end();
+    });
+  }
+
+  /** Runs kubectl against this server. */
+  kubectl(args: string[], options: { input?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<CommandResult> {
+    return new Promise((resolvePromise) => {
+      const child = spawn('kubectl', ['--kubeconfig', this.kubeconfig, ...args], { env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolvePromise({ code: code ?? -1, stdout, stderr });
+      });
+      child.stdin.end(options.input ?? '');
+    });
+  }
+
+  async stop(options: { keepData?: boolean } = {}): Promise<void> {
+    const child = this.child;
+    if (child !== undefined && child.exitCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+    this.child = undefined;
+    if (!options.keepData) rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
