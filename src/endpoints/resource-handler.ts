@@ -13,6 +13,7 @@ import { planList } from '../registry/list-options';
 import { apiVersionOf, type ServedResource } from '../registry/served-resource';
 import { WatchStream, type WatchSink } from './watch-stream';
 import type { ObjectStore } from '../storage/object-store';
+import type { WatchCache } from '../storage/watch-cache';
 
 export interface ApiRequest {
   method: string;
@@ -48,6 +49,7 @@ export interface ResourceHandlerOptions {
   /** Kinds a PUT may create (AllowCreateOnUpdate in kube-apiserver's strategies). */
   createOnUpdateKinds: ReadonlySet<string>;
   minWatchTimeoutSeconds: number;
+  cache: WatchCache;
 }
 
 export const PATCH_CONTENT_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
@@ -66,7 +68,14 @@ function isDryRun(query: URLSearchParams): boolean {
 }
 
 export class ResourceHandler {
+  private readonly activeWatches = new Set<WatchStream>();
+
   constructor(private readonly options: ResourceHandlerOptions) {}
+
+  /** On shutdown: every watch gets a last BOOKMARK (if it asked for bookmarks) and ends, so clients resume elsewhere. */
+  closeAllWatches(): void {
+    for (const stream of [...this.activeWatches]) stream.closeWithBookmark();
+  }
 
   resolve(info: ResourceRequestInfo): ServedResource {
     const resource = this.options.resolver.lookup(info.group, info.version, info.resource);
@@ -244,7 +253,13 @@ export class ResourceHandler {
       sendInitialEvents: request.query.get('sendInitialEvents') === 'true',
       resourceVersionMatch: request.query.get('resourceVersionMatch') ?? '',
       timeoutMs: timeoutSeconds * 1000,
+      cache: this.options.cache,
     });
-    await stream.run(sink);
+    this.activeWatches.add(stream);
+    try {
+      await stream.run(sink);
+    } finally {
+      this.activeWatches.delete(stream);
+    }
   }
 }

@@ -11,7 +11,8 @@ import { mediaTypeOf, type Representation } from '../http/negotiation';
 import type { GenericRegistry } from '../registry/generic-registry';
 import { parseResourceVersion } from '../registry/list-options';
 import { apiVersionOf, type ServedResource } from '../registry/served-resource';
-import type { ObjectStore, StoreWatchEvent } from '../storage/object-store';
+import type { ObjectStore } from '../storage/object-store';
+import { encodedEvent, type CachedEvent, type WatchCache } from '../storage/watch-cache';
 
 export interface WatchSink {
   /** Sends the 200 header; called once before the first event. */
@@ -21,6 +22,8 @@ export interface WatchSink {
   end(): void;
   /** Called when the client goes away. */
   onClose(callback: () => void): void;
+  /** Bytes written but not yet taken by the socket. */
+  bufferedBytes(): number;
 }
 
 export interface WatchStreamOptions {
@@ -38,11 +41,11 @@ export interface WatchStreamOptions {
   sendInitialEvents: boolean;
   timeoutMs: number;
   bookmarkIntervalMs?: number;
+  cache: WatchCache;
+  maxBufferedBytes?: number;
 }
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
-
-const INITIAL_LIST_CHUNK = 500;
 
 export class WatchStream {
   private closed = false;
@@ -83,9 +86,10 @@ export class WatchStream {
     this.send('ERROR', err.toStatus());
   }
 
-  /** Runs until the timeout, a store failure or the client leaving. Throws only before the stream starts. */
+  /** Runs until the timeout, a reset of the cache, the client leaving or the server stopping. */
   async run(sink: WatchSink): Promise<void> {
     const { options } = this;
+    const { cache } = options;
     const rv = options.resourceVersion;
     const streamingList = options.sendInitialEvents;
     if (streamingList) {
@@ -95,48 +99,50 @@ export class WatchStream {
       throw errors.badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
     }
     const initial = streamingList || rv === '' || rv === '0';
-    let startAfter = 0;
-    let minRevision = 0;
-    if (rv !== '' && rv !== '0') {
-      minRevision = parseResourceVersion(rv);
-      if (!initial) startAfter = minRevision;
+    const requested = rv !== '' && rv !== '0' ? parseResourceVersion(rv) : 0;
+    cache.checkReady();
+    if (initial && rv === '') {
+      // "Most recent": at least what a quorum read sees now.
+      await cache.waitForRevision(await options.store.currentRevision());
+    } else if (initial && requested > 0) {
+      await cache.waitForRevision(requested);
     }
     this.sink = sink;
-    sink.onClose(() => {
-      this.closed = true;
-    });
     sink.start(options.representation === 'protobuf' ? `${mediaTypeOf('protobuf')};stream=watch` : mediaTypeOf(options.representation));
-    if (initial) {
-      try {
-        if (minRevision > 0) await options.registry.waitForRevision(minRevision);
-        startAfter = await this.sendInitialState(rv === '0' || streamingList);
-      } catch (err) {
-        this.sendError(err instanceof ApiError ? err : errors.internal(err));
-        sink.end();
-        return;
+    const prefix = options.registry.listPrefix(options.resource, options.namespace);
+    let startAfter = requested;
+    let subscription: { cancel(): void } | undefined;
+    let reset = false;
+    try {
+      if (initial) {
+        // Snapshot and subscription in one synchronous step: nothing can fall between them.
+        const snapshot = cache.list(prefix, (o) => this.matches(o));
+        startAfter = snapshot.revision;
+        subscription = cache.subscribe(prefix, startAfter, (event) => this.deliver(event), () => (reset = true));
+        for (const item of snapshot.items) this.send('ADDED', this.typed(item));
+        if (streamingList) this.send('BOOKMARK', this.bookmarkObject(startAfter, { 'k8s.io/initial-events-end': 'true' }));
+      } else {
+        subscription = cache.subscribe(prefix, startAfter, (event) => this.deliver(event), () => (reset = true));
       }
-      if (streamingList) this.send('BOOKMARK', this.bookmarkObject(startAfter, { 'k8s.io/initial-events-end': 'true' }));
+    } catch (err) {
+      subscription?.cancel();
+      this.sendError(err instanceof ApiError ? err : errors.internal(err));
+      sink.end();
+      return;
     }
-    this.lastRevision = startAfter;
-    await this.follow(startAfter);
+    this.lastRevision = Math.max(startAfter, this.lastRevision);
+    await this.follow(subscription, () => reset);
   }
 
-  /** Sends the current state as ADDED events, chunk by chunk; returns the revision it was read at. */
-  private async sendInitialState(serializable: boolean): Promise<number> {
-    const { registry, resource, namespace } = this.options;
-    let revision = 0;
-    let continueStart: string | undefined;
-    for (;;) {
-      const mode = revision === 0 ? (serializable ? { kind: 'any' as const } : { kind: 'latest' as const }) : { kind: 'exact' as const, revision };
-      const page = await registry.list(resource, namespace, { mode, limit: INITIAL_LIST_CHUNK, continueStart }, (o) => this.matches(o));
-      revision = Number(page.resourceVersion);
-      for (const item of page.items) this.send('ADDED', item);
-      if (this.closed || page.continue === undefined) return revision;
-      continueStart = JSON.parse(Buffer.from(page.continue, 'base64url').toString('utf8')).start as string;
-    }
+  /** Ends the stream, first telling a client that accepts bookmarks how far it has got. */
+  closeWithBookmark(): void {
+    if (this.options.allowBookmarks && this.lastRevision > 0) this.send('BOOKMARK', this.bookmarkObject(this.lastRevision));
+    this.finishNow?.();
   }
 
-  private follow(afterRevision: number): Promise<void> {
+  private finishNow?: () => void;
+
+  private follow(subscription: { cancel(): void }, wasReset: () => boolean): Promise<void> {
     const { options } = this;
     return new Promise<void>((resolve) => {
       let finished = false;
@@ -144,52 +150,61 @@ export class WatchStream {
         if (finished) return;
         finished = true;
         clearTimeout(timeout);
-        if (bookmarkTimer !== undefined) clearInterval(bookmarkTimer);
-        watch.stop();
+        clearInterval(ticker);
+        subscription.cancel();
         if (!this.closed) this.sink?.end();
         resolve();
       };
-      const prefix = options.registry.listPrefix(options.resource, options.namespace);
-      const watch = options.store.watch(prefix, afterRevision, (events, revision) => this.deliver(events, revision), (err) => {
-        this.sendError(err);
-        finish();
-      }, { progressNotify: options.allowBookmarks });
+      this.finishNow = finish;
       const timeout = setTimeout(finish, Math.max(0, options.timeoutMs));
-      let bookmarkTimer: NodeJS.Timeout | undefined;
-      if (options.allowBookmarks) {
-        bookmarkTimer = setInterval(() => {
-          if (this.lastRevision > 0) this.send('BOOKMARK', this.bookmarkObject(this.lastRevision));
-        }, options.bookmarkIntervalMs ?? 60_000);
-      }
+      let sinceBookmark = 0;
+      const ticker = setInterval(() => {
+        if (wasReset() || this.overflowed) {
+          finish();
+          return;
+        }
+        sinceBookmark += 250;
+        if (options.allowBookmarks && sinceBookmark >= (options.bookmarkIntervalMs ?? 60_000)) {
+          sinceBookmark = 0;
+          // Everything up to the cache's revision has been written to this watcher.
+          this.lastRevision = Math.max(this.lastRevision, options.cache.revision);
+          this.send('BOOKMARK', this.bookmarkObject(this.lastRevision));
+        }
+      }, 250);
       this.sink?.onClose(finish);
       if (this.closed) finish();
     });
   }
 
-  private deliver(events: StoreWatchEvent[], revision: number): void {
-    for (const event of events) {
-      if (event.type === 'DELETED') {
-        if (this.matches(event.object)) this.send('DELETED', this.typed(event.object));
-        continue;
-      }
+  private overflowed = false;
+
+  private deliver(event: CachedEvent): void {
+    if (this.closed || this.overflowed) return;
+    let type: WatchEventType | undefined;
+    if (event.type === 'DELETED') {
+      if (this.matches(event.object)) type = 'DELETED';
+    } else {
       const nowMatches = this.matches(event.object);
       const wasMatching = event.previous !== undefined && this.matches(event.previous);
-      if (event.type === 'ADDED' || event.previous === undefined) {
-        if (nowMatches) this.send('ADDED', this.typed(event.object));
-      } else if (nowMatches && wasMatching) {
-        this.send('MODIFIED', this.typed(event.object));
-      } else if (nowMatches) {
-        this.send('ADDED', this.typed(event.object));
-      } else if (wasMatching) {
-        this.send('DELETED', this.typed(event.object));
-      }
+      if (event.type === 'ADDED' || event.previous === undefined) type = nowMatches ? 'ADDED' : undefined;
+      else if (nowMatches && wasMatching) type = 'MODIFIED';
+      else if (nowMatches) type = 'ADDED';
+      else if (wasMatching) type = 'DELETED';
     }
-    if (revision > this.lastRevision) this.lastRevision = revision;
+    if (event.revision > this.lastRevision) this.lastRevision = event.revision;
+    if (type === undefined || this.sink === undefined) return;
+    const eventType = type;
+    const apiVersion = apiVersionOf(this.options.resource);
+    const bytes = encodedEvent(event, `${apiVersion}|${eventType}|${this.options.representation}`, () => this.encodeEvent(eventType, this.typed(event.object)));
+    this.sink.write(bytes);
+    // A watcher that cannot keep up is closed; it resumes from the last version it received.
+    if (this.sink.bufferedBytes() > (this.options.maxBufferedBytes ?? 16 * 1024 * 1024)) this.overflowed = true;
   }
 
+  /** The object as the watched version names it (cached objects are shared: never changed in place). */
   private typed(object: JsonObject): JsonObject {
-    object.apiVersion = apiVersionOf(this.options.resource);
-    object.kind = this.options.resource.kind;
-    return object;
+    const apiVersion = apiVersionOf(this.options.resource);
+    if (object.apiVersion === apiVersion && object.kind === this.options.resource.kind) return object;
+    return { ...object, apiVersion, kind: this.options.resource.kind };
   }
 }

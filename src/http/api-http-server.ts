@@ -85,6 +85,7 @@ export class ApiHttpServer {
 
   /** Ends every open watch (clients resume from their last version elsewhere) and stops listening. */
   async stop(): Promise<void> {
+    this.options.handler.closeAllWatches();
     for (const end of [...this.openStreams]) end();
     const server = this.server;
     if (server === undefined) return;
@@ -286,6 +287,7 @@ export class ApiHttpServer {
         (res as ServerResponse).flushHeaders?.();
       },
       write: (chunk) => (closed ? false : (res as ServerResponse).write(chunk)),
+      bufferedBytes: () => (res as ServerResponse).writableLength ?? 0,
       end: endStream,
       onClose: (cb) => {
         if (closed) cb();

@@ -10,6 +10,7 @@ import { ApiError, errors, type GroupResource } from '../util';
 import { ObjectStore, type JsonObject, type StoredObject } from '../storage/object-store';
 import { EXPIRED_CONTINUE_MESSAGE, encodeContinueToken, planGet, type ListPlan, type ReadMode } from './list-options';
 import type { ObjectStrategy } from './object-strategy';
+import type { WatchCache } from '../storage/watch-cache';
 import { apiVersionOf, resourceKeyPrefix, type ServedResource } from './served-resource';
 
 export interface WriteOptions {
@@ -80,6 +81,9 @@ function checkPathSegment(resource: ServedResource, name: string): void {
 }
 
 export class GenericRegistry {
+  /** Serves resourceVersion="0" and "not older than" reads from memory when set. */
+  cache?: WatchCache;
+
   constructor(
     private readonly store: ObjectStore,
     private readonly strategyFor: (resource: ServedResource) => ObjectStrategy,
@@ -111,6 +115,12 @@ export class GenericRegistry {
   async get(resource: ServedResource, namespace: string, name: string, resourceVersion: string | null): Promise<JsonObject> {
     const mode = planGet(resourceVersion);
     const key = this.key(resource, namespace, name);
+    if (this.cache !== undefined && mode.kind !== 'latest') {
+      if (mode.kind === 'notOlderThan') await this.cache.waitForRevision(mode.revision);
+      const cached = this.cache.get(key);
+      if (cached === undefined) throw errors.notFound(groupResourceOf(resource), name);
+      return this.outgoing(resource, { ...cached });
+    }
     if (mode.kind === 'notOlderThan') await this.waitForRevision(mode.revision);
     const found = await this.store.get(key, { serializable: mode.kind !== 'latest' });
     if (found === undefined) throw errors.notFound(groupResourceOf(resource), name);
@@ -136,6 +146,12 @@ export class GenericRegistry {
 
   async list(resource: ServedResource, namespace: string, plan: ListPlan, filter?: (object: JsonObject) => boolean): Promise<ListResponse> {
     const prefix = this.listPrefix(resource, namespace);
+    // Like kube-apiserver's cacher: rv="0", or "not older than" without a limit, is served from memory, whole.
+    if (this.cache !== undefined && plan.continueStart === undefined && (plan.mode.kind === 'any' || (plan.mode.kind === 'notOlderThan' && plan.limit === 0))) {
+      if (plan.mode.kind === 'notOlderThan') await this.cache.waitForRevision(plan.mode.revision);
+      const cached = this.cache.list(prefix, filter);
+      return { items: cached.items.map((item) => this.outgoing(resource, item)), resourceVersion: String(cached.revision) };
+    }
     const read = await this.readRevisionFor(plan.mode);
     let result;
     try {

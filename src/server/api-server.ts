@@ -15,6 +15,7 @@ import { GenericRegistry } from '../registry/generic-registry';
 import type { ObjectStrategy } from '../registry/object-strategy';
 import type { ServedResource } from '../registry/served-resource';
 import { ObjectStore, type JsonObject } from '../storage/object-store';
+import { WatchCache } from '../storage/watch-cache';
 import { errors } from '../util';
 import { bootstrapNamespaces, namespaceLifecycle } from './system-namespaces';
 
@@ -61,6 +62,9 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const store = new ObjectStore(parts.kv);
   const registryHooks = { checkNamespaceForCreate: async (_namespace: string) => {} };
   const registry = new GenericRegistry(store, parts.strategyFor, registryHooks);
+  const cache = new WatchCache(store, { log });
+  cache.start();
+  registry.cache = cache;
   const namespaces = parts.resolver.lookup('', 'v1', 'namespaces');
   if (namespaces === undefined) throw new Error('the catalogue has no namespaces resource');
   registryHooks.checkNamespaceForCreate = namespaceLifecycle(registry, namespaces);
@@ -73,6 +77,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     applyPatch: parts.applyPatch,
     createOnUpdateKinds: CREATE_ON_UPDATE_KINDS,
     minWatchTimeoutSeconds: config.minRequestTimeoutSeconds,
+    cache,
   });
   const startedAt = Date.now();
   let shuttingDown = false;
@@ -85,6 +90,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     // During the grace period an unfinished start-up hook counts as healthy for liveness.
     check: async () => (bootstrapped || Date.now() - startedAt < config.livezGracePeriodMs ? undefined : 'not finished'),
   };
+  const watchCacheReady: HealthCheck = { name: 'informer-sync', check: async () => (cache.isReady ? undefined : 'watch cache filling') };
   const bootstrapReady: HealthCheck = { name: 'poststarthook/bootstrap-system-namespaces', check: async () => (bootstrapped ? undefined : 'not finished') };
   const shutdown: HealthCheck = { name: 'shutdown', check: async () => (shuttingDown ? 'process is shutting down' : undefined) };
   const metrics = new ApiMetrics();
@@ -96,7 +102,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     discovery: parts.discovery,
     metrics,
     livezChecks: [ping, logCheck, etcd, bootstrap],
-    readyzChecks: [ping, logCheck, etcd, { name: 'etcd-readiness', check: parts.storeHealthy }, bootstrapReady, shutdown],
+    readyzChecks: [ping, logCheck, etcd, { name: 'etcd-readiness', check: parts.storeHealthy }, watchCacheReady, bootstrapReady, shutdown],
     advertiseAddress: `${config.bindAddress === '0.0.0.0' ? '127.0.0.1' : config.bindAddress}:${config.securePort}`,
     log,
   });
@@ -128,6 +134,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
       shuttingDown = true;
       if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
       await server.stop();
+      cache.stop();
     },
   };
 }

@@ -47,6 +47,8 @@ export interface StoreWatchEvent {
   revision: number;
   /** The state before this change, if any (for selector transitions). */
   previous?: JsonObject;
+  /** Stored bytes of the object, for memory accounting. */
+  size: number;
 }
 
 export interface StoreWatch {
@@ -240,11 +242,11 @@ function toWatchEvent(event: KvEvent): StoreWatchEvent {
   const key = Buffer.from(event.kv.key).toString('utf8');
   if (event.type === 'DELETE') {
     const previous = event.prevKv !== undefined ? decodeObject(event.prevKv, event.kv.modRevision) : { metadata: { resourceVersion: String(event.kv.modRevision) } };
-    return { type: 'DELETED', key, object: previous, revision: event.kv.modRevision };
+    return { type: 'DELETED', key, object: previous, revision: event.kv.modRevision, size: event.prevKv?.value.length ?? 0 };
   }
   const object = decodeObject(event.kv);
   const created = event.kv.createRevision === event.kv.modRevision;
-  const result: StoreWatchEvent = { type: created ? 'ADDED' : 'MODIFIED', key, object, revision: event.kv.modRevision };
+  const result: StoreWatchEvent = { type: created ? 'ADDED' : 'MODIFIED', key, object, revision: event.kv.modRevision, size: event.kv.value.length };
   if (event.prevKv !== undefined) result.previous = decodeObject(event.prevKv);
   return result;
 }
