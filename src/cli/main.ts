@@ -32,6 +32,8 @@ const SERVER_FLAGS: FlagSpec[] = [
   { name: 'livez-grace-period', kind: 'duration', default: 0, help: 'Time after start during which unfinished start-up hooks count as live.' },
   { name: 'shutdown-delay-duration', kind: 'duration', default: 0, help: 'On SIGTERM, time during which /readyz fails while requests are still served, before the server stops.' },
   { name: 'min-request-timeout', kind: 'number', default: 1800, help: 'Minimum watch duration in seconds; each watch lasts a random time between this and twice it, unless timeoutSeconds is given.' },
+  { name: 'service-cluster-ip-range', kind: 'string', default: '10.0.0.0/24', help: 'IPv4 CIDR from which Services get their cluster IPs (the first address is the kubernetes Service\'s).' },
+  { name: 'service-node-port-range', kind: 'string', default: '30000-32767', help: 'Port range for NodePort and LoadBalancer Services.' },
   { name: 'help', kind: 'boolean', default: false, help: 'Print this help.' },
 ];
 
@@ -76,6 +78,9 @@ async function main(argv: string[]): Promise<number> {
     livezGracePeriodMs: flags['livez-grace-period'] as number,
     shutdownDelayMs: flags['shutdown-delay-duration'] as number,
     minRequestTimeoutSeconds: flags['min-request-timeout'] as number,
+    serviceClusterIpRange: flags['service-cluster-ip-range'] as string,
+    serviceNodePortRange: flags['service-node-port-range'] as string,
+    identity: store !== undefined ? `member-${flags['member-id'] as number}` : `${flags['bind-address'] as string}-${flags['secure-port'] as number}`,
   }, parts, log);
   const controllers = startControllers(api.registry, parts, log);
   process.stdout.write(

@@ -11,6 +11,8 @@ import { ObjectStore, type JsonObject, type StoredObject } from '../storage/obje
 import { EXPIRED_CONTINUE_MESSAGE, encodeContinueToken, planGet, type ListPlan, type ReadMode } from './list-options';
 import type { ObjectStrategy } from './object-strategy';
 import type { WatchCache } from '../storage/watch-cache';
+import { ClaimTakenError, type SideKeys } from '../storage/object-store';
+import type { ServiceAllocator } from './service-allocator';
 import { apiVersionOf, resourceKeyPrefix, type ServedResource } from './served-resource';
 
 export interface WriteOptions {
@@ -83,6 +85,8 @@ function checkPathSegment(resource: ServedResource, name: string): void {
 export class GenericRegistry {
   /** Serves resourceVersion="0" and "not older than" reads from memory when set. */
   cache?: WatchCache;
+  /** Cluster IPs and node ports of core v1 Services. */
+  serviceAllocator?: ServiceAllocator;
 
   constructor(
     private readonly store: ObjectStore,
@@ -246,8 +250,35 @@ export class GenericRegistry {
       if (existing !== undefined) throw errors.alreadyExists(groupResourceOf(resource), name);
       return this.outgoing(resource, object);
     }
-    const created = await this.store.create(key, object, groupResourceOf(resource), name);
-    return this.outgoing(resource, created.object);
+    const allocator = this.allocatorFor(resource);
+    if (allocator === undefined) {
+      const created = await this.store.create(key, object, groupResourceOf(resource), name);
+      return this.outgoing(resource, created.object);
+    }
+    const explicit = allocator.explicitKeys(object);
+    for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
+      const candidate = structuredClone(object);
+      const side = await allocator.allocateForCreate(candidate);
+      try {
+        const created = await this.store.create(key, candidate, groupResourceOf(resource), name, side);
+        return this.outgoing(resource, created.object);
+      } catch (err) {
+        if (!(err instanceof ClaimTakenError)) throw err;
+        await this.failIfExplicitClaimTaken(allocator, candidate, side, explicit);
+      }
+    }
+    throw errors.internal(new Error('could not allocate service addresses'));
+  }
+
+  private allocatorFor(resource: ServedResource): ServiceAllocator | undefined {
+    return resource.group === '' && resource.kind === 'Service' ? this.serviceAllocator : undefined;
+  }
+
+  private async failIfExplicitClaimTaken(allocator: ServiceAllocator, service: JsonObject, side: SideKeys, explicit: Set<string>): Promise<void> {
+    for (const claim of side.claim ?? []) {
+      if (!explicit.has(claim.key)) continue;
+      if ((await this.store.get(claim.key)) !== undefined) allocator.claimConflict(service, claim.key);
+    }
   }
 
   /**
@@ -339,14 +370,32 @@ export class GenericRegistry {
     const metadata = metadataOf(next);
     // A terminating object whose last finalizer is gone leaves the store.
     const finalizers = metadata.finalizers as unknown[] | undefined;
+    const allocator = this.allocatorFor(resource);
     if (metadata.deletionTimestamp !== undefined && (finalizers === undefined || finalizers.length === 0) && !hasPendingSpecFinalizers(next)) {
       if (options.dryRun) return this.outgoing(resource, next);
-      const removedAt = await this.store.deleteIfUnchanged(current.key, current.modRevision);
+      const removedAt = await this.store.deleteIfUnchanged(current.key, current.modRevision, { release: allocator?.releaseFor(old) });
       if (removedAt === undefined) return undefined;
       metadata.resourceVersion = String(removedAt);
       return this.outgoing(resource, next);
     }
     delete metadata.resourceVersion;
+    let side: SideKeys = {};
+    if (allocator !== undefined) {
+      const explicit = allocator.explicitKeys(next);
+      side = await allocator.allocateForUpdate(next, old);
+      for (const held of allocator.releaseFor(old)) explicit.delete(held);
+      if (!options.dryRun) {
+        try {
+          if (sameContent(next, old)) return this.outgoing(resource, old);
+          const written = await this.store.replaceIfUnchanged(current.key, next, current.modRevision, side);
+          return written === undefined ? undefined : this.outgoing(resource, written.object);
+        } catch (err) {
+          if (!(err instanceof ClaimTakenError)) throw err;
+          await this.failIfExplicitClaimTaken(allocator, next, side, explicit);
+          return undefined;
+        }
+      }
+    }
     if (sameContent(next, old)) return this.outgoing(resource, old);
     if (options.dryRun) return this.outgoing(resource, next);
     const written = await this.store.replaceIfUnchanged(current.key, next, current.modRevision);
@@ -373,7 +422,7 @@ export class GenericRegistry {
       const needsFinalization = finalizers.length > 0 || policyFinalizer !== undefined || hasPendingSpecFinalizers(object);
       if (!needsFinalization) {
         if (options.dryRun) return { removed: true, object };
-        const removedAt = await this.store.deleteIfUnchanged(key, current.modRevision);
+        const removedAt = await this.store.deleteIfUnchanged(key, current.modRevision, { release: this.allocatorFor(resource)?.releaseFor(object) });
         if (removedAt === undefined) continue;
         return { removed: true, object };
       }

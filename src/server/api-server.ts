@@ -16,6 +16,8 @@ import type { ObjectStrategy } from '../registry/object-strategy';
 import type { ServedResource } from '../registry/served-resource';
 import { ObjectStore, type JsonObject } from '../storage/object-store';
 import { WatchCache } from '../storage/watch-cache';
+import { ServiceAllocator, parseNodePortRange } from '../registry/service-allocator';
+import { KubernetesServiceController } from '../controllers/kubernetes-service';
 import { errors } from '../util';
 import { bootstrapNamespaces, namespaceLifecycle } from './system-namespaces';
 
@@ -29,6 +31,10 @@ export interface ApiServerConfig {
   livezGracePeriodMs: number;
   shutdownDelayMs: number;
   minRequestTimeoutSeconds: number;
+  serviceClusterIpRange: string;
+  serviceNodePortRange: string;
+  /** Names this replica's lease in kube-system (the member id for the embedded store). */
+  identity: string;
 }
 
 export interface ApiServerParts {
@@ -65,6 +71,9 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const cache = new WatchCache(store, { log });
   cache.start();
   registry.cache = cache;
+  const nodePorts = parseNodePortRange(config.serviceNodePortRange);
+  const allocator = new ServiceAllocator(store, { serviceCidr: config.serviceClusterIpRange, nodePortMin: nodePorts.min, nodePortMax: nodePorts.max });
+  registry.serviceAllocator = allocator;
   const namespaces = parts.resolver.lookup('', 'v1', 'namespaces');
   if (namespaces === undefined) throw new Error('the catalogue has no namespaces resource');
   registryHooks.checkNamespaceForCreate = namespaceLifecycle(registry, namespaces);
@@ -111,12 +120,29 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const host = config.bindAddress === '0.0.0.0' || config.bindAddress === '::' ? '127.0.0.1' : config.bindAddress;
   const url = apiServerUrl(host, port);
   const kubeconfigPath = await writeAdminKubeconfig(config.dataDir, certificates, url);
+  const lookup = (group: string, resource: string) => {
+    const found = parts.resolver.lookup(group, 'v1', resource);
+    if (found === undefined) throw new Error(`the catalogue has no ${resource}`);
+    return found;
+  };
+  const kubernetesService = new KubernetesServiceController({
+    registry,
+    services: lookup('', 'services'),
+    endpoints: lookup('', 'endpoints'),
+    leases: lookup('coordination.k8s.io', 'leases'),
+    clusterIp: allocator.kubernetesServiceIp,
+    advertiseIp: host,
+    securePort: port,
+    identity: config.identity,
+    log,
+  });
   // System namespaces are created in the background: the store may still be electing a leader.
   void (async () => {
     for (;;) {
       try {
         await bootstrapNamespaces(registry, namespaces);
         bootstrapped = true;
+        if (!shuttingDown) kubernetesService.start();
         return;
       } catch (err) {
         if (shuttingDown) return;
@@ -132,6 +158,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     registry,
     stop: async () => {
       shuttingDown = true;
+      await kubernetesService.stop();
       if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
       await server.stop();
       cache.stop();

@@ -5,7 +5,7 @@
  * Every write is one etcd transaction guarded by a compare, so two replicas racing on one key
  * cannot both win (the loser gets a Conflict or AlreadyExists and nothing stored changes).
  */
-import { KvError, isKvError, prefixEnd, type Event as KvEvent, type KeyValue, type KvClient, type WatchHandle, type WatchResponse } from '../../raft';
+import { KvError, isKvError, prefixEnd, type Compare, type RequestOp, type Event as KvEvent, type KeyValue, type KvClient, type WatchHandle, type WatchResponse } from '../../raft';
 import { ApiError, errors, type GroupResource } from '../util';
 
 export type JsonObject = { [key: string]: unknown };
@@ -35,6 +35,32 @@ export interface ListResult {
   nextKey?: string;
   /** Items after this chunk, counted by the store (only meaningful without a filter). */
   remaining: number;
+}
+
+/**
+ * Keys written in the same transaction as an object: `claim` keys must not exist yet (an
+ * allocated cluster IP or node port), `release` keys are deleted. One transaction means an
+ * allocation can neither leak nor be handed out twice, whichever replica makes it.
+ */
+export interface SideKeys {
+  claim?: Array<{ key: string; value: JsonObject }>;
+  release?: string[];
+}
+
+/** A claimed side key was taken by another object meanwhile; the caller picks another and retries. */
+export class ClaimTakenError extends Error {
+  override name = 'ClaimTakenError';
+}
+
+function claimCompares(side: SideKeys): Compare[] {
+  return (side.claim ?? []).map((c) => ({ key: keyBytes(c.key), target: 'CREATE' as const, createRevision: 0, result: 'EQUAL' as const }));
+}
+
+function sideOps(side: SideKeys): RequestOp[] {
+  const ops: RequestOp[] = [];
+  for (const c of side.claim ?? []) ops.push({ requestPut: { key: keyBytes(c.key), value: encoder.encode(JSON.stringify(c.value)) } });
+  for (const key of side.release ?? []) ops.push({ requestDeleteRange: { key: keyBytes(key) } });
+  return ops;
 }
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -145,47 +171,58 @@ export class ObjectStore {
     }
   }
 
-  /** Creates `key`; AlreadyExists when it is taken. */
-  async create(key: string, object: JsonObject, gr: GroupResource, name: string): Promise<StoredObject> {
+  /** Creates `key`; AlreadyExists when it is taken, ClaimTakenError when a side claim is. */
+  async create(key: string, object: JsonObject, gr: GroupResource, name: string, side: SideKeys = {}): Promise<StoredObject> {
     const bytes = keyBytes(key);
     try {
       const response = await this.kv.txn({
-        compare: [{ key: bytes, target: 'CREATE', createRevision: 0, result: 'EQUAL' }],
-        success: [{ requestPut: { key: bytes, value: encodeObject(object) } }],
+        compare: [{ key: bytes, target: 'CREATE', createRevision: 0, result: 'EQUAL' }, ...claimCompares(side)],
+        success: [{ requestPut: { key: bytes, value: encodeObject(object) } }, ...sideOps(side)],
         failure: [],
       });
-      if (!response.succeeded) throw errors.alreadyExists(gr, name);
+      if (!response.succeeded) {
+        if (side.claim === undefined || side.claim.length === 0 || (await this.kv.range({ key: bytes, countOnly: true })).count > 0) throw errors.alreadyExists(gr, name);
+        throw new ClaimTakenError();
+      }
       const revision = response.header.revision;
       return { key, object: withResourceVersion(object, revision), modRevision: revision };
     } catch (err) {
+      if (err instanceof ClaimTakenError) throw err;
       throw storeError(err);
     }
   }
 
   /** Replaces `key` if its mod_revision is still `expectedModRevision`; undefined when it is not. */
-  async replaceIfUnchanged(key: string, object: JsonObject, expectedModRevision: number): Promise<StoredObject | undefined> {
+  async replaceIfUnchanged(key: string, object: JsonObject, expectedModRevision: number, side: SideKeys = {}): Promise<StoredObject | undefined> {
     const bytes = keyBytes(key);
     try {
       const response = await this.kv.txn({
-        compare: [{ key: bytes, target: 'MOD', modRevision: expectedModRevision, result: 'EQUAL' }],
-        success: [{ requestPut: { key: bytes, value: encodeObject(object) } }],
+        compare: [{ key: bytes, target: 'MOD', modRevision: expectedModRevision, result: 'EQUAL' }, ...claimCompares(side)],
+        success: [{ requestPut: { key: bytes, value: encodeObject(object) } }, ...sideOps(side)],
         failure: [],
       });
-      if (!response.succeeded) return undefined;
+      if (!response.succeeded) {
+        if (side.claim !== undefined && side.claim.length > 0) {
+          const now = await this.kv.range({ key: bytes });
+          if (now.kvs[0]?.modRevision === expectedModRevision) throw new ClaimTakenError();
+        }
+        return undefined;
+      }
       const revision = response.header.revision;
       return { key, object: withResourceVersion(object, revision), modRevision: revision };
     } catch (err) {
+      if (err instanceof ClaimTakenError) throw err;
       throw storeError(err);
     }
   }
 
   /** Deletes `key` if its mod_revision is still `expectedModRevision`; the deletion revision, or undefined. */
-  async deleteIfUnchanged(key: string, expectedModRevision: number): Promise<number | undefined> {
+  async deleteIfUnchanged(key: string, expectedModRevision: number, side: SideKeys = {}): Promise<number | undefined> {
     const bytes = keyBytes(key);
     try {
       const response = await this.kv.txn({
         compare: [{ key: bytes, target: 'MOD', modRevision: expectedModRevision, result: 'EQUAL' }],
-        success: [{ requestDeleteRange: { key: bytes } }],
+        success: [{ requestDeleteRange: { key: bytes } }, ...sideOps({ release: side.release })],
         failure: [],
       });
       return response.succeeded ? response.header.revision : undefined;
