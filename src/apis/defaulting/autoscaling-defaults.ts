@@ -4,7 +4,8 @@
  * metrics targets 80% CPU, and a behavior that is present gets every missing rule filled; an absent
  * behavior stays absent.
  */
-import { JsonObject, childObject, deepCopy, ensureObject, fillIfUnset, isEmptyCollection } from './json-value';
+import { JsonObject, childObject, deepCopy, ensureObject, fillIfUnset, isEmptyCollection, isJsonObject, objectItems } from './json-value';
+import { formatQuantityField } from './quantity-fields';
 
 const DEFAULT_CPU_UTILIZATION = 80;
 const SCALE_PERIOD_SECONDS = 15;
@@ -47,6 +48,14 @@ function defaultV2HorizontalPodAutoscaler(autoscaler: JsonObject): void {
     spec.metrics = [
       { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: DEFAULT_CPU_UTILIZATION } } },
     ];
+  }
+  for (const metric of objectItems(spec, 'metrics')) {
+    // Whichever source the metric names (resource, pods, object, external, containerResource).
+    for (const source of Object.values(metric)) {
+      const target = isJsonObject(source) ? childObject(source, 'target') : undefined;
+      formatQuantityField(target, 'value');
+      formatQuantityField(target, 'averageValue');
+    }
   }
   const behavior = childObject(spec, 'behavior');
   if (behavior !== undefined) {

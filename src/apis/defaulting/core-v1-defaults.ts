@@ -4,6 +4,7 @@
  * of k8s.io/api core/v1 types.go, walked into nested types the way zz_generated.defaults.go does.
  */
 import { defaultImagePullPolicy } from './image-pull-policy';
+import { formatQuantityField, formatResourceList, formatResourceRequirements } from './quantity-fields';
 import {
   JsonObject,
   childObject,
@@ -63,6 +64,7 @@ function defaultContainer(container: JsonObject): void {
   for (const env of objectItems(container, 'env')) defaultObjectFieldSelector(childObject(env, 'valueFrom'));
   // ResourceRequirements is a value struct: present as {} even when the client sent nothing.
   ensureObject(container, 'resources');
+  formatResourceRequirements(container, 'resources');
   defaultProbe(container, 'livenessProbe');
   defaultProbe(container, 'readinessProbe');
   defaultProbe(container, 'startupProbe');
@@ -116,6 +118,7 @@ function defaultDownwardApiItems(holder: JsonObject): void {
 
 function defaultVolume(volume: JsonObject): void {
   if (VOLUME_SOURCE_KEYS.every((key) => isUnset(volume[key]))) volume.emptyDir = {};
+  formatQuantityField(childObject(volume, 'emptyDir'), 'sizeLimit');
   defaultSharedVolumeSources(volume);
   for (const key of ['secret', 'configMap', 'downwardAPI', 'projected']) {
     const source = childObject(volume, key);
@@ -142,6 +145,7 @@ export function defaultPersistentVolumeClaimSpec(spec: JsonObject): void {
   fillIfUnset(spec, 'volumeMode', 'Filesystem');
   // ResourceRequirements is a value struct in PersistentVolumeClaimSpec too.
   ensureObject(spec, 'resources');
+  formatResourceRequirements(spec, 'resources');
 }
 
 /** With host networking a container port is also the host port. */
@@ -166,6 +170,7 @@ export function defaultPodSpec(spec: JsonObject): void {
   }
   fillIfUnset(spec, 'securityContext', {});
   fillIfZero(spec, 'schedulerName', 'default-scheduler');
+  formatResourceList(spec, 'overhead');
 }
 
 /** PodTemplateSpec: metadata printed with creationTimestamp null, spec as any PodSpec (not as a Pod). */
@@ -195,7 +200,10 @@ function defaultPod(pod: JsonObject): void {
   const spec = ensureObject(pod, 'spec');
   defaultPodSpec(spec);
   for (const key of ['containers', 'initContainers']) {
-    for (const container of objectItems(spec, key)) defaultRequestsFromLimits(container);
+    for (const container of objectItems(spec, key)) {
+      defaultRequestsFromLimits(container);
+      formatResourceRequirements(container, 'resources');
+    }
   }
   fillIfUnset(spec, 'enableServiceLinks', true);
   // v1 conversion keeps the legacy single podIP and the podIPs list in step.
@@ -262,13 +270,17 @@ function defaultPersistentVolume(volume: JsonObject): void {
   const spec = ensureObject(volume, 'spec');
   defaultSharedVolumeSources(spec);
   fillIfZero(spec, 'persistentVolumeReclaimPolicy', 'Retain');
+  formatResourceList(spec, 'capacity');
   fillIfUnset(spec, 'volumeMode', 'Filesystem');
   fillIfZero(ensureObject(volume, 'status'), 'phase', 'Pending');
 }
 
 function defaultPersistentVolumeClaim(claim: JsonObject): void {
   defaultPersistentVolumeClaimSpec(ensureObject(claim, 'spec'));
-  fillIfZero(ensureObject(claim, 'status'), 'phase', 'Pending');
+  const status = ensureObject(claim, 'status');
+  fillIfZero(status, 'phase', 'Pending');
+  formatResourceList(status, 'capacity');
+  formatResourceList(status, 'allocatedResources');
 }
 
 function defaultEndpoints(endpoints: JsonObject): void {
@@ -299,6 +311,8 @@ function defaultNode(node: JsonObject): void {
   }
   const status = ensureObject(node, 'status');
   if (isUnset(status.allocatable) && isJsonObject(status.capacity)) status.allocatable = deepCopy(status.capacity);
+  formatResourceList(status, 'capacity');
+  formatResourceList(status, 'allocatable');
   // Value structs all the way down: Go prints the kubelet endpoint port ("Port", capitalised) and node info.
   fillIfUnset(ensureObject(ensureObject(status, 'daemonEndpoints'), 'kubeletEndpoint'), 'Port', 0);
   const nodeInfo = ensureObject(status, 'nodeInfo');
@@ -308,6 +322,7 @@ function defaultNode(node: JsonObject): void {
 function defaultLimitRange(limitRange: JsonObject): void {
   const spec = childObject(limitRange, 'spec');
   for (const item of spec === undefined ? [] : objectItems(spec, 'limits')) {
+    for (const key of ['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio']) formatResourceList(item, key);
     if (item.type !== 'Container') continue;
     const defaults = ensureObject(item, 'default');
     const defaultRequests = ensureObject(item, 'defaultRequest');
@@ -324,6 +339,13 @@ function defaultLimitRange(limitRange: JsonObject): void {
   }
 }
 
+function defaultResourceQuota(quota: JsonObject): void {
+  formatResourceList(childObject(quota, 'spec'), 'hard');
+  const status = childObject(quota, 'status');
+  formatResourceList(status, 'hard');
+  formatResourceList(status, 'used');
+}
+
 /** Kinds of apiVersion v1 with defaults; other v1 kinds (ConfigMap, ServiceAccount, Event, ...) have none visible. */
 export const coreV1Defaulters: Readonly<Record<string, (object: JsonObject) => void>> = {
   Pod: defaultPod,
@@ -337,4 +359,5 @@ export const coreV1Defaulters: Readonly<Record<string, (object: JsonObject) => v
   Namespace: defaultNamespace,
   Node: defaultNode,
   LimitRange: defaultLimitRange,
+  ResourceQuota: defaultResourceQuota,
 };

@@ -168,7 +168,8 @@ describe('apis/defaulting: core/v1', () => {
         },
       });
       const spec = pod.spec as { containers: { resources: unknown }[]; initContainers: { resources: unknown }[] };
-      expect(spec.containers[0].resources).to.deep.equal({ limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '1000m', memory: '1Gi' } });
+      // "1000m" reads back as "1": k8s.io/apimachinery pkg/api/resource/quantity.go prints the canonical form.
+      expect(spec.containers[0].resources).to.deep.equal({ limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '1', memory: '1Gi' } });
       expect(spec.initContainers[0].resources).to.deep.equal({
         limits: { cpu: '100m', memory: '64Mi' },
         requests: { cpu: '100m', memory: '64Mi' },

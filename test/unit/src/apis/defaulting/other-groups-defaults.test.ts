@@ -300,3 +300,23 @@ describe('apis/defaulting: other API groups', () => {
     for (const sent of samples) expect(createdAsServer(sent)).to.deep.equal(sent);
   });
 });
+
+describe('apis/defaulting: idempotence', () => {
+  it('defaulting a defaulted object changes nothing, as the server defaults again on every read', () => {
+    const samples = [
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'p' },
+        spec: { containers: [{ name: 'c', image: 'x', resources: { limits: { cpu: 1.5, memory: '1.5Gi' } }, ports: [{ containerPort: 1 }] }] },
+      },
+      { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 's' }, spec: { template: { spec: { containers: [] } }, volumeClaimTemplates: [{}] } },
+      { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'h' }, spec: { behavior: {} } },
+      { apiVersion: 'v1', kind: 'LimitRange', metadata: { name: 'l' }, spec: { limits: [{ type: 'Container', max: { memory: '1024Mi' } }] } },
+    ];
+    for (const sample of samples) {
+      const once = defaulted(sample);
+      expect(defaulted(once)).to.deep.equal(once);
+    }
+  });
+});
