@@ -4,6 +4,7 @@
  * Status values are written as Go encodes the zero status struct: fields without `omitempty` show.
  */
 import { podQosClass } from './pod-qos-class';
+import { applySeccompVersionSkew } from './pod-seccomp-skew';
 import { defaultJob } from './batch-v1-defaults';
 import { JsonObject, childObject, deepCopy, ensureObject, isEmptyCollection, isUnset } from './json-value';
 import { semanticallyEqual } from './semantic-equality';
@@ -102,6 +103,7 @@ const withStatus = (initialStatus: (object: JsonObject) => JsonObject, extra: Pa
 /** Keyed by "<group>/<kind>", the group "" being core: strategies do not depend on the version. */
 const STRATEGIES: ReadonlyMap<string, RegistryStrategy> = new Map<string, RegistryStrategy>([
   ['/Pod', withStatus((pod) => ({ phase: 'Pending', qosClass: podQosClass(pod) }), {
+    prepareForCreate: applySeccompVersionSkew,
     // Old kubelets corrupt owner references through pods/status; the registry never lets them.
     prepareForStatusUpdate: (pod, old) => keepOld(ensureObject(pod, 'metadata'), ensureObject(old, 'metadata'), 'ownerReferences'),
   })],

@@ -493,3 +493,39 @@ describe('apis/defaulting: core/v1', () => {
     expect(controller.status).to.deep.equal({ replicas: 0 });
   });
 });
+
+describe('apis/defaulting: Pod seccomp annotations and fields', () => {
+  // Facts: k8s.io/kubernetes v1.25 pkg/registry/core/pod/strategy.go applySeccompVersionSkew.
+  it('writes the field from an annotation and the annotation from a field', () => {
+    const pod = createdAsServer({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', annotations: { 'seccomp.security.alpha.kubernetes.io/pod': 'runtime/default' } },
+      spec: {
+        containers: [
+          { name: 'a', image: 'x:1', securityContext: { seccompProfile: { type: 'Localhost', localhostProfile: 'prof.json' } } },
+          { name: 'b', image: 'x:1' },
+        ],
+      },
+    });
+    expect((pod.metadata as Record<string, unknown>).annotations).to.deep.equal({
+      'seccomp.security.alpha.kubernetes.io/pod': 'runtime/default',
+      'container.seccomp.security.alpha.kubernetes.io/a': 'localhost/prof.json',
+    });
+    const spec = pod.spec as { securityContext: unknown; containers: { securityContext?: unknown }[] };
+    expect(spec.securityContext).to.deep.equal({ seccompProfile: { type: 'RuntimeDefault' } });
+    expect(spec.containers[1]).not.to.have.property('securityContext');
+  });
+
+  it('ignores an annotation it cannot map to a field', () => {
+    const sent = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', annotations: { 'container.seccomp.security.alpha.kubernetes.io/a': 'localhost/' } },
+      spec: { containers: [{ name: 'a', image: 'x:1' }] },
+    };
+    const pod = createdAsServer(sent);
+    expect(pod.metadata).to.deep.equal(sent.metadata);
+    expect((pod.spec as { containers: object[] }).containers[0]).not.to.have.property('securityContext');
+  });
+});
