@@ -12,7 +12,7 @@ import { GarbageCollector } from '../controllers/garbage-collector';
 import { NamespaceController } from '../controllers/namespace-controller';
 import type { DiscoveryDocuments } from '../http/api-http-server';
 import type { GenericRegistry } from '../registry/generic-registry';
-import { minimalStrategy } from '../registry/object-strategy';
+import { v125Strategy } from '../registry/v125-strategy';
 import { ObjectStore, type JsonObject } from '../storage/object-store';
 import { errors } from '../util';
 import type { ApiServerParts } from './api-server';
@@ -40,6 +40,7 @@ export type DefaultParts = ApiServerParts & { catalogue: Catalogue };
 export function buildApiServerParts(kv: KvClient, options: PartsOptions): DefaultParts {
   const catalogue = Catalogue.load({ runtimeConfig: parseRuntimeConfig(options.runtimeConfig) });
   const openapi = new OpenApiDocuments(catalogue);
+  const strategy = v125Strategy();
   const discovery: DiscoveryDocuments = {
     version: () => versionInfo() as unknown as JsonObject,
     apiVersions: (serverAddress) => apiVersions(serverAddress) as unknown as JsonObject,
@@ -62,7 +63,7 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
       isServed: (group, version) => catalogue.isServed(group, version),
     },
     discovery,
-    strategyFor: () => minimalStrategy,
+    strategyFor: () => strategy,
     selectorFilter: (resource, labelSelector, fieldSelector) => {
       try {
         const labels = labelSelector === '' ? undefined : parseLabelSelector(labelSelector);
@@ -87,13 +88,12 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
 /** One served version of each stored resource, preferring the group's preferred version. */
 export function storedResources(catalogue: Catalogue): ResourceInfo[] {
   const byStorage = new Map<string, ResourceInfo>();
-  for (const group of catalogue.groups()) {
-    for (const version of group.versions) {
-      for (const resource of catalogue.resources(group.name, version)) {
-        if (resource.createOnly || resource.storageVersionHash === '' || !resource.verbs.includes('list') || !resource.verbs.includes('delete')) continue;
-        const key = `${resource.storage.group}/${resource.storage.resource}`;
-        if (!byStorage.has(key)) byStorage.set(key, resource);
-      }
+  // groupVersions() lists the core group first and each group's preferred version first.
+  for (const { group, version } of catalogue.groupVersions()) {
+    for (const resource of catalogue.resources(group, version)) {
+      if (resource.createOnly || resource.storageVersionHash === '' || !resource.verbs.includes('list') || !resource.verbs.includes('delete')) continue;
+      const key = `${resource.storage.group}/${resource.storage.resource}`;
+      if (!byStorage.has(key)) byStorage.set(key, resource);
     }
   }
   return [...byStorage.values()];
