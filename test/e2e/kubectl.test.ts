@@ -1,0 +1,262 @@
+/**
+ * kubectl 1.32 against a running `carina server`, the way a new user drives it: discovery,
+ * explain, the create/get/apply/replace/edit/label/annotate/delete cycle for the common kinds,
+ * output formats, watch and chunked lists. Set CARINA_E2E_ETCD=1 (the etcd variant below does)
+ * to run the same suite with the objects stored in a real etcd 3.4.
+ */
+import { expect } from 'chai';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CarinaApiProcess } from '../support/carina-api-process';
+import { EtcdCluster } from '../support/etcd-process';
+
+type Obj = Record<string, any>;
+
+const DEPLOYMENT = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels: {app: web}
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.25
+        ports:
+        - containerPort: 80
+`;
+
+const SERVICE = `apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  selector: {app: web}
+  ports:
+  - port: 80
+`;
+
+const POD = `apiVersion: v1
+kind: Pod
+metadata:
+  name: solo
+spec:
+  containers:
+  - name: main
+    image: busybox
+    command: ["sleep", "3600"]
+`;
+
+export function kubectlSuite(title: string, startServer: () => Promise<{ server: CarinaApiProcess; cleanup: () => Promise<void> }>): void {
+  describe(title, function () {
+    this.timeout(120_000);
+    let server: CarinaApiProcess;
+    let cleanup: () => Promise<void>;
+    let dir: string;
+
+    const kubectl = async (...args: string[]) => {
+      const result = await server.kubectl(args);
+      if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${result.code}):\n${result.stderr}\n${result.stdout}`);
+      return result.stdout;
+    };
+    const file = (name: string, text: string) => {
+      const path = join(dir, name);
+      writeFileSync(path, text);
+      return path;
+    };
+
+    before(async () => {
+      ({ server, cleanup } = await startServer());
+      dir = mkdtempSync(join(tmpdir(), 'carina-e2e-'));
+    });
+
+    after(async () => {
+      await cleanup?.();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('kubectl get ns shows the system namespaces', async () => {
+      const out = await kubectl('get', 'ns', '-o', 'name');
+      expect(out.split('\n').filter((l) => l !== '').sort()).to.deep.equal(['namespace/default', 'namespace/kube-node-lease', 'namespace/kube-public', 'namespace/kube-system']);
+    });
+
+    it('kubectl api-resources lists the v1.25 resources with short names', async () => {
+      const out = await kubectl('api-resources', '--no-headers');
+      const rows = out.split('\n').filter((l) => l !== '');
+      expect(rows.length).to.be.greaterThan(50);
+      expect(out).to.match(/^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment$/m);
+      expect(out).to.match(/^namespaces\s+ns\s+v1\s+false\s+Namespace$/m);
+    });
+
+    it('kubectl explain reads the served OpenAPI', async () => {
+      const out = await kubectl('explain', 'deployment.spec.strategy');
+      expect(out).to.contain('KIND:       Deployment');
+      expect(out).to.contain('rollingUpdate');
+    });
+
+    it('create -f, get -o yaml shows v1.25 defaults, delete', async () => {
+      await kubectl('create', '-f', file('deploy.yaml', DEPLOYMENT));
+      const deployment = JSON.parse(await kubectl('get', 'deployment', 'web', '-o', 'json')) as Obj;
+      expect(deployment.spec.strategy).to.deep.equal({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } });
+      expect(deployment.spec.revisionHistoryLimit).to.equal(10);
+      expect(deployment.spec.progressDeadlineSeconds).to.equal(600);
+      expect(deployment.metadata.generation).to.equal(1);
+      const container = deployment.spec.template.spec.containers[0];
+      expect(container).to.include({ imagePullPolicy: 'IfNotPresent', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' });
+      expect(deployment.spec.template.spec).to.include({ restartPolicy: 'Always', dnsPolicy: 'ClusterFirst', terminationGracePeriodSeconds: 30, schedulerName: 'default-scheduler' });
+      const yaml = await kubectl('get', 'deploy', 'web', '-o', 'yaml');
+      expect(yaml).to.contain('progressDeadlineSeconds: 600');
+      await kubectl('create', '-f', file('pod.yaml', POD));
+      const pod = JSON.parse(await kubectl('get', 'pod', 'solo', '-o', 'json')) as Obj;
+      expect(pod.status).to.include({ phase: 'Pending', qosClass: 'BestEffort' });
+      expect(pod.spec.containers[0].imagePullPolicy).to.equal('Always');
+      await kubectl('delete', 'pod', 'solo');
+      const gone = await server.kubectl(['get', 'pod', 'solo']);
+      expect(gone.code).to.not.equal(0);
+      expect(gone.stderr).to.contain('pods "solo" not found');
+    });
+
+    it('services get a cluster IP from the range, node ports without duplicates', async () => {
+      await kubectl('create', '-f', file('svc.yaml', SERVICE));
+      const svc = JSON.parse(await kubectl('get', 'svc', 'web', '-o', 'json')) as Obj;
+      expect(svc.spec.clusterIP).to.match(/^10\.0\.0\.\d+$/);
+      expect(svc.spec.clusterIP).to.not.equal('10.0.0.1');
+      expect(svc.spec.ports[0]).to.include({ port: 80, targetPort: 80, protocol: 'TCP' });
+      const kubernetes = JSON.parse(await kubectl('get', 'svc', 'kubernetes', '-o', 'json')) as Obj;
+      expect(kubernetes.spec.clusterIP).to.equal('10.0.0.1');
+      const endpoints = JSON.parse(await kubectl('get', 'endpoints', 'kubernetes', '-o', 'json')) as Obj;
+      expect(endpoints.subsets[0].addresses[0].ip).to.equal('127.0.0.1');
+      expect(endpoints.subsets[0].ports[0].port).to.equal(server.port);
+      const ports = new Set<number>();
+      for (let i = 0; i < 5; i++) {
+        await kubectl('create', 'service', 'nodeport', `np${i}`, '--tcp=80:80');
+        const np = JSON.parse(await kubectl('get', 'svc', `np${i}`, '-o', 'json')) as Obj;
+        const port = np.spec.ports[0].nodePort as number;
+        expect(port).to.be.within(30000, 32767);
+        ports.add(port);
+      }
+      expect(ports.size).to.equal(5);
+      const taken = [...ports][0];
+      const clash = await server.kubectl(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'clash' }, spec: { type: 'NodePort', ports: [{ port: 81, nodePort: taken }] } }) });
+      expect(clash.code).to.not.equal(0);
+      expect(clash.stderr).to.contain('provided port is already allocated');
+    });
+
+    it('kubectl create configmap|secret|namespace|deployment (Protobuf bodies)', async () => {
+      await kubectl('create', 'configmap', 'literal', '--from-literal=a=1', '--from-literal=b=2');
+      const cm = JSON.parse(await kubectl('get', 'cm', 'literal', '-o', 'json')) as Obj;
+      expect(cm.data).to.deep.equal({ a: '1', b: '2' });
+      await kubectl('create', 'secret', 'generic', 'token', '--from-literal=t=s3cret');
+      const secret = JSON.parse(await kubectl('get', 'secret', 'token', '-o', 'json')) as Obj;
+      expect(secret.type).to.equal('Opaque');
+      expect(Buffer.from(secret.data.t, 'base64').toString()).to.equal('s3cret');
+      await kubectl('create', 'namespace', 'made-by-kubectl');
+      expect(await kubectl('get', 'ns', 'made-by-kubectl', '-o', 'jsonpath={.status.phase}')).to.equal('Active');
+      await kubectl('create', 'deployment', 'gen', '--image=nginx', '-n', 'made-by-kubectl');
+      expect(await kubectl('get', 'deploy', 'gen', '-n', 'made-by-kubectl', '-o', 'jsonpath={.spec.replicas}')).to.equal('1');
+    });
+
+    it('label, annotate, apply, replace and edit change the object', async () => {
+      await kubectl('label', 'cm', 'literal', 'tier=backend');
+      await kubectl('annotate', 'cm', 'literal', 'note=hello');
+      const cm = JSON.parse(await kubectl('get', 'cm', 'literal', '-o', 'json')) as Obj;
+      expect(cm.metadata.labels).to.deep.equal({ tier: 'backend' });
+      expect(cm.metadata.annotations).to.deep.equal({ note: 'hello' });
+      expect(await kubectl('get', 'cm', '-l', 'tier=backend', '-o', 'name')).to.equal('configmap/literal\n');
+      const applied = file('applied.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  x: "1"\n');
+      expect(await kubectl('apply', '-f', applied)).to.contain('configmap/applied created');
+      writeFileSync(applied, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  x: "2"\n  y: "3"\n');
+      expect(await kubectl('apply', '-f', applied)).to.contain('configmap/applied configured');
+      expect(await kubectl('get', 'cm', 'applied', '-o', 'jsonpath={.data}')).to.equal('{"x":"2","y":"3"}');
+      const replaced = file('replaced.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  z: "9"\n');
+      await kubectl('replace', '-f', replaced);
+      expect(await kubectl('get', 'cm', 'applied', '-o', 'jsonpath={.data}')).to.equal('{"z":"9"}');
+      await kubectl('apply', '-f', file('deploy2.yaml', DEPLOYMENT.replace('nginx:1.25', 'nginx:1.26')));
+      const deployment = JSON.parse(await kubectl('get', 'deploy', 'web', '-o', 'json')) as Obj;
+      expect(deployment.spec.template.spec.containers[0].image).to.equal('nginx:1.26');
+      expect(deployment.metadata.generation).to.equal(2);
+      const editor = file('editor.sh', '#!/bin/sh\nsed -i "s/z: \\"9\\"/z: \\"10\\"/" "$1"\n');
+      const edited = await server.kubectl(['edit', 'cm', 'applied'], { env: { KUBE_EDITOR: `sh ${editor}` } });
+      expect(edited.code, edited.stderr).to.equal(0);
+      expect(await kubectl('get', 'cm', 'applied', '-o', 'jsonpath={.data.z}')).to.equal('10');
+    });
+
+    it('get -o wide, --chunk-size and get -w', async () => {
+      for (let i = 0; i < 12; i++) await kubectl('create', 'configmap', `chunk-${String(i).padStart(2, '0')}`, '-n', 'made-by-kubectl');
+      const chunked = await kubectl('get', 'cm', '-n', 'made-by-kubectl', '--chunk-size=5', '-o', 'name');
+      expect(chunked.split('\n').filter((l) => l.startsWith('configmap/chunk-')).length).to.equal(12);
+      const wide = await kubectl('get', 'deploy', '-o', 'wide');
+      expect(wide).to.match(/^web\s/m);
+      const watcher = server.kubectl(['get', 'cm', '-w', '-n', 'made-by-kubectl', '--output-watch-events', '-o', 'name'], { timeoutMs: 6000 });
+      await new Promise((r) => setTimeout(r, 1500));
+      await kubectl('create', 'configmap', 'watched-one', '-n', 'made-by-kubectl');
+      const watched = await watcher;
+      expect(watched.stdout).to.match(/ADDED\s+configmap\/watched-one/);
+    });
+
+    it('deleting a namespace empties it first; propagation policies drive the garbage collector', async () => {
+      await kubectl('create', 'namespace', 'gc');
+      const owner = JSON.parse(await kubectl('create', 'configmap', 'owner', '-n', 'gc', '-o', 'json')) as Obj;
+      const dependent = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'gc', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata.uid, blockOwnerDeletion: true }] } });
+      await server.kubectl(['create', '-f', '-'], { input: dependent('dep-a') });
+      await kubectl('delete', 'cm', 'owner', '-n', 'gc', '--cascade=orphan');
+      await waitFor(async () => (await server.kubectl(['get', 'cm', 'owner', '-n', 'gc'])).code !== 0, 'orphaning owner gone');
+      const orphan = JSON.parse(await kubectl('get', 'cm', 'dep-a', '-n', 'gc', '-o', 'json')) as Obj;
+      expect(orphan.metadata.ownerReferences).to.equal(undefined);
+      const owner2 = JSON.parse(await kubectl('create', 'configmap', 'owner2', '-n', 'gc', '-o', 'json')) as Obj;
+      for (const name of ['dep-b', 'dep-c']) {
+        await server.kubectl(['create', '-f', '-'], { input: dependent(name).replace(owner.metadata.uid, owner2.metadata.uid).replace('"owner"', '"owner2"') });
+      }
+      await kubectl('delete', 'cm', 'owner2', '-n', 'gc', '--cascade=foreground', '--wait=true');
+      await waitFor(async () => (await server.kubectl(['get', 'cm', 'dep-b', 'dep-c', '-n', 'gc'])).stdout.trim() === '', 'foreground dependents gone');
+      const owner3 = JSON.parse(await kubectl('create', 'configmap', 'owner3', '-n', 'gc', '-o', 'json')) as Obj;
+      await server.kubectl(['create', '-f', '-'], { input: dependent('dep-d').replace(owner.metadata.uid, owner3.metadata.uid).replace('"owner"', '"owner3"') });
+      await kubectl('delete', 'cm', 'owner3', '-n', 'gc');
+      await waitFor(async () => (await server.kubectl(['get', 'cm', 'dep-d', '-n', 'gc'])).code !== 0, 'background dependent gone');
+      await kubectl('delete', 'namespace', 'gc', '--wait=true', '--timeout=60s');
+      expect((await server.kubectl(['get', 'cm', 'dep-a', '-n', 'gc'])).code).to.not.equal(0);
+    });
+
+    it('bad input gets the right error and changes nothing', async () => {
+      const invalidName = await server.kubectl(['create', 'configmap', 'Bad_Name']);
+      expect(invalidName.code).to.not.equal(0);
+      expect(invalidName.stderr).to.contain('is invalid');
+      const unknown = await server.kubectl(['get', 'widgets']);
+      expect(unknown.code).to.not.equal(0);
+      expect(unknown.stderr).to.contain(`the server doesn't have a resource type "widgets"`);
+      expect((await server.kubectl(['get', 'cm', 'Bad_Name'])).code).to.not.equal(0);
+    });
+  });
+}
+
+async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting: ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+kubectlSuite('kubectl against carina server (embedded store)', async () => {
+  const server = await CarinaApiProcess.start();
+  return { server, cleanup: () => server.stop() };
+});
+
+kubectlSuite('kubectl against carina server --etcd-servers (etcd 3.4)', async () => {
+  const etcd = await EtcdCluster.start(1);
+  const server = await CarinaApiProcess.start({ etcdServers: etcd.members[0].clientEndpoint });
+  return {
+    server,
+    cleanup: async () => {
+      await server.stop();
+      await etcd.stop();
+    },
+  };
+});
