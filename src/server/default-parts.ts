@@ -7,6 +7,7 @@ import type { KvClient } from '../../raft';
 import { Catalogue, type ResourceInfo } from '../apis/catalogue';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from '../apis/discovery';
 import { OpenApiDocuments } from '../apis/openapi';
+import { PatchSchema, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, type JsonValue } from '../patch';
 import { SelectorParseError, parseFieldSelector, parseLabelSelector, selectableFields, validateFieldSelector } from '../apis/selectors';
 import { GarbageCollector } from '../controllers/garbage-collector';
 import { NamespaceController } from '../controllers/namespace-controller';
@@ -41,6 +42,7 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
   const catalogue = Catalogue.load({ runtimeConfig: parseRuntimeConfig(options.runtimeConfig) });
   const openapi = new OpenApiDocuments(catalogue);
   const strategy = v125Strategy();
+  let patchSchema: PatchSchema | undefined;
   const discovery: DiscoveryDocuments = {
     version: () => versionInfo() as unknown as JsonObject,
     apiVersions: (serverAddress) => apiVersions(serverAddress) as unknown as JsonObject,
@@ -78,8 +80,23 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
         throw err;
       }
     },
-    applyPatch: () => {
-      throw errors.unsupportedMediaType([]);
+    applyPatch: (patchType, current, body) => {
+      let patch: unknown;
+      try {
+        patch = JSON.parse(body.toString('utf8'));
+      } catch (err) {
+        throw errors.badRequest(`error decoding patch: ${(err as Error).message}`);
+      }
+      const document = current as unknown as JsonValue;
+      let result: JsonValue;
+      if (patchType === 'application/json-patch+json') result = applyJsonPatch(document, patch);
+      else if (patchType === 'application/merge-patch+json') result = applyMergePatch(document, patch);
+      else {
+        patchSchema ??= PatchSchema.load();
+        result = dropDirectives(applyStrategicMergePatch(document, patch, patchSchema.forKind(String(current.apiVersion), String(current.kind))));
+      }
+      if (result === null || typeof result !== 'object' || Array.isArray(result)) throw errors.badRequest('the patched object is not a JSON object');
+      return result as JsonObject;
     },
     storeHealthy: options.storeHealthy,
   };
@@ -120,4 +137,19 @@ export function startControllers(registry: GenericRegistry, parts: DefaultParts,
       gc.stop();
     },
   };
+}
+
+/**
+ * Strategic-merge directives (`$patch`, `$retainKeys`, ...) left inside newly added values are
+ * dropped, as kube-apiserver's decode into the typed object drops them.
+ */
+function dropDirectives(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map(dropDirectives);
+  if (value === null || typeof value !== 'object') return value;
+  const out: { [key: string]: JsonValue } = {};
+  for (const [key, child] of Object.entries(value)) {
+    if (key.startsWith('$')) continue;
+    out[key] = dropDirectives(child);
+  }
+  return out;
 }
