@@ -1,0 +1,4 @@
+export { ProtobufCodec } from './protobuf-codec';
+export type { JsonObject, TypeName, WatchEventJson } from './protobuf-codec';
+export { ProtobufCodecError } from './protobuf/protobuf-codec-error';
+export type { ProtobufCodecErrorReason } from './protobuf/protobuf-codec-error';
