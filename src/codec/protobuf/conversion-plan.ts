@@ -12,7 +12,8 @@
  */
 import * as protobuf from 'protobufjs';
 import { assert } from '../../util';
-import { goPointerScalarFields } from './go-pointer-scalar-fields';
+import { goPointerScalarFields, pointerFieldKey } from './go-pointer-scalar-fields';
+import { printedZeroScalarFields } from './printed-zero-scalar-fields';
 
 export type ScalarType = 'string' | 'int32' | 'int64' | 'bool' | 'bytes' | 'double';
 
@@ -48,8 +49,9 @@ export interface FieldPlan {
   /** Set after construction, because message plans may refer to each other in cycles. */
   value: ValuePlan;
   /**
-   * A zero scalar on the wire is a set value, not "unset": true for Go pointer fields
-   * (`replicas *int32`), whose zero kube-apiserver keeps in JSON.
+   * A zero scalar read from the wire stays in the JSON: true for Go pointer fields
+   * (`replicas *int32`, where zero is a set value) and for fields without `omitempty`, whose zero
+   * kube-apiserver prints.
    */
   readonly keepsZero: boolean;
 }
@@ -180,7 +182,7 @@ export class ConversionPlans {
         tag: (field.id << 3) | tagWireType,
         wireType: tagWireType,
         value,
-        keepsZero: goPointerScalarFields.has(`${fullName}.${field.name}`),
+        keepsZero: goPointerScalarFields.has(pointerFieldKey(fullName, field.name)) || printedZeroScalarFields.has(`${fullName}.${field.name}`),
       };
       fields.push(fieldPlan);
       fieldsById.set(field.id, fieldPlan);
