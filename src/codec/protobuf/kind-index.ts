@@ -45,6 +45,22 @@ const perGroupVersionMetaKinds = ['WatchEvent', 'ListOptions', 'GetOptions', 'De
 const unversionedMetaKinds = ['Status', 'APIVersions', 'APIGroupList', 'APIGroup', 'APIResourceList'];
 /** Registered only in meta.k8s.io/v1 (metav1.AddMetaToScheme); Table has no Protobuf form. */
 const metaGroupKinds = ['TableOptions', 'PartialObjectMetadata', 'PartialObjectMetadataList'];
+/** Registered kinds of the group packages that carry no ObjectMeta or ListMeta. */
+const kindsWithoutMetadata = new Set([
+  'AdmissionReview',
+  'ConversionReview',
+  'DeploymentRollback',
+  'NodeProxyOptions',
+  'PodAttachOptions',
+  'PodExecOptions',
+  'PodLogOptions',
+  'PodPortForwardOptions',
+  'PodProxyOptions',
+  'SerializedReference',
+  'ServiceProxyOptions',
+]);
+/** Messages with an ObjectMeta that are parts of kinds, not kinds. */
+const embeddedWithMetadata = /TemplateSpec$|^PersistentVolumeClaimTemplate$/;
 
 export class KindIndex {
   /** `apiVersion` -> proto package of that group/version. */
@@ -70,7 +86,7 @@ export class KindIndex {
     return [...this.packageOfApiVersion.keys()];
   }
 
-  /** Package-qualified message name for apiVersion/kind, or undefined when it has none. */
+  /** Package-qualified message name of the kind apiVersion/kind, or undefined when it has none. */
   messageFor(apiVersion: string, kind: string): string | undefined {
     const key = `${apiVersion}\u0000${kind}`;
     if (this.resolved.has(key)) return this.resolved.get(key);
@@ -82,7 +98,7 @@ export class KindIndex {
   private find(apiVersion: string, kind: string): string | undefined {
     const namespace = this.packageOfApiVersion.get(apiVersion);
     const own = namespace?.nested?.[kind];
-    if (own instanceof protobuf.Type) return own.fullName.slice(1);
+    if (own instanceof protobuf.Type && isKind(own)) return own.fullName.slice(1);
     const isMetaKind =
       (perGroupVersionMetaKinds.includes(kind) && (namespace !== undefined || apiVersion === 'meta.k8s.io/v1')) ||
       (unversionedMetaKinds.includes(kind) && apiVersion === 'v1') ||
@@ -90,6 +106,14 @@ export class KindIndex {
     const meta = this.metaNamespace.nested?.[kind];
     return isMetaKind && meta instanceof protobuf.Type ? meta.fullName.slice(1) : undefined;
   }
+}
+
+/** A top-level object type rather than a part of one (PodSpec is a message but not a kind). */
+function isKind(type: protobuf.Type): boolean {
+  if (kindsWithoutMetadata.has(type.name)) return true;
+  const metadata = type.fields['metadata'];
+  const metadataType = metadata?.type.split('.').pop();
+  return (metadataType === 'ObjectMeta' || metadataType === 'ListMeta') && !embeddedWithMetadata.test(type.name);
 }
 
 function collectPackages(namespace: protobuf.Namespace, visit: (namespace: protobuf.Namespace, goPackage: string) => void): void {

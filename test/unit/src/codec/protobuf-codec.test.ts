@@ -233,6 +233,11 @@ describe('ProtobufCodec kinds', () => {
     ['meta.k8s.io/v1', 'PartialObjectMetadataList', true],
     // meta.v1.Table has no Protobuf message in v1.25.
     ['meta.k8s.io/v1', 'Table', false],
+    ['v1', 'PodLogOptions', true],
+    ['admission.k8s.io/v1', 'AdmissionReview', true],
+    // Messages that are parts of kinds are not kinds.
+    ['v1', 'PodSpec', false],
+    ['v1', 'PodTemplateSpec', false],
     ['v1', 'NoSuchKind', false],
     ['example.com/v1', 'Widget', false],
   ];
