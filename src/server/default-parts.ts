@@ -7,6 +7,7 @@ import type { KvClient } from '../../raft';
 import { Catalogue, type ResourceInfo } from '../apis/catalogue';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from '../apis/discovery';
 import { OpenApiDocuments } from '../apis/openapi';
+import { ProtobufCodec } from '../codec';
 import { PatchSchema, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, type JsonValue } from '../patch';
 import { SelectorParseError, parseFieldSelector, parseLabelSelector, selectableFields, validateFieldSelector } from '../apis/selectors';
 import { GarbageCollector } from '../controllers/garbage-collector';
@@ -98,6 +99,7 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
       if (result === null || typeof result !== 'object' || Array.isArray(result)) throw errors.badRequest('the patched object is not a JSON object');
       return result as JsonObject;
     },
+    protobuf: ProtobufCodec.load(),
     storeHealthy: options.storeHealthy,
   };
 }
