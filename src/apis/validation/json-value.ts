@@ -1,0 +1,74 @@
+/**
+ * Typed reads of plain JSON objects. Validation works on the decoded wire form, where every field
+ * may be absent or of the wrong shape; these readers turn "absent or wrong" into Go's zero values,
+ * which is what kube-apiserver's typed structs would hold at validation time.
+ */
+export type JsonObject = { [key: string]: unknown };
+
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The object at `value`, or undefined when absent (a nil pointer in Go). */
+export function objectAt(value: unknown): JsonObject | undefined {
+  return isJsonObject(value) ? value : undefined;
+}
+
+export function stringAt(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+export function numberAt(value: unknown): number {
+  return typeof value === 'number' ? value : 0;
+}
+
+/** The number at `value`, or undefined when absent (a nil *int32 in Go). */
+export function optionalNumberAt(value: unknown): number | undefined {
+  return typeof value === 'number' ? value : undefined;
+}
+
+export function arrayAt(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+export function objectsAt(value: unknown): JsonObject[] {
+  return arrayAt(value).map((item) => (isJsonObject(item) ? item : {}));
+}
+
+export function stringsAt(value: unknown): string[] {
+  return arrayAt(value).map(stringAt);
+}
+
+/** A map[string]string: entries whose value is not a string read as "". */
+export function stringMapAt(value: unknown): Record<string, string> | undefined {
+  if (!isJsonObject(value)) return undefined;
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = stringAt(v);
+  return out;
+}
+
+/** UTF-8 byte length, the unit of Go's len(string). */
+export function byteLength(value: string): number {
+  return Buffer.byteLength(value, 'utf8');
+}
+
+/** Structural equality of JSON values, treating absent, null, {} and [] alike as Go's nil/empty does for maps and slices. */
+export function semanticEqual(a: unknown, b: unknown): boolean {
+  if (isEmptyish(a) && isEmptyish(b)) return true;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((item, i) => semanticEqual(item, b[i]));
+  }
+  if (isJsonObject(a) && isJsonObject(b)) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    for (const key of keys) if (!semanticEqual(a[key], b[key])) return false;
+    return true;
+  }
+  return a === b;
+}
+
+function isEmptyish(value: unknown): boolean {
+  if (value === undefined || value === null) return true;
+  if (Array.isArray(value)) return value.length === 0;
+  if (isJsonObject(value)) return Object.keys(value).length === 0;
+  return false;
+}
