@@ -26,6 +26,7 @@ const SERVER_FLAGS: FlagSpec[] = [
   { name: 'max-request-bytes', kind: 'number', default: 1_572_864, help: 'Largest write request the store accepts.' },
   { name: 'bind-address', kind: 'string', default: '127.0.0.1', help: 'Address the Kubernetes API (HTTPS) listens on.' },
   { name: 'secure-port', kind: 'number', default: 6443, help: 'Port of the Kubernetes API (HTTPS, HTTP/2 and HTTP/1.1).' },
+  { name: 'advertise-address', kind: 'string', default: '', help: 'IP address published in the kubernetes Endpoints for this replica (default: --bind-address unless loopback, else the host\'s first non-loopback IPv4).' },
   { name: 'etcd-servers', kind: 'string', default: '', help: 'Comma-separated etcd v3 endpoints (http://host:port) to store objects in instead of the embedded replicated store.' },
   { name: 'tls-san', kind: 'string', default: '', help: 'Extra comma-separated DNS names and IP addresses for the serving certificate.' },
   { name: 'runtime-config', kind: 'string', default: '', help: 'Comma-separated <group>/<version>[=true|false] pairs enabling or disabling API group versions.' },
@@ -79,6 +80,7 @@ async function main(argv: string[]): Promise<number> {
     shutdownDelayMs: flags['shutdown-delay-duration'] as number,
     minRequestTimeoutSeconds: flags['min-request-timeout'] as number,
     serviceClusterIpRange: flags['service-cluster-ip-range'] as string,
+    advertiseAddress: flags['advertise-address'] as string,
     serviceNodePortRange: flags['service-node-port-range'] as string,
     identity: store !== undefined ? `member-${flags['member-id'] as number}` : `${flags['bind-address'] as string}-${flags['secure-port'] as number}`,
   }, parts, log);

@@ -15,8 +15,8 @@ export interface KubernetesServiceOptions {
   endpoints: ServedResource;
   leases: ServedResource;
   clusterIp: string;
-  /** This replica's address and port as clients reach it. */
-  advertiseIp: string;
+  /** This replica's address as in-cluster clients reach it; undefined: publish none (the Service still exists). */
+  advertiseIp: string | undefined;
   securePort: number;
   /** A stable name for this replica's lease. */
   identity: string;
@@ -69,7 +69,7 @@ export class KubernetesServiceController {
   async reconcile(): Promise<void> {
     if (this.stopped) return;
     await this.ensureService();
-    await this.renewLease();
+    if (this.options.advertiseIp !== undefined) await this.renewLease();
     await this.syncEndpoints();
   }
 

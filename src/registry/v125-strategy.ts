@@ -3,6 +3,7 @@
  * fields of src/apis/defaulting, and validation when provided.
  */
 import { applyDefaults, prepareForCreate, prepareForUpdate } from '../apis/defaulting';
+import { fieldErrorCause, invalidMessage, qualifiedKind, validateCreate, validateStatusUpdate, validateUpdate, type FieldError } from '../apis/validation';
 import type { ObjectStrategy, ValidationFailure, JsonObject } from './object-strategy';
 
 export interface Validator {
@@ -10,12 +11,22 @@ export interface Validator {
   validateUpdate(object: JsonObject, old: JsonObject, namespaced: boolean, subresource: '' | 'status'): ValidationFailure | undefined;
 }
 
-const noValidation: Validator = {
-  validateCreate: () => undefined,
-  validateUpdate: () => undefined,
+function failure(object: JsonObject, fieldErrors: FieldError[]): ValidationFailure | undefined {
+  if (fieldErrors.length === 0) return undefined;
+  const apiVersion = String(object.apiVersion ?? '');
+  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+  const name = String((object.metadata as JsonObject | undefined)?.name ?? '');
+  return { message: invalidMessage(qualifiedKind(group, String(object.kind)), name, fieldErrors), causes: fieldErrors.map(fieldErrorCause) };
+}
+
+/** The v1.25 validation rules of src/apis/validation. */
+export const v125Validator: Validator = {
+  validateCreate: (object, namespaced) => failure(object, validateCreate(object, namespaced)),
+  validateUpdate: (object, old, namespaced, subresource) =>
+    failure(object, subresource === 'status' ? validateStatusUpdate(object, old, namespaced) : validateUpdate(object, old, namespaced)),
 };
 
-export function v125Strategy(validator: Validator = noValidation): ObjectStrategy {
+export function v125Strategy(validator: Validator = v125Validator): ObjectStrategy {
   return {
     applyDefaults,
     prepareForCreate,

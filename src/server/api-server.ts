@@ -4,6 +4,7 @@
  * strategies, the resource handler, health checks, and the HTTPS listener. Only this file and
  * src/cli construct concrete classes.
  */
+import { networkInterfaces } from 'node:os';
 import type { KvClient } from '../../raft';
 import { apiServerUrl, loadOrCreateClusterCertificates, writeAdminKubeconfig } from '../certificates';
 import { ResourceHandler, type ResourceResolver, type SelectorFilterFactory } from '../endpoints/resource-handler';
@@ -35,6 +36,24 @@ export interface ApiServerConfig {
   serviceNodePortRange: string;
   /** Names this replica's lease in kube-system (the member id for the embedded store). */
   identity: string;
+  /** The address the `kubernetes` Endpoints publish for this replica ('' picks one, as kube-apiserver does). */
+  advertiseAddress: string;
+}
+
+/**
+ * The address published in the `kubernetes` Endpoints. Endpoints may not hold loopback
+ * addresses, so a replica bound to loopback or to every address advertises the host's first
+ * non-internal IPv4 address, as kube-apiserver picks its default-route address.
+ */
+export function chooseAdvertiseAddress(bindAddress: string, configured: string): string | undefined {
+  if (configured !== '') return configured;
+  if (bindAddress !== '0.0.0.0' && bindAddress !== '::' && !bindAddress.startsWith('127.') && bindAddress !== '::1') return bindAddress;
+  for (const addresses of Object.values(networkInterfaces())) {
+    for (const address of addresses ?? []) {
+      if (address.family === 'IPv4' && !address.internal) return address.address;
+    }
+  }
+  return undefined;
 }
 
 export interface ApiServerParts {
@@ -131,7 +150,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     endpoints: lookup('', 'endpoints'),
     leases: lookup('coordination.k8s.io', 'leases'),
     clusterIp: allocator.kubernetesServiceIp,
-    advertiseIp: host,
+    advertiseIp: chooseAdvertiseAddress(config.bindAddress, config.advertiseAddress),
     securePort: port,
     identity: config.identity,
     log,
