@@ -140,8 +140,9 @@ export class ProtobufCodec {
       if (rawStart >= 0) {
         reader.pos = rawStart;
         this.toJson.readMessage(reader, rawEnd, plan, object);
-      } else if (plan.isList) {
-        object['items'] = [];
+      } else {
+        // No raw bytes: the zero object, which still shows its always-printed fields.
+        this.toJson.readMessage(reader, reader.pos, plan, object);
       }
       return object;
     });
