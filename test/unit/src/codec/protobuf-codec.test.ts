@@ -254,6 +254,17 @@ describe('ProtobufCodec kinds', () => {
     ['v1', 'NoSuchKind', false],
     ['example.com/v1', 'Widget', false],
   ];
+  it('maps group/versions to their proto packages, and shared kinds to meta.v1', () => {
+    expect(codec.messageName('v1', 'Pod')).to.equal('k8s.io.api.core.v1.Pod');
+    expect(codec.messageName('rbac.authorization.k8s.io/v1', 'Role')).to.equal('k8s.io.api.rbac.v1.Role');
+    expect(codec.messageName('apiextensions.k8s.io/v1', 'CustomResourceDefinition')).to.equal(
+      'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition',
+    );
+    expect(codec.messageName('apiregistration.k8s.io/v1', 'APIService')).to.equal('k8s.io.kube_aggregator.pkg.apis.apiregistration.v1.APIService');
+    expect(codec.messageName('batch/v1', 'DeleteOptions')).to.equal('k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions');
+    expect(codec.messageName('v1', 'Status')).to.equal('k8s.io.apimachinery.pkg.apis.meta.v1.Status');
+  });
+
   for (const [apiVersion, kind, supported] of cases) {
     it(`${supported ? 'supports' : 'does not support'} ${apiVersion} ${kind}`, () => {
       expect(codec.supports(apiVersion, kind)).to.equal(supported);
