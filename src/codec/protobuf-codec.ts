@@ -43,6 +43,15 @@ const envelopePrefix = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 const frameHeaderBytes = 4;
 const watchEventMessage = 'k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent';
 
+/**
+ * Converts Carina's JSON objects to and from `application/vnd.kubernetes.protobuf` bodies and
+ * watch frames. One instance serves every request; it holds no per-request state.
+ *
+ * @example
+ * const codec = ProtobufCodec.load();
+ * const body = codec.encode({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } });
+ * codec.decode(body); // { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a', creationTimestamp: null } }
+ */
 export class ProtobufCodec {
   private static loaded: ProtobufCodec | undefined;
 
@@ -71,6 +80,14 @@ export class ProtobufCodec {
   /** Whether apiVersion/kind has a Protobuf message, e.g. ('apps/v1', 'Deployment'). */
   supports(apiVersion: string, kind: string): boolean {
     return this.kinds.messageFor(apiVersion, kind) !== undefined;
+  }
+
+  /**
+   * The package-qualified Protobuf message of a kind, e.g. ('v1', 'Status') ->
+   * 'k8s.io.apimachinery.pkg.apis.meta.v1.Status', or undefined when it has none.
+   */
+  messageName(apiVersion: string, kind: string): string | undefined {
+    return this.kinds.messageFor(apiVersion, kind);
   }
 
   /**
@@ -140,8 +157,9 @@ export class ProtobufCodec {
       if (rawStart >= 0) {
         reader.pos = rawStart;
         this.toJson.readMessage(reader, rawEnd, plan, object);
-      } else if (plan.isList) {
-        object['items'] = [];
+      } else {
+        // No raw bytes: the zero object, which still shows its always-printed fields.
+        this.toJson.readMessage(reader, reader.pos, plan, object);
       }
       return object;
     });

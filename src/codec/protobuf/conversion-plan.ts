@@ -12,8 +12,8 @@
  */
 import * as protobuf from 'protobufjs';
 import { assert } from '../../util';
+import { alwaysPrintedFields } from './always-printed-fields';
 import { goPointerScalarFields, pointerFieldKey } from './go-pointer-scalar-fields';
-import { printedZeroScalarFields } from './printed-zero-scalar-fields';
 
 export type ScalarType = 'string' | 'int32' | 'int64' | 'bool' | 'bytes' | 'double';
 
@@ -54,6 +54,8 @@ export interface FieldPlan {
    * kube-apiserver prints.
    */
   readonly keepsZero: boolean;
+  /** Go's JSON prints this field even when unset, so decoding fills in its zero JSON. */
+  readonly isAlwaysPrinted: boolean;
 }
 
 export interface MessagePlan {
@@ -63,6 +65,8 @@ export interface MessagePlan {
   readonly fieldsById: ReadonlyMap<number, FieldPlan>;
   /** A `...List` kind: decoding shows `items: []` when no item is on the wire. */
   readonly isList: boolean;
+  /** Fields that decoding fills in when absent: always-printed ones and inlined structs. */
+  readonly filledWhenAbsent: readonly FieldPlan[];
 }
 
 const meta = 'k8s.io.apimachinery.pkg.apis.meta.v1';
@@ -149,7 +153,9 @@ export class ConversionPlans {
     type.resolveAll();
     const fields: FieldPlan[] = [];
     const fieldsById = new Map<number, FieldPlan>();
-    const plan: MessagePlan = { fullName, fields, fieldsById, isList: /List$/.test(type.name) && type.fields['items'] !== undefined };
+    const filledWhenAbsent: FieldPlan[] = [];
+    const isList = /List$/.test(type.name) && type.fields['items'] !== undefined;
+    const plan: MessagePlan = { fullName, fields, fieldsById, isList, filledWhenAbsent };
     // Registered before the fields are filled in, so that recursive messages (JSONSchemaProps)
     // find their own plan instead of looping.
     this.plans.set(fullName, plan);
@@ -172,6 +178,8 @@ export class ConversionPlans {
         wireType = scalarWireTypes[scalar];
         value = { form: 'scalar', type: scalar, wireType };
       }
+      const isPointer = goPointerScalarFields.has(pointerFieldKey(fullName, field.name));
+      const isAlwaysPrinted = alwaysPrintedFields.has(`${fullName}.${field.name}`);
       // Map entries are always length-delimited on the wire.
       const tagWireType = cardinality === 'map' ? 2 : wireType;
       const fieldPlan: FieldPlan = {
@@ -182,9 +190,12 @@ export class ConversionPlans {
         tag: (field.id << 3) | tagWireType,
         wireType: tagWireType,
         value,
-        keepsZero: goPointerScalarFields.has(pointerFieldKey(fullName, field.name)) || printedZeroScalarFields.has(`${fullName}.${field.name}`),
+        keepsZero: isPointer || isAlwaysPrinted,
+        // A Go pointer prints as null, not as its zero; the pointer's absence is left as is.
+        isAlwaysPrinted: isAlwaysPrinted && !isPointer,
       };
       fields.push(fieldPlan);
+      if (fieldPlan.isAlwaysPrinted || fieldPlan.jsonName === undefined) filledWhenAbsent.push(fieldPlan);
       fieldsById.set(field.id, fieldPlan);
     }
     for (const fieldPlan of fields) {

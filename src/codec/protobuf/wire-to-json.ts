@@ -3,10 +3,14 @@
  * same Go value.
  *
  * - Go writes its non-pointer scalars even when zero, and prints them in JSON only when not zero
- *   (`omitempty`), so a zero scalar is left out unless the field is a Go pointer
- *   (`FieldPlan.keepsZero`).
+ *   (`omitempty`), so a zero scalar is left out unless the field is a Go pointer or has no
+ *   `omitempty` (`FieldPlan.keepsZero`).
  * - Nested messages are kept even when empty: a Go struct field prints as `{}`.
  * - An empty metav1.Time is Go's zero time, printed `null` (time_proto.go: Unmarshal of no bytes).
+ * - Fields Go always prints but the bytes leave out are filled in with their zero JSON
+ *   (`MessagePlan.filledWhenAbsent`), so the result does not depend on how complete the writer was.
+ * - JSON keys come in field-number order, which is not always Go's struct order; only the order of
+ *   keys differs from kube-apiserver's JSON.
  * - Unknown field numbers are skipped, as Go's generated Unmarshal does.
  */
 import { Reader } from 'protobufjs';
@@ -85,6 +89,30 @@ export class WireToJson {
     }
     checkEnd(reader, end, plan, undefined);
     if (plan.isList && target['items'] === undefined) target['items'] = [];
+    this.fillAbsent(plan, target);
+  }
+
+  /**
+   * Adds the fields Go's JSON prints for a value the bytes left out: a zero scalar, null for a nil
+   * slice or map or a zero time, `{}` (itself filled) for a struct. Go writers put these fields on
+   * the wire anyway; other writers, Carina's encoder included, may not.
+   */
+  private fillAbsent(plan: MessagePlan, target: JsonObject): void {
+    for (const field of plan.filledWhenAbsent) {
+      if (field.jsonName === undefined) {
+        this.fillAbsent((field.value as { plan: MessagePlan }).plan, target);
+      } else if (target[field.jsonName] === undefined) {
+        target[field.jsonName] = field.cardinality === 'single' ? this.absentValue(field.value, plan, field) : null;
+      }
+    }
+  }
+
+  private absentValue(valuePlan: ValuePlan, plan: MessagePlan, field: FieldPlan): unknown {
+    if (valuePlan.form !== 'message') return this.zeroValue(valuePlan, plan, field);
+    const object: JsonObject = {};
+    if (valuePlan.plan.isList) object['items'] = [];
+    this.fillAbsent(valuePlan.plan, object);
+    return object;
   }
 
   private readMapEntry(reader: Reader, end: number, field: FieldPlan, plan: MessagePlan, map: JsonObject): void {

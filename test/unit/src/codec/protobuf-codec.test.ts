@@ -6,6 +6,9 @@ import { bytes, envelope, int, message } from './protobuf-wire';
 
 const codec = ProtobufCodec.load();
 
+/** What Go prints for a DeploymentSpec with nothing set but what a test adds. */
+const zeroDeploymentSpec = { template: { metadata: { creationTimestamp: null }, spec: { containers: null } }, strategy: {} };
+
 /** ObjectMeta as Go writes it for {name, namespace}: every non-pointer field, zero or not. */
 function goObjectMeta(name: string, namespace: string): Buffer[] {
   // k8s.io/apimachinery generated.pb.go (ObjectMeta.MarshalToSizedBuffer): strings 1-6, generation 7
@@ -40,7 +43,7 @@ describe('ProtobufCodec decoding minimal objects as Go clients write them', () =
 
   it('keeps a false pointer field (ConfigMap.immutable is *bool in k8s.io/api core/v1 types.go)', () => {
     const body = envelope('v1', 'ConfigMap', message(1, bytes(1, 'a')), int(4, false));
-    expect(codec.decode(body)).to.deep.equal({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a' }, immutable: false });
+    expect(codec.decode(body)).to.deep.equal({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a', creationTimestamp: null }, immutable: false });
   });
 
   it('keeps struct fields as {} and pointer zeros, drops zero strings and bools (Pod)', () => {
@@ -78,11 +81,18 @@ describe('ProtobufCodec decoding minimal objects as Go clients write them', () =
 
   it('keeps spec.replicas 0 (a *int32) and drops status.replicas 0 (an omitempty int32) (Deployment)', () => {
     const body = envelope('apps/v1', 'Deployment', message(1, bytes(1, 'd')), message(2, int(1, 0), int(5, 0), int(7, false)), message(3, int(1, 0), int(2, 0)));
+    expect(codec.decode(body)).to.deep.include({ spec: { replicas: 0, ...zeroDeploymentSpec }, status: {} });
+  });
+
+  it('fills in what Go prints for fields the bytes leave out: zero structs, null times and slices', () => {
+    // apps/v1 types.go: Template and Strategy are non-pointer structs; PodSpec.Containers is
+    // `json:"containers"` (no omitempty), so a nil slice prints as null.
+    const body = envelope('apps/v1', 'Deployment', message(1, bytes(1, 'd')));
     expect(codec.decode(body)).to.deep.equal({
       kind: 'Deployment',
       apiVersion: 'apps/v1',
-      metadata: { name: 'd' },
-      spec: { replicas: 0 },
+      metadata: { name: 'd', creationTimestamp: null },
+      spec: zeroDeploymentSpec,
       status: {},
     });
   });
@@ -105,7 +115,7 @@ describe('ProtobufCodec decoding minimal objects as Go clients write them', () =
 
   it('skips unknown field numbers, as Go generated Unmarshal does', () => {
     const body = envelope('v1', 'ConfigMap', message(1, bytes(1, 'a')), bytes(99, 'from a newer server'), int(98, 5));
-    expect(codec.decode(body)).to.deep.equal({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a' } });
+    expect(codec.decode(body)).to.deep.equal({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a', creationTimestamp: null } });
   });
 
   it('accepts packed repeated scalars, which Go decoders also accept', () => {
@@ -126,7 +136,7 @@ describe('ProtobufCodec encoding', () => {
     const configMap = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a', creationTimestamp: null } };
     const encoded = codec.encode(configMap);
     expect(encoded.toString('hex')).to.equal(envelope('v1', 'ConfigMap', message(1, bytes(1, 'a'))).toString('hex'));
-    expect(codec.decode(encoded)).to.deep.equal({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a' } });
+    expect(codec.decode(encoded)).to.deep.equal(configMap);
   });
 
   it('writes a time as whole UTC seconds and reads back RFC 3339 in UTC', () => {
@@ -148,8 +158,9 @@ describe('ProtobufCodec encoding', () => {
     const deployment = {
       kind: 'Deployment',
       apiVersion: 'apps/v1',
-      metadata: { name: 'd' },
-      spec: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: '25%' } } },
+      metadata: { name: 'd', creationTimestamp: null },
+      spec: { ...zeroDeploymentSpec, strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: '25%' } } },
+      status: {},
     };
     const encoded = codec.encode(deployment);
     expect(encoded.includes(Buffer.concat([int(1, 0), int(2, 1), bytes(3, '')]))).to.equal(true);
@@ -158,12 +169,12 @@ describe('ProtobufCodec encoding', () => {
   });
 
   it('round-trips bytes fields as base64 and named string slices as arrays', () => {
-    const secret = { kind: 'Secret', apiVersion: 'v1', metadata: { name: 's' }, data: { key: 'AAEC/w==', empty: '' }, type: 'Opaque' };
+    const secret = { kind: 'Secret', apiVersion: 'v1', metadata: { name: 's', creationTimestamp: null }, data: { key: 'AAEC/w==', empty: '' }, type: 'Opaque' };
     expect(codec.decode(codec.encode(secret))).to.deep.equal(secret);
     const review = {
       kind: 'TokenReview',
       apiVersion: 'authentication.k8s.io/v1',
-      metadata: {},
+      metadata: { creationTimestamp: null },
       spec: {},
       status: { authenticated: true, user: { username: 'u', extra: { scopes: ['a', 'b'], none: [] } } },
     };
@@ -201,14 +212,16 @@ describe('ProtobufCodec encoding', () => {
     const crd = {
       kind: 'CustomResourceDefinition',
       apiVersion: 'apiextensions.k8s.io/v1',
-      metadata: { name: 'widgets.example.com' },
+      metadata: { name: 'widgets.example.com', creationTimestamp: null },
       spec: {
         group: 'example.com',
         names: { plural: 'widgets', kind: 'Widget' },
         scope: 'Namespaced',
         versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } }],
       },
-      status: {},
+      // CustomResourceDefinitionStatus.acceptedNames is a non-pointer struct with required
+      // plural and kind (apiextensions-apiserver v1 types.go), so Go prints them empty.
+      status: { acceptedNames: { plural: '', kind: '' } },
     };
     expect(codec.decode(codec.encode(crd))).to.deep.equal(crd);
   });
@@ -241,6 +254,17 @@ describe('ProtobufCodec kinds', () => {
     ['v1', 'NoSuchKind', false],
     ['example.com/v1', 'Widget', false],
   ];
+  it('maps group/versions to their proto packages, and shared kinds to meta.v1', () => {
+    expect(codec.messageName('v1', 'Pod')).to.equal('k8s.io.api.core.v1.Pod');
+    expect(codec.messageName('rbac.authorization.k8s.io/v1', 'Role')).to.equal('k8s.io.api.rbac.v1.Role');
+    expect(codec.messageName('apiextensions.k8s.io/v1', 'CustomResourceDefinition')).to.equal(
+      'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition',
+    );
+    expect(codec.messageName('apiregistration.k8s.io/v1', 'APIService')).to.equal('k8s.io.kube_aggregator.pkg.apis.apiregistration.v1.APIService');
+    expect(codec.messageName('batch/v1', 'DeleteOptions')).to.equal('k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions');
+    expect(codec.messageName('v1', 'Status')).to.equal('k8s.io.apimachinery.pkg.apis.meta.v1.Status');
+  });
+
   for (const [apiVersion, kind, supported] of cases) {
     it(`${supported ? 'supports' : 'does not support'} ${apiVersion} ${kind}`, () => {
       expect(codec.supports(apiVersion, kind)).to.equal(supported);
@@ -282,7 +306,7 @@ describe('ProtobufCodec errors', () => {
 });
 
 describe('ProtobufCodec watch frames', () => {
-  const configMap = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a', resourceVersion: '7' }, data: { k: 'v' } };
+  const configMap = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a', resourceVersion: '7', creationTimestamp: null }, data: { k: 'v' } };
 
   it('frames a bare WatchEvent whose object.raw is the enveloped object', () => {
     const frame = codec.encodeWatchEventFrame('ADDED', configMap);
