@@ -2,7 +2,7 @@
  * Request and response bodies in the three representations of built-in types. JSON and YAML are
  * handled here; Protobuf is plugged in (src/codec) as a `ProtobufObjectCodec`.
  */
-import YAML from 'yaml';
+import { fromYaml, toYaml } from '../codec';
 import { errors } from '../util';
 import type { Representation } from './negotiation';
 
@@ -33,11 +33,7 @@ export class BodyCodec {
       }
     } else if (representation === 'yaml') {
       try {
-        const documents = YAML.parseAllDocuments(body.toString('utf8'));
-        if (documents.length !== 1) throw new Error(documents.length === 0 ? 'empty document' : 'multiple YAML documents in one request body');
-        const document = documents[0];
-        if (document.errors.length > 0) throw document.errors[0];
-        value = document.toJSON();
+        value = fromYaml(body.toString('utf8'));
       } catch (err) {
         throw errors.badRequest(`error converting YAML to JSON: ${(err as Error).message}`);
       }
@@ -59,7 +55,7 @@ export class BodyCodec {
       if (this.protobuf === undefined) throw errors.internal(new Error('no Protobuf codec'));
       return this.protobuf.encode(object);
     }
-    if (representation === 'yaml') return Buffer.from(YAML.stringify(object, { lineWidth: 0 }), 'utf8');
+    if (representation === 'yaml') return Buffer.from(toYaml(object), 'utf8');
     return Buffer.from(pretty ? JSON.stringify(object, null, 2) + '\n' : JSON.stringify(object) + '\n', 'utf8');
   }
 }
