@@ -25,7 +25,7 @@ const SERVER_FLAGS: FlagSpec[] = [
   { name: 'watch-progress-notify-interval', kind: 'duration', default: 600_000, help: 'Interval of watch progress notifications for watches that ask for them.' },
   { name: 'max-request-bytes', kind: 'number', default: 1_572_864, help: 'Largest write request the store accepts.' },
   { name: 'bind-address', kind: 'string', default: '127.0.0.1', help: 'Address the Kubernetes API (HTTPS) listens on.' },
-  { name: 'secure-port', kind: 'number', default: 6443, help: 'Port of the Kubernetes API (HTTPS, HTTP/2 and HTTP/1.1).' },
+  { name: 'secure-port', kind: 'number', default: 6443, help: 'Port of the Kubernetes API (HTTPS, HTTP/2 and HTTP/1.1); 0 serves no Kubernetes API (the store alone).' },
   { name: 'advertise-address', kind: 'string', default: '', help: 'IP address published in the kubernetes Endpoints for this replica (default: --bind-address unless loopback, else the host\'s first non-loopback IPv4).' },
   { name: 'etcd-servers', kind: 'string', default: '', help: 'Comma-separated etcd v3 endpoints (http://host:port) to store objects in instead of the embedded replicated store.' },
   { name: 'tls-san', kind: 'string', default: '', help: 'Extra comma-separated DNS names and IP addresses for the serving certificate.' },
@@ -68,6 +68,16 @@ async function main(argv: string[]): Promise<number> {
     store = await startEmbeddedStore(flags, dataDir, log);
     kv = store.replica;
   }
+  if (flags['secure-port'] === 0) {
+    if (store === undefined) throw new FlagError('--secure-port=0 with --etcd-servers would serve nothing');
+    process.stdout.write(
+      `carina: data in ${dataDir}\ncarina: etcd v3 API (the store) on http://${store.etcdAddress}\ncarina: Raft peers on ${store.raftAddress}\n` +
+      'carina: Kubernetes API: off (--secure-port=0)\ncarina: ready\n',
+    );
+    await waitForStopSignal();
+    await store.stop();
+    return 0;
+  }
   const sans = (flags['tls-san'] as string).split(',').map((s) => s.trim()).filter((s) => s !== '');
   const parts = buildApiServerParts(kv, { runtimeConfig: flags['runtime-config'] as string, storeHealthy: storeHealthCheck(kv) });
   const api = await startApiServer({
@@ -94,16 +104,20 @@ async function main(argv: string[]): Promise<number> {
     `carina: admin kubeconfig ${api.kubeconfigPath}\n` +
     'carina: ready\n',
   );
-  await new Promise<void>((resolveStop) => {
-    const stop = () => resolveStop();
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-  });
+  await waitForStopSignal();
   controllers.stop();
   await api.stop();
   if (store !== undefined) await store.stop();
   else await kv.close();
   return 0;
+}
+
+function waitForStopSignal(): Promise<void> {
+  return new Promise<void>((resolveStop) => {
+    const stop = () => resolveStop();
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
 }
 
 async function startEmbeddedStore(flags: Record<string, string | number | boolean>, dataDir: string, log: (line: string) => void): Promise<RunningStoreServer> {

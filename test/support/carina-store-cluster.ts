@@ -42,6 +42,8 @@ export class CarinaStoreCluster {
           `--data-dir=${dataDir}`,
           `--initial-cluster=${initialCluster}`,
           `--listen-etcd-address=127.0.0.1:${list[2 * i]}`,
+          // The store alone: these tests speak etcd v3 and need no Kubernetes API.
+          '--secure-port=0',
           ...(options.extraArgs ?? []),
         ];
         cluster.members.push(new EtcdMember(`carina-${id}`, dataDir, list[2 * i], list[2 * i + 1], args, process.execPath));
