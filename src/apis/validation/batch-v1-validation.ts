@@ -217,6 +217,9 @@ function validateCronJobSpec(spec: JsonObject, oldSpec: JsonObject | undefined):
   } else {
     const problem = cronScheduleError(schedule);
     if (problem !== undefined) errs.push(invalid(specPath.child('schedule'), schedule, problem));
+    if (schedule.includes('TZ') && typeof spec['timeZone'] === 'string') {
+      errs.push(invalid(specPath.child('schedule'), schedule, 'cannot use both timeZone field and TZ or CRON_TZ in schedule'));
+    }
   }
   errs.push(...nonNegative(optionalNumberAt(spec['startingDeadlineSeconds']), specPath.child('startingDeadlineSeconds')));
   if (oldSpec === undefined || oldSpec['timeZone'] !== spec['timeZone']) errs.push(...validateTimeZone(spec['timeZone'], specPath.child('timeZone')));

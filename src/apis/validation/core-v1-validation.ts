@@ -22,6 +22,7 @@ import {
 import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
 import { validateDNS1123Label, validatePortNumOrName, validateTaintEffect } from './pod-validation';
 import { quantityText, quantityValue } from './quantity';
+import { specDiff } from './spec-diff';
 
 /** core.MaxSecretSize, which also bounds ConfigMaps. */
 const maxSecretSize = 1024 * 1024;
@@ -218,8 +219,9 @@ function validateServicePort(port: JsonObject, requireName: boolean, names: Set<
   const protocol = stringAt(port['protocol'] ?? 'TCP');
   if (protocol === '') errs.push(required(path.child('protocol')));
   else if (!supportedPortProtocols.includes(protocol)) errs.push(notSupported(path.child('protocol'), protocol, supportedPortProtocols));
-  // targetPort defaults to port.
-  errs.push(...validatePortNumOrName(port['targetPort'] ?? number, path.child('targetPort')));
+  // Defaulting replaces an absent, 0 or "" targetPort with the port.
+  const targetPort = port['targetPort'];
+  errs.push(...validatePortNumOrName(targetPort === undefined || targetPort === 0 || targetPort === '' ? number : targetPort, path.child('targetPort')));
   if (typeof port['appProtocol'] === 'string') {
     const appProtocol = port['appProtocol'];
     errs.push(...isQualifiedName(appProtocol).map((msg) => invalid(path.child('appProtocol'), appProtocol, msg)));
@@ -481,7 +483,12 @@ export function validatePersistentVolumeClaimUpdate(claim: JsonObject, old: Json
     comparableNew['resources'] = { ...resources, requests };
   }
   if (!semanticEqual(comparableNew, comparableOld)) {
-    errs.push(forbidden(FieldPath.root('spec'), 'spec is immutable after creation except resources.requests for bound claims'));
+    errs.push(
+      forbidden(
+        FieldPath.root('spec'),
+        `spec is immutable after creation except resources.requests for bound claims\n${specDiff('core.PersistentVolumeClaimSpec', comparableOld, comparableNew)}`,
+      ),
+    );
   }
   const newSize = quantityValue(objectAt(objectAt(spec['resources'])?.['requests'])?.['storage']);
   const oldSize = quantityValue(objectAt(objectAt(oldSpec['resources'])?.['requests'])?.['storage']);

@@ -22,6 +22,7 @@ import {
 } from './name-validation';
 import { metadataOf, validateAnnotations, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
 import { quantityText, quantityValue } from './quantity';
+import { specDiff } from './spec-diff';
 
 const maxInt32 = 2147483647;
 const supportedPortProtocols = ['SCTP', 'TCP', 'UDP'];
@@ -485,20 +486,6 @@ function tolerationsMatchIgnoringSeconds(old: JsonObject, next: JsonObject): boo
   return semanticEqual({ ...old, tolerationSeconds: null }, { ...next, tolerationSeconds: null });
 }
 
-/** A go-cmp-like summary of the top-level PodSpec fields that differ (Go prints a full cmp.Diff). */
-function podSpecDiff(old: JsonObject, next: JsonObject): string {
-  const lines = ['  core.PodSpec{'];
-  const keys = [...new Set([...Object.keys(old), ...Object.keys(next)])];
-  for (const key of keys) {
-    if (semanticEqual(old[key], next[key])) continue;
-    const goName = key.charAt(0).toUpperCase() + key.slice(1);
-    if (old[key] !== undefined) lines.push(`- \t${goName}: ${JSON.stringify(old[key])},`);
-    if (next[key] !== undefined) lines.push(`+ \t${goName}: ${JSON.stringify(next[key])},`);
-  }
-  lines.push('  }');
-  return `${lines.join('\n')}\n`;
-}
-
 export function validatePodUpdate(pod: JsonObject, old: JsonObject, namespaced: boolean): FieldError[] {
   const metaPath = FieldPath.root('metadata');
   const errs = validateObjectMetaUpdate(metadataOf(pod), metadataOf(old), metaPath);
@@ -549,7 +536,7 @@ export function validatePodUpdate(pod: JsonObject, old: JsonObject, namespaced: 
     munged['terminationGracePeriodSeconds'] = oldSpec['terminationGracePeriodSeconds'];
   }
   if (!semanticEqual(munged, oldSpec)) {
-    errs.push(forbidden(specPath, `${podUpdateForbiddenMessage}\n${podSpecDiff(oldSpec, munged)}`));
+    errs.push(forbidden(specPath, `${podUpdateForbiddenMessage}\n${specDiff('core.PodSpec', oldSpec, munged)}`));
   }
   return errs;
 }

@@ -88,6 +88,12 @@ describe('apis/validation batch/v1', () => {
         'spec.jobTemplate.spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"a":"b"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: `selector` will be auto-generated',
       ]],
       ['checks the time zone', (c) => (spec(c)['timeZone'] = 'Mars/Olympus'), ['spec.timeZone: Invalid value: "Mars/Olympus": unknown time zone Mars/Olympus']],
+      ['refuses "Local" as a time zone', (c) => (spec(c)['timeZone'] = 'Local'), [
+        'spec.timeZone: Invalid value: "Local": timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones',
+      ]],
+      ['refuses a time zone both in the schedule and in timeZone', (c) => Object.assign(spec(c), { schedule: 'TZ=UTC 0 3 * * *', timeZone: 'Europe/Paris' }), [
+        'spec.schedule: Invalid value: "TZ=UTC 0 3 * * *": cannot use both timeZone field and TZ or CRON_TZ in schedule',
+      ]],
       ['refuses negative history limits', (c) => (spec(c)['failedJobsHistoryLimit'] = -1), ['spec.failedJobsHistoryLimit: Invalid value: -1: must be greater than or equal to 0']],
     ];
     for (const [name, edit, expected] of cases) it(name, () => expect(messages(validateCreate(edited(cronJob(), edit), true))).to.deep.equal(expected));

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { validateCreate, validateUpdate, type JsonObject } from '../../../../../src/apis/validation';
+import { invalidMessage, validateCreate, validateUpdate, type JsonObject } from '../../../../../src/apis/validation';
 import { edited, messages } from './fixtures';
 
 const configMap = (): JsonObject => ({
@@ -92,6 +92,11 @@ describe('apis/validation object meta', () => {
     expect(messages(validateUpdate(next, old, true))).to.deep.equal([
       'metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"example.com/late"}',
     ]);
+  });
+
+  it('gives the whole 422 message kube-apiserver prints for a bad ConfigMap name', () => {
+    const bad = edited(configMap(), (o) => ((o['metadata'] as JsonObject)['name'] = 'bad_name'));
+    expect(invalidMessage('ConfigMap', 'bad_name', validateCreate(bad, true))).to.equal(`ConfigMap "bad_name" is invalid: metadata.name: Invalid value: "bad_name": ${subdomainMsg}`);
   });
 
   it('applies object meta rules to kinds without rules of their own', () => {
