@@ -17,6 +17,7 @@ import {
   nameIsDNS1035Label,
   nameIsDNSLabel,
   nameIsDNSSubdomain,
+  parseCIDR,
   parseIP,
 } from './name-validation';
 import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
@@ -241,12 +242,12 @@ export function validateService(service: JsonObject, namespaced: boolean): Field
   if (ports.length === 0 && !headless && type !== 'ExternalName') errs.push(required(specPath.child('ports')));
   switch (type) {
     case 'LoadBalancer':
-      if (headless) errs.push(invalid(specPath.child('clusterIPs').index(0), clusterIPs[0], "may not be set to 'None' for LoadBalancer services"));
       ports.forEach((port, i) => {
         if (port['port'] === kubeletPort) {
           errs.push(invalid(specPath.child('ports').index(i), kubeletPort, `may not expose port ${kubeletPort} externally since it is used by kubelet`));
         }
       });
+      if (headless) errs.push(invalid(specPath.child('clusterIPs').index(0), clusterIPs[0], "may not be set to 'None' for LoadBalancer services"));
       break;
     case 'NodePort':
       if (headless) errs.push(invalid(specPath.child('clusterIPs').index(0), clusterIPs[0], "may not be set to 'None' for NodePort services"));
@@ -272,19 +273,19 @@ export function validateService(service: JsonObject, namespaced: boolean): Field
   const affinity = stringAt(spec['sessionAffinity'] ?? 'None');
   if (affinity === '') errs.push(required(specPath.child('sessionAffinity')));
   else if (affinity !== 'ClientIP' && affinity !== 'None') errs.push(notSupported(specPath.child('sessionAffinity'), affinity, ['ClientIP', 'None']));
-  if (affinity === 'None' && spec['sessionAffinityConfig'] !== undefined && spec['sessionAffinityConfig'] !== null) {
+  if (affinity === 'ClientIP') {
+    // Defaulting fills the ClientIP timeout (10800s) when the config is absent.
+    const timeout = optionalNumberAt(objectAt(objectAt(spec['sessionAffinityConfig'])?.['clientIP'])?.['timeoutSeconds']);
+    if (timeout !== undefined && (timeout <= 0 || timeout > maxClientIPAffinitySeconds)) {
+      errs.push(
+        invalid(specPath.child('sessionAffinityConfig', 'clientIP', 'timeoutSeconds'), timeout, `must be greater than 0 and less than ${maxClientIPAffinitySeconds}`),
+      );
+    }
+  } else if (affinity === 'None' && spec['sessionAffinityConfig'] !== undefined && spec['sessionAffinityConfig'] !== null) {
     errs.push(forbidden(specPath.child('sessionAffinityConfig'), 'must not be set when session affinity is None'));
   }
 
-  const clusterIPsPath = specPath.child('clusterIPs');
-  clusterIPs.forEach((ip, i) => {
-    if (i === 0 && ip === 'None') {
-      if (clusterIPs.length > 1) errs.push(invalid(clusterIPsPath, clusterIPs, "'None' must be the first and only value"));
-      return;
-    }
-    errs.push(...isValidIP(ip).map((msg) => invalid(clusterIPsPath.index(i), ip, msg)));
-  });
-  if (clusterIPs.length > 2) errs.push(invalid(clusterIPsPath, clusterIPs, 'may only hold up to 2 values'));
+  if (type !== 'ExternalName') errs.push(...validateClusterIPsRelatedFields(spec, clusterIPs, headless));
 
   stringsAt(spec['externalIPs']).forEach((ip, i) => {
     const msgs = isValidIP(ip);
@@ -318,6 +319,102 @@ export function validateService(service: JsonObject, namespaced: boolean): Field
     if (portKeys.has(key)) errs.push(duplicate(specPath.child('ports').index(i), goServicePortKey(protocol, number)));
     portKeys.add(key);
   });
+
+  const sourceRanges = stringsAt(spec['loadBalancerSourceRanges']);
+  if (sourceRanges.length > 0) {
+    // Go names this field with a capital L.
+    const rangesPath = specPath.child('LoadBalancerSourceRanges');
+    if (type !== 'LoadBalancer') errs.push(forbidden(rangesPath, "may only be used when `type` is 'LoadBalancer'"));
+    if (sourceRanges.some((range) => parseCIDR(range.trim()) === undefined)) {
+      errs.push(invalid(rangesPath, `[${sourceRanges.join(' ')}]`, 'must be a list of IP ranges. For example, 10.240.0.0/24,10.250.0.0/24 '));
+    }
+  }
+  if (spec['allocateLoadBalancerNodePorts'] !== undefined && spec['allocateLoadBalancerNodePorts'] !== null && type !== 'LoadBalancer') {
+    errs.push(forbidden(specPath.child('allocateLoadBalancerNodePorts'), "may only be used when `type` is 'LoadBalancer'"));
+  }
+  if (typeof spec['loadBalancerClass'] === 'string') {
+    const className = spec['loadBalancerClass'];
+    if (type === 'LoadBalancer') errs.push(...isQualifiedName(className).map((msg) => invalid(specPath.child('loadBalancerClass'), className, msg)));
+    else errs.push(forbidden(specPath.child('loadBalancerClass'), "may only be used when `type` is 'LoadBalancer'"));
+  }
+
+  // externalTrafficPolicy is defaulted (Cluster) for NodePort and LoadBalancer only.
+  const externalPolicy = stringAt(spec['externalTrafficPolicy']);
+  const needsExternalPolicy = type === 'NodePort' || type === 'LoadBalancer';
+  if (!needsExternalPolicy && externalPolicy !== '') {
+    errs.push(invalid(specPath.child('externalTrafficPolicy'), externalPolicy, "may only be set when `type` is 'NodePort' or 'LoadBalancer'"));
+  } else if (needsExternalPolicy && externalPolicy !== '' && externalPolicy !== 'Cluster' && externalPolicy !== 'Local') {
+    errs.push(notSupported(specPath.child('externalTrafficPolicy'), externalPolicy, ['Cluster', 'Local']));
+  }
+  const healthCheckNodePort = optionalNumberAt(spec['healthCheckNodePort']) ?? 0;
+  const needsHealthCheck = type === 'LoadBalancer' && externalPolicy === 'Local';
+  if (!needsHealthCheck && healthCheckNodePort !== 0) {
+    errs.push(invalid(specPath.child('healthCheckNodePort'), healthCheckNodePort, "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"));
+  } else if (needsHealthCheck && healthCheckNodePort !== 0) {
+    errs.push(...isValidPortNum(healthCheckNodePort).map((msg) => invalid(specPath.child('healthCheckNodePort'), healthCheckNodePort, msg)));
+  }
+  const internalPolicy = spec['internalTrafficPolicy'];
+  if (typeof internalPolicy === 'string' && internalPolicy !== 'Cluster' && internalPolicy !== 'Local') {
+    errs.push(notSupported(specPath.child('internalTrafficPolicy'), internalPolicy, ['Cluster', 'Local']));
+  }
+  return errs;
+}
+
+const maxClientIPAffinitySeconds = 86400;
+
+/** ValidateServiceClusterIPsRelatedFields: clusterIP(s), ipFamilies and ipFamilyPolicy (not for ExternalName). */
+function validateClusterIPsRelatedFields(spec: JsonObject, clusterIPs: string[], headless: boolean): FieldError[] {
+  const errs: FieldError[] = [];
+  const clusterIPsPath = FieldPath.root('spec', 'clusterIPs');
+  // The strategy fills whichever of clusterIP and clusterIPs is missing; both given must agree.
+  if (typeof spec['clusterIP'] === 'string' && Array.isArray(spec['clusterIPs'])) {
+    const clusterIP = spec['clusterIP'];
+    const listed = stringsAt(spec['clusterIPs']);
+    if (clusterIP !== '') {
+      if (listed.length === 0) errs.push(required(clusterIPsPath));
+      else if (listed[0] !== clusterIP) errs.push(invalid(clusterIPsPath, listed, 'first value must match `clusterIP`'));
+    } else if (listed.length > 0) {
+      errs.push(invalid(clusterIPsPath, listed, 'must be empty when `clusterIP` is not specified'));
+    }
+  }
+  const families = stringsAt(spec['ipFamilies']);
+  const seenFamilies = new Set<string>();
+  families.forEach((family, i) => {
+    const familyPath = FieldPath.root('spec', 'ipFamilies').index(i);
+    if (family !== 'IPv4' && family !== 'IPv6') errs.push(notSupported(familyPath, family, ['IPv4', 'IPv6']));
+    if (seenFamilies.has(family)) errs.push(duplicate(familyPath, family));
+    seenFamilies.add(family);
+  });
+  const policy = spec['ipFamilyPolicy'];
+  if (typeof policy === 'string' && !['PreferDualStack', 'RequireDualStack', 'SingleStack'].includes(policy)) {
+    errs.push(notSupported(FieldPath.root('spec', 'ipFamilyPolicy'), new GoValue(`&${goQuote(policy)}`), ['PreferDualStack', 'RequireDualStack', 'SingleStack']));
+  }
+  let invalidIPs = false;
+  clusterIPs.forEach((ip, i) => {
+    if (i === 0 && ip === 'None') {
+      if (clusterIPs.length > 1) {
+        invalidIPs = true;
+        errs.push(invalid(clusterIPsPath, clusterIPs, "'None' must be the first and only value"));
+      }
+      return;
+    }
+    const msgs = isValidIP(ip);
+    if (msgs.length > 0) invalidIPs = true;
+    errs.push(...msgs.map((msg) => invalid(clusterIPsPath.index(i), ip, msg)));
+  });
+  if (clusterIPs.length > 2) errs.push(invalid(clusterIPsPath, clusterIPs, 'may only hold up to 2 values'));
+  if (invalidIPs) return errs;
+  const versions = clusterIPs.map((ip) => parseIP(ip)?.version);
+  if (clusterIPs.length > 1 && (clusterIPs.length > 2 || versions[0] === versions[1])) {
+    errs.push(invalid(clusterIPsPath, clusterIPs, 'may specify no more than one IP for each IP family'));
+  }
+  if (!headless) {
+    clusterIPs.forEach((ip, i) => {
+      const family = families[i];
+      if (family === 'IPv4' && versions[i] === 6) errs.push(invalid(clusterIPsPath.index(i), ip, `expected an IPv4 value as indicated by \`ipFamilies[${i}]\``));
+      if (family === 'IPv6' && versions[i] !== 6) errs.push(invalid(clusterIPsPath.index(i), ip, `expected an IPv6 value as indicated by \`ipFamilies[${i}]\``));
+    });
+  }
   return errs;
 }
 
@@ -341,7 +438,19 @@ export function validateServiceUpdate(service: JsonObject, old: JsonObject, name
       } else if (prior.length > 0 && next[0] !== prior[0]) {
         errs.push(invalid(path.index(0), next, 'may not change once set'));
       }
+      if (next.length === 1 && prior.length > 1 && spec['ipFamilyPolicy'] !== 'SingleStack') {
+        const policy = typeof spec['ipFamilyPolicy'] === 'string' ? new GoValue(`&${goQuote(spec['ipFamilyPolicy'])}`) : null;
+        errs.push(invalid(FieldPath.root('spec', 'ipFamilyPolicy'), policy, "must be set to 'SingleStack' when releasing the secondary clusterIP"));
+      }
     }
+  }
+  if (type === 'LoadBalancer' && oldType === 'LoadBalancer' && spec['loadBalancerClass'] !== oldSpec['loadBalancerClass']) {
+    const className = typeof spec['loadBalancerClass'] === 'string' ? new GoValue(`&${goQuote(spec['loadBalancerClass'])}`) : null;
+    errs.push(invalid(FieldPath.root('spec', 'loadBalancerClass'), className, 'may not change once set'));
+  }
+  const needsHealthCheck = (s: JsonObject): boolean => s['type'] === 'LoadBalancer' && s['externalTrafficPolicy'] === 'Local';
+  if (needsHealthCheck(spec) && needsHealthCheck(oldSpec) && spec['healthCheckNodePort'] !== undefined && spec['healthCheckNodePort'] !== oldSpec['healthCheckNodePort']) {
+    errs.push(forbidden(FieldPath.root('spec', 'healthCheckNodePort'), 'field is immutable'));
   }
   errs.push(...validateService(service, namespaced));
   return errs;
