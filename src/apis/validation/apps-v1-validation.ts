@@ -77,9 +77,8 @@ function validateReplicatedTemplate(spec: JsonObject, kindWord: string): FieldEr
   const podSpec = objectAt(templateOf(spec)['spec']) ?? {};
   const restartPolicy = stringAt(podSpec['restartPolicy'] ?? 'Always');
   if (restartPolicy !== 'Always') errs.push(notSupported(templatePath.child('spec', 'restartPolicy'), restartPolicy, ['Always']));
-  const deadline = optionalNumberAt(podSpec['activeDeadlineSeconds']);
-  if (deadline !== undefined) {
-    errs.push(invalid(templatePath.child('spec', 'activeDeadlineSeconds'), deadline, `activeDeadlineSeconds in ${kindWord} is not Supported`));
+  if (optionalNumberAt(podSpec['activeDeadlineSeconds']) !== undefined) {
+    errs.push(forbidden(templatePath.child('spec', 'activeDeadlineSeconds'), `activeDeadlineSeconds in ${kindWord} is not Supported`));
   }
   return errs;
 }
@@ -288,8 +287,9 @@ function validateDaemonSetSpec(spec: JsonObject): FieldError[] {
   const podSpec = objectAt(templateOf(spec)['spec']) ?? {};
   const restartPolicy = stringAt(podSpec['restartPolicy'] ?? 'Always');
   if (restartPolicy !== 'Always') errs.push(notSupported(templatePath.child('spec', 'restartPolicy'), restartPolicy, ['Always']));
-  const deadline = optionalNumberAt(podSpec['activeDeadlineSeconds']);
-  if (deadline !== undefined) errs.push(invalid(templatePath.child('spec', 'activeDeadlineSeconds'), deadline, 'activeDeadlineSeconds in DaemonSet is not Supported'));
+  if (optionalNumberAt(podSpec['activeDeadlineSeconds']) !== undefined) {
+    errs.push(forbidden(templatePath.child('spec', 'activeDeadlineSeconds'), 'activeDeadlineSeconds in DaemonSet is not Supported'));
+  }
   errs.push(...nonNegative(optionalNumberAt(spec['minReadySeconds']) ?? 0, specPath.child('minReadySeconds')));
   errs.push(...validateDaemonSetUpdateStrategy(objectAt(spec['updateStrategy']) ?? {}, specPath.child('updateStrategy')));
   const revisionHistoryLimit = optionalNumberAt(spec['revisionHistoryLimit']);

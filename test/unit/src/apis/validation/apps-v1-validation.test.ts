@@ -43,8 +43,9 @@ describe('apis/validation apps/v1', () => {
       'spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` does not match template `labels`',
     ]],
     ['refuses negative replicas', (d) => (spec(d)['replicas'] = -1), ['spec.replicas: Invalid value: -1: must be greater than or equal to 0']],
-    ['requires restartPolicy Always', (d) => ((template(d)['spec'] as JsonObject)['restartPolicy'] = 'OnFailure'), [
+    ['requires restartPolicy Always and no activeDeadlineSeconds', (d) => Object.assign(template(d)['spec'] as JsonObject, { restartPolicy: 'OnFailure', activeDeadlineSeconds: 60 }), [
       'spec.template.spec.restartPolicy: Unsupported value: "OnFailure": supported values: "Always"',
+      'spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in ReplicaSet is not Supported',
     ]],
     ['validates the pod template, with labels on the template path', (d) => {
       (template(d)['metadata'] as JsonObject)['labels'] = { app: 'web', 'bad key!': 'x' };
