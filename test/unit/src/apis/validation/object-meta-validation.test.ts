@@ -64,7 +64,15 @@ describe('apis/validation object meta', () => {
     ['allows a single controller reference only', (o) => ((o['metadata'] as JsonObject)['ownerReferences'] = [
       { apiVersion: 'v1', kind: 'A', name: 'a', uid: '1', controller: true },
       { apiVersion: 'v1', kind: 'B', name: 'b', uid: '2', controller: true },
-    ]), true, ['metadata.ownerReferences: Invalid value: []v1.OwnerReference{...}: Only one reference can have Controller set to true. Found "true" in references for A/a and B/b']],
+    ]), true, [
+      'metadata.ownerReferences: Invalid value: []v1.OwnerReference{' +
+        'v1.OwnerReference{APIVersion:"v1", Kind:"A", Name:"a", UID:"1", Controller:(*bool)(0xc000000000), BlockOwnerDeletion:(*bool)(nil)}, ' +
+        'v1.OwnerReference{APIVersion:"v1", Kind:"B", Name:"b", UID:"2", Controller:(*bool)(0xc000000000), BlockOwnerDeletion:(*bool)(nil)}' +
+        '}: Only one reference can have Controller set to true. Found "true" in references for A/a and B/b',
+    ]],
+    ['refuses Events as owners', (o) => ((o['metadata'] as JsonObject)['ownerReferences'] = [{ apiVersion: 'v1', kind: 'Event', name: 'e', uid: '1' }]), true, [
+      'metadata.ownerReferences: Invalid value: v1.OwnerReference{APIVersion:"v1", Kind:"Event", Name:"e", UID:"1", Controller:(*bool)(nil), BlockOwnerDeletion:(*bool)(nil)}: /v1, Kind=Event is disallowed from being an owner',
+    ]],
     ['checks managed fields', (o) => ((o['metadata'] as JsonObject)['managedFields'] = [{ manager: 'kubectl', operation: 'Patch', fieldsType: 'FieldsV1' }]), true, [
       'metadata.managedFields[0].operation: Invalid value: "Patch": must be `Apply` or `Update`',
     ]],
