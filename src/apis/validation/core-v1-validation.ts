@@ -387,7 +387,7 @@ function validateClusterIPsRelatedFields(spec: JsonObject, clusterIPs: string[],
   });
   const policy = spec['ipFamilyPolicy'];
   if (typeof policy === 'string' && !['PreferDualStack', 'RequireDualStack', 'SingleStack'].includes(policy)) {
-    errs.push(notSupported(FieldPath.root('spec', 'ipFamilyPolicy'), new GoValue(`&${goQuote(policy)}`), ['PreferDualStack', 'RequireDualStack', 'SingleStack']));
+    errs.push(notSupported(FieldPath.root('spec', 'ipFamilyPolicy'), policy, ['PreferDualStack', 'RequireDualStack', 'SingleStack']));
   }
   let invalidIPs = false;
   clusterIPs.forEach((ip, i) => {
@@ -439,13 +439,13 @@ export function validateServiceUpdate(service: JsonObject, old: JsonObject, name
         errs.push(invalid(path.index(0), next, 'may not change once set'));
       }
       if (next.length === 1 && prior.length > 1 && spec['ipFamilyPolicy'] !== 'SingleStack') {
-        const policy = typeof spec['ipFamilyPolicy'] === 'string' ? new GoValue(`&${goQuote(spec['ipFamilyPolicy'])}`) : null;
+        const policy = typeof spec['ipFamilyPolicy'] === 'string' ? spec['ipFamilyPolicy'] : null;
         errs.push(invalid(FieldPath.root('spec', 'ipFamilyPolicy'), policy, "must be set to 'SingleStack' when releasing the secondary clusterIP"));
       }
     }
   }
   if (type === 'LoadBalancer' && oldType === 'LoadBalancer' && spec['loadBalancerClass'] !== oldSpec['loadBalancerClass']) {
-    const className = typeof spec['loadBalancerClass'] === 'string' ? new GoValue(`&${goQuote(spec['loadBalancerClass'])}`) : null;
+    const className = typeof spec['loadBalancerClass'] === 'string' ? spec['loadBalancerClass'] : null;
     errs.push(invalid(FieldPath.root('spec', 'loadBalancerClass'), className, 'may not change once set'));
   }
   const needsHealthCheck = (s: JsonObject): boolean => s['type'] === 'LoadBalancer' && s['externalTrafficPolicy'] === 'Local';

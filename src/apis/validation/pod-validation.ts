@@ -4,7 +4,7 @@
  * of pod updates kube-apiserver allows.
  */
 import { FieldPath } from './field-path';
-import { FieldError, GoValue, duplicate, forbidden, goQuote, invalid, notFound, notSupported, required } from './field-error';
+import { FieldError, GoValue, duplicate, forbidden, invalid, notFound, notSupported, required } from './field-error';
 import { JsonObject, arrayAt, objectAt, objectsAt, optionalNumberAt, semanticEqual, stringAt, stringsAt } from './json-value';
 import { validateLabelName, validateLabelSelector, validateLabels } from './label-selector';
 import {
@@ -45,56 +45,120 @@ export function validatePortNumOrName(port: unknown, path: FieldPath): FieldErro
   return isValidPortName(name).map((msg) => invalid(path, name, msg));
 }
 
-/** Volume sources in the order Go's validateVolumeSource examines them. */
-const volumeSourceKeys = [
-  'hostPath', 'emptyDir', 'gitRepo', 'gcePersistentDisk', 'awsElasticBlockStore', 'secret', 'nfs', 'iscsi', 'glusterfs',
-  'flocker', 'persistentVolumeClaim', 'rbd', 'cinder', 'cephfs', 'downwardAPI', 'fc', 'flexVolume', 'configMap', 'azureFile',
-  'vsphereVolume', 'photonPersistentDisk', 'portworxVolume', 'azureDisk', 'storageos', 'projected', 'scaleIO', 'csi', 'ephemeral',
+/**
+ * Volume sources in the order Go's validateVolumeSource examines them, with the path each one's
+ * "more than 1 volume type" error names (v1.25 spells two of them differently from the field).
+ */
+const volumeSources: Array<[key: string, forbiddenPath: string]> = [
+  ['emptyDir', 'emptyDir'], ['hostPath', 'hostPath'], ['gitRepo', 'gitRepo'], ['gcePersistentDisk', 'gcePersistentDisk'],
+  ['awsElasticBlockStore', 'awsElasticBlockStore'], ['secret', 'secret'], ['nfs', 'nfs'], ['iscsi', 'iscsi'], ['glusterfs', 'glusterfs'],
+  ['flocker', 'flocker'], ['persistentVolumeClaim', 'persistentVolumeClaim'], ['rbd', 'rbd'], ['cinder', 'cinder'], ['cephfs', 'cephFS'],
+  ['quobyte', 'quobyte'], ['downwardAPI', 'downwarAPI'], ['fc', 'fc'], ['flexVolume', 'flexVolume'], ['configMap', 'configMap'],
+  ['azureFile', 'azureFile'], ['vsphereVolume', 'vsphereVolume'], ['photonPersistentDisk', 'photonPersistentDisk'],
+  ['portworxVolume', 'portworxVolume'], ['azureDisk', 'azureDisk'], ['storageos', 'storageos'], ['projected', 'projected'],
+  ['scaleIO', 'scaleIO'], ['csi', 'csi'], ['ephemeral', 'ephemeral'],
 ];
 
-function validateDefaultMode(source: JsonObject, path: FieldPath): FieldError[] {
-  const mode = optionalNumberAt(source['defaultMode']);
-  return mode !== undefined && (mode > 0o777 || mode < 0) ? [invalid(path.child('defaultMode'), mode, fileModeErrorMsg)] : [];
+function validateFileMode(value: unknown, path: FieldPath): FieldError[] {
+  const mode = optionalNumberAt(value);
+  return mode !== undefined && (mode > 0o777 || mode < 0) ? [invalid(path, mode, fileModeErrorMsg)] : [];
+}
+
+function validatePathNoBacksteps(target: string, path: FieldPath): FieldError[] {
+  return target.split('/').includes('..') ? [invalid(path, target, "must not contain '..'")] : [];
+}
+
+function validateLocalDescendingPath(target: string, path: FieldPath): FieldError[] {
+  const errs: FieldError[] = [];
+  if (target.startsWith('/')) errs.push(invalid(path, target, 'must be a relative path'));
+  errs.push(...validatePathNoBacksteps(target, path));
+  return errs;
+}
+
+function validateLocalNonReservedPath(target: string, path: FieldPath): FieldError[] {
+  const errs = validateLocalDescendingPath(target, path);
+  // "../x" already failed the backstep check.
+  if (target.startsWith('..') && !target.startsWith('../')) errs.push(invalid(path, target, "must not start with '..'"));
+  return errs;
+}
+
+function validateKeyToPaths(items: JsonObject[], path: FieldPath): FieldError[] {
+  const errs: FieldError[] = [];
+  items.forEach((item, i) => {
+    const itemPath = path.index(i);
+    const target = stringAt(item['path']);
+    if (stringAt(item['key']) === '') errs.push(required(itemPath.child('key')));
+    if (target === '') errs.push(required(itemPath.child('path')));
+    errs.push(...validateLocalNonReservedPath(target, itemPath.child('path')));
+    errs.push(...validateFileMode(item['mode'], itemPath.child('mode')));
+  });
+  return errs;
 }
 
 function validateVolumeSource(volume: JsonObject, path: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   let count = 0;
-  for (const key of volumeSourceKeys) {
+  for (const [key, forbiddenPath] of volumeSources) {
     const source = objectAt(volume[key]);
     if (source === undefined) continue;
     if (count > 0) {
-      errs.push(forbidden(path.child(key), 'may not specify more than 1 volume type'));
+      errs.push(forbidden(path.child(forbiddenPath), 'may not specify more than 1 volume type'));
       continue;
     }
     count++;
     const sourcePath = path.child(key);
     switch (key) {
-      case 'hostPath':
-        if (stringAt(source['path']) === '') errs.push(required(sourcePath.child('path')));
+      case 'emptyDir':
+        if (source['sizeLimit'] !== undefined && quantityValue(source['sizeLimit']) < 0) {
+          errs.push(forbidden(sourcePath.child('sizeLimit'), 'SizeLimit field must be a valid resource quantity'));
+        }
         break;
+      case 'hostPath': {
+        const hostPath = stringAt(source['path']);
+        if (hostPath === '') {
+          errs.push(required(sourcePath.child('path')));
+          break;
+        }
+        errs.push(...validatePathNoBacksteps(hostPath, sourcePath.child('path')));
+        const type = stringAt(source['type']);
+        const types = ['', 'BlockDevice', 'CharDevice', 'Directory', 'DirectoryOrCreate', 'File', 'FileOrCreate', 'Socket'];
+        if (!types.includes(type)) errs.push(notSupported(sourcePath.child('type'), type, types));
+        break;
+      }
       case 'secret':
         if (stringAt(source['secretName']) === '') errs.push(required(sourcePath.child('secretName')));
-        errs.push(...validateDefaultMode(source, sourcePath));
+        errs.push(...validateFileMode(source['defaultMode'], sourcePath.child('defaultMode')));
+        errs.push(...validateKeyToPaths(objectsAt(source['items']), sourcePath.child('items')));
         break;
       case 'configMap':
         if (stringAt(source['name']) === '') errs.push(required(sourcePath.child('name')));
-        errs.push(...validateDefaultMode(source, sourcePath));
+        errs.push(...validateFileMode(source['defaultMode'], sourcePath.child('defaultMode')));
+        errs.push(...validateKeyToPaths(objectsAt(source['items']), sourcePath.child('items')));
         break;
       case 'persistentVolumeClaim':
         if (stringAt(source['claimName']) === '') errs.push(required(sourcePath.child('claimName')));
         break;
-      case 'nfs':
+      case 'nfs': {
+        const nfsPath = stringAt(source['path']);
         if (stringAt(source['server']) === '') errs.push(required(sourcePath.child('server')));
-        if (stringAt(source['path']) === '') errs.push(required(sourcePath.child('path')));
-        else if (!stringAt(source['path']).startsWith('/')) {
-          errs.push(invalid(sourcePath.child('path'), stringAt(source['path']), 'must be an absolute path'));
-        }
+        if (nfsPath === '') errs.push(required(sourcePath.child('path')));
+        if (!nfsPath.startsWith('/')) errs.push(invalid(sourcePath.child('path'), nfsPath, 'must be an absolute path'));
         break;
-      case 'emptyDir':
-        if (source['sizeLimit'] !== undefined && quantityValue(source['sizeLimit']) < 0) {
-          errs.push(invalid(sourcePath.child('sizeLimit'), quantityText(source['sizeLimit']), isNegativeErrorMsg));
-        }
+      }
+      case 'downwardAPI':
+        errs.push(...validateFileMode(source['defaultMode'], sourcePath.child('defaultMode')));
+        break;
+      case 'projected':
+        errs.push(...validateFileMode(source['defaultMode'], sourcePath.child('defaultMode')));
+        objectsAt(source['sources']).forEach((projection, i) => {
+          const token = objectAt(projection['serviceAccountToken']);
+          if (token === undefined) return;
+          const tokenPath = sourcePath.child('sources').index(i).child('serviceAccountToken');
+          // expirationSeconds defaults to 3600.
+          const expiration = optionalNumberAt(token['expirationSeconds']) ?? 3600;
+          if (expiration < 600) errs.push(invalid(tokenPath.child('expirationSeconds'), expiration, 'may not specify a duration less than 10 minutes'));
+          if (expiration > 2 ** 32) errs.push(invalid(tokenPath.child('expirationSeconds'), expiration, 'may not specify a duration larger than 2^32 seconds'));
+        });
         break;
     }
   }
@@ -135,13 +199,6 @@ function validateVolumeMounts(mounts: JsonObject[], volumes: Set<string>, path: 
     const subPath = stringAt(mount['subPath']);
     if (subPath !== '') errs.push(...validateLocalDescendingPath(subPath, path.child('subPath')));
   });
-  return errs;
-}
-
-function validateLocalDescendingPath(target: string, path: FieldPath): FieldError[] {
-  const errs: FieldError[] = [];
-  if (target.startsWith('/')) errs.push(invalid(path, target, 'must be a relative path'));
-  if (target.split(/[\\/]/).includes('..')) errs.push(invalid(path, target, "must not contain '..'"));
   return errs;
 }
 
@@ -697,7 +754,7 @@ export function validatePodSpec(spec: JsonObject, path: FieldPath): FieldError[]
   }
   const preemptionPolicy = spec['preemptionPolicy'];
   if (typeof preemptionPolicy === 'string' && preemptionPolicy !== 'PreemptLowerPriority' && preemptionPolicy !== 'Never') {
-    errs.push(notSupported(path.child('preemptionPolicy'), new GoValue(`&${goQuote(preemptionPolicy)}`), ['PreemptLowerPriority', 'Never']));
+    errs.push(notSupported(path.child('preemptionPolicy'), preemptionPolicy, ['PreemptLowerPriority', 'Never']));
   }
   const os = objectAt(spec['os']);
   if (os !== undefined) {

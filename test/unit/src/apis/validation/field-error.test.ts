@@ -12,7 +12,8 @@ describe('apis/validation field errors', () => {
     ['required with detail', required(FieldPath.root('metadata', 'name'), 'name or generateName is required'), 'metadata.name: Required value: name or generateName is required'],
     ['invalid string uses %q', invalid(FieldPath.root('metadata', 'name'), 'A_b', 'bad'), 'metadata.name: Invalid value: "A_b": bad'],
     ['invalid number uses %v', invalid(FieldPath.root('spec', 'replicas'), -1, 'must be greater than or equal to 0'), 'spec.replicas: Invalid value: -1: must be greater than or equal to 0'],
-    ['invalid nil prints null', invalid(FieldPath.root('spec', 'x'), null, 'd'), 'spec.x: Invalid value: null: d'],
+    // v1.25's ErrorBody turns nil into the string "null" before printing it with %q.
+    ['invalid nil prints a quoted null', invalid(FieldPath.root('spec', 'x'), null, 'd'), 'spec.x: Invalid value: "null": d'],
     ['[]string as %#v', invalid(FieldPath.root('spec', 'clusterIPs').index(0), ['10.0.0.1'], 'may not change once set'), 'spec.clusterIPs[0]: Invalid value: []string{"10.0.0.1"}: may not change once set'],
     ['map[string]string as %#v with sorted keys', invalid(FieldPath.root('l'), { b: '2', a: '1' }, 'd'), 'l: Invalid value: map[string]string{"a":"1", "b":"2"}: d'],
     ['GoValue verbatim', invalid(FieldPath.root('x'), new GoValue('intstr.IntOrString{Type:0, IntVal:0, StrVal:""}'), 'd'), 'x: Invalid value: intstr.IntOrString{Type:0, IntVal:0, StrVal:""}: d'],

@@ -44,6 +44,18 @@ describe('apis/validation pods', () => {
       'spec.volumes[0].secret.secretName: Required value',
       'spec.volumes[1].configMap.defaultMode: Invalid value: 1024: must be a number between 0 and 0777 (octal), both inclusive',
     ]],
+    ['names the extra source with v1.25\'s spelling', (p) => (spec(p)['volumes'] = [{ name: 'v', emptyDir: {}, downwardAPI: {} }]), [
+      'spec.volumes[0].downwarAPI: Forbidden: may not specify more than 1 volume type',
+    ]],
+    ['checks volume items and hostPath backsteps', (p) => (spec(p)['volumes'] = [
+      { name: 'c', configMap: { name: 'c', items: [{ key: '', path: '../x' }, { key: 'k', path: '..y' }] } },
+      { name: 'h', hostPath: { path: '/var/../etc' } },
+    ]), [
+      'spec.volumes[0].configMap.items[0].key: Required value',
+      'spec.volumes[0].configMap.items[0].path: Invalid value: "../x": must not contain \'..\'',
+      'spec.volumes[0].configMap.items[1].path: Invalid value: "..y": must not start with \'..\'',
+      'spec.volumes[1].hostPath.path: Invalid value: "/var/../etc": must not contain \'..\'',
+    ]],
     ['requires mounts to name a volume, with unique mount paths', (p) => {
       spec(p)['volumes'] = [{ name: 'data', emptyDir: {} }];
       container(p)['volumeMounts'] = [{ name: 'data', mountPath: '/d' }, { name: 'missing', mountPath: '/d' }];
@@ -167,7 +179,7 @@ describe('apis/validation pods', () => {
         'spec.activeDeadlineSeconds: Invalid value: 60: must be less than or equal to previous value',
       ]);
       expect(messages(validateUpdate(edited(withDeadline, (p) => delete spec(p)['activeDeadlineSeconds']), withDeadline, true))).to.deep.equal([
-        'spec.activeDeadlineSeconds: Invalid value: null: must not update from a positive integer to nil value',
+        'spec.activeDeadlineSeconds: Invalid value: "null": must not update from a positive integer to nil value',
       ]);
     });
 
