@@ -312,8 +312,15 @@ export function validateDaemonSetUpdate(daemonSet: JsonObject, old: JsonObject):
 
 // ---------------------------------------------------------------- status
 
+function collisionCountDecremented(object: JsonObject, old: JsonObject): FieldError[] {
+  const next = optionalNumberAt(objectAt(object['status'])?.['collisionCount']);
+  const prior = optionalNumberAt(objectAt(old['status'])?.['collisionCount']);
+  if (prior === undefined || (next !== undefined && next >= prior)) return [];
+  return [invalid(FieldPath.root('status', 'collisionCount'), next ?? 0, 'cannot be decremented')];
+}
+
 /** Replica counts in status are never negative, and none may exceed status.replicas. */
-export function validateReplicatedStatus(object: JsonObject, countFields: string[]): FieldError[] {
+export function validateReplicatedStatus(object: JsonObject, old: JsonObject, countFields: string[]): FieldError[] {
   const status = objectAt(object['status']) ?? {};
   const statusPath = FieldPath.root('status');
   const errs: FieldError[] = [];
@@ -329,5 +336,26 @@ export function validateReplicatedStatus(object: JsonObject, countFields: string
   if (countFields.includes('readyReplicas') && value('availableReplicas') > value('readyReplicas')) {
     errs.push(invalid(statusPath.child('availableReplicas'), value('availableReplicas'), 'cannot be greater than readyReplicas'));
   }
+  errs.push(...collisionCountDecremented(object, old));
+  return errs;
+}
+
+const daemonSetCounts = [
+  'currentNumberScheduled',
+  'numberMisscheduled',
+  'desiredNumberScheduled',
+  'numberReady',
+  'observedGeneration',
+  'updatedNumberScheduled',
+  'numberAvailable',
+  'numberUnavailable',
+  'collisionCount',
+];
+
+export function validateDaemonSetStatus(daemonSet: JsonObject, old: JsonObject): FieldError[] {
+  const status = objectAt(daemonSet['status']) ?? {};
+  const errs: FieldError[] = [];
+  for (const key of daemonSetCounts) errs.push(...nonNegative(optionalNumberAt(status[key]) ?? 0, FieldPath.root('status', key)));
+  errs.push(...collisionCountDecremented(daemonSet, old));
   return errs;
 }

@@ -25,6 +25,7 @@ import {
 } from './core-v1-validation';
 import {
   validateDaemonSet,
+  validateDaemonSetStatus,
   validateDaemonSetUpdate,
   validateDeployment,
   validateDeploymentUpdate,
@@ -55,7 +56,7 @@ interface KindRules {
   /** Defaults to ObjectMeta update rules followed by the create rules on the new object. */
   update?(object: JsonObject, old: JsonObject, namespaced: boolean): FieldError[];
   /** Extra checks on status updates beyond ObjectMeta update rules. */
-  status?(object: JsonObject): FieldError[];
+  status?(object: JsonObject, old: JsonObject): FieldError[];
   /** Replaces the whole status-update check for kinds with their own. */
   statusUpdate?(object: JsonObject, old: JsonObject): FieldError[];
 }
@@ -75,7 +76,7 @@ const rules = new Map<string, KindRules>([
     {
       create: validateDeployment,
       update: (o, old) => validateDeploymentUpdate(o, old),
-      status: (o) => validateReplicatedStatus(o, ['updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas']),
+      status: (o, old) => validateReplicatedStatus(o, old, ['updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas']),
     },
   ],
   [
@@ -83,7 +84,7 @@ const rules = new Map<string, KindRules>([
     {
       create: validateReplicaSet,
       update: (o, old) => validateReplicaSetUpdate(o, old),
-      status: (o) => validateReplicatedStatus(o, ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']),
+      status: (o, old) => validateReplicatedStatus(o, old, ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']),
     },
   ],
   [
@@ -91,10 +92,10 @@ const rules = new Map<string, KindRules>([
     {
       create: validateStatefulSet,
       update: (o, old) => validateStatefulSetUpdate(o, old),
-      status: (o) => validateReplicatedStatus(o, ['readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas']),
+      status: (o, old) => validateReplicatedStatus(o, old, ['readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas']),
     },
   ],
-  ['apps/DaemonSet', { create: validateDaemonSet, update: (o, old) => validateDaemonSetUpdate(o, old) }],
+  ['apps/DaemonSet', { create: validateDaemonSet, update: (o, old) => validateDaemonSetUpdate(o, old), status: validateDaemonSetStatus }],
   ['batch/Job', { create: validateJob, update: (o, old) => validateJobUpdate(o, old), status: validateJobStatus }],
   ['batch/CronJob', { create: validateCronJob, update: (o, old) => validateCronJobUpdate(o, old) }],
   ['networking.k8s.io/Ingress', { create: validateIngress, update: (o, old) => validateIngressUpdate(o, old) }],
@@ -148,6 +149,6 @@ export function validateStatusUpdate(object: JsonObject, old: JsonObject, namesp
   const kindRules = rulesFor(object);
   if (kindRules.statusUpdate !== undefined) return kindRules.statusUpdate(object, old);
   const errs = validateObjectMetaUpdate(metadataOf(object), metadataOf(old), metadataPath);
-  if (kindRules.status !== undefined) errs.push(...kindRules.status(object));
+  if (kindRules.status !== undefined) errs.push(...kindRules.status(object, old));
   return errs;
 }

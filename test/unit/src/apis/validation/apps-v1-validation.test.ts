@@ -155,4 +155,17 @@ describe('apis/validation apps/v1', () => {
       'status.readyReplicas: Invalid value: 3: cannot be greater than status.replicas',
     ]);
   });
+
+  it('never lets collisionCount go down', () => {
+    const old = edited(deployment(), (d) => (d['status'] = { replicas: 1, collisionCount: 2 }));
+    const next = edited(deployment(), (d) => (d['status'] = { replicas: 1, collisionCount: 1 }));
+    expect(messages(validateStatusUpdate(next, old, true))).to.deep.equal(['status.collisionCount: Invalid value: 1: cannot be decremented']);
+    const ds = as('DaemonSet', (s) => delete s['replicas']);
+    const dsOld = edited(ds, (d) => (d['status'] = { numberReady: 1, collisionCount: 3 }));
+    const dsNext = edited(ds, (d) => (d['status'] = { numberReady: -1 }));
+    expect(messages(validateStatusUpdate(dsNext, dsOld, true))).to.deep.equal([
+      'status.numberReady: Invalid value: -1: must be greater than or equal to 0',
+      'status.collisionCount: Invalid value: 0: cannot be decremented',
+    ]);
+  });
 });
