@@ -4,7 +4,7 @@
  */
 import { FieldPath } from './field-path';
 import { FieldError, GoValue, forbidden, goQuote, goStringMap, invalid, notSupported, required } from './field-error';
-import { JsonObject, objectAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt } from './json-value';
+import { JsonObject, defaultedString, objectAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt } from './json-value';
 import { goLabelSelector, selectorIsEmpty, selectorMatches, validateLabelSelector, validateLabels } from './label-selector';
 import { fieldImmutableErrorMsg, isNegativeErrorMsg, isValidPercent, nameIsDNSSubdomain } from './name-validation';
 import { metadataOf, validateAnnotations, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
@@ -75,7 +75,7 @@ function validateReplicatedTemplate(spec: JsonObject, kindWord: string): FieldEr
   const errs = selectorMismatch(spec);
   errs.push(...validatePodTemplateSpec(templateOf(spec), templatePath));
   const podSpec = objectAt(templateOf(spec)['spec']) ?? {};
-  const restartPolicy = stringAt(podSpec['restartPolicy'] ?? 'Always');
+  const restartPolicy = defaultedString(podSpec['restartPolicy'], 'Always');
   if (restartPolicy !== 'Always') errs.push(notSupported(templatePath.child('spec', 'restartPolicy'), restartPolicy, ['Always']));
   if (optionalNumberAt(podSpec['activeDeadlineSeconds']) !== undefined) {
     errs.push(forbidden(templatePath.child('spec', 'activeDeadlineSeconds'), `activeDeadlineSeconds in ${kindWord} is not Supported`));
@@ -86,7 +86,7 @@ function validateReplicatedTemplate(spec: JsonObject, kindWord: string): FieldEr
 // ---------------------------------------------------------------- Deployment
 
 function validateDeploymentStrategy(strategy: JsonObject, path: FieldPath): FieldError[] {
-  const type = stringAt(strategy['type'] ?? 'RollingUpdate');
+  const type = defaultedString(strategy['type'], 'RollingUpdate');
   const rollingUpdate = objectAt(strategy['rollingUpdate']);
   switch (type) {
     case 'Recreate':
@@ -178,13 +178,12 @@ export function validateReplicaSetUpdate(replicaSet: JsonObject, old: JsonObject
 
 function validateStatefulSetSpec(spec: JsonObject): FieldError[] {
   const errs: FieldError[] = [];
-  const policy = stringAt(spec['podManagementPolicy'] ?? 'OrderedReady');
-  if (policy === '') errs.push(required(specPath.child('podManagementPolicy')));
-  else if (policy !== 'OrderedReady' && policy !== 'Parallel') {
+  const policy = defaultedString(spec['podManagementPolicy'], 'OrderedReady');
+  if (policy !== 'OrderedReady' && policy !== 'Parallel') {
     errs.push(invalid(specPath.child('podManagementPolicy'), policy, "must be 'OrderedReady' or 'Parallel'"));
   }
   const strategy = objectAt(spec['updateStrategy']) ?? {};
-  const strategyType = stringAt(strategy['type'] ?? 'RollingUpdate');
+  const strategyType = defaultedString(strategy['type'], 'RollingUpdate');
   const rollingUpdate = objectAt(strategy['rollingUpdate']);
   const strategyPath = specPath.child('updateStrategy');
   if (strategyType === '') {
@@ -211,7 +210,7 @@ function validateStatefulSetSpec(spec: JsonObject): FieldError[] {
   errs.push(...validateLabels(templateMeta['labels'], templatePath.child('labels')));
   errs.push(...validateAnnotations(templateMeta['annotations'], templatePath.child('annotations')));
   const podSpec = objectAt(templateOf(spec)['spec']) ?? {};
-  const restartPolicy = stringAt(podSpec['restartPolicy'] ?? 'Always');
+  const restartPolicy = defaultedString(podSpec['restartPolicy'], 'Always');
   if (restartPolicy !== 'Always') errs.push(notSupported(templatePath.child('spec', 'restartPolicy'), restartPolicy, ['Always']));
   if (podSpec['activeDeadlineSeconds'] !== undefined && podSpec['activeDeadlineSeconds'] !== null) {
     errs.push(forbidden(templatePath.child('spec', 'activeDeadlineSeconds'), 'activeDeadlineSeconds in StatefulSet is not Supported'));
@@ -252,7 +251,7 @@ export function validateStatefulSetUpdate(statefulSet: JsonObject, old: JsonObje
 // ---------------------------------------------------------------- DaemonSet
 
 function validateDaemonSetUpdateStrategy(strategy: JsonObject, path: FieldPath): FieldError[] {
-  const type = stringAt(strategy['type'] ?? 'RollingUpdate');
+  const type = defaultedString(strategy['type'], 'RollingUpdate');
   if (type === 'OnDelete') return [];
   if (type === 'RollingUpdate') {
     const rolling = objectAt(strategy['rollingUpdate']) ?? {};
@@ -285,7 +284,7 @@ function validateDaemonSetSpec(spec: JsonObject): FieldError[] {
   const templatePath = specPath.child('template');
   errs.push(...validatePodTemplateSpec(templateOf(spec), templatePath));
   const podSpec = objectAt(templateOf(spec)['spec']) ?? {};
-  const restartPolicy = stringAt(podSpec['restartPolicy'] ?? 'Always');
+  const restartPolicy = defaultedString(podSpec['restartPolicy'], 'Always');
   if (restartPolicy !== 'Always') errs.push(notSupported(templatePath.child('spec', 'restartPolicy'), restartPolicy, ['Always']));
   if (optionalNumberAt(podSpec['activeDeadlineSeconds']) !== undefined) {
     errs.push(forbidden(templatePath.child('spec', 'activeDeadlineSeconds'), 'activeDeadlineSeconds in DaemonSet is not Supported'));

@@ -4,7 +4,7 @@
  */
 import { FieldPath } from './field-path';
 import { FieldError, GoValue, duplicate, goStringMap, invalid, notSupported, required } from './field-error';
-import { JsonObject, byteLength, objectAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt, stringsAt } from './json-value';
+import { JsonObject, byteLength, defaultedString, objectAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt, stringsAt } from './json-value';
 import { goLabelSelector, selectorMatches, validateLabelSelector } from './label-selector';
 import { cronScheduleError } from './cron-schedule';
 import { fieldImmutableErrorMsg, isDNS1123Label, isNegativeErrorMsg, nameIsDNSSubdomain } from './name-validation';
@@ -253,10 +253,9 @@ function validateCronJobSpec(spec: JsonObject, oldSpec: JsonObject | undefined):
   }
   errs.push(...nonNegative(optionalNumberAt(spec['startingDeadlineSeconds']), specPath.child('startingDeadlineSeconds')));
   if (oldSpec === undefined || oldSpec['timeZone'] !== spec['timeZone']) errs.push(...validateTimeZone(spec['timeZone'], specPath.child('timeZone')));
-  const concurrencyPolicy = stringAt(spec['concurrencyPolicy'] ?? 'Allow');
+  const concurrencyPolicy = defaultedString(spec['concurrencyPolicy'], 'Allow');
   const policies = ['Allow', 'Forbid', 'Replace'];
-  if (concurrencyPolicy === '') errs.push(required(specPath.child('concurrencyPolicy')));
-  else if (!policies.includes(concurrencyPolicy)) errs.push(notSupported(specPath.child('concurrencyPolicy'), concurrencyPolicy, policies));
+  if (!policies.includes(concurrencyPolicy)) errs.push(notSupported(specPath.child('concurrencyPolicy'), concurrencyPolicy, policies));
 
   const jobSpecPath = specPath.child('jobTemplate', 'spec');
   const jobSpec = objectAt(objectAt(spec['jobTemplate'])?.['spec']) ?? {};

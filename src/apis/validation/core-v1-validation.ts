@@ -4,7 +4,7 @@
  */
 import { FieldPath } from './field-path';
 import { FieldError, GoValue, duplicate, forbidden, goQuote, invalid, notSupported, required, tooLong } from './field-error';
-import { JsonObject, byteLength, isJsonObject, objectAt, objectsAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt, stringsAt } from './json-value';
+import { JsonObject, byteLength, defaultedString, isJsonObject, objectAt, objectsAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt, stringsAt } from './json-value';
 import { validateLabelName, validateLabelSelector, validateLabels } from './label-selector';
 import {
   fieldImmutableErrorMsg,
@@ -117,7 +117,7 @@ export function validateSecret(secret: JsonObject, namespaced: boolean): FieldEr
   }
   if (totalSize > maxSecretSize) errs.push(tooLong(dataPath, maxSecretSize));
 
-  const type = stringAt(secret['type']);
+  const type = defaultedString(secret['type'], 'Opaque');
   const requireKey = (key: string): boolean => {
     if (data.has(key)) return true;
     errs.push(required(dataPath.key(key)));
@@ -156,8 +156,8 @@ export function validateSecret(secret: JsonObject, namespaced: boolean): FieldEr
 
 export function validateSecretUpdate(secret: JsonObject, old: JsonObject, namespaced: boolean): FieldError[] {
   const errs = validateObjectMetaUpdate(metadataOf(secret), metadataOf(old), metadata);
-  const type = stringAt(secret['type']);
-  if (type !== stringAt(old['type'])) errs.push(invalid(FieldPath.root('type'), type, fieldImmutableErrorMsg));
+  const type = defaultedString(secret['type'], 'Opaque');
+  if (type !== defaultedString(old['type'], 'Opaque')) errs.push(invalid(FieldPath.root('type'), type, fieldImmutableErrorMsg));
   errs.push(...validateImmutableData(secret, old, ['data']));
   errs.push(...validateSecret(secret, namespaced));
   return errs;
@@ -217,9 +217,8 @@ function validateServicePort(port: JsonObject, requireName: boolean, names: Set<
   }
   const number = optionalNumberAt(port['port']) ?? 0;
   errs.push(...isValidPortNum(number).map((msg) => invalid(path.child('port'), number, msg)));
-  const protocol = stringAt(port['protocol'] ?? 'TCP');
-  if (protocol === '') errs.push(required(path.child('protocol')));
-  else if (!supportedPortProtocols.includes(protocol)) errs.push(notSupported(path.child('protocol'), protocol, supportedPortProtocols));
+  const protocol = defaultedString(port['protocol'], 'TCP');
+  if (!supportedPortProtocols.includes(protocol)) errs.push(notSupported(path.child('protocol'), protocol, supportedPortProtocols));
   // Defaulting replaces an absent, 0 or "" targetPort with the port.
   const targetPort = port['targetPort'];
   errs.push(...validatePortNumOrName(targetPort === undefined || targetPort === 0 || targetPort === '' ? number : targetPort, path.child('targetPort')));
@@ -234,7 +233,7 @@ export function validateService(service: JsonObject, namespaced: boolean): Field
   const errs = validateObjectMeta(metadataOf(service), namespaced, nameIsDNS1035Label, metadata);
   const spec = specOf(service);
   const specPath = FieldPath.root('spec');
-  const type = stringAt(spec['type'] ?? 'ClusterIP');
+  const type = defaultedString(spec['type'], 'ClusterIP');
   const ports = objectsAt(spec['ports']);
   const headless = isHeadless(spec);
   const clusterIPs = clusterIPsOf(spec);
@@ -270,9 +269,8 @@ export function validateService(service: JsonObject, namespaced: boolean): Field
   ports.forEach((port, i) => errs.push(...validateServicePort(port, ports.length > 1, portNames, specPath.child('ports').index(i))));
   if (spec['selector'] !== undefined) errs.push(...validateLabels(spec['selector'], specPath.child('selector')));
 
-  const affinity = stringAt(spec['sessionAffinity'] ?? 'None');
-  if (affinity === '') errs.push(required(specPath.child('sessionAffinity')));
-  else if (affinity !== 'ClientIP' && affinity !== 'None') errs.push(notSupported(specPath.child('sessionAffinity'), affinity, ['ClientIP', 'None']));
+  const affinity = defaultedString(spec['sessionAffinity'], 'None');
+  if (affinity !== 'ClientIP' && affinity !== 'None') errs.push(notSupported(specPath.child('sessionAffinity'), affinity, ['ClientIP', 'None']));
   if (affinity === 'ClientIP') {
     // Defaulting fills the ClientIP timeout (10800s) when the config is absent.
     const timeout = optionalNumberAt(objectAt(objectAt(spec['sessionAffinityConfig'])?.['clientIP'])?.['timeoutSeconds']);
@@ -293,8 +291,7 @@ export function validateService(service: JsonObject, namespaced: boolean): Field
     if (msgs.length === 0) errs.push(...validateNonSpecialIP(ip, specPath.child('externalIPs').index(i)));
   });
 
-  if (type === '') errs.push(required(specPath.child('type')));
-  else if (!serviceTypes.includes(type)) errs.push(notSupported(specPath.child('type'), type, serviceTypes));
+  if (!serviceTypes.includes(type)) errs.push(notSupported(specPath.child('type'), type, serviceTypes));
 
   if (type === 'ClusterIP') {
     ports.forEach((port, i) => {
@@ -307,13 +304,13 @@ export function validateService(service: JsonObject, namespaced: boolean): Field
   ports.forEach((port, i) => {
     const nodePort = optionalNumberAt(port['nodePort']) ?? 0;
     if (nodePort === 0) return;
-    const key = `${stringAt(port['protocol'] ?? 'TCP')}/${nodePort}`;
+    const key = `${defaultedString(port['protocol'], 'TCP')}/${nodePort}`;
     if (nodePorts.has(key)) errs.push(duplicate(specPath.child('ports').index(i).child('nodePort'), nodePort));
     nodePorts.add(key);
   });
   const portKeys = new Set<string>();
   ports.forEach((port, i) => {
-    const protocol = stringAt(port['protocol'] ?? 'TCP');
+    const protocol = defaultedString(port['protocol'], 'TCP');
     const number = optionalNumberAt(port['port']) ?? 0;
     const key = `${protocol}/${number}`;
     if (portKeys.has(key)) errs.push(duplicate(specPath.child('ports').index(i), goServicePortKey(protocol, number)));
@@ -423,8 +420,8 @@ export function validateServiceUpdate(service: JsonObject, old: JsonObject, name
   const errs = validateObjectMetaUpdate(metadataOf(service), metadataOf(old), metadata);
   const spec = specOf(service);
   const oldSpec = specOf(old);
-  const type = stringAt(spec['type'] ?? 'ClusterIP');
-  const oldType = stringAt(oldSpec['type'] ?? 'ClusterIP');
+  const type = defaultedString(spec['type'], 'ClusterIP');
+  const oldType = defaultedString(oldSpec['type'], 'ClusterIP');
   if (type !== 'ExternalName' && oldType !== 'ExternalName' && !(isHeadless(spec) && isHeadless(oldSpec))) {
     const next = clusterIPsOf(spec);
     const prior = clusterIPsOf(oldSpec);
@@ -512,9 +509,8 @@ export function validateEndpoints(endpoints: JsonObject, namespaced: boolean): F
       else if (name !== '') errs.push(...validateDNS1123Label(name, portPath.child('name')));
       const number = optionalNumberAt(port['port']) ?? 0;
       errs.push(...isValidPortNum(number).map((msg) => invalid(portPath.child('port'), number, msg)));
-      const protocol = stringAt(port['protocol'] ?? 'TCP');
-      if (protocol === '') errs.push(required(portPath.child('protocol')));
-      else if (!supportedPortProtocols.includes(protocol)) errs.push(notSupported(portPath.child('protocol'), protocol, supportedPortProtocols));
+      const protocol = defaultedString(port['protocol'], 'TCP');
+      if (!supportedPortProtocols.includes(protocol)) errs.push(notSupported(portPath.child('protocol'), protocol, supportedPortProtocols));
     });
   });
   return errs;

@@ -5,7 +5,7 @@
  */
 import { FieldPath } from './field-path';
 import { FieldError, GoValue, duplicate, forbidden, invalid, notFound, notSupported, required } from './field-error';
-import { JsonObject, arrayAt, objectAt, objectsAt, optionalNumberAt, semanticEqual, stringAt, stringsAt } from './json-value';
+import { JsonObject, arrayAt, defaultedString, objectAt, objectsAt, optionalNumberAt, semanticEqual, stringAt, stringsAt } from './json-value';
 import { validateLabelName, validateLabelSelector, validateLabels } from './label-selector';
 import {
   inclusiveRangeError,
@@ -335,9 +335,9 @@ function validateHandler(handler: JsonObject, path: FieldPath): FieldError[] {
     count++;
     if (kind === 'exec' && stringsAt(action['command']).length === 0) errs.push(required(actionPath.child('command')));
     if (kind === 'httpGet') {
-      if (stringAt(action['path'] ?? '/') === '') errs.push(required(actionPath.child('path')));
+      // path defaults to "/" and scheme to HTTP, so neither can be missing here.
       errs.push(...validatePortNumOrName(action['port'], actionPath.child('port')));
-      const scheme = stringAt(action['scheme'] ?? 'HTTP');
+      const scheme = defaultedString(action['scheme'], 'HTTP');
       if (scheme !== 'HTTP' && scheme !== 'HTTPS') errs.push(notSupported(actionPath.child('scheme'), scheme, ['HTTP', 'HTTPS']));
       for (const header of objectsAt(action['httpHeaders'])) {
         const headerName = stringAt(header['name']);
@@ -444,7 +444,7 @@ function hostPortConflicts(container: JsonObject, containerPath: FieldPath, seen
   objectsAt(container['ports']).forEach((port, j) => {
     const hostPort = optionalNumberAt(port['hostPort']) ?? 0;
     if (hostPort === 0) return;
-    const key = `${stringAt(port['protocol'] ?? 'TCP')}/${stringAt(port['hostIP'])}/${hostPort}`;
+    const key = `${defaultedString(port['protocol'], 'TCP')}/${stringAt(port['hostIP'])}/${hostPort}`;
     if (seen.has(key)) errs.push(duplicate(containerPath.child('ports').index(j).child('hostPort'), key));
     else seen.add(key);
   });

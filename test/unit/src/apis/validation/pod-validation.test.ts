@@ -167,6 +167,13 @@ describe('apis/validation pods', () => {
       );
     });
 
+    it('treats explicit zero values like the omitted fields they decode to', () => {
+      expect(update((p) => {
+        Object.assign(spec(p), { hostNetwork: false, nodeName: '', initContainers: [] });
+        Object.assign(container(p), { stdin: false, args: [] });
+      })).to.deep.equal([]);
+    });
+
     it('forbids adding or removing containers', () => {
       expect(update((p) => (spec(p)['containers'] = [container(p), { name: 'side', image: 'busybox' }]))).to.deep.equal([
         'spec.containers: Forbidden: pod updates may not add or remove containers',
