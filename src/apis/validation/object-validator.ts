@@ -2,6 +2,14 @@
  * The entry points: which v1.25 rules run for an object on create, update and status update,
  * chosen by the object's API group and kind. Kinds without rules of their own (custom resources,
  * the rarer built-ins) still get ObjectMeta validation with DNS-subdomain names.
+ *
+ * What kube-apiserver does before validating, and the caller must have done too:
+ * - apply the v1 defaults (these rules read absent defaulted fields as their defaults where it
+ *   matters, but Required errors for defaulted fields are not reported);
+ * - clear metadata.namespace of cluster-scoped objects (else: "not allowed on this type");
+ * - on create, give Jobs their generated selector (withGeneratedJobSelector) unless manualSelector;
+ * - on update, copy the stored resourceVersion into unconditional updates, and the old spec into
+ *   status updates (the status strategies do this; only metadata and status are checked here).
  */
 import { FieldPath } from './field-path';
 import type { FieldError } from './field-error';

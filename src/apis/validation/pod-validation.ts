@@ -765,11 +765,33 @@ export function validatePodSpec(spec: JsonObject, path: FieldPath): FieldError[]
   return errs;
 }
 
+const maxInt32Text = /^(0|[1-9][0-9]*|-[0-9]+)$/;
+
+/** ValidatePodSpecificAnnotations: the mirror-pod and pod-deletion-cost annotations. */
+function validatePodAnnotations(annotations: unknown, spec: JsonObject, path: FieldPath): FieldError[] {
+  const map = objectAt(annotations) ?? {};
+  const errs: FieldError[] = [];
+  const mirror = 'kubernetes.io/config.mirror';
+  if (typeof map[mirror] === 'string' && stringAt(spec['nodeName']) === '') {
+    errs.push(invalid(path.key(mirror), map[mirror], 'must set spec.nodeName if mirror pod annotation is set'));
+  }
+  const deletionCost = 'controller.kubernetes.io/pod-deletion-cost';
+  if (typeof map[deletionCost] === 'string') {
+    const cost = map[deletionCost];
+    const value = Number(cost);
+    if (!maxInt32Text.test(cost) || value > maxInt32 || value < -maxInt32 - 1) {
+      errs.push(invalid(path.key(deletionCost), cost, 'must be a 32bit integer'));
+    }
+  }
+  return errs;
+}
+
 /** ValidatePodTemplateSpec: labels and annotations sit on `<path>.labels`, not `<path>.metadata.labels`. */
 export function validatePodTemplateSpec(template: JsonObject, path: FieldPath): FieldError[] {
   const meta = metadataOf(template);
   const errs = validateLabels(meta['labels'], path.child('labels'));
   errs.push(...validateAnnotations(meta['annotations'], path.child('annotations')));
+  errs.push(...validatePodAnnotations(meta['annotations'], objectAt(template['spec']) ?? {}, path.child('annotations')));
   errs.push(...validatePodSpec(objectAt(template['spec']) ?? {}, path.child('spec')));
   if (objectsAt(objectAt(template['spec'])?.['ephemeralContainers']).length > 0) {
     errs.push(forbidden(path.child('spec', 'ephemeralContainers'), 'ephemeral containers not allowed in pod template'));
@@ -779,9 +801,11 @@ export function validatePodTemplateSpec(template: JsonObject, path: FieldPath): 
 
 /** validatePodMetadataAndSpec: what pods (not templates) get on create and on update. */
 function validatePodMetadataAndSpec(pod: JsonObject, namespaced: boolean): FieldError[] {
-  const errs = validateObjectMeta(metadataOf(pod), namespaced, nameIsDNSSubdomain, FieldPath.root('metadata'));
+  const meta = metadataOf(pod);
+  const errs = validateObjectMeta(meta, namespaced, nameIsDNSSubdomain, FieldPath.root('metadata'));
   const spec = objectAt(pod['spec']) ?? {};
   const specPath = FieldPath.root('spec');
+  errs.push(...validatePodAnnotations(meta['annotations'], spec, FieldPath.root('metadata', 'annotations')));
   errs.push(...validatePodSpec(spec, specPath));
   // Templates tolerate padded images for compatibility; pods do not.
   for (const key of ['containers', 'initContainers']) {

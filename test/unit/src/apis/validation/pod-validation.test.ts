@@ -138,6 +138,9 @@ describe('apis/validation pods', () => {
       "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Invalid value: \"\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
     ]],
     ['checks security context ids', (p) => (spec(p)['securityContext'] = { runAsUser: -1 }), ['spec.securityContext.runAsUser: Invalid value: -1: must be between 0 and 4294967295, inclusive']],
+    ['checks the pod-deletion-cost annotation', (p) => ((p['metadata'] as JsonObject)['annotations'] = { 'controller.kubernetes.io/pod-deletion-cost': '3000000000' }), [
+      'metadata.annotations[controller.kubernetes.io/pod-deletion-cost]: Invalid value: "3000000000": must be a 32bit integer',
+    ]],
     ['keeps init container names distinct from containers', (p) => (spec(p)['initContainers'] = [{ name: 'app', image: 'busybox' }]), ['spec.initContainers[0].name: Duplicate value: "app"']],
   ];
   for (const [name, edit, expected] of cases) it(name, () => expect(messages(validateCreate(edited(pod(), edit), true))).to.deep.equal(expected));
