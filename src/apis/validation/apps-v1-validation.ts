@@ -4,7 +4,7 @@
  */
 import { FieldPath } from './field-path';
 import { FieldError, GoValue, forbidden, goQuote, goStringMap, invalid, notSupported, required } from './field-error';
-import { JsonObject, objectAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt } from './json-value';
+import { JsonObject, defaultedString, objectAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt } from './json-value';
 import { goLabelSelector, selectorIsEmpty, selectorMatches, validateLabelSelector, validateLabels } from './label-selector';
 import { fieldImmutableErrorMsg, isNegativeErrorMsg, isValidPercent, nameIsDNSSubdomain } from './name-validation';
 import { metadataOf, validateAnnotations, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
@@ -75,11 +75,10 @@ function validateReplicatedTemplate(spec: JsonObject, kindWord: string): FieldEr
   const errs = selectorMismatch(spec);
   errs.push(...validatePodTemplateSpec(templateOf(spec), templatePath));
   const podSpec = objectAt(templateOf(spec)['spec']) ?? {};
-  const restartPolicy = stringAt(podSpec['restartPolicy'] ?? 'Always');
+  const restartPolicy = defaultedString(podSpec['restartPolicy'], 'Always');
   if (restartPolicy !== 'Always') errs.push(notSupported(templatePath.child('spec', 'restartPolicy'), restartPolicy, ['Always']));
-  const deadline = optionalNumberAt(podSpec['activeDeadlineSeconds']);
-  if (deadline !== undefined) {
-    errs.push(invalid(templatePath.child('spec', 'activeDeadlineSeconds'), deadline, `activeDeadlineSeconds in ${kindWord} is not Supported`));
+  if (optionalNumberAt(podSpec['activeDeadlineSeconds']) !== undefined) {
+    errs.push(forbidden(templatePath.child('spec', 'activeDeadlineSeconds'), `activeDeadlineSeconds in ${kindWord} is not Supported`));
   }
   return errs;
 }
@@ -87,7 +86,7 @@ function validateReplicatedTemplate(spec: JsonObject, kindWord: string): FieldEr
 // ---------------------------------------------------------------- Deployment
 
 function validateDeploymentStrategy(strategy: JsonObject, path: FieldPath): FieldError[] {
-  const type = stringAt(strategy['type'] ?? 'RollingUpdate');
+  const type = defaultedString(strategy['type'], 'RollingUpdate');
   const rollingUpdate = objectAt(strategy['rollingUpdate']);
   switch (type) {
     case 'Recreate':
@@ -179,13 +178,12 @@ export function validateReplicaSetUpdate(replicaSet: JsonObject, old: JsonObject
 
 function validateStatefulSetSpec(spec: JsonObject): FieldError[] {
   const errs: FieldError[] = [];
-  const policy = stringAt(spec['podManagementPolicy'] ?? 'OrderedReady');
-  if (policy === '') errs.push(required(specPath.child('podManagementPolicy')));
-  else if (policy !== 'OrderedReady' && policy !== 'Parallel') {
+  const policy = defaultedString(spec['podManagementPolicy'], 'OrderedReady');
+  if (policy !== 'OrderedReady' && policy !== 'Parallel') {
     errs.push(invalid(specPath.child('podManagementPolicy'), policy, "must be 'OrderedReady' or 'Parallel'"));
   }
   const strategy = objectAt(spec['updateStrategy']) ?? {};
-  const strategyType = stringAt(strategy['type'] ?? 'RollingUpdate');
+  const strategyType = defaultedString(strategy['type'], 'RollingUpdate');
   const rollingUpdate = objectAt(strategy['rollingUpdate']);
   const strategyPath = specPath.child('updateStrategy');
   if (strategyType === '') {
@@ -212,7 +210,7 @@ function validateStatefulSetSpec(spec: JsonObject): FieldError[] {
   errs.push(...validateLabels(templateMeta['labels'], templatePath.child('labels')));
   errs.push(...validateAnnotations(templateMeta['annotations'], templatePath.child('annotations')));
   const podSpec = objectAt(templateOf(spec)['spec']) ?? {};
-  const restartPolicy = stringAt(podSpec['restartPolicy'] ?? 'Always');
+  const restartPolicy = defaultedString(podSpec['restartPolicy'], 'Always');
   if (restartPolicy !== 'Always') errs.push(notSupported(templatePath.child('spec', 'restartPolicy'), restartPolicy, ['Always']));
   if (podSpec['activeDeadlineSeconds'] !== undefined && podSpec['activeDeadlineSeconds'] !== null) {
     errs.push(forbidden(templatePath.child('spec', 'activeDeadlineSeconds'), 'activeDeadlineSeconds in StatefulSet is not Supported'));
@@ -253,7 +251,7 @@ export function validateStatefulSetUpdate(statefulSet: JsonObject, old: JsonObje
 // ---------------------------------------------------------------- DaemonSet
 
 function validateDaemonSetUpdateStrategy(strategy: JsonObject, path: FieldPath): FieldError[] {
-  const type = stringAt(strategy['type'] ?? 'RollingUpdate');
+  const type = defaultedString(strategy['type'], 'RollingUpdate');
   if (type === 'OnDelete') return [];
   if (type === 'RollingUpdate') {
     const rolling = objectAt(strategy['rollingUpdate']) ?? {};
@@ -286,10 +284,11 @@ function validateDaemonSetSpec(spec: JsonObject): FieldError[] {
   const templatePath = specPath.child('template');
   errs.push(...validatePodTemplateSpec(templateOf(spec), templatePath));
   const podSpec = objectAt(templateOf(spec)['spec']) ?? {};
-  const restartPolicy = stringAt(podSpec['restartPolicy'] ?? 'Always');
+  const restartPolicy = defaultedString(podSpec['restartPolicy'], 'Always');
   if (restartPolicy !== 'Always') errs.push(notSupported(templatePath.child('spec', 'restartPolicy'), restartPolicy, ['Always']));
-  const deadline = optionalNumberAt(podSpec['activeDeadlineSeconds']);
-  if (deadline !== undefined) errs.push(invalid(templatePath.child('spec', 'activeDeadlineSeconds'), deadline, 'activeDeadlineSeconds in DaemonSet is not Supported'));
+  if (optionalNumberAt(podSpec['activeDeadlineSeconds']) !== undefined) {
+    errs.push(forbidden(templatePath.child('spec', 'activeDeadlineSeconds'), 'activeDeadlineSeconds in DaemonSet is not Supported'));
+  }
   errs.push(...nonNegative(optionalNumberAt(spec['minReadySeconds']) ?? 0, specPath.child('minReadySeconds')));
   errs.push(...validateDaemonSetUpdateStrategy(objectAt(spec['updateStrategy']) ?? {}, specPath.child('updateStrategy')));
   const revisionHistoryLimit = optionalNumberAt(spec['revisionHistoryLimit']);
@@ -312,8 +311,15 @@ export function validateDaemonSetUpdate(daemonSet: JsonObject, old: JsonObject):
 
 // ---------------------------------------------------------------- status
 
+function collisionCountDecremented(object: JsonObject, old: JsonObject): FieldError[] {
+  const next = optionalNumberAt(objectAt(object['status'])?.['collisionCount']);
+  const prior = optionalNumberAt(objectAt(old['status'])?.['collisionCount']);
+  if (prior === undefined || (next !== undefined && next >= prior)) return [];
+  return [invalid(FieldPath.root('status', 'collisionCount'), next ?? 0, 'cannot be decremented')];
+}
+
 /** Replica counts in status are never negative, and none may exceed status.replicas. */
-export function validateReplicatedStatus(object: JsonObject, countFields: string[]): FieldError[] {
+export function validateReplicatedStatus(object: JsonObject, old: JsonObject, countFields: string[]): FieldError[] {
   const status = objectAt(object['status']) ?? {};
   const statusPath = FieldPath.root('status');
   const errs: FieldError[] = [];
@@ -329,5 +335,26 @@ export function validateReplicatedStatus(object: JsonObject, countFields: string
   if (countFields.includes('readyReplicas') && value('availableReplicas') > value('readyReplicas')) {
     errs.push(invalid(statusPath.child('availableReplicas'), value('availableReplicas'), 'cannot be greater than readyReplicas'));
   }
+  errs.push(...collisionCountDecremented(object, old));
+  return errs;
+}
+
+const daemonSetCounts = [
+  'currentNumberScheduled',
+  'numberMisscheduled',
+  'desiredNumberScheduled',
+  'numberReady',
+  'observedGeneration',
+  'updatedNumberScheduled',
+  'numberAvailable',
+  'numberUnavailable',
+  'collisionCount',
+];
+
+export function validateDaemonSetStatus(daemonSet: JsonObject, old: JsonObject): FieldError[] {
+  const status = objectAt(daemonSet['status']) ?? {};
+  const errs: FieldError[] = [];
+  for (const key of daemonSetCounts) errs.push(...nonNegative(optionalNumberAt(status[key]) ?? 0, FieldPath.root('status', key)));
+  errs.push(...collisionCountDecremented(daemonSet, old));
   return errs;
 }

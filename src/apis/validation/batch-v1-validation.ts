@@ -3,8 +3,8 @@
  * does not manage its own (the registry strategy's generateSelector).
  */
 import { FieldPath } from './field-path';
-import { FieldError, GoValue, goStringMap, invalid, notSupported, required } from './field-error';
-import { JsonObject, byteLength, objectAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt } from './json-value';
+import { FieldError, GoValue, duplicate, goStringMap, invalid, notSupported, required } from './field-error';
+import { JsonObject, byteLength, defaultedString, objectAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt, stringsAt } from './json-value';
 import { goLabelSelector, selectorMatches, validateLabelSelector } from './label-selector';
 import { cronScheduleError } from './cron-schedule';
 import { fieldImmutableErrorMsg, isDNS1123Label, isNegativeErrorMsg, nameIsDNSSubdomain } from './name-validation';
@@ -137,17 +137,31 @@ export function validateJob(job: JsonObject, namespaced: boolean): FieldError[] 
   return errs;
 }
 
-/** Scheduling directives of a suspended, never-started Job may still change (JobMutableNodeSchedulingDirectives, on in v1.25). */
-function comparableTemplate(template: JsonObject, mutableFrom: JsonObject | undefined): JsonObject {
-  if (mutableFrom === undefined) return template;
-  const meta = metadataOf(template);
+/**
+ * Scheduling directives of a suspended, never-started Job may still change (JobMutableNodeSchedulingDirectives,
+ * beta and on in v1.25): node affinity, node selector, tolerations, and the template's labels and annotations.
+ */
+function comparableTemplate(oldTemplate: JsonObject, mutableFrom: JsonObject | undefined): JsonObject {
+  if (mutableFrom === undefined) return oldTemplate;
+  const meta = metadataOf(oldTemplate);
   const fromMeta = metadataOf(mutableFrom);
-  const podSpec = objectAt(template['spec']) ?? {};
+  const podSpec = objectAt(oldTemplate['spec']) ?? {};
   const fromSpec = objectAt(mutableFrom['spec']) ?? {};
+  const oldAffinity = objectAt(podSpec['affinity']);
+  const newAffinity = objectAt(fromSpec['affinity']);
+  let affinity: JsonObject | undefined;
+  if (newAffinity === undefined) {
+    // Clearing affinity is allowed when only node affinity was set.
+    const rest = { ...(oldAffinity ?? {}) };
+    delete rest['nodeAffinity'];
+    affinity = Object.keys(rest).length === 0 ? undefined : rest;
+  } else {
+    affinity = { ...(oldAffinity ?? {}), nodeAffinity: newAffinity['nodeAffinity'] };
+  }
   return {
-    ...template,
+    ...oldTemplate,
     metadata: { ...meta, labels: fromMeta['labels'], annotations: fromMeta['annotations'] },
-    spec: { ...podSpec, nodeSelector: fromSpec['nodeSelector'], tolerations: fromSpec['tolerations'], affinity: fromSpec['affinity'] },
+    spec: { ...podSpec, nodeSelector: fromSpec['nodeSelector'], tolerations: fromSpec['tolerations'], affinity },
   };
 }
 
@@ -181,6 +195,18 @@ export function validateJobStatus(job: JsonObject): FieldError[] {
   const statusPath = FieldPath.root('status');
   const errs: FieldError[] = [];
   for (const key of ['active', 'succeeded', 'failed', 'ready']) errs.push(...nonNegative(optionalNumberAt(status[key]), statusPath.child(key)));
+  const uncounted = objectAt(status['uncountedTerminatedPods']);
+  if (uncounted !== undefined) {
+    const seen = new Set<string>();
+    for (const key of ['succeeded', 'failed']) {
+      stringsAt(uncounted[key]).forEach((uid, i) => {
+        const uidPath = statusPath.child('uncountedTerminatedPods', key).index(i);
+        if (uid === '') errs.push(invalid(uidPath, uid, 'must not be empty'));
+        else if (seen.has(uid)) errs.push(duplicate(uidPath, uid));
+        else seen.add(uid);
+      });
+    }
+  }
   return errs;
 }
 
@@ -189,23 +215,27 @@ export function validateJobStatus(job: JsonObject): FieldError[] {
 function validateTimeZone(timeZone: unknown, path: FieldPath): FieldError[] {
   if (typeof timeZone !== 'string') return [];
   if (timeZone === '') return [invalid(path, timeZone, 'timeZone must be nil or non-empty string')];
-  const validCharacters = /^[A-Za-z._+\-0-9]+$/;
-  for (const part of timeZone.split('/')) {
-    if (part === '.' || part === '..' || part.startsWith('-') || !validCharacters.test(part)) {
-      return [invalid(path, timeZone, `unknown time zone ${timeZone}`)];
-    }
-  }
-  const errs: FieldError[] = [];
   if (timeZone.toLowerCase() === 'local') {
-    errs.push(invalid(path, timeZone, 'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones'));
-  } else {
-    try {
-      new Intl.DateTimeFormat('en-US', { timeZone });
-    } catch {
-      errs.push(invalid(path, timeZone, `unknown time zone ${timeZone}`));
-    }
+    // Go's time.LoadLocation accepts "Local" itself, so only this message appears for it.
+    return timeZone === 'Local'
+      ? [invalid(path, timeZone, 'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones')]
+      : [
+          invalid(path, timeZone, 'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones'),
+          invalid(path, timeZone, `unknown time zone ${timeZone}`),
+        ];
   }
-  return errs;
+  return isKnownTimeZone(timeZone) ? [] : [invalid(path, timeZone, `unknown time zone ${timeZone}`)];
+}
+
+/** time.LoadLocation's verdict, from the IANA database Node carries. */
+function isKnownTimeZone(name: string): boolean {
+  if (name === 'UTC') return true;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function validateCronJobSpec(spec: JsonObject, oldSpec: JsonObject | undefined): FieldError[] {
@@ -217,13 +247,15 @@ function validateCronJobSpec(spec: JsonObject, oldSpec: JsonObject | undefined):
   } else {
     const problem = cronScheduleError(schedule);
     if (problem !== undefined) errs.push(invalid(specPath.child('schedule'), schedule, problem));
+    if (schedule.includes('TZ') && typeof spec['timeZone'] === 'string') {
+      errs.push(invalid(specPath.child('schedule'), schedule, 'cannot use both timeZone field and TZ or CRON_TZ in schedule'));
+    }
   }
   errs.push(...nonNegative(optionalNumberAt(spec['startingDeadlineSeconds']), specPath.child('startingDeadlineSeconds')));
   if (oldSpec === undefined || oldSpec['timeZone'] !== spec['timeZone']) errs.push(...validateTimeZone(spec['timeZone'], specPath.child('timeZone')));
-  const concurrencyPolicy = stringAt(spec['concurrencyPolicy'] ?? 'Allow');
+  const concurrencyPolicy = defaultedString(spec['concurrencyPolicy'], 'Allow');
   const policies = ['Allow', 'Forbid', 'Replace'];
-  if (concurrencyPolicy === '') errs.push(required(specPath.child('concurrencyPolicy')));
-  else if (!policies.includes(concurrencyPolicy)) errs.push(notSupported(specPath.child('concurrencyPolicy'), concurrencyPolicy, policies));
+  if (!policies.includes(concurrencyPolicy)) errs.push(notSupported(specPath.child('concurrencyPolicy'), concurrencyPolicy, policies));
 
   const jobSpecPath = specPath.child('jobTemplate', 'spec');
   const jobSpec = objectAt(objectAt(spec['jobTemplate'])?.['spec']) ?? {};

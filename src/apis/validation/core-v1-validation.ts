@@ -4,7 +4,7 @@
  */
 import { FieldPath } from './field-path';
 import { FieldError, GoValue, duplicate, forbidden, goQuote, invalid, notSupported, required, tooLong } from './field-error';
-import { JsonObject, byteLength, isJsonObject, objectAt, objectsAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt, stringsAt } from './json-value';
+import { JsonObject, byteLength, defaultedString, isJsonObject, objectAt, objectsAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt, stringsAt } from './json-value';
 import { validateLabelName, validateLabelSelector, validateLabels } from './label-selector';
 import {
   fieldImmutableErrorMsg,
@@ -17,11 +17,13 @@ import {
   nameIsDNS1035Label,
   nameIsDNSLabel,
   nameIsDNSSubdomain,
+  parseCIDR,
   parseIP,
 } from './name-validation';
 import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
 import { validateDNS1123Label, validatePortNumOrName, validateTaintEffect } from './pod-validation';
 import { quantityText, quantityValue } from './quantity';
+import { specDiff } from './spec-diff';
 
 /** core.MaxSecretSize, which also bounds ConfigMaps. */
 const maxSecretSize = 1024 * 1024;
@@ -115,7 +117,7 @@ export function validateSecret(secret: JsonObject, namespaced: boolean): FieldEr
   }
   if (totalSize > maxSecretSize) errs.push(tooLong(dataPath, maxSecretSize));
 
-  const type = stringAt(secret['type']);
+  const type = defaultedString(secret['type'], 'Opaque');
   const requireKey = (key: string): boolean => {
     if (data.has(key)) return true;
     errs.push(required(dataPath.key(key)));
@@ -154,8 +156,8 @@ export function validateSecret(secret: JsonObject, namespaced: boolean): FieldEr
 
 export function validateSecretUpdate(secret: JsonObject, old: JsonObject, namespaced: boolean): FieldError[] {
   const errs = validateObjectMetaUpdate(metadataOf(secret), metadataOf(old), metadata);
-  const type = stringAt(secret['type']);
-  if (type !== stringAt(old['type'])) errs.push(invalid(FieldPath.root('type'), type, fieldImmutableErrorMsg));
+  const type = defaultedString(secret['type'], 'Opaque');
+  if (type !== defaultedString(old['type'], 'Opaque')) errs.push(invalid(FieldPath.root('type'), type, fieldImmutableErrorMsg));
   errs.push(...validateImmutableData(secret, old, ['data']));
   errs.push(...validateSecret(secret, namespaced));
   return errs;
@@ -215,11 +217,11 @@ function validateServicePort(port: JsonObject, requireName: boolean, names: Set<
   }
   const number = optionalNumberAt(port['port']) ?? 0;
   errs.push(...isValidPortNum(number).map((msg) => invalid(path.child('port'), number, msg)));
-  const protocol = stringAt(port['protocol'] ?? 'TCP');
-  if (protocol === '') errs.push(required(path.child('protocol')));
-  else if (!supportedPortProtocols.includes(protocol)) errs.push(notSupported(path.child('protocol'), protocol, supportedPortProtocols));
-  // targetPort defaults to port.
-  errs.push(...validatePortNumOrName(port['targetPort'] ?? number, path.child('targetPort')));
+  const protocol = defaultedString(port['protocol'], 'TCP');
+  if (!supportedPortProtocols.includes(protocol)) errs.push(notSupported(path.child('protocol'), protocol, supportedPortProtocols));
+  // Defaulting replaces an absent, 0 or "" targetPort with the port.
+  const targetPort = port['targetPort'];
+  errs.push(...validatePortNumOrName(targetPort === undefined || targetPort === 0 || targetPort === '' ? number : targetPort, path.child('targetPort')));
   if (typeof port['appProtocol'] === 'string') {
     const appProtocol = port['appProtocol'];
     errs.push(...isQualifiedName(appProtocol).map((msg) => invalid(path.child('appProtocol'), appProtocol, msg)));
@@ -231,7 +233,7 @@ export function validateService(service: JsonObject, namespaced: boolean): Field
   const errs = validateObjectMeta(metadataOf(service), namespaced, nameIsDNS1035Label, metadata);
   const spec = specOf(service);
   const specPath = FieldPath.root('spec');
-  const type = stringAt(spec['type'] ?? 'ClusterIP');
+  const type = defaultedString(spec['type'], 'ClusterIP');
   const ports = objectsAt(spec['ports']);
   const headless = isHeadless(spec);
   const clusterIPs = clusterIPsOf(spec);
@@ -239,12 +241,12 @@ export function validateService(service: JsonObject, namespaced: boolean): Field
   if (ports.length === 0 && !headless && type !== 'ExternalName') errs.push(required(specPath.child('ports')));
   switch (type) {
     case 'LoadBalancer':
-      if (headless) errs.push(invalid(specPath.child('clusterIPs').index(0), clusterIPs[0], "may not be set to 'None' for LoadBalancer services"));
       ports.forEach((port, i) => {
         if (port['port'] === kubeletPort) {
           errs.push(invalid(specPath.child('ports').index(i), kubeletPort, `may not expose port ${kubeletPort} externally since it is used by kubelet`));
         }
       });
+      if (headless) errs.push(invalid(specPath.child('clusterIPs').index(0), clusterIPs[0], "may not be set to 'None' for LoadBalancer services"));
       break;
     case 'NodePort':
       if (headless) errs.push(invalid(specPath.child('clusterIPs').index(0), clusterIPs[0], "may not be set to 'None' for NodePort services"));
@@ -267,22 +269,21 @@ export function validateService(service: JsonObject, namespaced: boolean): Field
   ports.forEach((port, i) => errs.push(...validateServicePort(port, ports.length > 1, portNames, specPath.child('ports').index(i))));
   if (spec['selector'] !== undefined) errs.push(...validateLabels(spec['selector'], specPath.child('selector')));
 
-  const affinity = stringAt(spec['sessionAffinity'] ?? 'None');
-  if (affinity === '') errs.push(required(specPath.child('sessionAffinity')));
-  else if (affinity !== 'ClientIP' && affinity !== 'None') errs.push(notSupported(specPath.child('sessionAffinity'), affinity, ['ClientIP', 'None']));
-  if (affinity === 'None' && spec['sessionAffinityConfig'] !== undefined && spec['sessionAffinityConfig'] !== null) {
+  const affinity = defaultedString(spec['sessionAffinity'], 'None');
+  if (affinity !== 'ClientIP' && affinity !== 'None') errs.push(notSupported(specPath.child('sessionAffinity'), affinity, ['ClientIP', 'None']));
+  if (affinity === 'ClientIP') {
+    // Defaulting fills the ClientIP timeout (10800s) when the config is absent.
+    const timeout = optionalNumberAt(objectAt(objectAt(spec['sessionAffinityConfig'])?.['clientIP'])?.['timeoutSeconds']);
+    if (timeout !== undefined && (timeout <= 0 || timeout > maxClientIPAffinitySeconds)) {
+      errs.push(
+        invalid(specPath.child('sessionAffinityConfig', 'clientIP', 'timeoutSeconds'), timeout, `must be greater than 0 and less than ${maxClientIPAffinitySeconds}`),
+      );
+    }
+  } else if (affinity === 'None' && spec['sessionAffinityConfig'] !== undefined && spec['sessionAffinityConfig'] !== null) {
     errs.push(forbidden(specPath.child('sessionAffinityConfig'), 'must not be set when session affinity is None'));
   }
 
-  const clusterIPsPath = specPath.child('clusterIPs');
-  clusterIPs.forEach((ip, i) => {
-    if (i === 0 && ip === 'None') {
-      if (clusterIPs.length > 1) errs.push(invalid(clusterIPsPath, clusterIPs, "'None' must be the first and only value"));
-      return;
-    }
-    errs.push(...isValidIP(ip).map((msg) => invalid(clusterIPsPath.index(i), ip, msg)));
-  });
-  if (clusterIPs.length > 2) errs.push(invalid(clusterIPsPath, clusterIPs, 'may only hold up to 2 values'));
+  if (type !== 'ExternalName') errs.push(...validateClusterIPsRelatedFields(spec, clusterIPs, headless));
 
   stringsAt(spec['externalIPs']).forEach((ip, i) => {
     const msgs = isValidIP(ip);
@@ -290,8 +291,7 @@ export function validateService(service: JsonObject, namespaced: boolean): Field
     if (msgs.length === 0) errs.push(...validateNonSpecialIP(ip, specPath.child('externalIPs').index(i)));
   });
 
-  if (type === '') errs.push(required(specPath.child('type')));
-  else if (!serviceTypes.includes(type)) errs.push(notSupported(specPath.child('type'), type, serviceTypes));
+  if (!serviceTypes.includes(type)) errs.push(notSupported(specPath.child('type'), type, serviceTypes));
 
   if (type === 'ClusterIP') {
     ports.forEach((port, i) => {
@@ -304,18 +304,114 @@ export function validateService(service: JsonObject, namespaced: boolean): Field
   ports.forEach((port, i) => {
     const nodePort = optionalNumberAt(port['nodePort']) ?? 0;
     if (nodePort === 0) return;
-    const key = `${stringAt(port['protocol'] ?? 'TCP')}/${nodePort}`;
+    const key = `${defaultedString(port['protocol'], 'TCP')}/${nodePort}`;
     if (nodePorts.has(key)) errs.push(duplicate(specPath.child('ports').index(i).child('nodePort'), nodePort));
     nodePorts.add(key);
   });
   const portKeys = new Set<string>();
   ports.forEach((port, i) => {
-    const protocol = stringAt(port['protocol'] ?? 'TCP');
+    const protocol = defaultedString(port['protocol'], 'TCP');
     const number = optionalNumberAt(port['port']) ?? 0;
     const key = `${protocol}/${number}`;
     if (portKeys.has(key)) errs.push(duplicate(specPath.child('ports').index(i), goServicePortKey(protocol, number)));
     portKeys.add(key);
   });
+
+  const sourceRanges = stringsAt(spec['loadBalancerSourceRanges']);
+  if (sourceRanges.length > 0) {
+    // Go names this field with a capital L.
+    const rangesPath = specPath.child('LoadBalancerSourceRanges');
+    if (type !== 'LoadBalancer') errs.push(forbidden(rangesPath, "may only be used when `type` is 'LoadBalancer'"));
+    if (sourceRanges.some((range) => parseCIDR(range.trim()) === undefined)) {
+      errs.push(invalid(rangesPath, `[${sourceRanges.join(' ')}]`, 'must be a list of IP ranges. For example, 10.240.0.0/24,10.250.0.0/24 '));
+    }
+  }
+  if (spec['allocateLoadBalancerNodePorts'] !== undefined && spec['allocateLoadBalancerNodePorts'] !== null && type !== 'LoadBalancer') {
+    errs.push(forbidden(specPath.child('allocateLoadBalancerNodePorts'), "may only be used when `type` is 'LoadBalancer'"));
+  }
+  if (typeof spec['loadBalancerClass'] === 'string') {
+    const className = spec['loadBalancerClass'];
+    if (type === 'LoadBalancer') errs.push(...isQualifiedName(className).map((msg) => invalid(specPath.child('loadBalancerClass'), className, msg)));
+    else errs.push(forbidden(specPath.child('loadBalancerClass'), "may only be used when `type` is 'LoadBalancer'"));
+  }
+
+  // externalTrafficPolicy is defaulted (Cluster) for NodePort and LoadBalancer only.
+  const externalPolicy = stringAt(spec['externalTrafficPolicy']);
+  const needsExternalPolicy = type === 'NodePort' || type === 'LoadBalancer';
+  if (!needsExternalPolicy && externalPolicy !== '') {
+    errs.push(invalid(specPath.child('externalTrafficPolicy'), externalPolicy, "may only be set when `type` is 'NodePort' or 'LoadBalancer'"));
+  } else if (needsExternalPolicy && externalPolicy !== '' && externalPolicy !== 'Cluster' && externalPolicy !== 'Local') {
+    errs.push(notSupported(specPath.child('externalTrafficPolicy'), externalPolicy, ['Cluster', 'Local']));
+  }
+  const healthCheckNodePort = optionalNumberAt(spec['healthCheckNodePort']) ?? 0;
+  const needsHealthCheck = type === 'LoadBalancer' && externalPolicy === 'Local';
+  if (!needsHealthCheck && healthCheckNodePort !== 0) {
+    errs.push(invalid(specPath.child('healthCheckNodePort'), healthCheckNodePort, "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"));
+  } else if (needsHealthCheck && healthCheckNodePort !== 0) {
+    errs.push(...isValidPortNum(healthCheckNodePort).map((msg) => invalid(specPath.child('healthCheckNodePort'), healthCheckNodePort, msg)));
+  }
+  const internalPolicy = spec['internalTrafficPolicy'];
+  if (typeof internalPolicy === 'string' && internalPolicy !== 'Cluster' && internalPolicy !== 'Local') {
+    errs.push(notSupported(specPath.child('internalTrafficPolicy'), internalPolicy, ['Cluster', 'Local']));
+  }
+  return errs;
+}
+
+const maxClientIPAffinitySeconds = 86400;
+
+/** ValidateServiceClusterIPsRelatedFields: clusterIP(s), ipFamilies and ipFamilyPolicy (not for ExternalName). */
+function validateClusterIPsRelatedFields(spec: JsonObject, clusterIPs: string[], headless: boolean): FieldError[] {
+  const errs: FieldError[] = [];
+  const clusterIPsPath = FieldPath.root('spec', 'clusterIPs');
+  // The strategy fills whichever of clusterIP and clusterIPs is missing; both given must agree.
+  if (typeof spec['clusterIP'] === 'string' && Array.isArray(spec['clusterIPs'])) {
+    const clusterIP = spec['clusterIP'];
+    const listed = stringsAt(spec['clusterIPs']);
+    if (clusterIP !== '') {
+      if (listed.length === 0) errs.push(required(clusterIPsPath));
+      else if (listed[0] !== clusterIP) errs.push(invalid(clusterIPsPath, listed, 'first value must match `clusterIP`'));
+    } else if (listed.length > 0) {
+      errs.push(invalid(clusterIPsPath, listed, 'must be empty when `clusterIP` is not specified'));
+    }
+  }
+  const families = stringsAt(spec['ipFamilies']);
+  const seenFamilies = new Set<string>();
+  families.forEach((family, i) => {
+    const familyPath = FieldPath.root('spec', 'ipFamilies').index(i);
+    if (family !== 'IPv4' && family !== 'IPv6') errs.push(notSupported(familyPath, family, ['IPv4', 'IPv6']));
+    if (seenFamilies.has(family)) errs.push(duplicate(familyPath, family));
+    seenFamilies.add(family);
+  });
+  const policy = spec['ipFamilyPolicy'];
+  if (typeof policy === 'string' && !['PreferDualStack', 'RequireDualStack', 'SingleStack'].includes(policy)) {
+    errs.push(notSupported(FieldPath.root('spec', 'ipFamilyPolicy'), policy, ['PreferDualStack', 'RequireDualStack', 'SingleStack']));
+  }
+  let invalidIPs = false;
+  clusterIPs.forEach((ip, i) => {
+    if (i === 0 && ip === 'None') {
+      if (clusterIPs.length > 1) {
+        invalidIPs = true;
+        errs.push(invalid(clusterIPsPath, clusterIPs, "'None' must be the first and only value"));
+      }
+      return;
+    }
+    const msgs = isValidIP(ip);
+    if (msgs.length > 0) invalidIPs = true;
+    errs.push(...msgs.map((msg) => invalid(clusterIPsPath.index(i), ip, msg)));
+  });
+  if (clusterIPs.length > 2) errs.push(invalid(clusterIPsPath, clusterIPs, 'may only hold up to 2 values'));
+  if (invalidIPs) return errs;
+  const versions = clusterIPs.map((ip) => parseIP(ip)?.version);
+  if (clusterIPs.length > 1 && (clusterIPs.length > 2 || versions[0] === versions[1])) {
+    errs.push(invalid(clusterIPsPath, clusterIPs, 'may specify no more than one IP for each IP family'));
+  }
+  if (!headless) {
+    clusterIPs.forEach((ip, i) => {
+      const family = families[i];
+      if (family === 'IPv4' && versions[i] === 6) errs.push(invalid(clusterIPsPath.index(i), ip, `expected an IPv4 value as indicated by \`ipFamilies[${i}]\``));
+      if (family === 'IPv6' && versions[i] !== 6) errs.push(invalid(clusterIPsPath.index(i), ip, `expected an IPv6 value as indicated by \`ipFamilies[${i}]\``));
+    });
+  }
   return errs;
 }
 
@@ -324,8 +420,8 @@ export function validateServiceUpdate(service: JsonObject, old: JsonObject, name
   const errs = validateObjectMetaUpdate(metadataOf(service), metadataOf(old), metadata);
   const spec = specOf(service);
   const oldSpec = specOf(old);
-  const type = stringAt(spec['type'] ?? 'ClusterIP');
-  const oldType = stringAt(oldSpec['type'] ?? 'ClusterIP');
+  const type = defaultedString(spec['type'], 'ClusterIP');
+  const oldType = defaultedString(oldSpec['type'], 'ClusterIP');
   if (type !== 'ExternalName' && oldType !== 'ExternalName' && !(isHeadless(spec) && isHeadless(oldSpec))) {
     const next = clusterIPsOf(spec);
     const prior = clusterIPsOf(oldSpec);
@@ -339,7 +435,19 @@ export function validateServiceUpdate(service: JsonObject, old: JsonObject, name
       } else if (prior.length > 0 && next[0] !== prior[0]) {
         errs.push(invalid(path.index(0), next, 'may not change once set'));
       }
+      if (next.length === 1 && prior.length > 1 && spec['ipFamilyPolicy'] !== 'SingleStack') {
+        const policy = typeof spec['ipFamilyPolicy'] === 'string' ? spec['ipFamilyPolicy'] : null;
+        errs.push(invalid(FieldPath.root('spec', 'ipFamilyPolicy'), policy, "must be set to 'SingleStack' when releasing the secondary clusterIP"));
+      }
     }
+  }
+  if (type === 'LoadBalancer' && oldType === 'LoadBalancer' && spec['loadBalancerClass'] !== oldSpec['loadBalancerClass']) {
+    const className = typeof spec['loadBalancerClass'] === 'string' ? spec['loadBalancerClass'] : null;
+    errs.push(invalid(FieldPath.root('spec', 'loadBalancerClass'), className, 'may not change once set'));
+  }
+  const needsHealthCheck = (s: JsonObject): boolean => s['type'] === 'LoadBalancer' && s['externalTrafficPolicy'] === 'Local';
+  if (needsHealthCheck(spec) && needsHealthCheck(oldSpec) && spec['healthCheckNodePort'] !== undefined && spec['healthCheckNodePort'] !== oldSpec['healthCheckNodePort']) {
+    errs.push(forbidden(FieldPath.root('spec', 'healthCheckNodePort'), 'field is immutable'));
   }
   errs.push(...validateService(service, namespaced));
   return errs;
@@ -401,9 +509,8 @@ export function validateEndpoints(endpoints: JsonObject, namespaced: boolean): F
       else if (name !== '') errs.push(...validateDNS1123Label(name, portPath.child('name')));
       const number = optionalNumberAt(port['port']) ?? 0;
       errs.push(...isValidPortNum(number).map((msg) => invalid(portPath.child('port'), number, msg)));
-      const protocol = stringAt(port['protocol'] ?? 'TCP');
-      if (protocol === '') errs.push(required(portPath.child('protocol')));
-      else if (!supportedPortProtocols.includes(protocol)) errs.push(notSupported(portPath.child('protocol'), protocol, supportedPortProtocols));
+      const protocol = defaultedString(port['protocol'], 'TCP');
+      if (!supportedPortProtocols.includes(protocol)) errs.push(notSupported(portPath.child('protocol'), protocol, supportedPortProtocols));
     });
   });
   return errs;
@@ -481,7 +588,12 @@ export function validatePersistentVolumeClaimUpdate(claim: JsonObject, old: Json
     comparableNew['resources'] = { ...resources, requests };
   }
   if (!semanticEqual(comparableNew, comparableOld)) {
-    errs.push(forbidden(FieldPath.root('spec'), 'spec is immutable after creation except resources.requests for bound claims'));
+    errs.push(
+      forbidden(
+        FieldPath.root('spec'),
+        `spec is immutable after creation except resources.requests for bound claims\n${specDiff('core.PersistentVolumeClaimSpec', comparableOld, comparableNew)}`,
+      ),
+    );
   }
   const newSize = quantityValue(objectAt(objectAt(spec['resources'])?.['requests'])?.['storage']);
   const oldSize = quantityValue(objectAt(objectAt(oldSpec['resources'])?.['requests'])?.['storage']);

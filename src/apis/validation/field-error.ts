@@ -119,13 +119,14 @@ export function invalidMessage(kind: string, name: string, errors: FieldError[])
 }
 
 /**
- * Go's rendering of a bad value: strings with %q, numbers and booleans with %v, nil as "null",
+ * Go's rendering of a bad value: strings with %q, numbers and booleans with %v, nil as "null" (quoted),
  * []string and map[string]string with %#v (map keys sorted as fmt does). Other structures have no
  * faithful Go rendering from JSON; they print as compact JSON unless given as a GoValue.
  */
 export function formatGoValue(value: unknown): string {
   if (value instanceof GoValue) return value.text;
-  if (value === undefined || value === null) return 'null';
+  // v1.25 substitutes the string "null" for nil and then prints it with %q, quotes included.
+  if (value === undefined || value === null) return '"null"';
   if (typeof value === 'string') return goQuote(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return goStringSlice(value as string[]);

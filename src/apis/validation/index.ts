@@ -5,3 +5,4 @@ export { FieldPath } from './field-path';
 export { apiGroupOf, validateCreate, validateStatusUpdate, validateUpdate } from './object-validator';
 export { withGeneratedJobSelector } from './batch-v1-validation';
 export { cronScheduleError } from './cron-schedule';
+export { invalidStatus, type InvalidStatus, type StatusCause } from './invalid-status';

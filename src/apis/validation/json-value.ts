@@ -18,6 +18,11 @@ export function stringAt(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
 
+/** A string field that v1.25 defaulting fills when it is absent or empty. */
+export function defaultedString(value: unknown, fallback: string): string {
+  return stringAt(value) || fallback;
+}
+
 export function numberAt(value: unknown): number {
   return typeof value === 'number' ? value : 0;
 }
@@ -52,7 +57,11 @@ export function byteLength(value: string): number {
   return Buffer.byteLength(value, 'utf8');
 }
 
-/** Structural equality of JSON values, treating absent, null, {} and [] alike as Go's nil/empty does for maps and slices. */
+/**
+ * Structural equality as apimachinery's Semantic.DeepEqual sees the decoded structs: absent, null,
+ * {}, [], "", 0 and false all decode to Go zero values (omitempty drops them on the wire), so they
+ * compare equal. The one loss: a pointer field set to 0 or false equals an unset one.
+ */
 export function semanticEqual(a: unknown, b: unknown): boolean {
   if (isEmptyish(a) && isEmptyish(b)) return true;
   if (Array.isArray(a) && Array.isArray(b)) {
@@ -67,7 +76,7 @@ export function semanticEqual(a: unknown, b: unknown): boolean {
 }
 
 function isEmptyish(value: unknown): boolean {
-  if (value === undefined || value === null) return true;
+  if (value === undefined || value === null || value === '' || value === 0 || value === false) return true;
   if (Array.isArray(value)) return value.length === 0;
   if (isJsonObject(value)) return Object.keys(value).length === 0;
   return false;

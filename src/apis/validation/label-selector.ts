@@ -85,7 +85,8 @@ export function selectorMatches(selector: unknown, labels: unknown): boolean {
 
 /** %#v of a metav1.LabelSelector (the value behind the *LabelSelector), as in `field is immutable` errors. */
 export function goLabelSelector(selector: JsonObject | undefined): GoValue {
-  if (selector === undefined) return new GoValue('null');
+  // A nil *LabelSelector prints as the quoted string "null" (see formatGoValue).
+  if (selector === undefined) return new GoValue('"null"');
   const labels = stringMapAt(selector['matchLabels']);
   const exprs = Array.isArray(selector['matchExpressions']) ? objectsAt(selector['matchExpressions']) : undefined;
   const exprText =

@@ -5,6 +5,7 @@ import { JsonObject, objectAt, objectsAt, optionalNumberAt, stringAt, stringsAt 
 import { validateLabelSelector } from './label-selector';
 import {
   isDNS1123Subdomain,
+  isValidPathSegmentName,
   isValidPortName,
   isValidPortNum,
   isWildcardDNS1123Subdomain,
@@ -33,8 +34,16 @@ function validateIngressBackend(backend: JsonObject, path: FieldPath): FieldErro
   if (resource !== undefined && service !== undefined) return [invalid(path, '', 'cannot set both resource and service backends')];
   if (resource !== undefined) {
     const errs: FieldError[] = [];
-    if (stringAt(resource['kind']) === '') errs.push(required(path.child('resource', 'kind')));
-    if (stringAt(resource['name']) === '') errs.push(required(path.child('resource', 'name')));
+    const resourcePath = path.child('resource');
+    if (typeof resource['apiGroup'] === 'string') {
+      const apiGroup = resource['apiGroup'];
+      errs.push(...isDNS1123Subdomain(apiGroup).map((msg) => invalid(resourcePath.child('apiGroup'), apiGroup, msg)));
+    }
+    for (const key of ['kind', 'name']) {
+      const value = stringAt(resource[key]);
+      if (value === '') errs.push(required(resourcePath.child(key), `${key} is required`));
+      else errs.push(...isValidPathSegmentName(value).map((msg) => invalid(resourcePath.child(key), value, msg)));
+    }
     return errs;
   }
   if (service === undefined) return [invalid(path, '', 'resource or service backend is required')];

@@ -3,7 +3,7 @@
  * finalizer-name rule core's ValidateObjectMeta adds for built-in kinds.
  */
 import { FieldPath } from './field-path';
-import { FieldError, GoValue, forbidden, goStringSlice, invalid, required, tooLong } from './field-error';
+import { FieldError, GoValue, forbidden, goQuote, goStringSlice, invalid, required, tooLong } from './field-error';
 import { JsonObject, byteLength, objectAt, objectsAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt, stringsAt } from './json-value';
 import { validateLabelName, validateLabels } from './label-selector';
 import { NameValidator, fieldImmutableErrorMsg, isNegativeErrorMsg, isQualifiedName, nameIsDNSLabel } from './name-validation';
@@ -45,27 +45,41 @@ function validateKubeFinalizers(finalizers: string[], path: FieldPath): FieldErr
   return errs;
 }
 
+/** A Go pointer as %#v prints it; the address is a stand-in, Go's differs on every run. */
+function goBoolPointer(value: unknown): string {
+  return typeof value === 'boolean' ? '(*bool)(0xc000000000)' : '(*bool)(nil)';
+}
+
+/** %#v of a metav1.OwnerReference. */
+function goOwnerReference(ref: JsonObject): string {
+  return (
+    `v1.OwnerReference{APIVersion:${goQuote(stringAt(ref['apiVersion']))}, Kind:${goQuote(stringAt(ref['kind']))}, ` +
+    `Name:${goQuote(stringAt(ref['name']))}, UID:${goQuote(stringAt(ref['uid']))}, ` +
+    `Controller:${goBoolPointer(ref['controller'])}, BlockOwnerDeletion:${goBoolPointer(ref['blockOwnerDeletion'])}}`
+  );
+}
+
 function validateOwnerReferences(refs: JsonObject[], path: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   let firstController = '';
   for (const ref of refs) {
     const apiVersion = stringAt(ref['apiVersion']);
+    const kind = stringAt(ref['kind']);
     const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;
     // Go reports these on the list path, not on the entry's index.
     if (version === '') errs.push(invalid(path.child('apiVersion'), apiVersion, 'version must not be empty'));
-    if (stringAt(ref['kind']) === '') errs.push(invalid(path.child('kind'), stringAt(ref['kind']), 'kind must not be empty'));
+    if (kind === '') errs.push(invalid(path.child('kind'), kind, 'kind must not be empty'));
     if (stringAt(ref['name']) === '') errs.push(invalid(path.child('name'), stringAt(ref['name']), 'name must not be empty'));
     if (stringAt(ref['uid']) === '') errs.push(invalid(path.child('uid'), stringAt(ref['uid']), 'uid must not be empty'));
+    // Events may not own anything (BannedOwners).
+    if (apiVersion === 'v1' && kind === 'Event') {
+      errs.push(invalid(path, new GoValue(goOwnerReference(ref)), '/v1, Kind=Event is disallowed from being an owner'));
+    }
     if (ref['controller'] === true) {
-      const current = `${stringAt(ref['kind'])}/${stringAt(ref['name'])}`;
+      const current = `${kind}/${stringAt(ref['name'])}`;
       if (firstController !== '') {
-        errs.push(
-          invalid(
-            path,
-            new GoValue('[]v1.OwnerReference{...}'),
-            `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`,
-          ),
-        );
+        const all = new GoValue(`[]v1.OwnerReference{${refs.map(goOwnerReference).join(', ')}}`);
+        errs.push(invalid(path, all, `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`));
       } else {
         firstController = current;
       }

@@ -2,6 +2,14 @@
  * The entry points: which v1.25 rules run for an object on create, update and status update,
  * chosen by the object's API group and kind. Kinds without rules of their own (custom resources,
  * the rarer built-ins) still get ObjectMeta validation with DNS-subdomain names.
+ *
+ * What kube-apiserver does before validating, and the caller must have done too:
+ * - apply the v1 defaults (these rules read absent defaulted fields as their defaults where it
+ *   matters, but Required errors for defaulted fields are not reported);
+ * - clear metadata.namespace of cluster-scoped objects (else: "not allowed on this type");
+ * - on create, give Jobs their generated selector (withGeneratedJobSelector) unless manualSelector;
+ * - on update, copy the stored resourceVersion into unconditional updates, and the old spec into
+ *   status updates (the status strategies do this; only metadata and status are checked here).
  */
 import { FieldPath } from './field-path';
 import type { FieldError } from './field-error';
@@ -25,6 +33,7 @@ import {
 } from './core-v1-validation';
 import {
   validateDaemonSet,
+  validateDaemonSetStatus,
   validateDaemonSetUpdate,
   validateDeployment,
   validateDeploymentUpdate,
@@ -55,7 +64,7 @@ interface KindRules {
   /** Defaults to ObjectMeta update rules followed by the create rules on the new object. */
   update?(object: JsonObject, old: JsonObject, namespaced: boolean): FieldError[];
   /** Extra checks on status updates beyond ObjectMeta update rules. */
-  status?(object: JsonObject): FieldError[];
+  status?(object: JsonObject, old: JsonObject): FieldError[];
   /** Replaces the whole status-update check for kinds with their own. */
   statusUpdate?(object: JsonObject, old: JsonObject): FieldError[];
 }
@@ -75,7 +84,7 @@ const rules = new Map<string, KindRules>([
     {
       create: validateDeployment,
       update: (o, old) => validateDeploymentUpdate(o, old),
-      status: (o) => validateReplicatedStatus(o, ['updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas']),
+      status: (o, old) => validateReplicatedStatus(o, old, ['updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas']),
     },
   ],
   [
@@ -83,7 +92,7 @@ const rules = new Map<string, KindRules>([
     {
       create: validateReplicaSet,
       update: (o, old) => validateReplicaSetUpdate(o, old),
-      status: (o) => validateReplicatedStatus(o, ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']),
+      status: (o, old) => validateReplicatedStatus(o, old, ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']),
     },
   ],
   [
@@ -91,10 +100,10 @@ const rules = new Map<string, KindRules>([
     {
       create: validateStatefulSet,
       update: (o, old) => validateStatefulSetUpdate(o, old),
-      status: (o) => validateReplicatedStatus(o, ['readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas']),
+      status: (o, old) => validateReplicatedStatus(o, old, ['readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas']),
     },
   ],
-  ['apps/DaemonSet', { create: validateDaemonSet, update: (o, old) => validateDaemonSetUpdate(o, old) }],
+  ['apps/DaemonSet', { create: validateDaemonSet, update: (o, old) => validateDaemonSetUpdate(o, old), status: validateDaemonSetStatus }],
   ['batch/Job', { create: validateJob, update: (o, old) => validateJobUpdate(o, old), status: validateJobStatus }],
   ['batch/CronJob', { create: validateCronJob, update: (o, old) => validateCronJobUpdate(o, old) }],
   ['networking.k8s.io/Ingress', { create: validateIngress, update: (o, old) => validateIngressUpdate(o, old) }],
@@ -148,6 +157,6 @@ export function validateStatusUpdate(object: JsonObject, old: JsonObject, namesp
   const kindRules = rulesFor(object);
   if (kindRules.statusUpdate !== undefined) return kindRules.statusUpdate(object, old);
   const errs = validateObjectMetaUpdate(metadataOf(object), metadataOf(old), metadataPath);
-  if (kindRules.status !== undefined) errs.push(...kindRules.status(object));
+  if (kindRules.status !== undefined) errs.push(...kindRules.status(object, old));
   return errs;
 }

@@ -43,8 +43,9 @@ describe('apis/validation apps/v1', () => {
       'spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` does not match template `labels`',
     ]],
     ['refuses negative replicas', (d) => (spec(d)['replicas'] = -1), ['spec.replicas: Invalid value: -1: must be greater than or equal to 0']],
-    ['requires restartPolicy Always', (d) => ((template(d)['spec'] as JsonObject)['restartPolicy'] = 'OnFailure'), [
+    ['requires restartPolicy Always and no activeDeadlineSeconds', (d) => Object.assign(template(d)['spec'] as JsonObject, { restartPolicy: 'OnFailure', activeDeadlineSeconds: 60 }), [
       'spec.template.spec.restartPolicy: Unsupported value: "OnFailure": supported values: "Always"',
+      'spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in ReplicaSet is not Supported',
     ]],
     ['validates the pod template, with labels on the template path', (d) => {
       (template(d)['metadata'] as JsonObject)['labels'] = { app: 'web', 'bad key!': 'x' };
@@ -152,6 +153,19 @@ describe('apis/validation apps/v1', () => {
     expect(messages(validateStatusUpdate(next, deployment(), true))).to.deep.equal([
       'status.updatedReplicas: Invalid value: -1: must be greater than or equal to 0',
       'status.readyReplicas: Invalid value: 3: cannot be greater than status.replicas',
+    ]);
+  });
+
+  it('never lets collisionCount go down', () => {
+    const old = edited(deployment(), (d) => (d['status'] = { replicas: 1, collisionCount: 2 }));
+    const next = edited(deployment(), (d) => (d['status'] = { replicas: 1, collisionCount: 1 }));
+    expect(messages(validateStatusUpdate(next, old, true))).to.deep.equal(['status.collisionCount: Invalid value: 1: cannot be decremented']);
+    const ds = as('DaemonSet', (s) => delete s['replicas']);
+    const dsOld = edited(ds, (d) => (d['status'] = { numberReady: 1, collisionCount: 3 }));
+    const dsNext = edited(ds, (d) => (d['status'] = { numberReady: -1 }));
+    expect(messages(validateStatusUpdate(dsNext, dsOld, true))).to.deep.equal([
+      'status.numberReady: Invalid value: -1: must be greater than or equal to 0',
+      'status.collisionCount: Invalid value: 0: cannot be decremented',
     ]);
   });
 });

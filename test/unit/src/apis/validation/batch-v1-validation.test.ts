@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { cronScheduleError, validateCreate, validateUpdate, withGeneratedJobSelector, type JsonObject } from '../../../../../src/apis/validation';
+import { cronScheduleError, validateCreate, validateStatusUpdate, validateUpdate, withGeneratedJobSelector, type JsonObject } from '../../../../../src/apis/validation';
 import { cronJob, edited, job, messages } from './fixtures';
 
 const spec = (o: JsonObject): JsonObject => o['spec'] as JsonObject;
@@ -64,8 +64,13 @@ describe('apis/validation batch/v1', () => {
 
     it('lets a suspended, never-started Job change its scheduling directives', () => {
       const suspended = edited(job(), (j) => (spec(j)['suspend'] = true));
-      const moved = edited(suspended, (j) => (podSpecOf(j)['nodeSelector'] = { zone: 'b' }));
+      const moved = edited(suspended, (j) => {
+        podSpecOf(j)['nodeSelector'] = { zone: 'b' };
+        podSpecOf(j)['affinity'] = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'Exists' }] }] } } };
+      });
       expect(validateUpdate(moved, suspended, true)).to.deep.equal([]);
+      const podAffinity = edited(suspended, (j) => (podSpecOf(j)['affinity'] = { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'zone' }] } }));
+      expect(messages(validateUpdate(podAffinity, suspended, true)).map((m) => m.split(':')[0])).to.deep.equal(['spec.template']);
       const started = edited(suspended, (j) => (j['status'] = { startTime: '2024-01-01T00:00:00Z' }));
       expect(messages(validateUpdate(moved, started, true)).map((m) => m.split(':')[0])).to.deep.equal(['spec.template']);
     });
@@ -88,9 +93,24 @@ describe('apis/validation batch/v1', () => {
         'spec.jobTemplate.spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"a":"b"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: `selector` will be auto-generated',
       ]],
       ['checks the time zone', (c) => (spec(c)['timeZone'] = 'Mars/Olympus'), ['spec.timeZone: Invalid value: "Mars/Olympus": unknown time zone Mars/Olympus']],
+      ['refuses "Local" as a time zone', (c) => (spec(c)['timeZone'] = 'Local'), [
+        'spec.timeZone: Invalid value: "Local": timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones',
+      ]],
+      ['refuses a time zone both in the schedule and in timeZone', (c) => Object.assign(spec(c), { schedule: 'TZ=UTC 0 3 * * *', timeZone: 'Europe/Paris' }), [
+        'spec.schedule: Invalid value: "TZ=UTC 0 3 * * *": cannot use both timeZone field and TZ or CRON_TZ in schedule',
+      ]],
       ['refuses negative history limits', (c) => (spec(c)['failedJobsHistoryLimit'] = -1), ['spec.failedJobsHistoryLimit: Invalid value: -1: must be greater than or equal to 0']],
     ];
     for (const [name, edit, expected] of cases) it(name, () => expect(messages(validateCreate(edited(cronJob(), edit), true))).to.deep.equal(expected));
+
+    it('checks uncounted terminated pods in Job status', () => {
+      const next = edited(job(), (j) => (j['status'] = { active: -1, uncountedTerminatedPods: { succeeded: ['a', ''], failed: ['a'] } }));
+      expect(messages(validateStatusUpdate(next, job(), true))).to.deep.equal([
+        'status.active: Invalid value: -1: must be greater than or equal to 0',
+        'status.uncountedTerminatedPods.succeeded[1]: Invalid value: "": must not be empty',
+        'status.uncountedTerminatedPods.failed[0]: Duplicate value: "a"',
+      ]);
+    });
 
     it('does not re-check the name length on update', () => {
       const long = edited(cronJob(), (c) => ((c['metadata'] as JsonObject)['name'] = 'n'.repeat(53)));

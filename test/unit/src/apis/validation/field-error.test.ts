@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { FieldPath, GoValue, fieldErrorCause, fieldErrorMessage, goQuote, invalidMessage, qualifiedKind } from '../../../../../src/apis/validation';
+import { FieldPath, GoValue, fieldErrorCause, fieldErrorMessage, goQuote, invalidMessage, invalidStatus, qualifiedKind } from '../../../../../src/apis/validation';
 import { duplicate, forbidden, invalid, notFound, notSupported, required, tooLong, tooMany } from '../../../../../src/apis/validation/field-error';
 
 // Texts from k8s.io/apimachinery pkg/util/validation/field/errors.go (Error, ErrorBody, NotSupported)
@@ -12,7 +12,8 @@ describe('apis/validation field errors', () => {
     ['required with detail', required(FieldPath.root('metadata', 'name'), 'name or generateName is required'), 'metadata.name: Required value: name or generateName is required'],
     ['invalid string uses %q', invalid(FieldPath.root('metadata', 'name'), 'A_b', 'bad'), 'metadata.name: Invalid value: "A_b": bad'],
     ['invalid number uses %v', invalid(FieldPath.root('spec', 'replicas'), -1, 'must be greater than or equal to 0'), 'spec.replicas: Invalid value: -1: must be greater than or equal to 0'],
-    ['invalid nil prints null', invalid(FieldPath.root('spec', 'x'), null, 'd'), 'spec.x: Invalid value: null: d'],
+    // v1.25's ErrorBody turns nil into the string "null" before printing it with %q.
+    ['invalid nil prints a quoted null', invalid(FieldPath.root('spec', 'x'), null, 'd'), 'spec.x: Invalid value: "null": d'],
     ['[]string as %#v', invalid(FieldPath.root('spec', 'clusterIPs').index(0), ['10.0.0.1'], 'may not change once set'), 'spec.clusterIPs[0]: Invalid value: []string{"10.0.0.1"}: may not change once set'],
     ['map[string]string as %#v with sorted keys', invalid(FieldPath.root('l'), { b: '2', a: '1' }, 'd'), 'l: Invalid value: map[string]string{"a":"1", "b":"2"}: d'],
     ['GoValue verbatim', invalid(FieldPath.root('x'), new GoValue('intstr.IntOrString{Type:0, IntVal:0, StrVal:""}'), 'd'), 'x: Invalid value: intstr.IntOrString{Type:0, IntVal:0, StrVal:""}: d'],
@@ -52,5 +53,38 @@ describe('apis/validation field errors', () => {
     expect(invalidMessage('Pod', 'web', [])).to.equal('Pod "web" is invalid');
     expect(invalidMessage(qualifiedKind('apps', 'Deployment'), 'x', [a])).to.match(/^Deployment\.apps "x" is invalid: /);
     expect(qualifiedKind('', 'ConfigMap')).to.equal('ConfigMap');
+  });
+});
+
+describe('apis/validation 422 Status body', () => {
+  // Shape of k8s.io/apimachinery pkg/api/errors NewInvalid and metav1.Status JSON (omitempty fields dropped).
+  it('carries the message, the qualified kind and one cause per error', () => {
+    const errors = [required(FieldPath.root('spec', 'selector')), tooLong(FieldPath.root(''), 1048576)];
+    expect(JSON.stringify(invalidStatus('apps', 'Deployment', 'web', errors))).to.equal(
+      JSON.stringify({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'Deployment.apps "web" is invalid: [spec.selector: Required value, : Too long: must have at most 1048576 bytes]',
+        reason: 'Invalid',
+        details: {
+          name: 'web',
+          group: 'apps',
+          kind: 'Deployment',
+          causes: [
+            { reason: 'FieldValueRequired', message: 'Required value', field: 'spec.selector' },
+            { reason: 'FieldValueTooLong', message: 'Too long: must have at most 1048576 bytes' },
+          ],
+        },
+        code: 422,
+      }),
+    );
+  });
+
+  it('leaves the group out for the core group', () => {
+    const status = invalidStatus('', 'ConfigMap', 'cm', [required(FieldPath.root('data'))]);
+    expect(Object.keys(status.details)).to.deep.equal(['name', 'kind', 'causes']);
+    expect(status.message).to.equal('ConfigMap "cm" is invalid: data: Required value');
   });
 });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { validateCreate, validateUpdate, type JsonObject } from '../../../../../src/apis/validation';
+import { invalidMessage, validateCreate, validateUpdate, type JsonObject } from '../../../../../src/apis/validation';
 import { edited, messages } from './fixtures';
 
 const configMap = (): JsonObject => ({
@@ -64,7 +64,15 @@ describe('apis/validation object meta', () => {
     ['allows a single controller reference only', (o) => ((o['metadata'] as JsonObject)['ownerReferences'] = [
       { apiVersion: 'v1', kind: 'A', name: 'a', uid: '1', controller: true },
       { apiVersion: 'v1', kind: 'B', name: 'b', uid: '2', controller: true },
-    ]), true, ['metadata.ownerReferences: Invalid value: []v1.OwnerReference{...}: Only one reference can have Controller set to true. Found "true" in references for A/a and B/b']],
+    ]), true, [
+      'metadata.ownerReferences: Invalid value: []v1.OwnerReference{' +
+        'v1.OwnerReference{APIVersion:"v1", Kind:"A", Name:"a", UID:"1", Controller:(*bool)(0xc000000000), BlockOwnerDeletion:(*bool)(nil)}, ' +
+        'v1.OwnerReference{APIVersion:"v1", Kind:"B", Name:"b", UID:"2", Controller:(*bool)(0xc000000000), BlockOwnerDeletion:(*bool)(nil)}' +
+        '}: Only one reference can have Controller set to true. Found "true" in references for A/a and B/b',
+    ]],
+    ['refuses Events as owners', (o) => ((o['metadata'] as JsonObject)['ownerReferences'] = [{ apiVersion: 'v1', kind: 'Event', name: 'e', uid: '1' }]), true, [
+      'metadata.ownerReferences: Invalid value: v1.OwnerReference{APIVersion:"v1", Kind:"Event", Name:"e", UID:"1", Controller:(*bool)(nil), BlockOwnerDeletion:(*bool)(nil)}: /v1, Kind=Event is disallowed from being an owner',
+    ]],
     ['checks managed fields', (o) => ((o['metadata'] as JsonObject)['managedFields'] = [{ manager: 'kubectl', operation: 'Patch', fieldsType: 'FieldsV1' }]), true, [
       'metadata.managedFields[0].operation: Invalid value: "Patch": must be `Apply` or `Update`',
     ]],
@@ -92,6 +100,11 @@ describe('apis/validation object meta', () => {
     expect(messages(validateUpdate(next, old, true))).to.deep.equal([
       'metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"example.com/late"}',
     ]);
+  });
+
+  it('gives the whole 422 message kube-apiserver prints for a bad ConfigMap name', () => {
+    const bad = edited(configMap(), (o) => ((o['metadata'] as JsonObject)['name'] = 'bad_name'));
+    expect(invalidMessage('ConfigMap', 'bad_name', validateCreate(bad, true))).to.equal(`ConfigMap "bad_name" is invalid: metadata.name: Invalid value: "bad_name": ${subdomainMsg}`);
   });
 
   it('applies object meta rules to kinds without rules of their own', () => {

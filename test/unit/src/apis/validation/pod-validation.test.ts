@@ -44,13 +44,25 @@ describe('apis/validation pods', () => {
       'spec.volumes[0].secret.secretName: Required value',
       'spec.volumes[1].configMap.defaultMode: Invalid value: 1024: must be a number between 0 and 0777 (octal), both inclusive',
     ]],
+    ['names the extra source with v1.25\'s spelling', (p) => (spec(p)['volumes'] = [{ name: 'v', emptyDir: {}, downwardAPI: {} }]), [
+      'spec.volumes[0].downwarAPI: Forbidden: may not specify more than 1 volume type',
+    ]],
+    ['checks volume items and hostPath backsteps', (p) => (spec(p)['volumes'] = [
+      { name: 'c', configMap: { name: 'c', items: [{ key: '', path: '../x' }, { key: 'k', path: '..y' }] } },
+      { name: 'h', hostPath: { path: '/var/../etc' } },
+    ]), [
+      'spec.volumes[0].configMap.items[0].key: Required value',
+      'spec.volumes[0].configMap.items[0].path: Invalid value: "../x": must not contain \'..\'',
+      'spec.volumes[0].configMap.items[1].path: Invalid value: "..y": must not start with \'..\'',
+      'spec.volumes[1].hostPath.path: Invalid value: "/var/../etc": must not contain \'..\'',
+    ]],
     ['requires mounts to name a volume, with unique mount paths', (p) => {
       spec(p)['volumes'] = [{ name: 'data', emptyDir: {} }];
       container(p)['volumeMounts'] = [{ name: 'data', mountPath: '/d' }, { name: 'missing', mountPath: '/d' }];
     }, ['spec.containers[0].volumeMounts[1].name: Not found: "missing"', 'spec.containers[0].volumeMounts[1].mountPath: Invalid value: "/d": must be unique']],
     ['checks restartPolicy', (p) => (spec(p)['restartPolicy'] = 'Sometimes'), ['spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"']],
     ['checks dnsPolicy', (p) => (spec(p)['dnsPolicy'] = 'Google'), [
-      'spec.dnsPolicy: Unsupported value: "Google": supported values: "ClusterFirst", "ClusterFirstWithHostNet", "Default", "None"',
+      'spec.dnsPolicy: Unsupported value: "Google": supported values: "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"',
     ]],
     ['checks imagePullPolicy', (p) => (container(p)['imagePullPolicy'] = 'Sometimes'), [
       'spec.containers[0].imagePullPolicy: Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never"',
@@ -85,6 +97,50 @@ describe('apis/validation pods', () => {
       "spec.nodeName: Invalid value: \"Node_1\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
     ]],
     ['checks activeDeadlineSeconds', (p) => (spec(p)['activeDeadlineSeconds'] = 0), ['spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, inclusive']],
+    ['orders env valueFrom checks as Go does, and checks key-selector names even when empty', (p) => (container(p)['env'] = [
+      { name: 'A', valueFrom: {} },
+      { name: 'B', value: 'x', valueFrom: { configMapKeyRef: { key: 'k' }, secretKeyRef: { name: 's', key: 'k' } } },
+      { name: 'C', valueFrom: { fieldRef: { fieldPath: 'spec.hostname' } } },
+    ]), [
+      'spec.containers[0].env[0].valueFrom: Invalid value: "": must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`',
+      `spec.containers[0].env[1].valueFrom.configMapKeyRef.name: Invalid value: "": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+      'spec.containers[0].env[1].valueFrom: Invalid value: "": may not be specified when `value` is not empty',
+      'spec.containers[0].env[2].valueFrom.fieldRef.fieldPath: Unsupported value: "spec.hostname": supported values: "metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName", "status.hostIP", "status.podIP", "status.podIPs"',
+    ]],
+    ['needs a source in envFrom, reported on the list', (p) => (container(p)['envFrom'] = [{ prefix: 'X_' }]), [
+      'spec.containers[0].envFrom: Invalid value: "": must specify one of: `configMapRef` or `secretRef`',
+    ]],
+    ['refuses colliding host ports', (p) => (spec(p)['containers'] = [
+      { name: 'a', image: 'x', ports: [{ containerPort: 80, hostPort: 8080, protocol: 'TCP' }] },
+      { name: 'b', image: 'y', ports: [{ containerPort: 81, hostPort: 8080, protocol: 'TCP' }] },
+    ]), ['spec.containers[1].ports[0].hostPort: Duplicate value: "TCP//8080"']],
+    ['validates startup probes twice, as v1.25 does', (p) => (container(p)['startupProbe'] = { exec: { command: [] } }), [
+      'spec.containers[0].startupProbe.exec.command: Required value',
+      'spec.containers[0].startupProbe.exec.command: Required value',
+    ]],
+    ['checks lifecycle handlers', (p) => (container(p)['lifecycle'] = { preStop: {} }), ['spec.containers[0].lifecycle.preStop: Required value: must specify a handler type']],
+    ['refuses images with surrounding spaces on pods', (p) => (container(p)['image'] = ' nginx'), ['spec.containers[0].image: Invalid value: " nginx": must not have leading or trailing whitespace']],
+    ['forbids ephemeral containers on create', (p) => (spec(p)['ephemeralContainers'] = [{ name: 'debug', image: 'busybox' }]), ['spec.ephemeralContainers: Forbidden: cannot be set on create']],
+    ['needs dnsConfig nameservers with dnsPolicy None', (p) => Object.assign(spec(p), { dnsPolicy: 'None', dnsConfig: { searches: ['svc.cluster.local'] } }), [
+      'spec.dnsConfig.nameservers: Required value: must provide at least one DNS nameserver when `dnsPolicy` is None',
+    ]],
+    ['checks node affinity terms', (p) => (spec(p)['affinity'] = { nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'Near', values: ['a'] }] }] },
+      preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 0, preference: { matchExpressions: [{ key: 'disk', operator: 'In' }] } }],
+    } }), [
+      'spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator: Invalid value: "Near": not a valid selector operator',
+      'spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value: 0: must be in the range 1-100',
+      "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+    ]],
+    ['needs a topologyKey in pod affinity terms', (p) => (spec(p)['affinity'] = { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: 'web' } } }] } }), [
+      'spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Required value: can not be empty',
+      "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Invalid value: \"\": name part must be non-empty",
+      "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Invalid value: \"\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+    ]],
+    ['checks security context ids', (p) => (spec(p)['securityContext'] = { runAsUser: -1 }), ['spec.securityContext.runAsUser: Invalid value: -1: must be between 0 and 4294967295, inclusive']],
+    ['checks the pod-deletion-cost annotation', (p) => ((p['metadata'] as JsonObject)['annotations'] = { 'controller.kubernetes.io/pod-deletion-cost': '3000000000' }), [
+      'metadata.annotations[controller.kubernetes.io/pod-deletion-cost]: Invalid value: "3000000000": must be a 32bit integer',
+    ]],
     ['keeps init container names distinct from containers', (p) => (spec(p)['initContainers'] = [{ name: 'app', image: 'busybox' }]), ['spec.initContainers[0].name: Duplicate value: "app"']],
   ];
   for (const [name, edit, expected] of cases) it(name, () => expect(messages(validateCreate(edited(pod(), edit), true))).to.deep.equal(expected));
@@ -114,6 +170,13 @@ describe('apis/validation pods', () => {
       );
     });
 
+    it('treats explicit zero values like the omitted fields they decode to', () => {
+      expect(update((p) => {
+        Object.assign(spec(p), { hostNetwork: false, nodeName: '', initContainers: [] });
+        Object.assign(container(p), { stdin: false, args: [] });
+      })).to.deep.equal([]);
+    });
+
     it('forbids adding or removing containers', () => {
       expect(update((p) => (spec(p)['containers'] = [container(p), { name: 'side', image: 'busybox' }]))).to.deep.equal([
         'spec.containers: Forbidden: pod updates may not add or remove containers',
@@ -126,7 +189,7 @@ describe('apis/validation pods', () => {
         'spec.activeDeadlineSeconds: Invalid value: 60: must be less than or equal to previous value',
       ]);
       expect(messages(validateUpdate(edited(withDeadline, (p) => delete spec(p)['activeDeadlineSeconds']), withDeadline, true))).to.deep.equal([
-        'spec.activeDeadlineSeconds: Invalid value: null: must not update from a positive integer to nil value',
+        'spec.activeDeadlineSeconds: Invalid value: "null": must not update from a positive integer to nil value',
       ]);
     });
 
@@ -145,6 +208,22 @@ describe('apis/validation pods', () => {
       });
       expect(messages(validateStatusUpdate(next, pod(), true))).to.have.length(1);
       expect(messages(validateStatusUpdate(next, pod(), true))[0]).to.match(/^status\.nominatedNodeName: Invalid value: "Bad_Node": a lowercase RFC 1123 subdomain/);
+    });
+
+    it('refuses binding through status and reviving terminated containers of Never pods', () => {
+      const old = edited(pod(), (p) => {
+        spec(p)['restartPolicy'] = 'Never';
+        p['status'] = { containerStatuses: [{ name: 'app', state: { terminated: { exitCode: 0 } } }] };
+      });
+      const next = edited(old, (p) => {
+        spec(p)['nodeName'] = 'node-1';
+        p['status'] = { containerStatuses: [{ name: 'app', state: { running: {} } }], conditions: [{ type: 'bad type', status: 'True' }] };
+      });
+      expect(messages(validateStatusUpdate(next, old, true))).to.deep.equal([
+        "metadata.conditions[0].Type: Invalid value: \"bad type\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+        'status.nodeName: Forbidden: may not be changed directly',
+        'status.containerStatuses[0].state: Forbidden: may not be transitioned to non-terminated state',
+      ]);
     });
   });
 });
