@@ -12,6 +12,7 @@ import { GenericRegistry, metadataOf, type DeleteOptions } from '../registry/gen
 import { planList } from '../registry/list-options';
 import { apiVersionOf, type ServedResource } from '../registry/served-resource';
 import { WatchStream, type WatchSink } from './watch-stream';
+import { replicasFromScale, scaleOf } from './scale-subresource';
 import type { ObjectStore } from '../storage/object-store';
 import type { WatchCache } from '../storage/watch-cache';
 
@@ -104,6 +105,7 @@ export class ResourceHandler {
     const resource = this.resolve(info);
     const verbAllowed = (verb: string) => resource.verbs.includes(verb);
     const subresource = info.subresource;
+    if (subresource === 'scale') return this.scale(request, resource, resource.namespaced ? info.namespace : '');
     if (subresource === 'finalize' && info.verb !== 'update') throw errors.methodNotAllowed();
     if (subresource !== '' && subresource !== 'status' && subresource !== 'finalize') {
       // log, exec, scale, ... are served by later issues.
@@ -179,6 +181,42 @@ export class ResourceHandler {
         }
         return this.respond(request, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' }, false);
       }
+    }
+  }
+
+  private async scale(request: ApiRequest, resource: ServedResource, namespace: string): Promise<ApiResponse> {
+    const { registry } = this.options;
+    const name = request.info.name;
+    const dryRun = isDryRun(request.query);
+    const scaleResponse = (parent: JsonObject) => this.respond(request, 200, scaleOf(parent));
+    switch (request.info.verb) {
+      case 'get':
+        return scaleResponse(await registry.get(resource, namespace, name, request.query.get('resourceVersion')));
+      case 'update': {
+        const scale = this.options.codec.decode(requestRepresentation(headerValue(request.headers, 'content-type'), this.options.codec.protobufSupports('autoscaling/v1', 'Scale')), request.body);
+        const replicas = replicasFromScale(scale, name);
+        const rv = (scale.metadata as JsonObject | undefined)?.resourceVersion;
+        const parent = await registry.guaranteedUpdate(resource, namespace, name, (current) => {
+          current.spec = { ...((current.spec as JsonObject | undefined) ?? {}), replicas };
+          return current;
+        }, { dryRun, subresource: '', preconditionRv: typeof rv === 'string' && rv !== '' ? rv : undefined });
+        return scaleResponse(parent);
+      }
+      case 'patch': {
+        const contentType = (headerValue(request.headers, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
+        if (!PATCH_CONTENT_TYPES.includes(contentType)) throw errors.unsupportedMediaType(PATCH_CONTENT_TYPES);
+        const parent = await registry.guaranteedUpdate(resource, namespace, name, (current) => {
+          const patched = this.options.applyPatch(contentType, scaleOf(current), request.body);
+          const replicas = replicasFromScale(patched, name);
+          const rv = (patched.metadata as JsonObject | undefined)?.resourceVersion;
+          if (typeof rv === 'string' && rv !== '' && rv !== (current.metadata as JsonObject).resourceVersion) throw errors.staleResourceVersion({ group: resource.group, resource: resource.resource }, name);
+          current.spec = { ...((current.spec as JsonObject | undefined) ?? {}), replicas };
+          return current;
+        }, { dryRun, subresource: '' });
+        return scaleResponse(parent);
+      }
+      default:
+        throw errors.methodNotAllowed();
     }
   }
 

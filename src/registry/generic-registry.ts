@@ -363,6 +363,8 @@ export class GenericRegistry {
       next = kept;
       metadataOf(next);
     } else {
+      // Validation sees the version being replaced, as kube-apiserver fills it for unconditional updates.
+      nextMeta.resourceVersion = String(current.modRevision);
       strategy.applyDefaults(next);
       strategy.prepareForUpdate(next, old, options.subresource as '' | 'status');
       this.validationFailure(resource, strategy.validateUpdate(next, old, resource.namespaced, options.subresource as '' | 'status'), name);

@@ -184,6 +184,11 @@ export function kubectlSuite(title: string, startServer: () => Promise<{ server:
       const deployment = JSON.parse(await kubectl('get', 'deploy', 'web', '-o', 'json')) as Obj;
       expect(deployment.spec.template.spec.containers[0].image).to.equal('nginx:1.26');
       expect(deployment.metadata.generation).to.equal(2);
+      // kubectl scale patches the scale subresource; only spec.replicas changes.
+      await kubectl('scale', 'deploy', 'web', '--replicas=4');
+      expect(await kubectl('get', 'deploy', 'web', '-o', 'jsonpath={.spec.replicas}')).to.equal('4');
+      const scale = JSON.parse(await kubectl('get', '--raw', '/apis/apps/v1/namespaces/default/deployments/web/scale')) as Obj;
+      expect(scale).to.deep.include({ kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: 4 }, status: { replicas: 0, selector: 'app=web' } });
       const editor = file('editor.sh', '#!/bin/sh\nsed -i "s/z: \\"9\\"/z: \\"10\\"/" "$1"\n');
       const edited = await server.kubectl(['edit', 'cm', 'applied'], { env: { KUBE_EDITOR: `sh ${editor}` } });
       expect(edited.code, edited.stderr).to.equal(0);
