@@ -46,7 +46,8 @@ bench-raft: build
 bench-kv: build test-deps
 	node dist/bench/kv/kv-bench.js
 
-# One replica with its data in ./data; the store's etcd v3 API on 127.0.0.1:2379.
+# One replica with its data in ./data: the Kubernetes API on https://127.0.0.1:6443 (admin
+# kubeconfig in ./data/admin.kubeconfig) and the store's etcd v3 API on 127.0.0.1:2379.
 run: build
 	node bin/carina server --data-dir ./data
 
