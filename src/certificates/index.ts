@@ -20,6 +20,7 @@ export {
   issueServingCertificate,
   loadOrCreateClusterCertificates,
   pkiDirectory,
+  writeFileAtomically,
   type CertificateAndKey,
   type CertificateErrorCode,
   type CertificateOutcome,

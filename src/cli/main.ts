@@ -35,6 +35,7 @@ const SERVER_FLAGS: FlagSpec[] = [
   { name: 'min-request-timeout', kind: 'number', default: 1800, help: 'Minimum watch duration in seconds; each watch lasts a random time between this and twice it, unless timeoutSeconds is given.' },
   { name: 'service-cluster-ip-range', kind: 'string', default: '10.0.0.0/24', help: 'IPv4 CIDR from which Services get their cluster IPs (the first address is the kubernetes Service\'s).' },
   { name: 'service-node-port-range', kind: 'string', default: '30000-32767', help: 'Port range for NodePort and LoadBalancer Services.' },
+  { name: 'watch-cache-history', kind: 'duration', default: 300_000, help: 'How far back the watch cache keeps events; a watch from an older resourceVersion gets 410 Gone.' },
   { name: 'help', kind: 'boolean', default: false, help: 'Print this help.' },
 ];
 
@@ -91,6 +92,7 @@ async function main(argv: string[]): Promise<number> {
     minRequestTimeoutSeconds: flags['min-request-timeout'] as number,
     serviceClusterIpRange: flags['service-cluster-ip-range'] as string,
     advertiseAddress: flags['advertise-address'] as string,
+    watchCacheHistoryMs: flags['watch-cache-history'] as number,
     serviceNodePortRange: flags['service-node-port-range'] as string,
     identity: store !== undefined ? `member-${flags['member-id'] as number}` : `${flags['bind-address'] as string}-${flags['secure-port'] as number}`,
   }, parts, log);

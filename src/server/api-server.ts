@@ -21,6 +21,7 @@ import { ServiceAllocator, parseNodePortRange } from '../registry/service-alloca
 import { KubernetesServiceController } from '../controllers/kubernetes-service';
 import { errors } from '../util';
 import { bootstrapNamespaces, namespaceLifecycle } from './system-namespaces';
+import { adoptSharedClusterCa } from './shared-ca';
 
 export interface ApiServerConfig {
   dataDir: string;
@@ -36,6 +37,7 @@ export interface ApiServerConfig {
   serviceNodePortRange: string;
   /** Names this replica's lease in kube-system (the member id for the embedded store). */
   identity: string;
+  watchCacheHistoryMs: number;
   /** The address the `kubernetes` Endpoints publish for this replica ('' picks one, as kube-apiserver does). */
   advertiseAddress: string;
 }
@@ -81,13 +83,14 @@ export interface RunningApiServer {
 const CREATE_ON_UPDATE_KINDS = new Set(['Endpoints', 'Event', 'LimitRange', 'Lease', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding', 'EndpointSlice']);
 
 export async function startApiServer(config: ApiServerConfig, parts: ApiServerParts, log: (line: string) => void): Promise<RunningApiServer> {
+  await adoptSharedClusterCa(parts.kv, config.dataDir, log);
   const certificates = await loadOrCreateClusterCertificates(config.dataDir, {
     serving: { dnsNames: config.servingDnsNames, ipAddresses: config.servingIpAddresses },
   });
   const store = new ObjectStore(parts.kv);
   const registryHooks = { checkNamespaceForCreate: async (_namespace: string) => {} };
   const registry = new GenericRegistry(store, parts.strategyFor, registryHooks);
-  const cache = new WatchCache(store, { log });
+  const cache = new WatchCache(store, { log, historyWindowMs: config.watchCacheHistoryMs });
   cache.start();
   registry.cache = cache;
   const nodePorts = parseNodePortRange(config.serviceNodePortRange);

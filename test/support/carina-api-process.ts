@@ -71,13 +71,41 @@ export class CarinaApiProcess {
     return server;
   }
 
+  /**
+   * `size` replicas of one cluster on loopback, each serving the Kubernetes API on its own port.
+   * They share one CA through the store, so any replica's kubeconfig works with all of them.
+   */
+  static async startCluster(size: number, extraArgs: string[] = []): Promise<CarinaApiProcess[]> {
+    const root = mkdtempSync(join(tmpdir(), 'carina-api-cluster-'));
+    const ports = await distinctFreePorts(size * 3);
+    const initialCluster = Array.from({ length: size }, (_, i) => `${i + 1}@127.0.0.1:${ports[3 * i + 2]}@127.0.0.1:${ports[3 * i + 1]}`).join(',');
+    const servers = Array.from({ length: size }, (_, i) => new CarinaApiProcess(join(root, `member-${i + 1}`), ports[3 * i], [
+      join(REPO, 'bin', 'carina'), 'server',
+      '--member-id', String(i + 1),
+      '--data-dir', join(root, `member-${i + 1}`),
+      '--initial-cluster', initialCluster,
+      '--secure-port', String(ports[3 * i]),
+      '--listen-etcd-address', `127.0.0.1:${ports[3 * i + 1]}`,
+      '--election-timeout', '300ms',
+      '--heartbeat-interval', '50ms',
+      ...extraArgs,
+    ]));
+    await Promise.all(servers.map((s) => s.launch()));
+    return servers;
+  }
+
+  /** Sends SIGTERM without waiting (to observe the shutdown sequence). */
+  terminate(): void {
+    this.child?.kill('SIGTERM');
+  }
+
   /** Starts the process (again, after stop({ keepData: true })) and waits until /readyz is 200. */
   async launch(): Promise<void> {
     const child = spawn(process.execPath, this.args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     child.stdout?.on('data', (d: Buffer) => (this.log += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (this.log += d.toString()));
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + 40_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`carina server exited (${child.exitCode}):\n${this.log}`);
       if (this.log.includes('carina: ready')) {
@@ -88,7 +116,7 @@ export class CarinaApiProcess {
           // not listening yet
         }
       }
-      if (Date.now() > deadline) throw new Error(`carina server not ready in 20 s:\n${this.log}`);
+      if (Date.now() > deadline) throw new Error(`carina server not ready in 40 s:\n${this.log}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }

@@ -1,0 +1,98 @@
+/**
+ * Three `carina server` replicas of one cluster: one CA for all, writes through any replica
+ * seen by the others at the same resourceVersion, watches served by every replica, readiness
+ * that follows the store's quorum, and a shutdown that hands watchers a final bookmark.
+ */
+import { expect } from 'chai';
+import { CarinaApiProcess } from '../../support/carina-api-process';
+
+type Obj = Record<string, any>;
+
+describe('three carina server replicas', function () {
+  this.timeout(120_000);
+  let replicas: CarinaApiProcess[] = [];
+
+  before(async () => {
+    replicas = await CarinaApiProcess.startCluster(3, ['--shutdown-delay-duration', '1s']);
+  });
+
+  after(async () => {
+    await Promise.all(replicas.map((r) => r.stop()));
+  });
+
+  it('share one CA: the first replica\'s admin credentials work on every replica', async () => {
+    for (const replica of replicas) {
+      const res = await replica.request('GET', '/api/v1/namespaces/default').catch(() => undefined);
+      expect(res?.status).to.equal(200);
+      const other = await replica.kubectl(['get', 'ns', 'default', '-o', 'name']);
+      expect(other.stdout).to.equal('namespace/default\n');
+    }
+    const viaFirst = await replicas[1].kubectl(['--server', replicas[2].url, '--kubeconfig', replicas[0].kubeconfig, 'get', 'ns', 'kube-system', '-o', 'name']);
+    expect(viaFirst.stdout, viaFirst.stderr).to.equal('namespace/kube-system\n');
+  });
+
+  it('a write through one replica is read by the others at the same resourceVersion, and watched', async () => {
+    const watch = replicas[2].watch('/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0', (events) => events.some((e) => (e.object.metadata as Obj)?.name === 'shared'));
+    await new Promise((r) => setTimeout(r, 300));
+    const created = await replicas[1].request('POST', '/api/v1/namespaces/default/configmaps', { body: JSON.stringify({ metadata: { name: 'shared' }, data: { a: '1' } }) });
+    expect(created.status).to.equal(201);
+    const rv = created.json<Obj>().metadata.resourceVersion;
+    for (const replica of replicas) {
+      const got = await replica.request('GET', '/api/v1/namespaces/default/configmaps/shared');
+      expect(got.json<Obj>().metadata.resourceVersion).to.equal(rv);
+    }
+    const seen = await watch;
+    const event = seen.events.find((e) => (e.object.metadata as Obj)?.name === 'shared');
+    expect(event?.type).to.equal('ADDED');
+    expect((event?.object.metadata as Obj).resourceVersion).to.equal(rv);
+  });
+
+  it('the kubernetes Endpoints list every replica', async () => {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const endpoints = (await replicas[0].request('GET', '/api/v1/namespaces/default/endpoints/kubernetes')).json<Obj>();
+      const ports = (endpoints.subsets ?? []).map((s: Obj) => s.ports[0].port).sort();
+      if (JSON.stringify(ports) === JSON.stringify(replicas.map((r) => r.port).sort())) return;
+      if (Date.now() > deadline) throw new Error(`endpoints never listed all replicas: ${JSON.stringify(endpoints.subsets)}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  });
+
+  it('on shutdown a replica fails /readyz first, then sends watchers a bookmark they resume from elsewhere', async () => {
+    const leaving = replicas[0];
+    const watching = leaving.watch('/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0&allowWatchBookmarks=true', () => false, 15_000);
+    await new Promise((r) => setTimeout(r, 300));
+    leaving.terminate();
+    // During --shutdown-delay-duration the replica still serves, but is not ready.
+    await new Promise((r) => setTimeout(r, 300));
+    const ready = await leaving.request('GET', '/readyz?verbose');
+    expect(ready.status).to.equal(500);
+    expect(ready.text).to.contain('[-]shutdown failed');
+    const result = await watching;
+    const last = result.events[result.events.length - 1];
+    expect(last.type).to.equal('BOOKMARK');
+    const bookmarkRv = (last.object.metadata as Obj).resourceVersion as string;
+    // A write after the bookmark is seen by a watch resumed from it on another replica: no relist needed.
+    const resumed = replicas[1].watch(`/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${bookmarkRv}`, (events) => events.length > 0);
+    await replicas[2].request('POST', '/api/v1/namespaces/default/configmaps', { body: JSON.stringify({ metadata: { name: 'after-bookmark' } }) });
+    const after = await resumed;
+    expect(after.events[0].type).to.equal('ADDED');
+    expect((after.events[0].object.metadata as Obj).name).to.equal('after-bookmark');
+    await leaving.stop({ keepData: true });
+  });
+
+  it('a replica that cannot reach a quorum is not ready', async () => {
+    await replicas[1].stop({ keepData: true });
+    const survivor = replicas[2];
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const ready = await survivor.request('GET', '/readyz?verbose');
+      if (ready.status === 500) {
+        expect(ready.text).to.contain('[-]etcd failed');
+        break;
+      }
+      if (Date.now() > deadline) throw new Error('survivor stayed ready without a quorum');
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  });
+});
