@@ -3,7 +3,7 @@
  * existing dashboards work: apiserver_request_total and apiserver_request_duration_seconds with
  * the labels verb, group, version, resource, subresource, scope, component and code.
  */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface RequestLabels {
   verb: string;
@@ -36,6 +36,13 @@ export class ApiMetrics {
       registers: [this.registry],
     });
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** A gauge read at scrape time. */
+  gauge(name: string, help: string, read: () => number): void {
+    new Gauge({ name, help, registers: [this.registry], collect() {
+      this.set(read());
+    } });
   }
 
   observe(labels: RequestLabels, dryRun: boolean, seconds: number): void {

@@ -15,7 +15,7 @@ import { ApiMetrics } from '../observability/api-metrics';
 import { GenericRegistry } from '../registry/generic-registry';
 import type { ObjectStrategy } from '../registry/object-strategy';
 import type { ServedResource } from '../registry/served-resource';
-import { ObjectStore, type JsonObject } from '../storage/object-store';
+import { ObjectStore, openStoreWatchCount, type JsonObject } from '../storage/object-store';
 import { WatchCache } from '../storage/watch-cache';
 import { ServiceAllocator, parseNodePortRange } from '../registry/service-allocator';
 import { KubernetesServiceController } from '../controllers/kubernetes-service';
@@ -125,6 +125,8 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const bootstrapReady: HealthCheck = { name: 'poststarthook/bootstrap-system-namespaces', check: async () => (bootstrapped ? undefined : 'not finished') };
   const shutdown: HealthCheck = { name: 'shutdown', check: async () => (shuttingDown ? 'process is shutting down' : undefined) };
   const metrics = new ApiMetrics();
+  metrics.gauge('carina_store_watch_streams', 'Watch streams this replica holds open on the store (the watch cache needs one, whatever the number of watchers).', openStoreWatchCount);
+  metrics.gauge('carina_watch_cache_watchers', 'Watches served from this replica\'s watch cache.', () => cache.watcherCount);
   const server = new ApiHttpServer({
     bindAddress: config.bindAddress,
     port: config.securePort,

@@ -115,6 +115,13 @@ export function storeError(err: unknown): ApiError {
   return errors.internal(err);
 }
 
+let openStoreWatches = 0;
+
+/** Store watch streams open in this process (the watch cache's one, plus the controllers'). */
+export function openStoreWatchCount(): number {
+  return openStoreWatches;
+}
+
 export class ObjectStore {
   constructor(private readonly kv: KvClient) {}
 
@@ -242,6 +249,7 @@ export class ObjectStore {
     const onResponse = (response: WatchResponse) => {
       if (stopped) return;
       if (response.canceled) {
+        uncount();
         stopped = true;
         if (response.compactRevision > 0) {
           onError(errors.expired(`too old resource version: ${afterRevision} (${response.compactRevision})`));
@@ -256,10 +264,19 @@ export class ObjectStore {
       }
       onEvents(response.events.map(toWatchEvent), response.header.revision);
     };
+    openStoreWatches++;
+    let counted = true;
+    const uncount = () => {
+      if (counted) {
+        counted = false;
+        openStoreWatches--;
+      }
+    };
     handle = this.kv.watch(
       { key: bytes, rangeEnd: prefixEnd(bytes), startRevision: afterRevision + 1, prevKv: true, progressNotify: options.progressNotify },
       onResponse,
       (err) => {
+        uncount();
         if (stopped) return;
         stopped = true;
         onError(storeError(err));
@@ -267,6 +284,7 @@ export class ObjectStore {
     );
     return {
       stop: () => {
+        uncount();
         stopped = true;
         handle?.cancel();
         handle = undefined;
