@@ -5,7 +5,7 @@ TSC := node_modules/.bin/tsc
 MOCHA := node_modules/.bin/mocha
 REPORTER := dist/test/support/summary-reporter.js
 
-.PHONY: all install build test test-deps run sim soak bench bench-raft bench-kv clean
+.PHONY: all install build test test-deps run sim soak bench bench-raft bench-kv bench-api clean
 
 all: build
 
@@ -37,7 +37,7 @@ sim: build
 soak: build
 	node dist/test/sim/soak.js
 
-bench: bench-raft bench-kv
+bench: bench-raft bench-kv bench-api
 
 bench-raft: build
 	node dist/bench/raft/raft-bench.js
@@ -45,6 +45,10 @@ bench-raft: build
 # Carina and etcd 3.4, three members each on loopback with fsync on, side by side.
 bench-kv: build test-deps
 	node dist/bench/kv/kv-bench.js
+
+# The Kubernetes API layer of one replica against its own store, side by side.
+bench-api: build
+	node dist/bench/api/api-bench.js
 
 # One replica with its data in ./data: the Kubernetes API on https://127.0.0.1:6443 (admin
 # kubeconfig in ./data/admin.kubeconfig) and the store's etcd v3 API on 127.0.0.1:2379.

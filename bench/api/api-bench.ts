@@ -1,0 +1,313 @@
+/**
+ * bench/api: the Kubernetes API layer of one Carina replica against its own store, side by side
+ * in one run. The same operations are done through the API (HTTPS, HTTP/2, JSON, admin client
+ * certificate, as client-go does) and directly on the replica's etcd v3 API (what the API layer
+ * itself sends the store), so the ratio is the API layer's overhead.
+ *
+ *   create   sequential creates of a ~250-byte ConfigMap (p50, p99), and 16 in flight (ops/s)
+ *   get      sequential quorum gets (p50), and 16 in flight (ops/s)
+ *   list     10,000 ConfigMaps in pages of 500 (limit/continue), the whole list (median ms)
+ *   watch    create -> event received on an open watch (p50, p99)
+ *
+ * Run: make bench-api (ROUNDS=n repeats the whole set; medians are reported).
+ */
+import http2 from 'node:http2';
+import { readFileSync } from 'node:fs';
+import * as os from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { EtcdClient } from '../../raft/etcd/etcd-client';
+import { prefixEnd } from '../../raft/kv';
+import { CarinaApiProcess } from '../../test/support/carina-api-process';
+
+interface Figures {
+  createP50: number;
+  createP99: number;
+  createPerSecond: number;
+  getP50: number;
+  getPerSecond: number;
+  listMs: number;
+  watchP50: number;
+  watchP99: number;
+}
+
+const SEQUENTIAL = Number(process.env.SEQUENTIAL ?? 1000);
+const CONCURRENT_OPS = Number(process.env.CONCURRENT_OPS ?? 3000);
+const INFLIGHT = 16;
+const LIST_ITEMS = 10_000;
+const LIST_PAGE = 500;
+const WATCH_EVENTS = Number(process.env.WATCH_EVENTS ?? 300);
+const ROUNDS = Number(process.env.ROUNDS ?? 1);
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+}
+
+function median(values: number[]): number {
+  return percentile(values, 0.5);
+}
+
+async function timed(op: () => Promise<unknown>): Promise<number> {
+  const began = performance.now();
+  await op();
+  return performance.now() - began;
+}
+
+async function closedLoop(count: number, inflight: number, op: (i: number) => Promise<unknown>): Promise<number> {
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(Array.from({ length: inflight }, async () => {
+    while (next < count) await op(next++);
+  }));
+  return count / ((performance.now() - start) / 1000);
+}
+
+function configMap(namespace: string, name: string): string {
+  return JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels: { app: 'bench' } }, data: { payload: 'x'.repeat(120) } });
+}
+
+/** An HTTP/2 client with the admin certificate, like client-go's transport. */
+class ApiClient {
+  private readonly session: http2.ClientHttp2Session;
+
+  constructor(server: CarinaApiProcess) {
+    const pki = join(server.dataDir, 'pki');
+    this.session = http2.connect(server.url, { ca: readFileSync(join(pki, 'ca.crt')), cert: readFileSync(join(pki, 'admin.crt')), key: readFileSync(join(pki, 'admin.key')) });
+  }
+
+  request(method: string, path: string, body?: string): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const headers: http2.OutgoingHttpHeaders = { ':method': method, ':path': path, accept: 'application/json' };
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const stream = this.session.request(headers);
+      let status = 0;
+      const chunks: Buffer[] = [];
+      stream.on('response', (h) => (status = Number(h[':status'])));
+      stream.on('data', (d: Buffer) => chunks.push(d));
+      stream.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if (status >= 300) reject(new Error(`${method} ${path}: ${status} ${text}`));
+        else resolve({ status, body: text });
+      });
+      stream.on('error', reject);
+      stream.end(body);
+    });
+  }
+
+  /** Opens a watch; `onEvent` gets each parsed event. */
+  watch(path: string, onEvent: (event: { type: string; object: { metadata: { name: string } } }) => void): () => void {
+    const stream = this.session.request({ ':path': path });
+    let buffered = '';
+    stream.on('data', (d: Buffer) => {
+      buffered += d.toString('utf8');
+      let nl: number;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        if (line.trim() !== '') onEvent(JSON.parse(line));
+      }
+    });
+    stream.on('error', () => {});
+    return () => stream.close();
+  }
+
+  close(): void {
+    this.session.close();
+  }
+}
+
+async function ensureNamespace(api: ApiClient, name: string): Promise<void> {
+  await api.request('POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })).catch(() => undefined);
+}
+
+async function apiRound(server: CarinaApiProcess, round: number): Promise<Figures> {
+  const api = new ApiClient(server);
+  try {
+    const ns = `bench-${round}`;
+    await ensureNamespace(api, ns);
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    for (let i = 0; i < 50; i++) await api.request('POST', base, configMap(ns, `warm-${i}`));
+    const creates: number[] = [];
+    for (let i = 0; i < SEQUENTIAL; i++) creates.push(await timed(() => api.request('POST', base, configMap(ns, `seq-${i}`))));
+    const createPerSecond = await closedLoop(CONCURRENT_OPS, INFLIGHT, (i) => api.request('POST', base, configMap(ns, `par-${i}`)));
+    const gets: number[] = [];
+    for (let i = 0; i < SEQUENTIAL; i++) gets.push(await timed(() => api.request('GET', `${base}/seq-${i % SEQUENTIAL}`)));
+    const getPerSecond = await closedLoop(CONCURRENT_OPS, INFLIGHT, (i) => api.request('GET', `${base}/par-${i}`));
+    // 10,000 objects in their own namespace for the list.
+    const listNs = `bench-list-${round}`;
+    await ensureNamespace(api, listNs);
+    await closedLoop(LIST_ITEMS, INFLIGHT, (i) => api.request('POST', `/api/v1/namespaces/${listNs}/configmaps`, configMap(listNs, `item-${String(i).padStart(5, '0')}`)));
+    const lists: number[] = [];
+    for (let r = 0; r < 5; r++) {
+      lists.push(await timed(async () => {
+        let token = '';
+        let count = 0;
+        do {
+          const page = JSON.parse((await api.request('GET', `/api/v1/namespaces/${listNs}/configmaps?limit=${LIST_PAGE}${token ? `&continue=${token}` : ''}`)).body);
+          count += page.items.length;
+          token = page.metadata.continue ?? '';
+        } while (token !== '');
+        if (count !== LIST_ITEMS) throw new Error(`listed ${count} items, expected ${LIST_ITEMS}`);
+      }));
+    }
+    const watchNs = `bench-watch-${round}`;
+    await ensureNamespace(api, watchNs);
+    const pending = new Map<string, number>();
+    const delays: number[] = [];
+    const waiters = new Map<string, () => void>();
+    const stop = api.watch(`/api/v1/namespaces/${watchNs}/configmaps?watch=1&resourceVersion=0`, (event) => {
+      const began = pending.get(event.object.metadata.name);
+      if (began === undefined || event.type !== 'ADDED') return;
+      delays.push(performance.now() - began);
+      waiters.get(event.object.metadata.name)?.();
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    for (let i = 0; i < WATCH_EVENTS; i++) {
+      const name = `w-${i}`;
+      const seen = new Promise<void>((resolve) => waiters.set(name, resolve));
+      pending.set(name, performance.now());
+      await api.request('POST', `/api/v1/namespaces/${watchNs}/configmaps`, configMap(watchNs, name));
+      await seen;
+    }
+    stop();
+    return {
+      createP50: median(creates),
+      createP99: percentile(creates, 0.99),
+      createPerSecond,
+      getP50: median(gets),
+      getPerSecond,
+      listMs: median(lists),
+      watchP50: median(delays),
+      watchP99: percentile(delays, 0.99),
+    };
+  } finally {
+    api.close();
+  }
+}
+
+/** The same operations straight on the replica's store, as the API layer issues them. */
+async function storeRound(endpoint: string, round: number): Promise<Figures> {
+  const kv = new EtcdClient({ endpoints: [endpoint] });
+  try {
+    const enc = (s: string) => Buffer.from(s);
+    const create = (key: string, value: string) => kv.txn({
+      compare: [{ key: enc(key), target: 'CREATE', createRevision: 0, result: 'EQUAL' }],
+      success: [{ requestPut: { key: enc(key), value: enc(value) } }],
+      failure: [],
+    });
+    const base = `/bench-store/${round}/configmaps/`;
+    for (let i = 0; i < 50; i++) await create(`${base}warm-${i}`, configMap('x', `warm-${i}`));
+    const creates: number[] = [];
+    for (let i = 0; i < SEQUENTIAL; i++) creates.push(await timed(() => create(`${base}seq-${i}`, configMap('x', `seq-${i}`))));
+    const createPerSecond = await closedLoop(CONCURRENT_OPS, INFLIGHT, (i) => create(`${base}par-${i}`, configMap('x', `par-${i}`)));
+    const gets: number[] = [];
+    for (let i = 0; i < SEQUENTIAL; i++) gets.push(await timed(() => kv.range({ key: enc(`${base}seq-${i}`) })));
+    const getPerSecond = await closedLoop(CONCURRENT_OPS, INFLIGHT, (i) => kv.range({ key: enc(`${base}par-${i}`) }));
+    const listPrefix = `/bench-store/${round}/list/`;
+    await closedLoop(LIST_ITEMS, INFLIGHT, (i) => create(`${listPrefix}item-${String(i).padStart(5, '0')}`, configMap('x', `item-${i}`)));
+    const lists: number[] = [];
+    const end = Buffer.from(prefixEnd(enc(listPrefix)));
+    for (let r = 0; r < 5; r++) {
+      lists.push(await timed(async () => {
+        let from: Buffer = enc(listPrefix);
+        let count = 0;
+        let revision = 0;
+        for (;;) {
+          const page = await kv.range({ key: from, rangeEnd: end, limit: LIST_PAGE + 1, revision: revision || undefined });
+          revision = page.header.revision;
+          // Each item is decoded, as the API layer must.
+          for (const item of page.kvs.slice(0, LIST_PAGE)) JSON.parse(Buffer.from(item.value).toString('utf8'));
+          count += Math.min(page.kvs.length, LIST_PAGE);
+          if (page.kvs.length <= LIST_PAGE) break;
+          from = Buffer.from(page.kvs[LIST_PAGE].key);
+        }
+        if (count !== LIST_ITEMS) throw new Error(`listed ${count} keys, expected ${LIST_ITEMS}`);
+      }));
+    }
+    const watchPrefix = `/bench-store/${round}/watch/`;
+    const pending = new Map<string, number>();
+    const delays: number[] = [];
+    const waiters = new Map<string, () => void>();
+    const handle = kv.watch({ key: enc(watchPrefix), rangeEnd: prefixEnd(enc(watchPrefix)) }, (response) => {
+      for (const event of response.events) {
+        const key = Buffer.from(event.kv.key).toString('utf8');
+        const began = pending.get(key);
+        if (began === undefined) continue;
+        delays.push(performance.now() - began);
+        waiters.get(key)?.();
+      }
+    });
+    await handle.watchId;
+    for (let i = 0; i < WATCH_EVENTS; i++) {
+      const key = `${watchPrefix}w-${i}`;
+      const seen = new Promise<void>((resolve) => waiters.set(key, resolve));
+      pending.set(key, performance.now());
+      await create(key, configMap('x', `w-${i}`));
+      await seen;
+    }
+    await handle.cancel();
+    return {
+      createP50: median(creates),
+      createP99: percentile(creates, 0.99),
+      createPerSecond,
+      getP50: median(gets),
+      getPerSecond,
+      listMs: median(lists),
+      watchP50: median(delays),
+      watchP99: percentile(delays, 0.99),
+    };
+  } finally {
+    await kv.close();
+  }
+}
+
+function medianOf(rounds: Figures[], key: keyof Figures): number {
+  return median(rounds.map((r) => r[key]));
+}
+
+async function main(): Promise<void> {
+  const server = await CarinaApiProcess.start({ extraArgs: ['--auto-compaction-interval', '0'] });
+  const etcdEndpoint = /etcd v3 API \(the store\) on http:\/\/(\S+)/.exec(server.log)?.[1];
+  if (etcdEndpoint === undefined) throw new Error(`no etcd endpoint in:\n${server.log}`);
+  const apiRounds: Figures[] = [];
+  const storeRounds: Figures[] = [];
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      process.stderr.write(`round ${round + 1}/${ROUNDS}: store\n`);
+      storeRounds.push(await storeRound(etcdEndpoint, round));
+      process.stderr.write(`round ${round + 1}/${ROUNDS}: API\n`);
+      apiRounds.push(await apiRound(server, round));
+    }
+  } finally {
+    await server.stop();
+  }
+  const rows: Array<[string, keyof Figures, string, boolean]> = [
+    ['create, sequential, p50', 'createP50', 'ms', false],
+    ['create, sequential, p99', 'createP99', 'ms', false],
+    [`create, ${INFLIGHT} in flight`, 'createPerSecond', 'ops/s', true],
+    ['get (quorum), sequential, p50', 'getP50', 'ms', false],
+    [`get (quorum), ${INFLIGHT} in flight`, 'getPerSecond', 'ops/s', true],
+    [`list ${LIST_ITEMS} ConfigMaps, limit ${LIST_PAGE}`, 'listMs', 'ms', false],
+    ['watch delivery, p50', 'watchP50', 'ms', false],
+    ['watch delivery, p99', 'watchP99', 'ms', false],
+  ];
+  const lines = [
+    `bench/api: one Carina replica, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${ROUNDS} round(s), medians`,
+    '',
+    '| operation | Kubernetes API | store (etcd v3 API) | API / store |',
+    '|---|---:|---:|---:|',
+  ];
+  for (const [label, key, unit, higherIsBetter] of rows) {
+    const a = medianOf(apiRounds, key);
+    const s = medianOf(storeRounds, key);
+    const ratio = higherIsBetter ? s / a : a / s;
+    lines.push(`| ${label} | ${a.toFixed(unit === 'ops/s' ? 0 : 2)} ${unit} | ${s.toFixed(unit === 'ops/s' ? 0 : 2)} ${unit} | ${ratio.toFixed(2)}x ${higherIsBetter ? 'slower' : 'the time'} |`);
+  }
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+main().catch((err) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});
