@@ -78,6 +78,11 @@ export class ResourceHandler {
     for (const stream of [...this.activeWatches]) stream.closeWithBookmark();
   }
 
+  /** True when the request names a resource this server serves. */
+  serves(info: ResourceRequestInfo): boolean {
+    return this.options.resolver.lookup(info.group, info.version, info.resource) !== undefined;
+  }
+
   resolve(info: ResourceRequestInfo): ServedResource {
     const resource = this.options.resolver.lookup(info.group, info.version, info.resource);
     if (resource === undefined) throw errors.pathNotFound();

@@ -10,6 +10,7 @@ import { ApiError, errors } from '../util';
 import type { ResourceHandler } from '../endpoints/resource-handler';
 import type { WatchSink } from '../endpoints/watch-stream';
 import type { ApiMetrics } from '../observability/api-metrics';
+import { deprecationOf } from '../apis/deprecations';
 import { runHealthChecks, type HealthCheck } from './health-checks';
 import { negotiateResponse } from './negotiation';
 import { parseRequestInfo, type RequestInfo } from './request-info';
@@ -238,6 +239,11 @@ export class ApiHttpServer {
         return this.sendCached(req, res, doc.body, doc.etag);
       }
       throw errors.pathNotFound();
+    }
+    const deprecation = deprecationOf(info.group, info.version, info.resource);
+    if (deprecation !== undefined && this.options.handler.serves(info)) {
+      res.setHeader('Warning', `299 - "${deprecation.warning}"`);
+      this.options.metrics.deprecatedApiRequested({ group: info.group, version: info.version, resource: info.resource, subresource: info.subresource, removedRelease: deprecation.removedRelease });
     }
     const body = method === 'GET' || method === 'HEAD' ? Buffer.alloc(0) : await this.readBody(req);
     const request = { method, info, query: url.searchParams, headers: req.headers as Record<string, string | string[] | undefined>, body, user };

@@ -19,6 +19,7 @@ export class ApiMetrics {
   readonly registry = new Registry();
   private readonly requests: Counter;
   private readonly durations: Histogram;
+  private readonly deprecated: Gauge;
 
   constructor() {
     this.requests = new Counter({
@@ -35,7 +36,17 @@ export class ApiMetrics {
       buckets: [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60],
       registers: [this.registry],
     });
+    this.deprecated = new Gauge({
+      name: 'apiserver_requested_deprecated_apis',
+      help: 'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.',
+      labelNames: ['group', 'version', 'resource', 'subresource', 'removed_release'],
+      registers: [this.registry],
+    });
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  deprecatedApiRequested(labels: { group: string; version: string; resource: string; subresource: string; removedRelease: string }): void {
+    this.deprecated.set({ group: labels.group, version: labels.version, resource: labels.resource, subresource: labels.subresource, removed_release: labels.removedRelease }, 1);
   }
 
   /** A gauge read at scrape time. */

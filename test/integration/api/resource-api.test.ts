@@ -249,6 +249,50 @@ describe('resource API over HTTPS (one carina server)', function () {
     expect(metrics.text).to.contain('apiserver_request_duration_seconds_bucket');
   });
 
+  it('patches with merge patch and JSON patch; a failed JSON patch test is 422 and changes nothing', async () => {
+    await server.request('POST', CM, { body: configMap('patched', { a: '1', b: '2' }) });
+    const merged = await server.request('PATCH', `${CM}/patched`, { body: JSON.stringify({ data: { a: null, c: '3' } }), headers: { 'Content-Type': 'application/merge-patch+json' } });
+    expect(merged.status).to.equal(200);
+    expect(merged.json<Obj>().data).to.deep.equal({ b: '2', c: '3' });
+    const jsonPatched = await server.request('PATCH', `${CM}/patched`, { body: JSON.stringify([{ op: 'replace', path: '/data/b', value: 'two' }]), headers: { 'Content-Type': 'application/json-patch+json' } });
+    expect(jsonPatched.json<Obj>().data).to.deep.equal({ b: 'two', c: '3' });
+    const failedTest = await server.request('PATCH', `${CM}/patched`, { body: JSON.stringify([{ op: 'test', path: '/data/b', value: 'nope' }, { op: 'remove', path: '/data/c' }]), headers: { 'Content-Type': 'application/json-patch+json' } });
+    expect(failedTest.status).to.equal(422);
+    expect((await server.request('GET', `${CM}/patched`)).json<Obj>().data).to.deep.equal({ b: 'two', c: '3' });
+    const wrongType = await server.request('PATCH', `${CM}/patched`, { body: '{}', headers: { 'Content-Type': 'text/plain' } });
+    expect(wrongType.status).to.equal(415);
+  });
+
+  it('deletes a collection by label selector, leaving the rest', async () => {
+    await server.request('POST', '/api/v1/namespaces', { body: JSON.stringify({ metadata: { name: 'sweep' } }) });
+    for (const [name, tier] of [['s1', 'gone'], ['s2', 'gone'], ['s3', 'kept']]) {
+      await server.request('POST', '/api/v1/namespaces/sweep/configmaps', { body: configMap(name, {}, { tier }) });
+    }
+    const res = await server.request('DELETE', '/api/v1/namespaces/sweep/configmaps?labelSelector=tier%3Dgone');
+    expect(res.status).to.equal(200);
+    expect(res.json<Obj>()).to.deep.include({ kind: 'Status', status: 'Success' });
+    const left = (await server.request('GET', '/api/v1/namespaces/sweep/configmaps')).json<Obj>();
+    expect(left.items.map((i: Obj) => i.metadata.name)).to.deep.equal(['s3']);
+  });
+
+  it('answers 405 for a verb the resource path does not take', async () => {
+    const res = await server.request('POST', `${CM}/some-name`, { body: configMap('some-name') });
+    expect(res.status).to.equal(405);
+    expect(res.json<Obj>()).to.deep.include({ reason: 'MethodNotAllowed', code: 405 });
+    const namespaces = await server.request('DELETE', '/api/v1/namespaces');
+    expect(namespaces.status).to.equal(405);
+  });
+
+  it('warns on a deprecated API version and counts it in apiserver_requested_deprecated_apis', async () => {
+    const res = await server.request('GET', '/apis/autoscaling/v2beta2/namespaces/default/horizontalpodautoscalers');
+    expect(res.status).to.equal(200);
+    expect(res.headers.warning).to.equal('299 - "autoscaling/v2beta2 HorizontalPodAutoscaler is deprecated in v1.23+, unavailable in v1.26+; use autoscaling/v2 HorizontalPodAutoscaler"');
+    const current = await server.request('GET', '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers');
+    expect(current.headers.warning).to.equal(undefined);
+    const metrics = (await server.request('GET', '/metrics')).text;
+    expect(metrics).to.match(/apiserver_requested_deprecated_apis\{group="autoscaling",version="v2beta2",resource="horizontalpodautoscalers",subresource="",removed_release="1.26"\} 1/);
+  });
+
   it('authenticates with the client certificate; an unknown certificate is 401', async () => {
     const anonymous = await server.request('GET', '/api/v1/namespaces', { anonymous: true });
     // Authorization is allow-all until the authorization issue; the request is served as system:anonymous.

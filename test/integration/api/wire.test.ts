@@ -26,7 +26,7 @@ describe('wire details of carina server', function () {
   const codec = ProtobufCodec.load();
 
   before(async () => {
-    server = await CarinaApiProcess.start({ extraArgs: ['--watch-cache-history', '1s'] });
+    server = await CarinaApiProcess.start({ extraArgs: ['--watch-cache-history', '1s', '--auto-compaction-interval', '1s', '--auto-compaction-retention', '1s'] });
   });
 
   after(async () => {
@@ -137,6 +137,20 @@ describe('wire details of carina server', function () {
     expect(res.events[0].type).to.equal('ERROR');
     expect(res.events[0].object).to.deep.include({ kind: 'Status', code: 410, reason: 'Expired' });
     expect(String(res.events[0].object.message)).to.match(/^too old resource version: \d+ \(\d+\)$/);
+  });
+
+  it('answers 410 Expired for a continue token whose version has been compacted', async () => {
+    for (let i = 0; i < 3; i++) await server.request('POST', '/api/v1/namespaces/default/configmaps', { body: JSON.stringify({ metadata: { name: `page-${i}` } }) });
+    const first = (await server.request('GET', '/api/v1/namespaces/default/configmaps?limit=1')).json<Obj>();
+    expect(first.metadata.continue).to.be.a('string');
+    // Auto-compaction (1 s retention here) removes the first chunk's version.
+    await new Promise((r) => setTimeout(r, 3500));
+    await server.request('POST', '/api/v1/namespaces/default/configmaps', { body: JSON.stringify({ metadata: { name: 'page-late' } }) });
+    await new Promise((r) => setTimeout(r, 1500));
+    const next = await server.request('GET', `/api/v1/namespaces/default/configmaps?limit=1&continue=${first.metadata.continue}`);
+    expect(next.status).to.equal(410);
+    expect(next.json<Obj>()).to.deep.include({ reason: 'Expired', code: 410 });
+    expect(next.json<Obj>().message).to.contain('The provided continue parameter is too old to display a consistent list result.');
   });
 
   it('serves a hundred watchers from one store stream', async () => {

@@ -1,0 +1,128 @@
+import { expect } from 'chai';
+import { BodyCodec } from '../../../../src/http/body-codec';
+import type { GenericRegistry } from '../../../../src/registry/generic-registry';
+import type { ServedResource } from '../../../../src/registry/served-resource';
+import type { JsonObject, ObjectStore, StoreWatchEvent } from '../../../../src/storage/object-store';
+import { WatchCache } from '../../../../src/storage/watch-cache';
+import { WatchStream, type WatchSink } from '../../../../src/endpoints/watch-stream';
+
+const CONFIGMAPS: ServedResource = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', listKind: 'ConfigMapList', namespaced: true, verbs: ['watch'], subresources: [] };
+
+class FakeStore {
+  deliver?: (events: StoreWatchEvent[], revision: number) => void;
+  async list() {
+    return { items: [], revision: 10, remaining: 0 };
+  }
+  watch(_p: string, _a: number, onEvents: (events: StoreWatchEvent[], revision: number) => void) {
+    this.deliver = onEvents;
+    return { stop() {} };
+  }
+  async currentRevision() {
+    return 10;
+  }
+}
+
+class RecordingSink implements WatchSink {
+  chunks: Buffer[] = [];
+  ended = false;
+  buffered = 0;
+  private closers: Array<() => void> = [];
+  start() {}
+  write(chunk: Buffer) {
+    this.chunks.push(chunk);
+    return true;
+  }
+  end() {
+    this.ended = true;
+  }
+  onClose(cb: () => void) {
+    this.closers.push(cb);
+  }
+  bufferedBytes() {
+    return this.buffered;
+  }
+  events(): Array<{ type: string; object: JsonObject }> {
+    return Buffer.concat(this.chunks).toString('utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+  }
+}
+
+function added(name: string, revision: number, labels: Record<string, string> = {}): StoreWatchEvent {
+  return { type: 'ADDED', key: `/registry/configmaps/default/${name}`, object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', labels, resourceVersion: String(revision) } }, revision, size: 10 };
+}
+
+async function readyCache(): Promise<{ cache: WatchCache; store: FakeStore }> {
+  const store = new FakeStore();
+  const cache = new WatchCache(store as unknown as ObjectStore);
+  cache.start();
+  await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setImmediate(r));
+  return { cache, store };
+}
+
+function stream(cache: WatchCache, store: FakeStore, extra: Partial<ConstructorParameters<typeof WatchStream>[0]> = {}): WatchStream {
+  return new WatchStream({
+    registry: { listPrefix: () => '/registry/configmaps/default/' } as unknown as GenericRegistry,
+    store: store as unknown as ObjectStore,
+    codec: new BodyCodec(),
+    resource: CONFIGMAPS,
+    namespace: 'default',
+    name: '',
+    representation: 'json',
+    resourceVersion: '10',
+    resourceVersionMatch: '',
+    allowBookmarks: false,
+    sendInitialEvents: false,
+    timeoutMs: 5000,
+    cache,
+    ...extra,
+  });
+}
+
+describe('WatchStream', () => {
+  it('closes a watcher that cannot keep up instead of buffering without bound', async () => {
+    const { cache, store } = await readyCache();
+    const sink = new RecordingSink();
+    const running = stream(cache, store, { maxBufferedBytes: 1000 }).run(sink);
+    await new Promise((r) => setImmediate(r));
+    store.deliver?.([added('a', 11)], 11);
+    sink.buffered = 5000;
+    store.deliver?.([added('b', 12)], 12);
+    store.deliver?.([added('c', 13)], 13);
+    await running;
+    expect(sink.ended).to.equal(true);
+    // What was written before the overflow is a prefix the client resumes after.
+    expect(sink.events().map((e) => (e.object.metadata as JsonObject).name)).to.deep.equal(['a', 'b']);
+    cache.stop();
+  });
+
+  it('reports an object leaving the selector as DELETED and one entering it as ADDED', async () => {
+    const { cache, store } = await readyCache();
+    const sink = new RecordingSink();
+    const filter = (o: JsonObject) => ((o.metadata as JsonObject).labels as Record<string, string> | undefined)?.tier === 'web';
+    const running = stream(cache, store, { filter, timeoutMs: 300 }).run(sink);
+    await new Promise((r) => setImmediate(r));
+    store.deliver?.([added('a', 11, { tier: 'db' })], 11);
+    const into = { ...added('a', 12, { tier: 'web' }), type: 'MODIFIED' as const, previous: added('a', 11, { tier: 'db' }).object };
+    store.deliver?.([into], 12);
+    const out = { ...added('a', 13, { tier: 'db' }), type: 'MODIFIED' as const, previous: into.object };
+    store.deliver?.([out], 13);
+    await running;
+    expect(sink.events().map((e) => e.type)).to.deep.equal(['ADDED', 'DELETED']);
+    cache.stop();
+  });
+
+  it('sends a final bookmark when the server closes it', async () => {
+    const { cache, store } = await readyCache();
+    const sink = new RecordingSink();
+    const watch = stream(cache, store, { allowBookmarks: true });
+    const running = watch.run(sink);
+    await new Promise((r) => setImmediate(r));
+    store.deliver?.([added('a', 11)], 11);
+    watch.closeWithBookmark();
+    await running;
+    const events = sink.events();
+    expect(events.map((e) => e.type)).to.deep.equal(['ADDED', 'BOOKMARK']);
+    expect((events[1].object.metadata as JsonObject).resourceVersion).to.equal('11');
+    cache.stop();
+  });
+});

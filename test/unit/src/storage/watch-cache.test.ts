@@ -1,0 +1,146 @@
+import { expect } from 'chai';
+import { ApiError } from '../../../../src/util';
+import type { ApiError as ApiErrorType } from '../../../../src/util';
+import type { JsonObject, ObjectStore, StoreWatchEvent } from '../../../../src/storage/object-store';
+import { WatchCache, encodedEvent, type CachedEvent } from '../../../../src/storage/watch-cache';
+
+/** A store whose list and watch the test drives by hand. */
+class FakeStore {
+  listRelease?: () => void;
+  listGate: Promise<void> = Promise.resolve();
+  items: Array<{ key: string; object: JsonObject; modRevision: number }> = [];
+  revision = 10;
+  deliver?: (events: StoreWatchEvent[], revision: number) => void;
+  fail?: (err: ApiErrorType) => void;
+  watchesOpened = 0;
+
+  async list() {
+    await this.listGate;
+    return { items: this.items, revision: this.revision, remaining: 0 };
+  }
+
+  watch(_prefix: string, _after: number, onEvents: (events: StoreWatchEvent[], revision: number) => void, onError: (err: ApiErrorType) => void) {
+    this.watchesOpened++;
+    this.deliver = onEvents;
+    this.fail = onError;
+    return { stop() {} };
+  }
+
+  async currentRevision() {
+    return this.revision;
+  }
+}
+
+function cm(name: string, rv: number): JsonObject {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', resourceVersion: String(rv) } };
+}
+
+function event(type: 'ADDED' | 'MODIFIED' | 'DELETED', name: string, revision: number): StoreWatchEvent {
+  return { type, key: `/registry/configmaps/default/${name}`, object: cm(name, revision), revision, size: 100 };
+}
+
+async function settle(): Promise<void> {
+  await new Promise((r) => setImmediate(r));
+}
+
+describe('WatchCache', () => {
+  it('answers 429 with Retry-After while it is filling, then serves from memory', async () => {
+    const store = new FakeStore();
+    store.listGate = new Promise((resolve) => (store.listRelease = resolve));
+    store.items = [{ key: '/registry/configmaps/default/a', object: cm('a', 5), modRevision: 5 }];
+    const cache = new WatchCache(store as unknown as ObjectStore);
+    cache.start();
+    await settle();
+    try {
+      cache.list('/registry/configmaps/');
+      expect.fail('served while filling');
+    } catch (err) {
+      expect((err as ApiError).code).to.equal(429);
+      expect((err as ApiError).retryAfterSeconds).to.equal(1);
+    }
+    store.listRelease?.();
+    await settle();
+    await settle();
+    expect(cache.isReady).to.equal(true);
+    expect(cache.list('/registry/configmaps/').items.map((o) => (o.metadata as JsonObject).name)).to.deep.equal(['a']);
+    expect(store.watchesOpened).to.equal(1);
+    cache.stop();
+  });
+
+  it('replays history after a version, then follows live, and forgets beyond its window', async () => {
+    const store = new FakeStore();
+    let now = 0;
+    const cache = new WatchCache(store as unknown as ObjectStore, { historyWindowMs: 1000, now: () => now });
+    cache.start();
+    await settle();
+    await settle();
+    store.deliver?.([event('ADDED', 'a', 11)], 11);
+    store.deliver?.([event('ADDED', 'b', 12)], 12);
+    const seen: string[] = [];
+    const sub = cache.subscribe('/registry/configmaps/', 11, (e) => seen.push(`${e.type} ${(e.object.metadata as JsonObject).name}`), () => {});
+    store.deliver?.([event('MODIFIED', 'a', 13)], 13);
+    expect(seen).to.deep.equal(['ADDED b', 'MODIFIED a']);
+    sub.cancel();
+    // Two seconds later the events of revisions 11-13 are out of the window.
+    now = 2000;
+    store.deliver?.([event('ADDED', 'c', 14)], 14);
+    try {
+      cache.subscribe('/registry/configmaps/', 11, () => {}, () => {});
+      expect.fail('subscribed before the window');
+    } catch (err) {
+      expect((err as ApiError).code).to.equal(410);
+      expect((err as ApiError).message).to.match(/^too old resource version: 11 \(1[34]\)$/);
+    }
+    cache.stop();
+  });
+
+  it('waits for a version it has not reached, and 504s when it never comes', async () => {
+    const store = new FakeStore();
+    const cache = new WatchCache(store as unknown as ObjectStore);
+    cache.start();
+    await settle();
+    await settle();
+    const waiting = cache.waitForRevision(12, 1000);
+    store.deliver?.([event('ADDED', 'a', 12)], 12);
+    await waiting;
+    try {
+      await cache.waitForRevision(99, 50);
+      expect.fail('no timeout');
+    } catch (err) {
+      expect((err as ApiError).code).to.equal(504);
+      expect((err as ApiError).message).to.contain('Too large resource version');
+    }
+    cache.stop();
+  });
+
+  it('serializes an event once per form, whatever the number of watchers', () => {
+    const e = event('ADDED', 'a', 1) as CachedEvent;
+    let encodes = 0;
+    const encode = () => {
+      encodes++;
+      return Buffer.from('bytes');
+    };
+    const first = encodedEvent(e, 'v1|ADDED|json', encode);
+    for (let i = 0; i < 1000; i++) expect(encodedEvent(e, 'v1|ADDED|json', encode)).to.equal(first);
+    encodedEvent(e, 'v1|ADDED|protobuf', encode);
+    expect(encodes).to.equal(2);
+  });
+
+  it('drops its watchers and refills when the store watch fails', async () => {
+    const store = new FakeStore();
+    const cache = new WatchCache(store as unknown as ObjectStore);
+    cache.start();
+    await settle();
+    await settle();
+    let reset = false;
+    cache.subscribe('/registry/', 10, () => {}, () => (reset = true));
+    store.fail?.(new ApiError(410, 'Expired', 'compacted'));
+    expect(reset).to.equal(true);
+    expect(cache.isReady).to.equal(false);
+    await settle();
+    await settle();
+    expect(cache.isReady).to.equal(true);
+    expect(store.watchesOpened).to.equal(2);
+    cache.stop();
+  });
+});
