@@ -57,3 +57,14 @@ async function runOne(check: HealthCheck): Promise<string | undefined> {
     return (err as Error).message;
   }
 }
+
+/**
+ * A start-up hook as /livez sees it: unfinished counts as healthy during `gracePeriodMs` after
+ * start (--livez-grace-period), failed after; /readyz uses gracePeriodMs 0.
+ */
+export function startupHookCheck(name: string, finished: () => boolean, gracePeriodMs: number, startedAtMs: number, now: () => number = Date.now): HealthCheck {
+  return {
+    name,
+    check: async () => (finished() || now() - startedAtMs < gracePeriodMs ? undefined : 'not finished'),
+  };
+}

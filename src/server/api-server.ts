@@ -10,7 +10,7 @@ import { apiServerUrl, loadOrCreateClusterCertificates, writeAdminKubeconfig } f
 import { ResourceHandler, type ResourceResolver, type SelectorFilterFactory } from '../endpoints/resource-handler';
 import { ApiHttpServer, type DiscoveryDocuments } from '../http/api-http-server';
 import { BodyCodec, type ProtobufObjectCodec } from '../http/body-codec';
-import type { HealthCheck } from '../http/health-checks';
+import { startupHookCheck, type HealthCheck } from '../http/health-checks';
 import { ApiMetrics } from '../observability/api-metrics';
 import { GenericRegistry } from '../registry/generic-registry';
 import type { ObjectStrategy } from '../registry/object-strategy';
@@ -116,13 +116,8 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const ping: HealthCheck = { name: 'ping', check: async () => undefined };
   const logCheck: HealthCheck = { name: 'log', check: async () => undefined };
   const etcd: HealthCheck = { name: 'etcd', check: parts.storeHealthy };
-  const bootstrap: HealthCheck = {
-    name: 'poststarthook/bootstrap-system-namespaces',
-    // During the grace period an unfinished start-up hook counts as healthy for liveness.
-    check: async () => (bootstrapped || Date.now() - startedAt < config.livezGracePeriodMs ? undefined : 'not finished'),
-  };
-  const watchCacheReady: HealthCheck = { name: 'informer-sync', check: async () => (cache.isReady ? undefined : 'watch cache filling') };
-  const bootstrapReady: HealthCheck = { name: 'poststarthook/bootstrap-system-namespaces', check: async () => (bootstrapped ? undefined : 'not finished') };
+  const bootstrap = startupHookCheck('poststarthook/bootstrap-system-namespaces', () => bootstrapped, config.livezGracePeriodMs, startedAt);
+  const bootstrapReady = startupHookCheck('poststarthook/bootstrap-system-namespaces', () => bootstrapped, 0, startedAt);
   const shutdown: HealthCheck = { name: 'shutdown', check: async () => (shuttingDown ? 'process is shutting down' : undefined) };
   const metrics = new ApiMetrics();
   metrics.gauge('carina_store_watch_streams', 'Watch streams this replica holds open on the store (the watch cache needs one, whatever the number of watchers).', openStoreWatchCount);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { runHealthChecks, type HealthCheck } from '../../../../src/http/health-checks';
+import { runHealthChecks, startupHookCheck, type HealthCheck } from '../../../../src/http/health-checks';
 
 const ok = (name: string): HealthCheck => ({ name, check: async () => undefined });
 const bad = (name: string): HealthCheck => ({ name, check: async () => 'down' });
@@ -25,5 +25,20 @@ describe('health checks', () => {
     expect(await runHealthChecks('livez', [ok('ping'), bad('etcd')], new URLSearchParams(), 'ping')).to.deep.equal({ status: 200, body: 'ok' });
     expect((await runHealthChecks('livez', [ok('ping'), bad('etcd')], new URLSearchParams(), 'etcd'))?.status).to.equal(500);
     expect(await runHealthChecks('livez', [ok('ping')], new URLSearchParams(), 'nope')).to.equal(undefined);
+  });
+});
+
+describe('start-up hooks and --livez-grace-period', () => {
+  it('counts an unfinished hook as live during the grace period only', async () => {
+    let now = 1000;
+    let done = false;
+    const hook = startupHookCheck('poststarthook/x', () => done, 5000, 1000, () => now);
+    expect(await hook.check()).to.equal(undefined);
+    now = 7000;
+    expect(await hook.check()).to.equal('not finished');
+    done = true;
+    expect(await hook.check()).to.equal(undefined);
+    const ready = startupHookCheck('poststarthook/x', () => false, 0, 1000, () => 1000);
+    expect(await ready.check()).to.equal('not finished');
   });
 });
