@@ -118,6 +118,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const etcd: HealthCheck = { name: 'etcd', check: parts.storeHealthy };
   const bootstrap = startupHookCheck('poststarthook/bootstrap-system-namespaces', () => bootstrapped, config.livezGracePeriodMs, startedAt);
   const bootstrapReady = startupHookCheck('poststarthook/bootstrap-system-namespaces', () => bootstrapped, 0, startedAt);
+  const watchCacheReady: HealthCheck = { name: 'informer-sync', check: async () => (cache.isReady ? undefined : 'watch cache filling') };
   const shutdown: HealthCheck = { name: 'shutdown', check: async () => (shuttingDown ? 'process is shutting down' : undefined) };
   const metrics = new ApiMetrics();
   metrics.gauge('carina_store_watch_streams', 'Watch streams this replica holds open on the store (the watch cache needs one, whatever the number of watchers).', openStoreWatchCount);
