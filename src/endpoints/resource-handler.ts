@@ -126,7 +126,7 @@ export class ResourceHandler {
       }
       case 'list':
         if (!verbAllowed('list')) throw errors.methodNotAllowed();
-        return this.list(request, resource, namespace);
+        return this.list(request, resource, namespace, sink);
       case 'watch': {
         if (!verbAllowed('watch')) throw errors.methodNotAllowed();
         if (sink === undefined) throw errors.internal(new Error('watch without a stream'));
@@ -261,9 +261,30 @@ export class ResourceHandler {
     return options;
   }
 
-  private async list(request: ApiRequest, resource: ServedResource, namespace: string): Promise<ApiResponse> {
+  private async list(request: ApiRequest, resource: ServedResource, namespace: string, sink?: WatchSink): Promise<ApiResponse | undefined> {
     const plan = planList(request.query);
     const filter = this.options.selectorFilter(resource, request.query.get('labelSelector') ?? '', request.query.get('fieldSelector') ?? '');
+    const choice = negotiateResponse(headerValue(request.headers, 'accept'), this.options.codec.protobufSupports(apiVersionOf(resource), resource.listKind));
+    const pretty = choice.pretty || (request.query.has('pretty') && request.query.get('pretty') !== 'false' && request.query.get('pretty') !== '0');
+    if (sink !== undefined && plan.limit === 0 && choice.representation === 'json' && !pretty) {
+      // Large unpaged lists are written item by item, never held whole as one string.
+      let started = false;
+      let first = true;
+      await this.options.registry.list(resource, namespace, plan, filter, async (items, resourceVersion) => {
+        if (!started) {
+          started = true;
+          sink.start('application/json');
+          sink.write(Buffer.from(`{"kind":${JSON.stringify(resource.listKind)},"apiVersion":${JSON.stringify(apiVersionOf(resource))},"metadata":{"resourceVersion":${JSON.stringify(resourceVersion)}},"items":[`));
+        }
+        for (const item of items) {
+          if (!sink.write(Buffer.from((first ? '' : ',') + JSON.stringify(item)))) await sink.drained();
+          first = false;
+        }
+      });
+      sink.write(Buffer.from(']}\n'));
+      sink.end();
+      return undefined;
+    }
     const result = await this.options.registry.list(resource, namespace, plan, filter);
     const metadata: JsonObject = { resourceVersion: result.resourceVersion };
     if (result.continue !== undefined) metadata.continue = result.continue;

@@ -24,6 +24,8 @@ export interface WatchSink {
   onClose(callback: () => void): void;
   /** Bytes written but not yet taken by the socket. */
   bufferedBytes(): number;
+  /** Resolves when the socket has taken what was buffered (or the client left). */
+  drained(): Promise<void>;
 }
 
 export interface WatchStreamOptions {

@@ -252,7 +252,8 @@ export class ApiHttpServer {
       await this.options.handler.handle(request, sink);
       return 200;
     }
-    const response = await this.options.handler.handle(request);
+    const response = await this.options.handler.handle(request, info.verb === 'list' ? this.watchSink(res) : undefined);
+    if (response === undefined && info.verb === 'list') return 200;
     if (response === undefined) throw errors.internal(new Error('no response'));
     res.writeHead(response.status, { ...response.headers, 'Cache-Control': 'no-cache, private' });
     res.end(response.body);
@@ -294,6 +295,13 @@ export class ApiHttpServer {
       },
       write: (chunk) => (closed ? false : (res as ServerResponse).write(chunk)),
       bufferedBytes: () => (res as ServerResponse).writableLength ?? 0,
+      drained: () => new Promise<void>((resolve) => {
+        if (closed || !(res as ServerResponse).writableNeedDrain) resolve();
+        else {
+          (res as ServerResponse).once('drain', () => resolve());
+          closeCallbacks.push(resolve);
+        }
+      }),
       end: endStream,
       onClose: (cb) => {
         if (closed) cb();

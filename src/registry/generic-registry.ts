@@ -44,6 +44,8 @@ export type DeleteResult =
 /** How long a read waits for this replica to reach a resourceVersion before answering 504. */
 const FUTURE_VERSION_WAIT_MS = 3000;
 const UPDATE_RETRIES = 16;
+/** Items per page when an unpaged list is streamed to the client. */
+const STREAM_PAGE = 500;
 const GENERATE_NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
 export interface RegistryHooks {
@@ -148,15 +150,36 @@ export class GenericRegistry {
     }
   }
 
-  async list(resource: ServedResource, namespace: string, plan: ListPlan, filter?: (object: JsonObject) => boolean): Promise<ListResponse> {
+  /**
+   * A list. With `onPage`, an unpaged list (no limit) is handed over STREAM_PAGE items at a time,
+   * all read at one revision, instead of being gathered whole; the returned `items` is then empty.
+   */
+  async list(resource: ServedResource, namespace: string, plan: ListPlan, filter?: (object: JsonObject) => boolean, onPage?: (items: JsonObject[], resourceVersion: string) => Promise<void>): Promise<ListResponse> {
     const prefix = this.listPrefix(resource, namespace);
     // Like kube-apiserver's cacher: rv="0", or "not older than" without a limit, is served from memory, whole.
     if (this.cache !== undefined && plan.continueStart === undefined && (plan.mode.kind === 'any' || (plan.mode.kind === 'notOlderThan' && plan.limit === 0))) {
       if (plan.mode.kind === 'notOlderThan') await this.cache.waitForRevision(plan.mode.revision);
       const cached = this.cache.list(prefix, filter);
-      return { items: cached.items.map((item) => this.outgoing(resource, item)), resourceVersion: String(cached.revision) };
+      const resourceVersion = String(cached.revision);
+      if (onPage === undefined) return { items: cached.items.map((item) => this.outgoing(resource, item)), resourceVersion };
+      for (let i = 0; i === 0 || i < cached.items.length; i += STREAM_PAGE) {
+        await onPage(cached.items.slice(i, i + STREAM_PAGE).map((item) => this.outgoing(resource, item)), resourceVersion);
+      }
+      return { items: [], resourceVersion };
     }
     const read = await this.readRevisionFor(plan.mode);
+    if (onPage !== undefined && plan.limit === 0 && plan.continueStart === undefined) {
+      let revision = read.revision ?? 0;
+      let startKey: string | undefined;
+      for (;;) {
+        const page = await this.store.list(prefix, { revision: revision || undefined, serializable: read.serializable, startKey, limit: STREAM_PAGE, filter });
+        revision = page.revision;
+        const resourceVersion = String(plan.mode.kind === 'exact' ? plan.mode.revision : revision);
+        await onPage(page.items.map((item) => this.outgoing(resource, item.object)), resourceVersion);
+        if (page.nextKey === undefined) return { items: [], resourceVersion };
+        startKey = page.nextKey;
+      }
+    }
     let result;
     try {
       result = await this.store.list(prefix, {

@@ -79,6 +79,12 @@ describe('resource API over HTTPS (one carina server)', function () {
     expect(unsupported.json<Obj>().reason).to.equal('UnsupportedMediaType');
     const slash = await server.request('POST', CM, { body: configMap('a/b') });
     expect(slash.status).to.equal(422);
+    const badName = await server.request('POST', CM, { body: configMap('Bad_Name') });
+    expect(badName.status).to.equal(422);
+    expect(badName.json<Obj>()).to.deep.include({ reason: 'Invalid', code: 422 });
+    expect(badName.json<Obj>().details).to.deep.include({ name: 'Bad_Name', kind: 'ConfigMap' });
+    expect(badName.json<Obj>().details.causes[0]).to.deep.include({ reason: 'FieldValueInvalid', field: 'metadata.name' });
+    expect(badName.json<Obj>().message).to.match(/^ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/);
     expect((await server.request('GET', CM)).json<Obj>().items.length).to.equal(before);
   });
 
@@ -128,6 +134,27 @@ describe('resource API over HTTPS (one carina server)', function () {
     expect(third.metadata.remainingItemCount).to.equal(undefined);
     const bad = await server.request('GET', `/api/v1/namespaces/chunks/configmaps?limit=3&resourceVersion=5&continue=${first.metadata.continue}`);
     expect(bad.status).to.equal(400);
+  });
+
+  it('streams an unpaged list of more than one page as one consistent JSON document', async () => {
+    await server.request('POST', '/api/v1/namespaces', { body: JSON.stringify({ metadata: { name: 'many' } }) });
+    const names: string[] = [];
+    for (let batch = 0; batch < 12; batch++) {
+      await Promise.all(Array.from({ length: 100 }, (_, i) => {
+        const name = `m-${String(batch * 100 + i).padStart(4, '0')}`;
+        names.push(name);
+        return server.request('POST', '/api/v1/namespaces/many/configmaps', { body: configMap(name) });
+      }));
+    }
+    for (const rv of ['', '0']) {
+      const res = await server.request('GET', `/api/v1/namespaces/many/configmaps${rv === '' ? '' : '?resourceVersion=0'}`);
+      expect(res.status).to.equal(200);
+      const list = res.json<Obj>();
+      expect(list).to.deep.include({ kind: 'ConfigMapList', apiVersion: 'v1' });
+      expect(list.metadata.resourceVersion).to.match(/^\d+$/);
+      expect(list.items.map((i: Obj) => i.metadata.name)).to.deep.equal([...names].sort());
+      expect(list.items.every((i: Obj) => i.kind === 'ConfigMap' && i.apiVersion === 'v1')).to.equal(true);
+    }
   });
 
   it('reads a list exactly at an older resourceVersion, and 504s for one from the future', async () => {

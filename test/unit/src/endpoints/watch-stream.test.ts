@@ -41,6 +41,7 @@ class RecordingSink implements WatchSink {
   bufferedBytes() {
     return this.buffered;
   }
+  async drained() {}
   events(): Array<{ type: string; object: JsonObject }> {
     return Buffer.concat(this.chunks).toString('utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
   }
