@@ -71,8 +71,22 @@ export function metadataOf(object: JsonObject): JsonObject {
   return metadata;
 }
 
-function nowTimestamp(clock: () => number): string {
-  return new Date(Math.floor(clock() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+function nowTimestamp(clock: () => number, offsetMs = 0): string {
+  return new Date(Math.floor((clock() + offsetMs) / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/**
+ * The grace period of a delete (kube-apiserver's pod strategy CheckGracefulDelete): only pods
+ * are deleted gracefully, and only once scheduled and not finished; the request's
+ * gracePeriodSeconds wins over spec.terminationGracePeriodSeconds (default 30).
+ */
+function gracePeriodSeconds(resource: ServedResource, object: JsonObject, requested: number | undefined): number {
+  if (resource.group !== '' || resource.kind !== 'Pod') return 0;
+  const spec = (object.spec ?? {}) as JsonObject;
+  const phase = ((object.status ?? {}) as JsonObject).phase;
+  if (typeof spec.nodeName !== 'string' || spec.nodeName === '' || phase === 'Succeeded' || phase === 'Failed') return 0;
+  if (requested !== undefined) return Math.max(0, requested);
+  return typeof spec.terminationGracePeriodSeconds === 'number' ? spec.terminationGracePeriodSeconds : 30;
 }
 
 /** A name that can be stored: the key is built from it, so it must be one path segment. */
@@ -444,6 +458,19 @@ export class GenericRegistry {
       }
       const finalizers = Array.isArray(metadata.finalizers) ? [...(metadata.finalizers as string[])] : [];
       const policyFinalizer = options.propagationPolicy === 'Orphan' ? 'orphan' : options.propagationPolicy === 'Foreground' ? 'foregroundDeletion' : undefined;
+      const grace = gracePeriodSeconds(resource, object, options.gracePeriodSeconds);
+      if (grace > 0) {
+        // Graceful deletion (a scheduled pod): the node's agent removes it once its containers stop.
+        const pendingGrace = metadata.deletionGracePeriodSeconds;
+        if (metadata.deletionTimestamp !== undefined && typeof pendingGrace === 'number' && pendingGrace <= grace) return { removed: false, object };
+        metadata.deletionTimestamp = nowTimestamp(this.clock, grace * 1000);
+        metadata.deletionGracePeriodSeconds = grace;
+        if (policyFinalizer !== undefined && !finalizers.includes(policyFinalizer)) metadata.finalizers = [...finalizers, policyFinalizer];
+        if (options.dryRun) return { removed: false, object };
+        const written = await this.store.replaceIfUnchanged(key, object, current.modRevision);
+        if (written === undefined) continue;
+        return { removed: false, object: this.outgoing(resource, written.object) };
+      }
       const needsFinalization = finalizers.length > 0 || policyFinalizer !== undefined || hasPendingSpecFinalizers(object);
       if (!needsFinalization) {
         if (options.dryRun) return { removed: true, object };

@@ -232,6 +232,24 @@ describe('resource API over HTTPS (one carina server)', function () {
     expect(created.metadata.uid).to.be.a('string');
   });
 
+  it('deletes a scheduled pod gracefully; gracePeriodSeconds=0 removes it at once', async () => {
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'graceful' }, spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'busybox' }] } };
+    expect((await server.request('POST', '/api/v1/namespaces/default/pods', { body: JSON.stringify(pod) })).status).to.equal(201);
+    const first = await server.request('DELETE', '/api/v1/namespaces/default/pods/graceful');
+    expect(first.status).to.equal(200);
+    expect(first.json<Obj>().metadata.deletionGracePeriodSeconds).to.equal(30);
+    const deadline = Date.parse(first.json<Obj>().metadata.deletionTimestamp);
+    expect(deadline - Date.now()).to.be.within(25_000, 31_000);
+    expect((await server.request('GET', '/api/v1/namespaces/default/pods/graceful')).status).to.equal(200);
+    const now = await server.request('DELETE', '/api/v1/namespaces/default/pods/graceful?gracePeriodSeconds=0');
+    expect(now.status).to.equal(200);
+    expect((await server.request('GET', '/api/v1/namespaces/default/pods/graceful')).status).to.equal(404);
+    // An unscheduled pod has nothing to wait for.
+    await server.request('POST', '/api/v1/namespaces/default/pods', { body: JSON.stringify({ ...pod, metadata: { name: 'unscheduled' }, spec: { containers: pod.spec.containers } }) });
+    await server.request('DELETE', '/api/v1/namespaces/default/pods/unscheduled');
+    expect((await server.request('GET', '/api/v1/namespaces/default/pods/unscheduled')).status).to.equal(404);
+  });
+
   it('checks delete preconditions on uid and resourceVersion', async () => {
     const created = (await server.request('POST', CM, { body: configMap('pre') })).json<Obj>();
     const wrongUid = await server.request('DELETE', `${CM}/pre`, { body: JSON.stringify({ preconditions: { uid: 'not-it' } }) });
