@@ -30,7 +30,12 @@ export function namespaceLifecycle(registry: GenericRegistry, namespaces: Served
   return async (namespace) => {
     let object;
     try {
-      object = await registry.get(namespaces, '', namespace, null);
+      // The watch cache first, as kube-apiserver's admission reads its informer; a namespace it
+      // has not seen yet (just created through another replica) is looked up with a quorum read.
+      object = await registry.get(namespaces, '', namespace, '0').catch(async (err) => {
+        if (err instanceof ApiError && (err.code === 404 || err.code === 429)) return registry.get(namespaces, '', namespace, null);
+        throw err;
+      });
     } catch (err) {
       if (err instanceof ApiError && err.code === 404) throw errors.notFound({ group: '', resource: 'namespaces' }, namespace);
       throw err;

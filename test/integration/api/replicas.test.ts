@@ -60,8 +60,16 @@ describe('three carina server replicas', function () {
 
   it('on shutdown a replica fails /readyz first, then sends watchers a bookmark they resume from elsewhere', async () => {
     const leaving = replicas[0];
-    const watching = leaving.watch('/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0&allowWatchBookmarks=true', () => false, 15_000);
-    await new Promise((r) => setTimeout(r, 300));
+    let started = false;
+    const watching = leaving.watch('/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0&allowWatchBookmarks=true', (events) => {
+      started = events.length > 0;
+      return false;
+    }, 20_000);
+    // The watch must be established (its initial ADDED events arrived) before the replica leaves.
+    for (let waited = 0; !started; waited += 50) {
+      if (waited > 10_000) throw new Error('the watch never started');
+      await new Promise((r) => setTimeout(r, 50));
+    }
     leaving.terminate();
     // During --shutdown-delay-duration the replica still serves, but is not ready.
     await new Promise((r) => setTimeout(r, 300));
