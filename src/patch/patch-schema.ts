@@ -4,12 +4,10 @@
  * src/apis/data. kube-apiserver reads the same facts from Go struct tags (`patchStrategy`,
  * `patchMergeKey`), from which those extensions are generated.
  *
- * Documents are read on first use of their group-version, and the node for a kind is built once;
+ * Documents are read through the shared OpenApiSchemas (once per process), and the node for a kind is built once;
  * child nodes resolve `$ref`/`allOf` lazily as the merge walks into a field.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { packagePath } from '../util';
+import { OpenApiSchemas, resolveSchema, type OpenApiSchema, type SchemaTable } from '../apis/schema/openapi-schemas';
 
 /** What the struct tags say about one field. */
 export interface PatchMeta {
@@ -25,31 +23,17 @@ export interface PatchLookup {
   readonly meta: PatchMeta;
 }
 
-interface SchemaObject {
-  $ref?: string;
-  allOf?: SchemaObject[];
-  properties?: Record<string, SchemaObject>;
-  additionalProperties?: SchemaObject | boolean;
-  items?: SchemaObject;
-  'x-kubernetes-patch-strategy'?: string;
-  'x-kubernetes-patch-merge-key'?: string;
-  'x-kubernetes-group-version-kind'?: Array<{ group: string; version: string; kind: string }>;
-}
-
-interface OpenApiDocument {
-  components?: { schemas?: Record<string, SchemaObject> };
-}
+type SchemaObject = OpenApiSchema;
 
 const NO_META: PatchMeta = Object.freeze({ strategies: Object.freeze([]) as readonly string[], mergeKey: '' });
 const NOTHING_KNOWN: PatchLookup = Object.freeze({ schema: undefined, meta: NO_META });
-const REF_PREFIX = '#/components/schemas/';
 
 /** One schema of a document, seen as the merge sees a Go type. */
 export class PatchSchemaNode {
   private readonly fieldCache = new Map<string, PatchLookup>();
 
   constructor(
-    private readonly schemas: Record<string, SchemaObject>,
+    private readonly schemas: SchemaTable,
     private readonly schema: SchemaObject,
     /** The schema name, for messages. */
     readonly name: string,
@@ -86,7 +70,7 @@ export class PatchSchemaNode {
   }
 
   private nodeFor(schema: SchemaObject, fallbackName: string): PatchSchemaNode {
-    const resolved = resolve(this.schemas, schema);
+    const resolved = resolveSchema(this.schemas, schema);
     return new PatchSchemaNode(this.schemas, resolved.schema, resolved.name ?? fallbackName);
   }
 }
@@ -98,47 +82,22 @@ function metaOf(property: SchemaObject): PatchMeta {
   return { strategies: strategy === undefined || strategy === '' ? [] : strategy.split(','), mergeKey: mergeKey ?? '' };
 }
 
-/** Follows `$ref` and single-member `allOf` wrappers, the only indirections the documents use. */
-function resolve(schemas: Record<string, SchemaObject>, schema: SchemaObject): { schema: SchemaObject; name?: string } {
-  let current = schema;
-  let name: string | undefined;
-  for (let depth = 0; depth < 16; depth++) {
-    if (current.$ref !== undefined && current.$ref.startsWith(REF_PREFIX)) {
-      name = current.$ref.slice(REF_PREFIX.length);
-      const target = schemas[name];
-      if (target === undefined) return { schema: {}, name };
-      current = target;
-    } else if (current.allOf !== undefined && current.allOf.length === 1 && current.properties === undefined) {
-      current = current.allOf[0] as SchemaObject;
-    } else {
-      break;
-    }
-  }
-  return name === undefined ? { schema: current } : { schema: current, name };
-}
-
-/** The folders holding the documents, newest rules first. */
-function defaultDirectories(): string[] {
-  return [packagePath('src', 'apis', 'data', 'openapi-v3'), packagePath('src', 'apis', 'data', 'openapi-extra')];
-}
-
 let sharedSchema: PatchSchema | undefined;
 
 export class PatchSchema {
-  private readonly documents = new Map<string, Record<string, SchemaObject> | null>();
   private readonly kinds = new Map<string, PatchSchemaNode | null>();
 
-  private constructor(private readonly directories: readonly string[]) {}
+  private constructor(private readonly documents: OpenApiSchemas) {}
 
   /** The process-wide lookup over the shipped documents; nothing is read until a kind is asked for. */
   static load(): PatchSchema {
-    sharedSchema ??= new PatchSchema(defaultDirectories());
+    sharedSchema ??= new PatchSchema(OpenApiSchemas.shared());
     return sharedSchema;
   }
 
   /** A lookup over documents in other folders (tests, or a server started with extra APIs). */
   static fromDirectories(directories: readonly string[]): PatchSchema {
-    return new PatchSchema(directories);
+    return new PatchSchema(OpenApiSchemas.fromDirectories(directories));
   }
 
   /**
@@ -149,42 +108,9 @@ export class PatchSchema {
     const cacheKey = `${apiVersion}/${kind}`;
     const cached = this.kinds.get(cacheKey);
     if (cached !== undefined) return cached ?? undefined;
-    const node = this.findKind(apiVersion, kind);
+    const found = this.documents.kind(apiVersion, kind);
+    const node = found === undefined ? undefined : new PatchSchemaNode(found.schemas, found.schema, found.name);
     this.kinds.set(cacheKey, node ?? null);
     return node;
-  }
-
-  private findKind(apiVersion: string, kind: string): PatchSchemaNode | undefined {
-    const slash = apiVersion.indexOf('/');
-    const group = slash < 0 ? '' : apiVersion.slice(0, slash);
-    const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
-    if (version === '' || version.includes('/')) return undefined;
-    const schemas = this.documentFor(group, version);
-    if (schemas === undefined) return undefined;
-    for (const name of Object.keys(schemas)) {
-      const schema = schemas[name] as SchemaObject;
-      const gvks = schema['x-kubernetes-group-version-kind'];
-      // Shared types such as DeleteOptions list many kinds; a kind's own schema lists exactly one.
-      if (gvks?.length === 1 && gvks[0]?.group === group && gvks[0].version === version && gvks[0].kind === kind) {
-        return new PatchSchemaNode(schemas, schema, name);
-      }
-    }
-    return undefined;
-  }
-
-  private documentFor(group: string, version: string): Record<string, SchemaObject> | undefined {
-    const fileName = group === '' ? `api__${version}_openapi.json` : `apis__${group}__${version}_openapi.json`;
-    if (!this.documents.has(fileName)) {
-      let schemas: Record<string, SchemaObject> | null = null;
-      for (const directory of this.directories) {
-        const path = join(directory, fileName);
-        if (!existsSync(path)) continue;
-        const document = JSON.parse(readFileSync(path, 'utf8')) as OpenApiDocument;
-        schemas = document.components?.schemas ?? {};
-        break;
-      }
-      this.documents.set(fileName, schemas);
-    }
-    return this.documents.get(fileName) ?? undefined;
   }
 }
