@@ -27,9 +27,14 @@ export interface ApiRequest {
 
 export interface ApiResponse {
   status: number;
-  headers: Record<string, string>;
+  headers: Record<string, string | string[]>;
   body: Buffer;
 }
+
+export type FieldValidationLevel = 'Ignore' | 'Warn' | 'Strict';
+
+/** Checks a decoded object against its kind's schema, as decoding into the Go type does: wrong types are a 400, unknown fields are pruned (and reported per level). */
+export type TypedDecode = (object: JsonObject, level: FieldValidationLevel, rawJson?: string) => { object: JsonObject; warnings: string[] };
 
 export interface ResourceResolver {
   lookup(group: string, version: string, resource: string): ServedResource | undefined;
@@ -51,6 +56,7 @@ export interface ResourceHandlerOptions {
   createOnUpdateKinds: ReadonlySet<string>;
   minWatchTimeoutSeconds: number;
   cache: WatchCache;
+  typedDecode?: TypedDecode;
 }
 
 export const PATCH_CONTENT_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
@@ -90,19 +96,30 @@ export class ResourceHandler {
     return resource;
   }
 
-  private respond(request: ApiRequest, status: number, object: JsonObject, protobufOk = true): ApiResponse {
+  private respond(request: ApiRequest, status: number, object: JsonObject, protobufOk = true, warnings: string[] = []): ApiResponse {
     const choice = negotiateResponse(headerValue(request.headers, 'accept'), protobufOk && this.options.codec.protobufSupports(String(object.apiVersion), String(object.kind)));
     const pretty = choice.pretty || request.query.has('pretty') && request.query.get('pretty') !== 'false' && request.query.get('pretty') !== '0';
-    return {
-      status,
-      headers: { 'Content-Type': mediaTypeOf(choice.representation) },
-      body: this.options.codec.encode(choice.representation, object, pretty),
-    };
+    const headers: Record<string, string | string[]> = { 'Content-Type': mediaTypeOf(choice.representation) };
+    if (warnings.length > 0) headers.Warning = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
+    return { status, headers, body: this.options.codec.encode(choice.representation, object, pretty) };
   }
 
-  private decodeBody(request: ApiRequest, resource: ServedResource): JsonObject {
+  private fieldValidation(request: ApiRequest): FieldValidationLevel {
+    const value = request.query.get('fieldValidation') ?? '';
+    if (value === '') return 'Warn';
+    if (value === 'Ignore' || value === 'Warn' || value === 'Strict') return value;
+    throw errors.badRequest(`fieldValidation: Unsupported value: "${value}": supported values: "Ignore", "Strict", "Warn"`);
+  }
+
+  /** Decodes a body and checks it against the kind's schema; the warnings go back as Warning headers. */
+  private decodeBody(request: ApiRequest, resource: ServedResource): { object: JsonObject; warnings: string[] } {
     const representation: Representation = requestRepresentation(headerValue(request.headers, 'content-type'), this.options.codec.protobufSupports(apiVersionOf(resource), resource.kind));
-    return this.options.codec.decode(representation, request.body);
+    const object = this.options.codec.decode(representation, request.body);
+    if (this.options.typedDecode === undefined) return { object, warnings: [] };
+    // The kind is the served one when the body does not name it (it is checked against the path later).
+    const typed = { ...object, apiVersion: object.apiVersion ?? apiVersionOf(resource), kind: object.kind ?? resource.kind };
+    if (typed.apiVersion !== apiVersionOf(resource) || typed.kind !== resource.kind) return { object, warnings: [] };
+    return this.options.typedDecode(typed, this.fieldValidation(request), representation === 'json' ? request.body.toString('utf8') : undefined);
   }
 
   async handle(request: ApiRequest, sink?: WatchSink): Promise<ApiResponse | undefined> {
@@ -136,28 +153,37 @@ export class ResourceHandler {
       case 'create': {
         if (!verbAllowed('create') || info.name !== '') throw errors.methodNotAllowed();
         const body = this.decodeBody(request, resource);
-        const created = await this.options.registry.create(resource, namespace, body, { dryRun: isDryRun(request.query), subresource: '' });
-        return this.respond(request, 201, created);
+        const created = await this.options.registry.create(resource, namespace, body.object, { dryRun: isDryRun(request.query), subresource: '' });
+        return this.respond(request, 201, created, true, body.warnings);
       }
       case 'update': {
         if (!verbAllowed('update')) throw errors.methodNotAllowed();
         const body = this.decodeBody(request, resource);
-        const result = await this.options.registry.update(resource, namespace, info.name, body, {
+        const result = await this.options.registry.update(resource, namespace, info.name, body.object, {
           dryRun: isDryRun(request.query),
           subresource: subresource === 'status' || subresource === 'finalize' ? subresource : '',
           allowCreate: this.options.createOnUpdateKinds.has(resource.kind),
         });
-        return this.respond(request, result.created ? 201 : 200, result.object);
+        return this.respond(request, result.created ? 201 : 200, result.object, true, body.warnings);
       }
       case 'patch': {
         if (!verbAllowed('patch')) throw errors.methodNotAllowed();
         const contentType = (headerValue(request.headers, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
         if (!PATCH_CONTENT_TYPES.includes(contentType)) throw errors.unsupportedMediaType(PATCH_CONTENT_TYPES);
-        const patched = await this.options.registry.guaranteedUpdate(resource, namespace, info.name, (current) => this.options.applyPatch(contentType, current, request.body), {
+        const level = this.fieldValidation(request);
+        let warnings: string[] = [];
+        const patched = await this.options.registry.guaranteedUpdate(resource, namespace, info.name, (current) => {
+          const result = this.options.applyPatch(contentType, current, request.body);
+          if (this.options.typedDecode === undefined) return result;
+          // The patched object is decoded into the type as a body would be: wrong types fail, unknown fields go.
+          const typed = this.options.typedDecode(result, level);
+          warnings = typed.warnings;
+          return typed.object;
+        }, {
           dryRun: isDryRun(request.query),
           subresource: subresource === 'status' ? 'status' : '',
         });
-        return this.respond(request, 200, patched);
+        return this.respond(request, 200, patched, true, warnings);
       }
       case 'delete': {
         if (!verbAllowed('delete')) throw errors.methodNotAllowed();

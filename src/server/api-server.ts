@@ -7,7 +7,7 @@
 import { networkInterfaces } from 'node:os';
 import type { KvClient } from '../../raft';
 import { apiServerUrl, loadOrCreateClusterCertificates, writeAdminKubeconfig } from '../certificates';
-import { ResourceHandler, type ResourceResolver, type SelectorFilterFactory } from '../endpoints/resource-handler';
+import { ResourceHandler, type ResourceResolver, type SelectorFilterFactory, type TypedDecode } from '../endpoints/resource-handler';
 import { ApiHttpServer, type DiscoveryDocuments } from '../http/api-http-server';
 import { BodyCodec, type ProtobufObjectCodec } from '../http/body-codec';
 import { startupHookCheck, type HealthCheck } from '../http/health-checks';
@@ -66,6 +66,7 @@ export interface ApiServerParts {
   selectorFilter: SelectorFilterFactory;
   applyPatch: (patchType: string, current: JsonObject, patch: Buffer) => JsonObject;
   protobuf?: ProtobufObjectCodec;
+  typedDecode?: TypedDecode;
   /** The store is reachable with a quorum (readiness and the etcd check). */
   storeHealthy: () => Promise<string | undefined>;
 }
@@ -109,6 +110,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     createOnUpdateKinds: CREATE_ON_UPDATE_KINDS,
     minWatchTimeoutSeconds: config.minRequestTimeoutSeconds,
     cache,
+    typedDecode: parts.typedDecode,
   });
   const startedAt = Date.now();
   let shuttingDown = false;

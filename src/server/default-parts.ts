@@ -8,6 +8,7 @@ import { Catalogue, type ResourceInfo } from '../apis/catalogue';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from '../apis/discovery';
 import { OpenApiDocuments } from '../apis/openapi';
 import { ProtobufCodec } from '../codec';
+import { TypedDecoder } from '../apis/schema';
 import { PatchSchema, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, type JsonValue } from '../patch';
 import { SelectorParseError, parseFieldSelector, parseLabelSelector, selectableFields, validateFieldSelector } from '../apis/selectors';
 import { GarbageCollector } from '../controllers/garbage-collector';
@@ -100,6 +101,7 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
       return result as JsonObject;
     },
     protobuf: ProtobufCodec.load(),
+    typedDecode: (object, level, rawJson) => TypedDecoder.shared().decode(object, level, rawJson),
     storeHealthy: options.storeHealthy,
   };
 }

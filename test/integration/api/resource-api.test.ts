@@ -88,6 +88,27 @@ describe('resource API over HTTPS (one carina server)', function () {
     expect((await server.request('GET', CM)).json<Obj>().items.length).to.equal(before);
   });
 
+  it('rejects wrong field types with 400 and stores nothing; prunes unknown fields with a Warning', async () => {
+    const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'typed' }, spec: { replicas: 'three', selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } } };
+    const wrong = await server.request('POST', '/apis/apps/v1/namespaces/default/deployments', { body: JSON.stringify(deployment) });
+    expect(wrong.status).to.equal(400);
+    expect(wrong.json<Obj>().message).to.equal('Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32');
+    expect((await server.request('GET', '/apis/apps/v1/namespaces/default/deployments/typed')).status).to.equal(404);
+    const number = await server.request('POST', CM, { body: JSON.stringify({ metadata: { name: 'typed-cm' }, data: { a: 5 } }) });
+    expect(number.status).to.equal(400);
+    expect((await server.request('GET', `${CM}/typed-cm`)).status).to.equal(404);
+    const unknown = await server.request('POST', CM, { body: JSON.stringify({ metadata: { name: 'pruned' }, data: { a: '1' }, colour: 'blue' }) });
+    expect(unknown.status).to.equal(201);
+    expect(unknown.headers.warning).to.equal('299 - "unknown field \\"colour\\""');
+    expect(unknown.json<Obj>().colour).to.equal(undefined);
+    const strict = await server.request('POST', `${CM}?fieldValidation=Strict`, { body: JSON.stringify({ metadata: { name: 'strict' }, colour: 'blue' }) });
+    expect(strict.status).to.equal(400);
+    expect(strict.json<Obj>().message).to.contain('strict decoding error: unknown field "colour"');
+    const patchedWrong = await server.request('PATCH', `${CM}/pruned`, { body: JSON.stringify({ data: { a: 7 } }), headers: { 'Content-Type': 'application/merge-patch+json' } });
+    expect(patchedWrong.status).to.equal(400);
+    expect((await server.request('GET', `${CM}/pruned`)).json<Obj>().data).to.deep.equal({ a: '1' });
+  });
+
   it('answers 406 for an Accept it cannot serve, and 404 for unknown resources', async () => {
     const notAcceptable = await server.request('GET', CM, { headers: { Accept: 'text/html' } });
     expect(notAcceptable.status).to.equal(406);
