@@ -96,7 +96,8 @@ async function main(argv: string[]): Promise<number> {
     serviceNodePortRange: flags['service-node-port-range'] as string,
     identity: store !== undefined ? `member-${flags['member-id'] as number}` : `${flags['bind-address'] as string}-${flags['secure-port'] as number}`,
   }, parts, log);
-  const controllers = startControllers(api.registry, parts, log);
+  const identity = store !== undefined ? `member-${flags['member-id'] as number}` : `${flags['bind-address'] as string}-${flags['secure-port'] as number}`;
+  const controllers = startControllers(api.registry, parts, identity, log);
   process.stdout.write(
     `carina: data in ${dataDir}\n` +
     (store !== undefined
@@ -107,7 +108,7 @@ async function main(argv: string[]): Promise<number> {
     'carina: ready\n',
   );
   await waitForStopSignal();
-  controllers.stop();
+  await controllers.stop();
   await api.stop();
   if (store !== undefined) await store.stop();
   else await kv.close();

@@ -13,6 +13,7 @@ import { PatchSchema, applyJsonPatch, applyMergePatch, applyStrategicMergePatch,
 import { SelectorParseError, parseFieldSelector, parseLabelSelector, selectableFields, validateFieldSelector } from '../apis/selectors';
 import { GarbageCollector } from '../controllers/garbage-collector';
 import { NamespaceController } from '../controllers/namespace-controller';
+import { LeaderElector } from '../controllers/leader-election';
 import type { DiscoveryDocuments } from '../http/api-http-server';
 import type { GenericRegistry } from '../registry/generic-registry';
 import { v125Strategy } from '../registry/v125-strategy';
@@ -120,27 +121,38 @@ export function storedResources(catalogue: Catalogue): ResourceInfo[] {
   return [...byStorage.values()];
 }
 
-export function startControllers(registry: GenericRegistry, parts: DefaultParts, log: (line: string) => void): { stop(): void } {
+/**
+ * The cluster-wide controllers (namespace controller, garbage collector) run on the replica
+ * that holds the kube-system/carina-controller-manager Lease; every replica campaigns for it.
+ */
+export function startControllers(registry: GenericRegistry, parts: DefaultParts, identity: string, log: (line: string) => void): { stop(): Promise<void> } {
   const store = new ObjectStore(parts.kv);
   const resources = storedResources(parts.catalogue);
   const namespaces = parts.catalogue.lookup('', 'v1', 'namespaces');
-  if (namespaces === undefined) throw new Error('the catalogue has no namespaces');
-  const namespaceController = new NamespaceController({
+  const leases = parts.catalogue.lookup('coordination.k8s.io', 'v1', 'leases');
+  if (namespaces === undefined || leases === undefined) throw new Error('the catalogue has no namespaces or leases');
+  let running: Array<{ stop(): void }> = [];
+  const elector = new LeaderElector({
     registry,
-    store,
-    namespaces,
-    namespacedResources: () => resources.filter((r) => r.namespaced),
+    leases,
+    namespace: 'kube-system',
+    name: 'carina-controller-manager',
+    identity,
     log,
-  });
-  const gc = new GarbageCollector({ registry, store, resources: () => resources, log });
-  namespaceController.start();
-  gc.start();
-  return {
-    stop: () => {
-      namespaceController.stop();
-      gc.stop();
+    onStartedLeading: () => {
+      const namespaceController = new NamespaceController({ registry, store, namespaces, namespacedResources: () => resources.filter((r) => r.namespaced), log });
+      const gc = new GarbageCollector({ registry, store, resources: () => resources, log });
+      namespaceController.start();
+      gc.start();
+      running = [namespaceController, gc];
     },
-  };
+    onStoppedLeading: () => {
+      for (const controller of running) controller.stop();
+      running = [];
+    },
+  });
+  elector.start();
+  return { stop: () => elector.stop() };
 }
 
 /**

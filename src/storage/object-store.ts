@@ -122,8 +122,38 @@ export function openStoreWatchCount(): number {
   return openStoreWatches;
 }
 
+/** How long a request rides out a store without a leader (an election takes about one election timeout). */
+const NO_LEADER_PATIENCE_MS = 5000;
+
+/**
+ * Runs `call` again while the store answers that it has no leader (nothing was proposed, so a
+ * retry cannot apply a write twice); reads also ride out timeouts and leader changes.
+ */
+async function withLeader<T>(call: () => Promise<T>, idempotent: boolean): Promise<T> {
+  const deadline = Date.now() + NO_LEADER_PATIENCE_MS;
+  for (let delay = 25; ; delay = Math.min(delay * 2, 400)) {
+    try {
+      return await call();
+    } catch (err) {
+      const code = isKvError(err) ? (err as KvError).code : undefined;
+      const retryable = code === 'NO_LEADER' || (idempotent && (code === 'TIMEOUT' || code === 'LEADER_CHANGED'));
+      if (!retryable || Date.now() + delay > deadline) throw err;
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
+
 export class ObjectStore {
-  constructor(private readonly kv: KvClient) {}
+  private readonly kv: Pick<KvClient, 'range' | 'txn' | 'watch'>;
+
+  constructor(client: KvClient) {
+    // Every call goes through withLeader: reads are idempotent, writes retry only where nothing was proposed.
+    this.kv = {
+      range: (request) => withLeader(() => client.range(request), true),
+      txn: (request) => withLeader(() => client.txn(request), false),
+      watch: (request, onResponse, onError) => client.watch(request, onResponse, onError),
+    };
+  }
 
   /** The store's newest revision as a quorum read sees it. */
   async currentRevision(serializable = false): Promise<number> {

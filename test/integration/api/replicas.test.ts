@@ -81,12 +81,43 @@ describe('three carina server replicas', function () {
     expect(last.type).to.equal('BOOKMARK');
     const bookmarkRv = (last.object.metadata as Obj).resourceVersion as string;
     // A write after the bookmark is seen by a watch resumed from it on another replica: no relist needed.
+    // The leaving replica may have led the store: write once the others have a leader again (ready).
+    for (const deadline = Date.now() + 20_000; (await replicas[2].request('GET', '/readyz')).status !== 200;) {
+      if (Date.now() > deadline) throw new Error('the remaining replicas did not become ready');
+      await new Promise((r) => setTimeout(r, 100));
+    }
     const resumed = replicas[1].watch(`/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${bookmarkRv}`, (events) => events.length > 0);
-    await replicas[2].request('POST', '/api/v1/namespaces/default/configmaps', { body: JSON.stringify({ metadata: { name: 'after-bookmark' } }) });
+    const afterPost = await replicas[2].request('POST', '/api/v1/namespaces/default/configmaps', { body: JSON.stringify({ metadata: { name: 'after-bookmark' } }) });
+    expect(afterPost.status).to.equal(201);
     const after = await resumed;
+    if (after.events.length === 0) throw new Error(`the resumed watch saw nothing (status ${after.status}); replica log:\n${replicas[1].log.slice(-3000)}`);
     expect(after.events[0].type).to.equal('ADDED');
     expect((after.events[0].object.metadata as Obj).name).to.equal('after-bookmark');
     await leaving.stop({ keepData: true });
+  });
+
+  it('runs the cluster controllers on one replica at a time, handing them over when it leaves', async () => {
+    const holderOf = async (replica: CarinaApiProcess) => {
+      const lease = await replica.request('GET', '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/carina-controller-manager');
+      return lease.status === 200 ? String(lease.json<Obj>().spec.holderIdentity ?? '') : '';
+    };
+    // replicas[0] left in the previous test; the lease must now be held by one of the others.
+    const deadline = Date.now() + 30_000;
+    let holder = '';
+    while (!['member-2', 'member-3'].includes(holder)) {
+      if (Date.now() > deadline) throw new Error(`controller lease not taken over (holder "${holder}")`);
+      await new Promise((r) => setTimeout(r, 250));
+      holder = await holderOf(replicas[1]);
+    }
+    // And the controllers work there: a namespace deletion completes.
+    await replicas[1].request('POST', '/api/v1/namespaces', { body: JSON.stringify({ metadata: { name: 'handed-over' } }) });
+    await replicas[1].request('POST', '/api/v1/namespaces/handed-over/configmaps', { body: JSON.stringify({ metadata: { name: 'inside' } }) });
+    await replicas[2].request('DELETE', '/api/v1/namespaces/handed-over');
+    const gone = Date.now() + 30_000;
+    while ((await replicas[2].request('GET', '/api/v1/namespaces/handed-over')).status !== 404) {
+      if (Date.now() > gone) throw new Error('namespace not removed after the hand-over');
+      await new Promise((r) => setTimeout(r, 250));
+    }
   });
 
   it('a replica that cannot reach a quorum is not ready', async () => {
