@@ -315,6 +315,75 @@ describe('resource API over HTTPS (one carina server)', function () {
     expect(metrics.text).to.contain('apiserver_request_duration_seconds_bucket');
   });
 
+  it('serves every row of the resourceVersion tables for get and list (spec §4.4)', async () => {
+    await server.request('POST', '/api/v1/namespaces', { body: JSON.stringify({ metadata: { name: 'rvtable' } }) });
+    const base = '/api/v1/namespaces/rvtable/configmaps';
+    const a = (await server.request('POST', base, { body: configMap('a') })).json<Obj>();
+    const rvA = Number(a.metadata.resourceVersion);
+    await server.request('POST', base, { body: configMap('b') });
+    const list = async (query: string) => server.request('GET', `${base}?${query}`);
+    const rvOf = (res: { json: <T>() => T }) => Number(res.json<Obj>().metadata.resourceVersion);
+    // get: unset (most recent), 0 (any), N (not older than N)
+    expect((await server.request('GET', `${base}/a`)).status).to.equal(200);
+    expect((await server.request('GET', `${base}/a?resourceVersion=0`)).json<Obj>().metadata.name).to.equal('a');
+    expect((await server.request('GET', `${base}/a?resourceVersion=${rvA}`)).status).to.equal(200);
+    // list, no limit: unset, 0, N
+    const latest = await list('');
+    expect(latest.json<Obj>().items).to.have.length(2);
+    expect(rvOf(await list('resourceVersion=0'))).to.be.greaterThanOrEqual(rvA);
+    expect(rvOf(await list(`resourceVersion=${rvA}`))).to.be.greaterThanOrEqual(rvA);
+    // list, limit without continue: unset (most recent), 0 (any), N (exact)
+    const limited = (await list('limit=1')).json<Obj>();
+    expect(limited.items).to.have.length(1);
+    expect(limited.metadata.continue).to.be.a('string');
+    expect((await list('limit=1&resourceVersion=0')).status).to.equal(200);
+    const exact = (await list(`limit=5&resourceVersion=${rvA}`)).json<Obj>();
+    expect(exact.metadata.resourceVersion).to.equal(String(rvA));
+    expect(exact.items.map((i: Obj) => i.metadata.name)).to.deep.equal(['a']);
+    // list with limit and continue: unset and 0 follow the token; another version is 400
+    expect((await list(`limit=1&continue=${limited.metadata.continue}`)).json<Obj>().items[0].metadata.name).to.equal('b');
+    expect((await list(`limit=1&resourceVersion=0&continue=${limited.metadata.continue}`)).json<Obj>().items[0].metadata.name).to.equal('b');
+    expect((await list(`limit=1&resourceVersion=${rvA}&continue=${limited.metadata.continue}`)).status).to.equal(400);
+    // resourceVersionMatch=Exact: unset and 0 invalid, N exact
+    expect((await list('resourceVersionMatch=Exact')).status).to.equal(422);
+    expect((await list('resourceVersionMatch=Exact&resourceVersion=0')).status).to.equal(422);
+    expect(rvOf(await list(`resourceVersionMatch=Exact&resourceVersion=${rvA}`))).to.equal(rvA);
+    expect(rvOf(await list(`resourceVersionMatch=Exact&resourceVersion=${rvA}&limit=1`))).to.equal(rvA);
+    // resourceVersionMatch=NotOlderThan: unset invalid, 0 any, N not older than
+    expect((await list('resourceVersionMatch=NotOlderThan')).status).to.equal(422);
+    expect((await list('resourceVersionMatch=NotOlderThan&resourceVersion=0')).status).to.equal(200);
+    expect(rvOf(await list(`resourceVersionMatch=NotOlderThan&resourceVersion=${rvA}`))).to.be.greaterThanOrEqual(rvA);
+  });
+
+  it('splits spec and status between the object and its status subresource', async () => {
+    const body = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'split' }, spec: { replicas: 1, selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } } };
+    const created = (await server.request('POST', '/apis/apps/v1/namespaces/default/deployments', { body: JSON.stringify(body) })).json<Obj>();
+    const withStatus = { ...created, spec: { ...created.spec, replicas: 5 }, status: { replicas: 3, observedGeneration: 1 } };
+    const statusPut = (await server.request('PUT', '/apis/apps/v1/namespaces/default/deployments/split/status', { body: JSON.stringify(withStatus) })).json<Obj>();
+    expect(statusPut.status.replicas).to.equal(3);
+    expect(statusPut.spec.replicas).to.equal(1);
+    const mainPut = (await server.request('PUT', '/apis/apps/v1/namespaces/default/deployments/split', { body: JSON.stringify({ ...statusPut, spec: { ...statusPut.spec, replicas: 2 }, status: { replicas: 99 } }) })).json<Obj>();
+    expect(mainPut.spec.replicas).to.equal(2);
+    expect(mainPut.status.replicas).to.equal(3);
+    expect(mainPut.metadata.generation).to.equal(2);
+  });
+
+  it('allocates cluster IPs without duplicates and releases them on delete', async () => {
+    const svc = (name: string, clusterIP?: string) => JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { ports: [{ port: 80 }], ...(clusterIP ? { clusterIP } : {}) } });
+    const first = await server.request('POST', '/api/v1/namespaces/default/services', { body: svc('ip-a', '10.0.0.200') });
+    expect(first.status).to.equal(201);
+    expect(first.json<Obj>().spec.clusterIPs).to.deep.equal(['10.0.0.200']);
+    const clash = await server.request('POST', '/api/v1/namespaces/default/services', { body: svc('ip-b', '10.0.0.200') });
+    expect(clash.status).to.equal(422);
+    expect(clash.json<Obj>().message).to.equal('Service "ip-b" is invalid: spec.clusterIPs[0]: Invalid value: "10.0.0.200": provided IP is already allocated');
+    const outside = await server.request('POST', '/api/v1/namespaces/default/services', { body: svc('ip-c', '10.9.9.9') });
+    expect(outside.status).to.equal(422);
+    expect(outside.json<Obj>().message).to.contain('provided IP is not in the valid range. The range of valid IPs is 10.0.0.0/24');
+    await server.request('DELETE', '/api/v1/namespaces/default/services/ip-a');
+    const reused = await server.request('POST', '/api/v1/namespaces/default/services', { body: svc('ip-b', '10.0.0.200') });
+    expect(reused.status).to.equal(201);
+  });
+
   it('patches with merge patch and JSON patch; a failed JSON patch test is 422 and changes nothing', async () => {
     await server.request('POST', CM, { body: configMap('patched', { a: '1', b: '2' }) });
     const merged = await server.request('PATCH', `${CM}/patched`, { body: JSON.stringify({ data: { a: null, c: '3' } }), headers: { 'Content-Type': 'application/merge-patch+json' } });
