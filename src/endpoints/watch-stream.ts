@@ -203,10 +203,10 @@ export class WatchStream {
     if (this.sink.bufferedBytes() > (this.options.maxBufferedBytes ?? 16 * 1024 * 1024)) this.overflowed = true;
   }
 
-  /** The object as the watched version names it (cached objects are shared: never changed in place). */
+  /** The object as the watched version shows it (cached objects are shared: never changed in place). */
   private typed(object: JsonObject): JsonObject {
     const apiVersion = apiVersionOf(this.options.resource);
     if (object.apiVersion === apiVersion && object.kind === this.options.resource.kind) return object;
-    return { ...object, apiVersion, kind: this.options.resource.kind };
+    return this.options.registry.present(this.options.resource, object);
   }
 }

@@ -103,6 +103,8 @@ export class GenericRegistry {
   cache?: WatchCache;
   /** Cluster IPs and node ports of core v1 Services. */
   serviceAllocator?: ServiceAllocator;
+  /** Converts between the served versions of one stored resource (undefined: no conversion known). */
+  converter?: (object: JsonObject, targetApiVersion: string) => JsonObject | undefined;
 
   constructor(
     private readonly store: ObjectStore,
@@ -218,11 +220,36 @@ export class GenericRegistry {
     return response;
   }
 
-  /** The object as clients see it: apiVersion and kind of the served version. */
+  /**
+   * The object as clients of `resource` see it: converted from the storage version when the
+   * resource is served in several versions, and named with the served apiVersion and kind.
+   * Changes `object` in place unless it had to be converted.
+   */
   private outgoing(resource: ServedResource, object: JsonObject): JsonObject {
-    object.apiVersion = apiVersionOf(resource);
+    const served = apiVersionOf(resource);
+    if (this.converter !== undefined && typeof object.apiVersion === 'string' && object.apiVersion !== served) {
+      const converted = this.converter(object, served);
+      if (converted !== undefined) object = converted;
+    }
+    object.apiVersion = served;
     object.kind = resource.kind;
     return object;
+  }
+
+  /** A client-facing copy that never changes `object` (cached objects are shared). */
+  present(resource: ServedResource, object: JsonObject): JsonObject {
+    return this.outgoing(resource, { ...object });
+  }
+
+  /** The object in the version its resource is stored in. */
+  private toStorage(resource: ServedResource, object: JsonObject): JsonObject {
+    const storage = resource.storage;
+    if (storage === undefined || this.converter === undefined) return object;
+    const storageApiVersion = storage.group === '' ? storage.version : `${storage.group}/${storage.version}`;
+    if (object.apiVersion === storageApiVersion) return object;
+    const converted = this.converter(object, storageApiVersion);
+    if (converted === undefined) throw errors.internal(new Error(`no conversion from ${String(object.apiVersion)} to ${storageApiVersion}`));
+    return converted;
   }
 
   /** Checks apiVersion/kind of a request body and fills them when absent. */
@@ -289,7 +316,7 @@ export class GenericRegistry {
     }
     const allocator = this.allocatorFor(resource);
     if (allocator === undefined) {
-      const created = await this.store.create(key, object, groupResourceOf(resource), name);
+      const created = await this.store.create(key, this.toStorage(resource, object), groupResourceOf(resource), name);
       return this.outgoing(resource, created.object);
     }
     const explicit = allocator.explicitKeys(object);
@@ -377,7 +404,9 @@ export class GenericRegistry {
 
   /** One attempt at an update; undefined when the object changed underneath (retry). */
   private async writeUpdate(resource: ServedResource, current: StoredObject, next: JsonObject, options: WriteOptions): Promise<JsonObject | undefined> {
-    const old = current.object;
+    const stored = current.object;
+    // Strategies and validation see the old object in the version being written.
+    const old = this.outgoing(resource, structuredClone(stored));
     const oldMeta = metadataOf(old);
     const nextMeta = metadataOf(next);
     // Fields only the server changes survive any update.
@@ -425,8 +454,8 @@ export class GenericRegistry {
       for (const held of allocator.releaseFor(old)) explicit.delete(held);
       if (!options.dryRun) {
         try {
-          if (sameContent(next, old)) return this.outgoing(resource, old);
-          const written = await this.store.replaceIfUnchanged(current.key, next, current.modRevision, side);
+          if (sameContent(this.toStorage(resource, next), stored)) return old;
+          const written = await this.store.replaceIfUnchanged(current.key, this.toStorage(resource, next), current.modRevision, side);
           return written === undefined ? undefined : this.outgoing(resource, written.object);
         } catch (err) {
           if (!(err instanceof ClaimTakenError)) throw err;
@@ -435,9 +464,10 @@ export class GenericRegistry {
         }
       }
     }
-    if (sameContent(next, old)) return this.outgoing(resource, old);
+    const toWrite = this.toStorage(resource, next);
+    if (sameContent(toWrite, stored)) return old;
     if (options.dryRun) return this.outgoing(resource, next);
-    const written = await this.store.replaceIfUnchanged(current.key, next, current.modRevision);
+    const written = await this.store.replaceIfUnchanged(current.key, toWrite, current.modRevision);
     return written === undefined ? undefined : this.outgoing(resource, written.object);
   }
 
@@ -467,7 +497,7 @@ export class GenericRegistry {
         metadata.deletionGracePeriodSeconds = grace;
         if (policyFinalizer !== undefined && !finalizers.includes(policyFinalizer)) metadata.finalizers = [...finalizers, policyFinalizer];
         if (options.dryRun) return { removed: false, object };
-        const written = await this.store.replaceIfUnchanged(key, object, current.modRevision);
+        const written = await this.store.replaceIfUnchanged(key, this.toStorage(resource, object), current.modRevision);
         if (written === undefined) continue;
         return { removed: false, object: this.outgoing(resource, written.object) };
       }
@@ -496,7 +526,7 @@ export class GenericRegistry {
         object.status = { ...((object.status as JsonObject | undefined) ?? {}), phase: 'Terminating' };
       }
       if (options.dryRun) return { removed: false, object };
-      const written = await this.store.replaceIfUnchanged(key, object, current.modRevision);
+      const written = await this.store.replaceIfUnchanged(key, this.toStorage(resource, object), current.modRevision);
       if (written === undefined) continue;
       return { removed: false, object: this.outgoing(resource, written.object) };
     }

@@ -12,6 +12,8 @@ export interface ServedResource {
   namespaced: boolean;
   verbs: string[];
   subresources: Array<{ name: string }>;
+  /** Where its objects are stored, when that is another version (events.k8s.io/v1 events are core v1 events). */
+  storage?: { group: string; version: string; resource: string };
 }
 
 export function apiVersionOf(resource: { group: string; version: string }): string {

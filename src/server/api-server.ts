@@ -67,6 +67,7 @@ export interface ApiServerParts {
   applyPatch: (patchType: string, current: JsonObject, patch: Buffer) => JsonObject;
   protobuf?: ProtobufObjectCodec;
   typedDecode?: TypedDecode;
+  convertVersion?: (object: JsonObject, targetApiVersion: string) => JsonObject | undefined;
   /** The store is reachable with a quorum (readiness and the etcd check). */
   storeHealthy: () => Promise<string | undefined>;
 }
@@ -94,6 +95,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const cache = new WatchCache(store, { log, historyWindowMs: config.watchCacheHistoryMs });
   cache.start();
   registry.cache = cache;
+  registry.converter = parts.convertVersion;
   const nodePorts = parseNodePortRange(config.serviceNodePortRange);
   const allocator = new ServiceAllocator(store, { serviceCidr: config.serviceClusterIpRange, nodePortMin: nodePorts.min, nodePortMax: nodePorts.max });
   registry.serviceAllocator = allocator;

@@ -9,6 +9,7 @@ import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } fro
 import { OpenApiDocuments } from '../apis/openapi';
 import { ProtobufCodec } from '../codec';
 import { TypedDecoder } from '../apis/schema';
+import { convertVersion } from '../apis/conversion';
 import { PatchSchema, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, type JsonValue } from '../patch';
 import { SelectorParseError, parseFieldSelector, parseLabelSelector, selectableFields, validateFieldSelector } from '../apis/selectors';
 import { GarbageCollector } from '../controllers/garbage-collector';
@@ -103,6 +104,7 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
     },
     protobuf: ProtobufCodec.load(),
     typedDecode: (object, level, rawJson) => TypedDecoder.shared().decode(object, level, rawJson),
+    convertVersion,
     storeHealthy: options.storeHealthy,
   };
 }

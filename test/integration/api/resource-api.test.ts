@@ -384,6 +384,21 @@ describe('resource API over HTTPS (one carina server)', function () {
     expect(reused.status).to.equal(201);
   });
 
+  it('serves one stored object in every version of its resource (HPA v1/v2, core and events.k8s.io Events)', async () => {
+    const hpa = { apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'scaler' }, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, minReplicas: 1, maxReplicas: 5, targetCPUUtilizationPercentage: 70 } };
+    expect((await server.request('POST', '/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers', { body: JSON.stringify(hpa) })).status).to.equal(201);
+    const v2 = (await server.request('GET', '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers/scaler')).json<Obj>();
+    expect(v2.apiVersion).to.equal('autoscaling/v2');
+    expect(v2.spec.metrics).to.deep.equal([{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } }]);
+    const v1 = (await server.request('GET', '/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers/scaler')).json<Obj>();
+    expect(v1.spec.targetCPUUtilizationPercentage).to.equal(70);
+    const event = { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'ev1' }, eventTime: '2026-01-01T00:00:00.000000Z', reportingController: 'example.com/ctl', reportingInstance: 'ctl-1', action: 'Tested', reason: 'Testing', type: 'Normal', note: 'hello', regarding: { kind: 'Pod', name: 'p', namespace: 'default' } };
+    expect((await server.request('POST', '/apis/events.k8s.io/v1/namespaces/default/events', { body: JSON.stringify(event) })).status).to.equal(201);
+    const core = (await server.request('GET', '/api/v1/namespaces/default/events/ev1')).json<Obj>();
+    expect(core).to.deep.include({ apiVersion: 'v1', kind: 'Event', message: 'hello', reportingComponent: 'example.com/ctl' });
+    expect(core.involvedObject).to.deep.include({ kind: 'Pod', name: 'p' });
+  });
+
   it('patches with merge patch and JSON patch; a failed JSON patch test is 422 and changes nothing', async () => {
     await server.request('POST', CM, { body: configMap('patched', { a: '1', b: '2' }) });
     const merged = await server.request('PATCH', `${CM}/patched`, { body: JSON.stringify({ data: { a: null, c: '3' } }), headers: { 'Content-Type': 'application/merge-patch+json' } });
