@@ -79,6 +79,8 @@ async function main(argv: string[]): Promise<number> {
     await store.stop();
     return 0;
   }
+  // Names this replica's leases: its member id, or its address when the store is an external etcd.
+  const identity = store !== undefined ? `member-${flags['member-id'] as number}` : `${flags['bind-address'] as string}-${flags['secure-port'] as number}`;
   const sans = (flags['tls-san'] as string).split(',').map((s) => s.trim()).filter((s) => s !== '');
   const parts = buildApiServerParts(kv, { runtimeConfig: flags['runtime-config'] as string, storeHealthy: storeHealthCheck(kv) });
   const api = await startApiServer({
@@ -94,9 +96,8 @@ async function main(argv: string[]): Promise<number> {
     advertiseAddress: flags['advertise-address'] as string,
     watchCacheHistoryMs: flags['watch-cache-history'] as number,
     serviceNodePortRange: flags['service-node-port-range'] as string,
-    identity: store !== undefined ? `member-${flags['member-id'] as number}` : `${flags['bind-address'] as string}-${flags['secure-port'] as number}`,
+    identity,
   }, parts, log);
-  const identity = store !== undefined ? `member-${flags['member-id'] as number}` : `${flags['bind-address'] as string}-${flags['secure-port'] as number}`;
   const controllers = startControllers(api.registry, parts, identity, log);
   process.stdout.write(
     `carina: data in ${dataDir}\n` +

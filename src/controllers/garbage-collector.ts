@@ -194,30 +194,27 @@ export class GarbageCollector {
     }
   }
 
-  private async dropReferences(node: Node, uids: Set<string>): Promise<boolean> {
-    try {
-      await this.options.registry.guaranteedUpdate(node.resource, node.namespace, node.name, (current) => {
-        const m = meta(current);
-        if (m.uid !== node.uid) return current;
-        const kept = ownerReferences(current).filter((r) => !uids.has(r.uid));
-        if (kept.length === 0) delete m.ownerReferences;
-        else m.ownerReferences = kept;
-        return current;
-      }, { dryRun: false, subresource: '' });
-      return true;
-    } catch (err) {
-      if (err instanceof ApiError && err.code === 404) return true;
-      throw err;
-    }
+  private dropReferences(node: Node, uids: Set<string>): Promise<boolean> {
+    return this.updateSameObject(node, (m, current) => {
+      const kept = ownerReferences(current).filter((r) => !uids.has(r.uid));
+      if (kept.length === 0) delete m.ownerReferences;
+      else m.ownerReferences = kept;
+    });
   }
 
-  private async removeFinalizer(node: Node, finalizer: string): Promise<boolean> {
+  private removeFinalizer(node: Node, finalizer: string): Promise<boolean> {
+    return this.updateSameObject(node, (m, current) => {
+      m.finalizers = finalizers(current).filter((f) => f !== finalizer);
+      if ((m.finalizers as string[]).length === 0) delete m.finalizers;
+    });
+  }
+
+  /** Changes the object's metadata if it is still the one scanned (same uid); gone counts as done. */
+  private async updateSameObject(node: Node, change: (metadata: JsonObject, current: JsonObject) => void): Promise<boolean> {
     try {
       await this.options.registry.guaranteedUpdate(node.resource, node.namespace, node.name, (current) => {
         const m = meta(current);
-        if (m.uid !== node.uid) return current;
-        m.finalizers = finalizers(current).filter((f) => f !== finalizer);
-        if ((m.finalizers as string[]).length === 0) delete m.finalizers;
+        if (m.uid === node.uid) change(m, current);
         return current;
       }, { dryRun: false, subresource: '' });
       return true;
