@@ -29,6 +29,7 @@ interface Figures {
   listMs: number;
   watchP50: number;
   watchP99: number;
+  fanOutP50: number;
 }
 
 const SEQUENTIAL = Number(process.env.SEQUENTIAL ?? 1000);
@@ -38,6 +39,35 @@ const LIST_ITEMS = 10_000;
 const LIST_PAGE = 500;
 const WATCH_EVENTS = Number(process.env.WATCH_EVENTS ?? 300);
 const ROUNDS = Number(process.env.ROUNDS ?? 1);
+const FAN_OUT_WATCHERS = Number(process.env.FAN_OUT_WATCHERS ?? 1000);
+const FAN_OUT_EVENTS = 20;
+
+/**
+ * Time from a create until the LAST of `watchers` open watches has its event, for
+ * FAN_OUT_EVENTS creates; `open` starts one watch and calls back with each new object's name.
+ */
+async function fanOut(open: (onName: (name: string) => void) => () => void, create: (name: string) => Promise<unknown>): Promise<number> {
+  const pending = new Map<string, { began: number; left: number; done: () => void }>();
+  const stops: Array<() => void> = [];
+  for (let i = 0; i < FAN_OUT_WATCHERS; i++) {
+    stops.push(open((name) => {
+      const entry = pending.get(name);
+      if (entry !== undefined && --entry.left === 0) entry.done();
+    }));
+  }
+  await new Promise((r) => setTimeout(r, 2000));
+  const delays: number[] = [];
+  for (let i = 0; i < FAN_OUT_EVENTS; i++) {
+    const name = `fan-${i}`;
+    const all = new Promise<void>((resolve) => pending.set(name, { began: performance.now(), left: FAN_OUT_WATCHERS, done: resolve }));
+    const began = performance.now();
+    await create(name);
+    await all;
+    delays.push(performance.now() - began);
+  }
+  for (const stop of stops) stop();
+  return median(delays);
+}
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -171,7 +201,16 @@ async function apiRound(server: CarinaApiProcess, round: number): Promise<Figure
       await seen;
     }
     stop();
+    const fanNs = `bench-fan-${round}`;
+    await ensureNamespace(api, fanNs);
+    const fanOutP50 = await fanOut(
+      (onName) => api.watch(`/api/v1/namespaces/${fanNs}/configmaps?watch=1&resourceVersion=0`, (event) => {
+        if (event.type === 'ADDED') onName(event.object.metadata.name);
+      }),
+      (name) => api.request('POST', `/api/v1/namespaces/${fanNs}/configmaps`, configMap(fanNs, name)),
+    );
     return {
+      fanOutP50,
       createP50: median(creates),
       createP99: percentile(creates, 0.99),
       createPerSecond,
@@ -247,7 +286,18 @@ async function storeRound(endpoint: string, round: number): Promise<Figures> {
       await seen;
     }
     await handle.cancel();
+    const fanPrefix = `/bench-store/${round}/fan/`;
+    const fanOutP50 = await fanOut(
+      (onName) => {
+        const h = kv.watch({ key: enc(fanPrefix), rangeEnd: prefixEnd(enc(fanPrefix)) }, (response) => {
+          for (const event of response.events) onName(Buffer.from(event.kv.key).toString('utf8').slice(fanPrefix.length));
+        });
+        return () => void h.cancel();
+      },
+      (name) => create(`${fanPrefix}${name}`, configMap('x', name)),
+    );
     return {
+      fanOutP50,
       createP50: median(creates),
       createP99: percentile(creates, 0.99),
       createPerSecond,
@@ -291,6 +341,7 @@ async function main(): Promise<void> {
     [`list ${LIST_ITEMS} ConfigMaps, limit ${LIST_PAGE}`, 'listMs', 'ms', false],
     ['watch delivery, p50', 'watchP50', 'ms', false],
     ['watch delivery, p99', 'watchP99', 'ms', false],
+    [`watch fan-out: ${FAN_OUT_WATCHERS} watchers, last one served, p50`, 'fanOutP50', 'ms', false],
   ];
   const lines = [
     `bench/api: one Carina replica, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${ROUNDS} round(s), medians`,
