@@ -12,7 +12,7 @@ import type { WatchSink } from '../endpoints/watch-stream';
 import type { ApiMetrics } from '../observability/api-metrics';
 import { deprecationOf } from '../apis/deprecations';
 import { runHealthChecks, type HealthCheck } from './health-checks';
-import { negotiateResponse } from './negotiation';
+import { negotiateResponse, parseMediaRanges } from './negotiation';
 import { parseRequestInfo, type RequestInfo } from './request-info';
 
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
@@ -32,6 +32,9 @@ export interface DiscoveryDocuments {
   apiGroup(group: string): JsonObject | undefined;
   apiResourceList(group: string, version: string): JsonObject | undefined;
   openApiV2(): { body: Buffer; etag: string };
+  /** The same document as gnostic OpenAPIv2 Protobuf, which client-go's OpenAPISchema() asks for. */
+  openApiV2Protobuf(): { body: Buffer; etag: string; contentType: string };
+  openApiV2ProtobufMediaTypes: string[];
   openApiV3Index(): JsonObject;
   openApiV3Document(path: string): { body: Buffer; etag: string } | undefined;
 }
@@ -229,8 +232,19 @@ export class ApiHttpServer {
         return this.json(req, res, list, url);
       }
       if (path === '/openapi/v2') {
-        const doc = discovery.openApiV2();
-        return this.sendCached(req, res, doc.body, doc.etag);
+        const ranges = parseMediaRanges(req.headers.accept as string | undefined);
+        for (const range of ranges.length === 0 ? [{ type: 'application', subtype: 'json' }] : ranges) {
+          const full = `${range.type}/${range.subtype}`;
+          if (discovery.openApiV2ProtobufMediaTypes.includes(full)) {
+            const doc = discovery.openApiV2Protobuf();
+            return this.sendCached(req, res, doc.body, doc.etag, doc.contentType);
+          }
+          if (full === 'application/json' || full === 'application/*' || full === '*/*') {
+            const doc = discovery.openApiV2();
+            return this.sendCached(req, res, doc.body, doc.etag);
+          }
+        }
+        throw errors.notAcceptable(['application/json', ...discovery.openApiV2ProtobufMediaTypes]);
       }
       if (path === '/openapi/v3') return this.json(req, res, discovery.openApiV3Index(), url);
       if (path.startsWith('/openapi/v3/')) {
@@ -260,14 +274,14 @@ export class ApiHttpServer {
     return response.status;
   }
 
-  private sendCached(req: AnyRequest, res: AnyResponse, body: Buffer, etag: string): number {
-    const quoted = `"${etag}"`;
+  private sendCached(req: AnyRequest, res: AnyResponse, body: Buffer, etag: string, contentType = 'application/json'): number {
+    const quoted = etag.startsWith('"') ? etag : `"${etag}"`;
     if (req.headers['if-none-match'] === quoted) {
       res.writeHead(304, { ETag: quoted });
       res.end();
       return 304;
     }
-    this.send(res, 200, 'application/json', body, { ETag: quoted, Vary: 'Accept' });
+    this.send(res, 200, contentType, body, { ETag: quoted, Vary: 'Accept' });
     return 200;
   }
 

@@ -7,6 +7,7 @@ import type { KvClient } from '../../raft';
 import { Catalogue, type ResourceInfo } from '../apis/catalogue';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from '../apis/discovery';
 import { OpenApiDocuments } from '../apis/openapi';
+import { OPENAPI_V2_PROTOBUF_CONTENT_TYPE, OPENAPI_V2_PROTOBUF_MEDIA_TYPES, openApiV2ToProtobuf } from '../apis/openapi/openapi-v2-protobuf';
 import { ProtobufCodec } from '../codec';
 import { TypedDecoder } from '../apis/schema';
 import { convertVersion } from '../apis/conversion';
@@ -54,6 +55,11 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
     apiGroup: (group) => apiGroup(catalogue, group) as unknown as JsonObject | undefined,
     apiResourceList: (group, version) => apiResourceList(catalogue, group, version) as unknown as JsonObject | undefined,
     openApiV2: () => openapi.v2Document(),
+    openApiV2Protobuf: () => {
+      const json = openapi.v2Document();
+      return { body: openApiV2ToProtobuf(json.body), etag: json.etag, contentType: OPENAPI_V2_PROTOBUF_CONTENT_TYPE };
+    },
+    openApiV2ProtobufMediaTypes: OPENAPI_V2_PROTOBUF_MEDIA_TYPES,
     openApiV3Index: () => openapi.v3Index() as unknown as JsonObject,
     openApiV3Document: (path) => openapi.v3Document(path),
   };

@@ -101,6 +101,12 @@ export function kubectlSuite(title: string, startServer: () => Promise<{ server:
       expect(out).to.contain('rollingUpdate');
     });
 
+    it('kubectl explain also reads OpenAPI v2 in Protobuf (what client-go\'s OpenAPISchema asks for)', async () => {
+      const out = await kubectl('explain', 'pods.spec.containers.ports', '--output=plaintext-openapiv2');
+      expect(out).to.contain('KIND:     Pod');
+      expect(out).to.contain('containerPort');
+    });
+
     it('create -f, get -o yaml shows v1.25 defaults, delete', async () => {
       await kubectl('create', '-f', file('deploy.yaml', DEPLOYMENT));
       const deployment = JSON.parse(await kubectl('get', 'deployment', 'web', '-o', 'json')) as Obj;

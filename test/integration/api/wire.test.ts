@@ -9,6 +9,7 @@ import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProtobufCodec } from '../../../src/codec';
+import { openApiV2DocumentType } from '../../../src/apis/openapi/openapi-v2-protobuf';
 import { createClusterCa, issueClientCertificate } from '../../../src/certificates';
 import { CarinaApiProcess } from '../../support/carina-api-process';
 
@@ -107,6 +108,21 @@ describe('wire details of carina server', function () {
     const events = frames.map((f) => codec.decodeWatchEventFrame(f));
     expect(events.every((e) => e.type === 'ADDED' && e.object.kind === 'Namespace')).to.equal(true);
     expect(events.map((e) => (e.object.metadata as Obj).name)).to.include('default');
+  });
+
+  it('serves /openapi/v2 as JSON and as gnostic Protobuf, with one ETag and 304 on If-None-Match', async () => {
+    const json = await server.request('GET', '/openapi/v2');
+    expect(json.headers['content-type']).to.equal('application/json');
+    expect(json.json<Obj>().swagger).to.equal('2.0');
+    const etag = String(json.headers.etag);
+    expect(etag).to.match(/^"[0-9A-F]{128}"$/);
+    const proto = await server.request('GET', '/openapi/v2', { headers: { Accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' } });
+    expect(proto.headers['content-type']).to.equal('application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+    const document = openApiV2DocumentType().decode(proto.body) as unknown as Obj;
+    expect(document.swagger).to.equal('2.0');
+    expect(document.info.title).to.equal('Kubernetes');
+    expect((await server.request('GET', '/openapi/v2', { headers: { 'If-None-Match': etag } })).status).to.equal(304);
+    expect((await server.request('GET', '/openapi/v2', { headers: { Accept: 'text/html' } })).status).to.equal(406);
   });
 
   it('rejects a client certificate from another CA with 401', async () => {
