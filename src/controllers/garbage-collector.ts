@@ -40,6 +40,8 @@ export interface GarbageCollectorOptions {
   store: ObjectStore;
   /** One served version of every stored resource that supports list and delete. */
   resources: () => ServedResource[];
+  /** The served resource of an owner reference's apiVersion and kind. */
+  resourceForKind: (apiVersion: string, kind: string) => ServedResource | undefined;
   resyncMs?: number;
   debounceMs?: number;
   log?: (line: string) => void;
@@ -134,7 +136,8 @@ export class GarbageCollector {
     const { registry } = this.options;
     const nodes = new Map<string, Node>();
     for (const resource of this.options.resources()) {
-      const listed = await registry.list(resource, '', { mode: { kind: 'latest' }, limit: 0 });
+      // The scan reads this replica's watch cache; anything it would act on is confirmed with a quorum read first.
+      const listed = await registry.list(resource, '', { mode: { kind: 'any' }, limit: 0 });
       for (const object of listed.items) {
         const m = meta(object);
         if (typeof m.uid !== 'string') continue;
@@ -150,11 +153,21 @@ export class GarbageCollector {
       }
     }
     let changed = false;
+    let cacheBehind = false;
     for (const node of nodes.values()) {
       const refs = ownerReferences(node.object);
       if (refs.length === 0) continue;
       const owners = refs.map((ref) => ({ ref, owner: this.ownerOf(ref, node, nodes) }));
-      const absent = owners.filter((o) => o.owner === undefined);
+      // An owner missing from the scan may just be newer than it: only a quorum read proves it gone.
+      const absent: typeof owners = [];
+      for (const o of owners) {
+        if (o.owner === undefined && (await this.ownerGone(o.ref, node))) absent.push(o);
+      }
+      if (owners.some((o) => o.owner === undefined && !absent.includes(o))) {
+        // The cache has not caught up with an owner that exists: look again on the next pass.
+        cacheBehind = true;
+        continue;
+      }
       const orphaning = owners.filter((o) => o.owner !== undefined && isDeleting(o.owner.object) && finalizers(o.owner.object).includes(ORPHAN_FINALIZER));
       const foreground = owners.filter((o) => o.owner !== undefined && isDeleting(o.owner.object) && finalizers(o.owner.object).includes(FOREGROUND_FINALIZER));
       const live = owners.filter((o) => o.owner !== undefined && !orphaning.includes(o) && !foreground.includes(o));
@@ -173,7 +186,21 @@ export class GarbageCollector {
       if (f.includes(ORPHAN_FINALIZER) && dependents.length === 0) changed = (await this.removeFinalizer(node, ORPHAN_FINALIZER)) || changed;
       if (f.includes(FOREGROUND_FINALIZER) && dependents.length === 0) changed = (await this.removeFinalizer(node, FOREGROUND_FINALIZER)) || changed;
     }
-    return changed;
+    return changed || cacheBehind;
+  }
+
+  /** True when a quorum read finds no object of the reference's kind and name with its uid. */
+  private async ownerGone(ref: OwnerReference, dependent: Node): Promise<boolean> {
+    const resource = this.options.resourceForKind(ref.apiVersion, ref.kind);
+    // An owner of a kind this server does not serve can never be found: it counts as gone, as in kube.
+    if (resource === undefined) return true;
+    try {
+      const owner = await this.options.registry.get(resource, resource.namespaced ? dependent.namespace : '', ref.name, null);
+      return meta(owner).uid !== ref.uid;
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 404) return true;
+      throw err;
+    }
   }
 
   private ownerOf(ref: OwnerReference, dependent: Node, nodes: Map<string, Node>): Node | undefined {

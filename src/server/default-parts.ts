@@ -149,7 +149,11 @@ export function startControllers(registry: GenericRegistry, parts: DefaultParts,
     log,
     onStartedLeading: () => {
       const namespaceController = new NamespaceController({ registry, store, namespaces, namespacedResources: () => resources.filter((r) => r.namespaced), log });
-      const gc = new GarbageCollector({ registry, store, resources: () => resources, log });
+      const resourceForKind = (apiVersion: string, kind: string) => {
+        const slash = apiVersion.indexOf('/');
+        return parts.catalogue.lookupKind(slash < 0 ? '' : apiVersion.slice(0, slash), slash < 0 ? apiVersion : apiVersion.slice(slash + 1), kind);
+      };
+      const gc = new GarbageCollector({ registry, store, resources: () => resources, resourceForKind, log });
       namespaceController.start();
       gc.start();
       running = [namespaceController, gc];
