@@ -66,10 +66,20 @@ function headerValue(headers: ApiRequest['headers'], name: string): string | und
   return Array.isArray(v) ? v[0] : v;
 }
 
-function isDryRun(query: URLSearchParams): boolean {
-  const values = query.getAll('dryRun');
-  for (const v of values) {
-    if (v !== 'All') throw errors.badRequest(`dryRun: Unsupported value: "${v}": supported values: "All"`);
+type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
+
+/**
+ * dryRun (spec §4.8): `All` runs every stage but persistence; an empty value changes nothing;
+ * anything else is refused as kube-apiserver's options validation refuses it (422 on the
+ * request's options kind).
+ */
+function isDryRun(query: URLSearchParams, kind: OptionsKind): boolean {
+  const values = query.getAll('dryRun').filter((v) => v !== '');
+  const unsupported = values.filter((v) => v !== 'All');
+  if (unsupported.length > 0) {
+    const shown = `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`;
+    const detail = `Unsupported value: ${shown}: supported values: "All"`;
+    throw errors.invalid('meta.k8s.io', kind, '', `${kind}.meta.k8s.io "" is invalid: dryRun: ${detail}`, [{ reason: 'FieldValueNotSupported', message: detail, field: 'dryRun' }]);
   }
   return values.length > 0;
 }
@@ -153,14 +163,14 @@ export class ResourceHandler {
       case 'create': {
         if (!verbAllowed('create') || info.name !== '') throw errors.methodNotAllowed();
         const body = this.decodeBody(request, resource);
-        const created = await this.options.registry.create(resource, namespace, body.object, { dryRun: isDryRun(request.query), subresource: '' });
+        const created = await this.options.registry.create(resource, namespace, body.object, { dryRun: isDryRun(request.query, 'CreateOptions'), subresource: '' });
         return this.respond(request, 201, created, true, body.warnings);
       }
       case 'update': {
         if (!verbAllowed('update')) throw errors.methodNotAllowed();
         const body = this.decodeBody(request, resource);
         const result = await this.options.registry.update(resource, namespace, info.name, body.object, {
-          dryRun: isDryRun(request.query),
+          dryRun: isDryRun(request.query, 'UpdateOptions'),
           subresource: subresource === 'status' || subresource === 'finalize' ? subresource : '',
           allowCreate: this.options.createOnUpdateKinds.has(resource.kind),
         });
@@ -180,7 +190,7 @@ export class ResourceHandler {
           warnings = typed.warnings;
           return typed.object;
         }, {
-          dryRun: isDryRun(request.query),
+          dryRun: isDryRun(request.query, 'PatchOptions'),
           subresource: subresource === 'status' ? 'status' : '',
         });
         return this.respond(request, 200, patched, true, warnings);
@@ -218,7 +228,7 @@ export class ResourceHandler {
   private async scale(request: ApiRequest, resource: ServedResource, namespace: string): Promise<ApiResponse> {
     const { registry } = this.options;
     const name = request.info.name;
-    const dryRun = isDryRun(request.query);
+    const dryRun = isDryRun(request.query, request.info.verb === 'patch' ? 'PatchOptions' : 'UpdateOptions');
     const scaleResponse = (parent: JsonObject) => this.respond(request, 200, scaleOf(parent));
     switch (request.info.verb) {
       case 'get':
@@ -259,7 +269,7 @@ export class ResourceHandler {
       body = this.options.codec.decode(representation, request.body);
     }
     const q = request.query;
-    const options: DeleteOptions = { dryRun: isDryRun(q) || (Array.isArray(body.dryRun) && body.dryRun.includes('All')) };
+    const options: DeleteOptions = { dryRun: isDryRun(q, 'DeleteOptions') || (Array.isArray(body.dryRun) && body.dryRun.includes('All')) };
     const grace = q.get('gracePeriodSeconds') ?? (body.gracePeriodSeconds !== undefined ? String(body.gracePeriodSeconds) : null);
     if (grace !== null && grace !== '') {
       const n = Number(grace);

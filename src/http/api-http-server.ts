@@ -12,7 +12,8 @@ import type { WatchSink } from '../endpoints/watch-stream';
 import type { ApiMetrics } from '../observability/api-metrics';
 import { deprecationOf } from '../apis/deprecations';
 import { runHealthChecks, type HealthCheck } from './health-checks';
-import { negotiateResponse, parseMediaRanges } from './negotiation';
+import { mediaTypeOf, negotiateResponse, parseMediaRanges, type Representation } from './negotiation';
+import type { BodyCodec } from './body-codec';
 import { parseRequestInfo, type RequestInfo } from './request-info';
 
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
@@ -50,6 +51,8 @@ export interface ApiHttpServerOptions {
   readyzChecks: HealthCheck[];
   /** host:port clients should use, for /api's serverAddressByClientCIDRs. */
   advertiseAddress: string;
+  /** Encodes error Statuses in the representation the client prefers. */
+  codec?: BodyCodec;
   log?: (line: string) => void;
 }
 
@@ -135,22 +138,28 @@ export class ApiHttpServer {
       return;
     }
     const pretty = new URL(req.url ?? '/', 'https://x').searchParams.has('pretty');
-    let body: string;
-    let contentType = 'application/json';
+    let representation: Representation = 'json';
     try {
-      const choice = negotiateResponse(req.headers.accept as string | undefined, false);
-      if (choice.representation === 'yaml') {
-        contentType = 'application/yaml';
-      }
+      representation = negotiateResponse(req.headers.accept as string | undefined, this.options.codec?.protobufSupports('v1', 'Status') ?? false).representation;
     } catch {
-      // An unacceptable Accept still gets its error as JSON.
+      // An unacceptable Accept still gets its error, as JSON.
     }
-    body = pretty || contentType === 'application/yaml' ? JSON.stringify(err.toStatus(), null, 2) : JSON.stringify(err.toStatus());
-    if (contentType === 'application/yaml') contentType = 'application/json';
-    const headers: Record<string, string> = { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private' };
+    const headers: Record<string, string> = { 'Cache-Control': 'no-cache, private' };
     if (err.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.retryAfterSeconds);
+    let body: Buffer;
+    if (representation === 'protobuf' && this.options.codec !== undefined) {
+      // A client that prefers Protobuf (kubectl, client-go) gets its errors as Protobuf too.
+      headers['Content-Type'] = mediaTypeOf('protobuf');
+      body = this.options.codec.encode('protobuf', err.toStatus(), false);
+    } else if (representation === 'yaml' && this.options.codec !== undefined) {
+      headers['Content-Type'] = mediaTypeOf('yaml');
+      body = this.options.codec.encode('yaml', err.toStatus(), false);
+    } else {
+      headers['Content-Type'] = 'application/json';
+      body = Buffer.from(JSON.stringify(err.toStatus(), null, pretty ? 2 : undefined) + '\n');
+    }
     res.writeHead(err.code, headers);
-    res.end(body + '\n');
+    res.end(body);
   }
 
   private send(res: AnyResponse, status: number, contentType: string, body: Buffer | string, extraHeaders: Record<string, string> = {}): void {

@@ -17,6 +17,8 @@ export interface MediaRange {
   type: string;
   subtype: string;
   params: Record<string, string>;
+  /** The quality factor (q=), 1 when absent. */
+  quality: number;
 }
 
 export function parseMediaRanges(header: string | undefined): MediaRange[] {
@@ -27,14 +29,23 @@ export function parseMediaRanges(header: string | undefined): MediaRange[] {
     const [type, subtype] = typePart.trim().toLowerCase().split('/');
     if (!type || !subtype) continue;
     const params: Record<string, string> = {};
+    let quality = 1;
     for (const p of paramParts) {
       const eq = p.indexOf('=');
       if (eq < 0) continue;
-      params[p.slice(0, eq).trim().toLowerCase()] = p.slice(eq + 1).trim().replace(/^"|"$/g, '');
+      const name = p.slice(0, eq).trim().toLowerCase();
+      const value = p.slice(eq + 1).trim().replace(/^"|"$/g, '');
+      if (name === 'q') {
+        const q = Number(value);
+        quality = Number.isFinite(q) ? Math.min(1, Math.max(0, q)) : 1;
+      } else {
+        params[name] = value;
+      }
     }
-    ranges.push({ type, subtype, params });
+    ranges.push({ type, subtype, params, quality });
   }
-  return ranges;
+  // Highest quality first; among equals the client's order (a stable sort), as goautoneg does.
+  return ranges.filter((r) => r.quality > 0).sort((a, b) => b.quality - a.quality);
 }
 
 export interface ResponseChoice {

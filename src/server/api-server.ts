@@ -102,11 +102,12 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const namespaces = parts.resolver.lookup('', 'v1', 'namespaces');
   if (namespaces === undefined) throw new Error('the catalogue has no namespaces resource');
   registryHooks.checkNamespaceForCreate = namespaceLifecycle(registry, namespaces);
+  const bodyCodec = new BodyCodec(parts.protobuf);
   const handler = new ResourceHandler({
     resolver: parts.resolver,
     registry,
     store,
-    codec: new BodyCodec(parts.protobuf),
+    codec: bodyCodec,
     selectorFilter: parts.selectorFilter,
     applyPatch: parts.applyPatch,
     createOnUpdateKinds: CREATE_ON_UPDATE_KINDS,
@@ -137,6 +138,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     livezChecks: [ping, logCheck, etcd, bootstrap],
     readyzChecks: [ping, logCheck, etcd, { name: 'etcd-readiness', check: parts.storeHealthy }, watchCacheReady, bootstrapReady, shutdown],
     advertiseAddress: `${config.bindAddress === '0.0.0.0' ? '127.0.0.1' : config.bindAddress}:${config.securePort}`,
+    codec: bodyCodec,
     log,
   });
   const address = await server.start();

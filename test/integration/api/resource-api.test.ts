@@ -399,6 +399,26 @@ describe('resource API over HTTPS (one carina server)', function () {
     expect(core.involvedObject).to.deep.include({ kind: 'Pod', name: 'p' });
   });
 
+  it('runs dryRun=All on every verb without storing anything; refuses unknown dryRun values', async () => {
+    const created = await server.request('POST', `${CM}?dryRun=All`, { body: configMap('dry') });
+    expect(created.status).to.equal(201);
+    expect(created.json<Obj>().metadata.uid).to.be.a('string');
+    expect((await server.request('GET', `${CM}/dry`)).status).to.equal(404);
+    const real = (await server.request('POST', CM, { body: configMap('dry', { k: 'v' }) })).json<Obj>();
+    const put = await server.request('PUT', `${CM}/dry?dryRun=All`, { body: JSON.stringify({ ...real, data: { k: 'put' } }) });
+    expect(put.json<Obj>().data).to.deep.equal({ k: 'put' });
+    const patch = await server.request('PATCH', `${CM}/dry?dryRun=All`, { body: JSON.stringify({ data: { k: 'patched' } }), headers: { 'Content-Type': 'application/merge-patch+json' } });
+    expect(patch.json<Obj>().data).to.deep.equal({ k: 'patched' });
+    const del = await server.request('DELETE', `${CM}/dry?dryRun=All`);
+    expect(del.status).to.equal(200);
+    const after = (await server.request('GET', `${CM}/dry`)).json<Obj>();
+    expect(after.data).to.deep.equal({ k: 'v' });
+    expect(after.metadata.resourceVersion).to.equal(real.metadata.resourceVersion);
+    const bad = await server.request('POST', `${CM}?dryRun=Some`, { body: configMap('dry2') });
+    expect(bad.status).to.equal(422);
+    expect(bad.json<Obj>().message).to.equal('CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Some"}: supported values: "All"');
+  });
+
   it('patches with merge patch and JSON patch; a failed JSON patch test is 422 and changes nothing', async () => {
     await server.request('POST', CM, { body: configMap('patched', { a: '1', b: '2' }) });
     const merged = await server.request('PATCH', `${CM}/patched`, { body: JSON.stringify({ data: { a: null, c: '3' } }), headers: { 'Content-Type': 'application/merge-patch+json' } });

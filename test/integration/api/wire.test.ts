@@ -69,6 +69,14 @@ describe('wire details of carina server', function () {
     expect(discovery.headers['content-type']).to.equal('application/json');
   });
 
+  it('answers errors in Protobuf to a client that prefers it', async () => {
+    const res = await server.request('GET', '/api/v1/namespaces/default/configmaps/absent', { headers: { Accept: 'application/vnd.kubernetes.protobuf, application/json' } });
+    expect(res.status).to.equal(404);
+    expect(res.headers['content-type']).to.equal('application/vnd.kubernetes.protobuf');
+    const status = codec.decode(res.body);
+    expect(status).to.deep.include({ kind: 'Status', apiVersion: 'v1', reason: 'NotFound', code: 404, message: 'configmaps "absent" not found' });
+  });
+
   it('takes a Protobuf body, as kubectl create configmap sends it', async () => {
     const body = codec.encode({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'from-proto' }, data: { k: 'v' } });
     const res = await server.request('POST', '/api/v1/namespaces/default/configmaps', { body, headers: { 'Content-Type': 'application/vnd.kubernetes.protobuf', Accept: 'application/vnd.kubernetes.protobuf,application/json' } });

@@ -16,6 +16,12 @@ describe('content negotiation', () => {
     expect(negotiateResponse(discovery, false).representation).to.equal('json');
   });
 
+  it('orders by quality factor, keeps the client order among equals, and drops q=0', () => {
+    expect(negotiateResponse('application/json;q=0.5, application/yaml', true).representation).to.equal('yaml');
+    expect(negotiateResponse('application/yaml;q=0.9, application/json;q=0.9', true).representation).to.equal('yaml');
+    expect(negotiateResponse('application/vnd.kubernetes.protobuf;q=0, */*;q=0.1', true).representation).to.equal('json');
+  });
+
   it('answers 406 when nothing in Accept fits, and 415 for an unknown body type', () => {
     try {
       negotiateResponse('text/html', true);
