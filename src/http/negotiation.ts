@@ -51,17 +51,22 @@ export function parseMediaRanges(header: string | undefined): MediaRange[] {
 export interface ResponseChoice {
   representation: Representation;
   pretty: boolean;
+  /** Set when the client asked for a meta.k8s.io Table (JSON only, as in v1.25) and the caller can render one. */
+  table?: 'meta.k8s.io/v1' | 'meta.k8s.io/v1beta1';
 }
 
 /**
  * The representation for a response. `protobufAllowed` is false for documents that have no
  * Protobuf form (discovery is JSON-only in v1.25 when asked for it as JSON, custom resources).
  */
-export function negotiateResponse(accept: string | undefined, protobufAllowed: boolean): ResponseChoice {
+export function negotiateResponse(accept: string | undefined, protobufAllowed: boolean, tableAllowed = false): ResponseChoice {
   const ranges = parseMediaRanges(accept);
   if (ranges.length === 0) return { representation: 'json', pretty: false };
   for (const range of ranges) {
-    // Conversions the server does not offer (Table, PartialObjectMetadata, aggregated discovery) are skipped.
+    if (range.params.as === 'Table' && tableAllowed && `${range.type}/${range.subtype}` === JSON_MEDIA_TYPE && range.params.g === 'meta.k8s.io' && (range.params.v === 'v1' || range.params.v === 'v1beta1')) {
+      return { representation: 'json', pretty: range.params.pretty === '1' || range.params.pretty === 'true', table: `meta.k8s.io/${range.params.v}` };
+    }
+    // Conversions the server does not offer (PartialObjectMetadata, aggregated discovery) are skipped.
     if (range.params.as !== undefined) continue;
     const pretty = range.params.pretty === '1' || range.params.pretty === 'true';
     const full = `${range.type}/${range.subtype}`;
