@@ -237,6 +237,20 @@ export function kubectlSuite(title: string, startServer: () => Promise<{ server:
       expect((await server.kubectl(['get', 'cm', 'dep-a', '-n', 'gc'])).code).to.not.equal(0);
     });
 
+    it('kubectl --validate=strict|warn|false: unknown fields refused, warned about, or dropped', async () => {
+      const path = file('unknown.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: validated\ncolour: blue\ndata:\n  a: "1"\n');
+      const strict = await server.kubectl(['create', '-f', path]);
+      expect(strict.code).to.not.equal(0);
+      expect(strict.stderr).to.contain('strict decoding error: unknown field "colour"');
+      const warned = await server.kubectl(['create', '-f', path, '--validate=warn']);
+      expect(warned.code, warned.stderr).to.equal(0);
+      expect(warned.stderr).to.contain('Warning: unknown field "colour"');
+      await kubectl('delete', 'cm', 'validated');
+      await kubectl('create', '-f', path, '--validate=false');
+      expect(await kubectl('get', 'cm', 'validated', '-o', 'jsonpath={.data.a}')).to.equal('1');
+      expect(JSON.parse(await kubectl('get', 'cm', 'validated', '-o', 'json')).colour).to.equal(undefined);
+    });
+
     it('bad input gets the right error and changes nothing', async () => {
       const invalidName = await server.kubectl(['create', 'configmap', 'Bad_Name']);
       expect(invalidName.code).to.not.equal(0);
