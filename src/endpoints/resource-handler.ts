@@ -57,7 +57,12 @@ export interface ResourceHandlerOptions {
   minWatchTimeoutSeconds: number;
   cache: WatchCache;
   typedDecode?: TypedDecode;
+  /** Renders objects as a meta.k8s.io Table (spec §2.3), for clients that ask with `as=Table`. */
+  renderTable?: TableRenderer;
 }
+
+export type IncludeObject = 'None' | 'Object' | 'Metadata';
+export type TableRenderer = (objects: JsonObject[], listMetadata: JsonObject, tableApiVersion: 'meta.k8s.io/v1' | 'meta.k8s.io/v1beta1', includeObject: IncludeObject) => JsonObject;
 
 export const PATCH_CONTENT_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
 
@@ -114,6 +119,20 @@ export class ResourceHandler {
     return { status, headers, body: this.options.codec.encode(choice.representation, object, pretty) };
   }
 
+  /** The Table a client asked for with `as=Table`, or undefined when it asked for objects. */
+  private tableResponse(request: ApiRequest, objects: JsonObject[], listMetadata: JsonObject): ApiResponse | undefined {
+    if (this.options.renderTable === undefined) return undefined;
+    const choice = negotiateResponse(headerValue(request.headers, 'accept'), false, true);
+    if (choice.table === undefined) return undefined;
+    const include = request.query.get('includeObject') ?? 'Metadata';
+    if (include !== 'None' && include !== 'Object' && include !== 'Metadata') {
+      throw errors.badRequest(`includeObject: Unsupported value: "${include}": supported values: "Metadata", "None", "Object"`);
+    }
+    const table = this.options.renderTable(objects, listMetadata, choice.table, include);
+    const pretty = choice.pretty || (request.query.has('pretty') && request.query.get('pretty') !== 'false' && request.query.get('pretty') !== '0');
+    return { status: 200, headers: { 'Content-Type': 'application/json' }, body: this.options.codec.encode('json', table, pretty) };
+  }
+
   private fieldValidation(request: ApiRequest): FieldValidationLevel {
     const value = request.query.get('fieldValidation') ?? '';
     if (value === '') return 'Warn';
@@ -149,7 +168,8 @@ export class ResourceHandler {
       case 'get': {
         if (!verbAllowed('get')) throw errors.methodNotAllowed();
         const object = await this.options.registry.get(resource, namespace, info.name, request.query.get('resourceVersion'));
-        return this.respond(request, 200, object);
+        const table = this.tableResponse(request, [object], { resourceVersion: (object.metadata as JsonObject | undefined)?.resourceVersion });
+        return table ?? this.respond(request, 200, object);
       }
       case 'list':
         if (!verbAllowed('list')) throw errors.methodNotAllowed();
@@ -300,9 +320,9 @@ export class ResourceHandler {
   private async list(request: ApiRequest, resource: ServedResource, namespace: string, sink?: WatchSink): Promise<ApiResponse | undefined> {
     const plan = planList(request.query);
     const filter = this.options.selectorFilter(resource, request.query.get('labelSelector') ?? '', request.query.get('fieldSelector') ?? '');
-    const choice = negotiateResponse(headerValue(request.headers, 'accept'), this.options.codec.protobufSupports(apiVersionOf(resource), resource.listKind));
+    const choice = negotiateResponse(headerValue(request.headers, 'accept'), this.options.codec.protobufSupports(apiVersionOf(resource), resource.listKind), this.options.renderTable !== undefined);
     const pretty = choice.pretty || (request.query.has('pretty') && request.query.get('pretty') !== 'false' && request.query.get('pretty') !== '0');
-    if (sink !== undefined && plan.limit === 0 && choice.representation === 'json' && !pretty) {
+    if (sink !== undefined && plan.limit === 0 && choice.representation === 'json' && choice.table === undefined && !pretty) {
       // Large unpaged lists are written item by item, never held whole as one string.
       let started = false;
       let first = true;
@@ -325,6 +345,8 @@ export class ResourceHandler {
     const metadata: JsonObject = { resourceVersion: result.resourceVersion };
     if (result.continue !== undefined) metadata.continue = result.continue;
     if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
+    const table = this.tableResponse(request, result.items, metadata);
+    if (table !== undefined) return table;
     const list: JsonObject = { kind: resource.listKind, apiVersion: apiVersionOf(resource), metadata, items: result.items };
     return this.respond(request, 200, list);
   }

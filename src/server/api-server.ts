@@ -7,7 +7,7 @@
 import { networkInterfaces } from 'node:os';
 import type { KvClient } from '../../raft';
 import { apiServerUrl, loadOrCreateClusterCertificates, writeAdminKubeconfig } from '../certificates';
-import { ResourceHandler, type ResourceResolver, type SelectorFilterFactory, type TypedDecode } from '../endpoints/resource-handler';
+import { ResourceHandler, type ResourceResolver, type SelectorFilterFactory, type TableRenderer, type TypedDecode } from '../endpoints/resource-handler';
 import { ApiHttpServer, type DiscoveryDocuments } from '../http/api-http-server';
 import { BodyCodec, type ProtobufObjectCodec } from '../http/body-codec';
 import { startupHookCheck, type HealthCheck } from '../http/health-checks';
@@ -67,6 +67,7 @@ export interface ApiServerParts {
   applyPatch: (patchType: string, current: JsonObject, patch: Buffer) => JsonObject;
   protobuf?: ProtobufObjectCodec;
   typedDecode?: TypedDecode;
+  renderTable?: TableRenderer;
   convertVersion?: (object: JsonObject, targetApiVersion: string) => JsonObject | undefined;
   /** The store is reachable with a quorum (readiness and the etcd check). */
   storeHealthy: () => Promise<string | undefined>;
@@ -114,6 +115,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     minWatchTimeoutSeconds: config.minRequestTimeoutSeconds,
     cache,
     typedDecode: parts.typedDecode,
+    renderTable: parts.renderTable,
   });
   const startedAt = Date.now();
   let shuttingDown = false;
