@@ -5,7 +5,7 @@ TSC := node_modules/.bin/tsc
 MOCHA := node_modules/.bin/mocha
 REPORTER := dist/test/support/summary-reporter.js
 
-.PHONY: all install build test test-deps run sim soak bench bench-raft bench-kv bench-api clean
+.PHONY: all install build test test-deps run sim soak bench bench-raft bench-kv bench-api cluster cluster-down clean
 
 all: build
 
@@ -54,6 +54,13 @@ bench-api: build
 # kubeconfig in ./data/admin.kubeconfig) and the store's etcd v3 API on 127.0.0.1:2379.
 run: build
 	node bin/carina server --data-dir ./data
+
+# Three replicas and HAProxy on loopback; the admin kubeconfig is ./data/cluster/admin.kubeconfig.
+cluster: build test-deps
+	node bin/carina local-cluster up --dir ./data/cluster
+
+cluster-down:
+	node bin/carina local-cluster down --dir ./data/cluster
 
 clean:
 	rm -rf dist

@@ -9,6 +9,7 @@ import { FlagError, formatHelp, parseFlags, type FlagSpec } from './flags';
 import { parseInitialCluster, startStoreServer, type RunningStoreServer } from '../server/store-server';
 import { startApiServer, storeHealthCheck } from '../server/api-server';
 import { buildApiServerParts, startControllers } from '../server/default-parts';
+import { localClusterDown, localClusterUp } from './local-cluster';
 
 const SERVER_FLAGS: FlagSpec[] = [
   { name: 'data-dir', kind: 'string', default: './data', help: 'Directory for the replica\'s Raft log and store.' },
@@ -46,9 +47,10 @@ const SERVER_SUMMARY = 'Starts one replica of Carina: the Raft-replicated key-va
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-    process.stdout.write('Usage: carina <command> [flags]\n\nCommands:\n  server    start one replica (see carina server --help)\n');
+    process.stdout.write('Usage: carina <command> [flags]\n\nCommands:\n  server          start one replica (see carina server --help)\n  local-cluster   up|down: replicas and HAProxy on loopback (see carina local-cluster --help)\n');
     return command === undefined ? 1 : 0;
   }
+  if (command === 'local-cluster') return localCluster(rest);
   if (command !== 'server') {
     process.stderr.write(`carina: unknown command "${command}" (try carina --help)\n`);
     return 1;
@@ -113,6 +115,40 @@ async function main(argv: string[]): Promise<number> {
   await api.stop();
   if (store !== undefined) await store.stop();
   else await kv.close();
+  return 0;
+}
+
+const LOCAL_CLUSTER_FLAGS: FlagSpec[] = [
+  { name: 'dir', kind: 'string', default: './data/cluster', help: 'Directory for the replicas\' data, logs, pid files, haproxy.cfg and admin.kubeconfig.' },
+  { name: 'replicas', kind: 'number', default: 3, help: 'How many replicas.' },
+  { name: 'base-port', kind: 'number', default: 17000, help: 'Member i listens on base+10i (API), base+10i+1 (etcd API), base+10i+2 (Raft).' },
+  { name: 'lb-port', kind: 'number', default: 7443, help: 'Port of the HAProxy load balancer in front of the replicas.' },
+  { name: 'help', kind: 'boolean', default: false, help: 'Print this help.' },
+];
+
+async function localCluster(args: string[]): Promise<number> {
+  const [action, ...rest] = args;
+  const flags = parseFlags(rest, LOCAL_CLUSTER_FLAGS);
+  if (flags.help || (action !== 'up' && action !== 'down')) {
+    process.stdout.write(formatHelp('local-cluster up|down', 'Starts (up) or stops (down) replicas of one cluster and an HAProxy in front of them, on loopback.', LOCAL_CLUSTER_FLAGS));
+    return flags.help ? 0 : 1;
+  }
+  const dir = flags.dir as string;
+  if (action === 'down') {
+    await localClusterDown(dir);
+    process.stdout.write(`carina: local cluster in ${dir} stopped\n`);
+    return 0;
+  }
+  const cluster = await localClusterUp({
+    dir,
+    replicas: flags.replicas as number,
+    basePort: flags['base-port'] as number,
+    lbPort: flags['lb-port'] as number,
+    log: (line) => process.stdout.write(`carina: ${line}\n`),
+  });
+  process.stdout.write(`carina: ${cluster.members.length} replicas behind ${cluster.url}\n` +
+    `carina: kubectl --kubeconfig ${cluster.kubeconfig} get ns\n` +
+    `carina: stop with: make cluster-down (or carina local-cluster down --dir ${dir})\n`);
   return 0;
 }
 
