@@ -405,6 +405,26 @@ export class KvReplica implements KvClient {
     }
   }
 
+  /**
+   * Before a planned stop: if this replica leads, hand leadership to the most caught-up voter so
+   * the cluster does not wait out an election timeout. Best effort; false when nothing was handed.
+   */
+  async handOffLeadership(): Promise<boolean> {
+    if (!this.node.isLeader) return false;
+    const status = this.node.status();
+    const candidates = status.confState.voters
+      .filter((id) => id !== this.options.id)
+      .map((id) => ({ id, match: status.progress[String(id)]?.match ?? 0 }))
+      .sort((a, b) => b.match - a.match);
+    if (candidates.length === 0) return false;
+    try {
+      await this.node.transferLeadership(candidates[0].id);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   /** The Raft status, for tools and tests. */
   raftStatus(): ReturnType<RaftNode['status']> {
     return this.node.status();

@@ -52,6 +52,9 @@ export async function startStoreServer(config: StoreServerConfig, log: (line: st
     etcdAddress,
     raftAddress,
     stop: async () => {
+      // A planned stop of the leader hands leadership over first: writes pause for one
+      // transfer, not for an election timeout.
+      if (await replica.handOffLeadership()) log(`member ${config.memberId}: handed leadership over before stopping`);
       await grpc.stop();
       await replica.close();
     },
