@@ -62,7 +62,7 @@ export interface ResourceHandlerOptions {
 }
 
 export type IncludeObject = 'None' | 'Object' | 'Metadata';
-export type TableRenderer = (objects: JsonObject[], listMetadata: JsonObject, tableApiVersion: 'meta.k8s.io/v1' | 'meta.k8s.io/v1beta1', includeObject: IncludeObject) => JsonObject;
+export type TableRenderer = (objects: JsonObject[], listMetadata: JsonObject, objectKind: { apiVersion: string; kind: string }, tableApiVersion: 'meta.k8s.io/v1' | 'meta.k8s.io/v1beta1', includeObject: IncludeObject) => JsonObject;
 
 export const PATCH_CONTENT_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
 
@@ -120,7 +120,7 @@ export class ResourceHandler {
   }
 
   /** The Table a client asked for with `as=Table`, or undefined when it asked for objects. */
-  private tableResponse(request: ApiRequest, objects: JsonObject[], listMetadata: JsonObject): ApiResponse | undefined {
+  private tableResponse(request: ApiRequest, resource: ServedResource, objects: JsonObject[], listMetadata: JsonObject): ApiResponse | undefined {
     if (this.options.renderTable === undefined) return undefined;
     const choice = negotiateResponse(headerValue(request.headers, 'accept'), false, true);
     if (choice.table === undefined) return undefined;
@@ -128,7 +128,7 @@ export class ResourceHandler {
     if (include !== 'None' && include !== 'Object' && include !== 'Metadata') {
       throw errors.badRequest(`includeObject: Unsupported value: "${include}": supported values: "Metadata", "None", "Object"`);
     }
-    const table = this.options.renderTable(objects, listMetadata, choice.table, include);
+    const table = this.options.renderTable(objects, listMetadata, { apiVersion: apiVersionOf(resource), kind: resource.kind }, choice.table, include);
     const pretty = choice.pretty || (request.query.has('pretty') && request.query.get('pretty') !== 'false' && request.query.get('pretty') !== '0');
     return { status: 200, headers: { 'Content-Type': 'application/json' }, body: this.options.codec.encode('json', table, pretty) };
   }
@@ -168,7 +168,7 @@ export class ResourceHandler {
       case 'get': {
         if (!verbAllowed('get')) throw errors.methodNotAllowed();
         const object = await this.options.registry.get(resource, namespace, info.name, request.query.get('resourceVersion'));
-        const table = this.tableResponse(request, [object], { resourceVersion: (object.metadata as JsonObject | undefined)?.resourceVersion });
+        const table = this.tableResponse(request, resource, [object], { resourceVersion: (object.metadata as JsonObject | undefined)?.resourceVersion });
         return table ?? this.respond(request, 200, object);
       }
       case 'list':
@@ -345,7 +345,7 @@ export class ResourceHandler {
     const metadata: JsonObject = { resourceVersion: result.resourceVersion };
     if (result.continue !== undefined) metadata.continue = result.continue;
     if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
-    const table = this.tableResponse(request, result.items, metadata);
+    const table = this.tableResponse(request, resource, result.items, metadata);
     if (table !== undefined) return table;
     const list: JsonObject = { kind: resource.listKind, apiVersion: apiVersionOf(resource), metadata, items: result.items };
     return this.respond(request, 200, list);

@@ -11,6 +11,7 @@ import { OPENAPI_V2_PROTOBUF_CONTENT_TYPE, OPENAPI_V2_PROTOBUF_MEDIA_TYPES, open
 import { ProtobufCodec } from '../codec';
 import { TypedDecoder } from '../apis/schema';
 import { convertVersion } from '../apis/conversion';
+import { toTable } from '../apis/table';
 import { PatchSchema, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, type JsonValue } from '../patch';
 import { SelectorParseError, parseFieldSelector, parseLabelSelector, selectableFields, validateFieldSelector } from '../apis/selectors';
 import { GarbageCollector } from '../controllers/garbage-collector';
@@ -111,6 +112,7 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
     protobuf: ProtobufCodec.load(),
     typedDecode: (object, level, rawJson) => TypedDecoder.shared().decode(object, level, rawJson),
     convertVersion,
+    renderTable: (objects, listMetadata, objectKind, tableApiVersion, includeObject) => toTable(objects, listMetadata, { includeObject, now: Date.now(), tableApiVersion, objectKind }),
     storeHealthy: options.storeHealthy,
   };
 }

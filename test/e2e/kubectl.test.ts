@@ -206,7 +206,11 @@ export function kubectlSuite(title: string, startServer: () => Promise<{ server:
       const chunked = await kubectl('get', 'cm', '-n', 'made-by-kubectl', '--chunk-size=5', '-o', 'name');
       expect(chunked.split('\n').filter((l) => l.startsWith('configmap/chunk-')).length).to.equal(12);
       const wide = await kubectl('get', 'deploy', '-o', 'wide');
-      expect(wide).to.match(/^web\s/m);
+      // Server-side Table columns, as kube-apiserver v1.25 prints them.
+      expect(wide).to.match(/^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR$/m);
+      expect(wide).to.match(/^web\s+0\/4\s+0\s+0\s+\S+\s+nginx\s+nginx:1.26\s+app=web$/m);
+      const services = await kubectl('get', 'svc', 'kubernetes');
+      expect(services).to.match(/^kubernetes\s+ClusterIP\s+10\.0\.0\.1\s+<none>\s+443\/TCP\s+\S+$/m);
       const watcher = server.kubectl(['get', 'cm', '-w', '-n', 'made-by-kubectl', '-o', 'name'], { timeoutMs: 6000 });
       await new Promise((r) => setTimeout(r, 1500));
       await kubectl('create', 'configmap', 'watched-one', '-n', 'made-by-kubectl');

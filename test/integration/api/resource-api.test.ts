@@ -419,6 +419,22 @@ describe('resource API over HTTPS (one carina server)', function () {
     expect(bad.json<Obj>().message).to.equal('CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Some"}: supported values: "All"');
   });
 
+  it('answers a meta.k8s.io Table when asked, with the v1.25 columns and PartialObjectMetadata rows', async () => {
+    await server.request('POST', CM, { body: configMap('tabled', { a: '1', b: '2' }) });
+    const accept = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
+    const table = (await server.request('GET', `${CM}?fieldSelector=metadata.name%3Dtabled`, { headers: { Accept: accept } })).json<Obj>();
+    expect(table).to.deep.include({ kind: 'Table', apiVersion: 'meta.k8s.io/v1' });
+    expect(table.columnDefinitions.map((c: Obj) => c.name)).to.deep.equal(['Name', 'Data', 'Age']);
+    expect(table.rows).to.have.length(1);
+    expect(table.rows[0].cells.slice(0, 2)).to.deep.equal(['tabled', 2]);
+    expect(table.rows[0].object).to.deep.include({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1' });
+    const one = (await server.request('GET', `${CM}/tabled?includeObject=Object`, { headers: { Accept: accept } })).json<Obj>();
+    expect(one.rows[0].object.data).to.deep.equal({ a: '1', b: '2' });
+    // A kind without printer columns gets the default Name / Created At table (spec §2.3).
+    const leases = (await server.request('GET', '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases', { headers: { Accept: accept } })).json<Obj>();
+    expect(leases.columnDefinitions.map((c: Obj) => c.name)).to.include('Name');
+  });
+
   it('patches with merge patch and JSON patch; a failed JSON patch test is 422 and changes nothing', async () => {
     await server.request('POST', CM, { body: configMap('patched', { a: '1', b: '2' }) });
     const merged = await server.request('PATCH', `${CM}/patched`, { body: JSON.stringify({ data: { a: null, c: '3' } }), headers: { 'Content-Type': 'application/merge-patch+json' } });
