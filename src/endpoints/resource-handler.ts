@@ -352,7 +352,18 @@ export class ResourceHandler {
   }
 
   private async watch(request: ApiRequest, resource: ServedResource, namespace: string, sink: WatchSink): Promise<void> {
-    const choice = negotiateResponse(headerValue(request.headers, 'accept'), this.options.codec.protobufSupports(apiVersionOf(resource), resource.kind));
+    const choice = negotiateResponse(headerValue(request.headers, 'accept'), this.options.codec.protobufSupports(apiVersionOf(resource), resource.kind), this.options.renderTable !== undefined);
+    const renderTable = this.options.renderTable;
+    const tableVersion = choice.table;
+    const include = (request.query.get('includeObject') ?? 'Metadata') as IncludeObject;
+    const asTable = renderTable !== undefined && tableVersion !== undefined
+      ? (object: JsonObject, noHeaders: boolean) => {
+        const table = renderTable([object], { resourceVersion: (object.metadata as JsonObject | undefined)?.resourceVersion }, { apiVersion: apiVersionOf(resource), kind: resource.kind }, tableVersion, include);
+        // After the first event a watching client has the columns already (kube sends them once).
+        if (noHeaders) table.columnDefinitions = null;
+        return table;
+      }
+      : undefined;
     const filter = this.options.selectorFilter(resource, request.query.get('labelSelector') ?? '', request.query.get('fieldSelector') ?? '');
     const timeoutText = request.query.get('timeoutSeconds');
     let timeoutSeconds = this.options.minWatchTimeoutSeconds * (1 + Math.random());
@@ -376,6 +387,7 @@ export class ResourceHandler {
       resourceVersionMatch: request.query.get('resourceVersionMatch') ?? '',
       timeoutMs: timeoutSeconds * 1000,
       cache: this.options.cache,
+      asTable,
     });
     this.activeWatches.add(stream);
     try {

@@ -45,6 +45,8 @@ export interface WatchStreamOptions {
   bookmarkIntervalMs?: number;
   cache: WatchCache;
   maxBufferedBytes?: number;
+  /** Set when the client watches as a Table: each object becomes a one-row Table, headers on the first only. */
+  asTable?: (object: JsonObject, noHeaders: boolean) => JsonObject;
 }
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -73,9 +75,19 @@ export class WatchStream {
     return Buffer.from(JSON.stringify({ type, object }) + '\n', 'utf8');
   }
 
+  private headersSent = false;
+
+  /** The event's object as this watcher receives it: itself, or a Table row. */
+  private shown(type: WatchEventType, object: JsonObject): JsonObject {
+    if (this.options.asTable === undefined || type === 'ERROR' || type === 'BOOKMARK') return object;
+    const table = this.options.asTable(object, this.headersSent);
+    this.headersSent = true;
+    return table;
+  }
+
   private send(type: WatchEventType, object: JsonObject): void {
     if (this.closed || this.sink === undefined) return;
-    this.sink.write(this.encodeEvent(type, object));
+    this.sink.write(this.encodeEvent(type, this.shown(type, object)));
   }
 
   private bookmarkObject(revision: number, annotations?: Record<string, string>): JsonObject {
@@ -197,7 +209,9 @@ export class WatchStream {
     if (type === undefined || this.sink === undefined) return;
     const eventType = type;
     const apiVersion = apiVersionOf(this.options.resource);
-    const bytes = encodedEvent(event, `${apiVersion}|${eventType}|${this.options.representation}`, () => this.encodeEvent(eventType, this.typed(event.object)));
+    const bytes = this.options.asTable !== undefined
+      ? this.encodeEvent(eventType, this.shown(eventType, this.typed(event.object)))
+      : encodedEvent(event, `${apiVersion}|${eventType}|${this.options.representation}`, () => this.encodeEvent(eventType, this.typed(event.object)));
     this.sink.write(bytes);
     // A watcher that cannot keep up is closed; it resumes from the last version it received.
     if (this.sink.bufferedBytes() > (this.options.maxBufferedBytes ?? 16 * 1024 * 1024)) this.overflowed = true;

@@ -216,6 +216,13 @@ export function kubectlSuite(title: string, startServer: () => Promise<{ server:
       await kubectl('create', 'configmap', 'watched-one', '-n', 'made-by-kubectl');
       const watched = await watcher;
       expect(watched.stdout.split('\n')).to.include('configmap/watched-one');
+      // A watch as Table: kubectl prints the server's columns once, then one row per event.
+      const tableWatcher = server.kubectl(['get', 'cm', '-w', '-n', 'made-by-kubectl', '--output-watch-events'], { timeoutMs: 6000 });
+      await new Promise((r) => setTimeout(r, 1500));
+      await kubectl('delete', 'configmap', 'watched-one', '-n', 'made-by-kubectl');
+      const tableWatch = (await tableWatcher).stdout;
+      expect(tableWatch).to.match(/^EVENT\s+NAME\s+DATA\s+AGE$/m);
+      expect(tableWatch).to.match(/^DELETED\s+watched-one\s+0\s+\S+$/m);
     });
 
     it('deleting a namespace empties it first; propagation policies drive the garbage collector', async () => {
