@@ -15,7 +15,7 @@ import {
   type ManagedFieldSets, type ManagedFieldsOperation, type ManagerFields, type ManagerIdentity,
 } from './managed-fields';
 import { topologyForKind, type TopologyNode } from './schema-topology';
-import { compareValues, deepCopy, fieldSetOf, isJsonObject, isSameComparison, mergeValues, pruneValue } from './structured-value';
+import { compareValues, deepCopy, type Comparison, fieldSetOf, isJsonObject, isSameComparison, mergeValues, pruneValue } from './structured-value';
 
 export type { JsonObject } from './field-set';
 
@@ -46,11 +46,18 @@ export interface ApplyOptions {
   /** RFC 3339 time recorded in the entries this write touches. */
   readonly now: string;
   readonly subresource?: string;
+  /**
+   * Fields the endpoint resets whatever the write says (the strategy's reset fields, e.g. `status`
+   * on a main resource, everything but `status` on /status): never owned nor conflicting.
+   */
+  readonly ignoredFields?: readonly FieldPath[];
 }
 
 export interface UpdateOptions {
   readonly now: string;
   readonly subresource?: string;
+  /** As ApplyOptions.ignoredFields. */
+  readonly ignoredFields?: readonly FieldPath[];
 }
 
 /** Managers Kubernetes names itself (fieldmanager.go, capmanagers.go). */
@@ -224,20 +231,32 @@ interface Engine {
   readonly topology: TopologyNode;
   readonly apiVersion: string;
   readonly now: string;
+  readonly ignored: FieldSet;
   /** What a new object is compared against: the zero value Go would make for the kind. */
   readonly zero: unknown;
 }
 
-function engineFor(object: JsonObject, now: string): Engine {
+function engineFor(object: JsonObject, now: string, ignoredFields: readonly FieldPath[] = []): Engine {
   const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
   const kind = typeof object.kind === 'string' ? object.kind : '';
   const topology = topologyForKind(apiVersion, kind);
-  return { topology, apiVersion, now, zero: topology.zeroValue() };
+  return { topology, apiVersion, now, ignored: FieldSet.of(ignoredFields), zero: topology.zeroValue() };
+}
+
+/** Compares two versions, leaving out the ignored fields (Comparison.ExcludeFields). */
+function changesBetween(engine: Engine, before: unknown, after: unknown): Comparison {
+  const comparison = compareValues(before, after, engine.topology);
+  if (engine.ignored.isEmpty()) return comparison;
+  return {
+    modified: comparison.modified.recursiveDifference(engine.ignored),
+    added: comparison.added.recursiveDifference(engine.ignored),
+    removed: comparison.removed.recursiveDifference(engine.ignored),
+  };
 }
 
 /** A non-apply write by `identity` from `before` to `after` (managedFieldsUpdater + Updater.Update). */
 function recordUpdate(engine: Engine, before: unknown, after: JsonObject, managers: ManagedFieldSets, identity: ManagerIdentity): void {
-  const comparison = compareValues(before, after, engine.topology);
+  const comparison = changesBetween(engine, before, after);
   const changed = comparison.modified.union(comparison.added);
   settleOwnership(managers, undefined, changed, comparison.removed, true);
   const own = changed.difference(STRIPPED_FIELDS);
@@ -304,7 +323,7 @@ function applyOnce(engine: Engine, live: JsonObject | undefined, config: JsonObj
   }
   const key = managerKey(identity);
   const previous = managers.get(key);
-  const configFields = fieldSetOf(config, engine.topology);
+  const configFields = fieldSetOf(config, engine.topology).recursiveDifference(engine.ignored);
   managers.set(key, { ...identity, apiVersion: engine.apiVersion, time: previous?.time, fields: configFields });
   let merged = mergeValues(live, config, engine.topology) as JsonObject;
   if (previous !== undefined && !previous.fields.isEmpty()) {
@@ -312,7 +331,7 @@ function applyOnce(engine: Engine, live: JsonObject | undefined, config: JsonObj
     for (const entry of managers.values()) owned = owned.union(entry.fields);
     merged = pruneValue(merged, engine.topology, previous.fields, owned) as JsonObject;
   }
-  const comparison = compareValues(live ?? engine.zero, merged, engine.topology);
+  const comparison = changesBetween(engine, live ?? engine.zero, merged);
   settleOwnership(managers, key, comparison.modified.union(comparison.added), comparison.removed, force);
   stripMeta(managers);
   const changed = !isSameComparison(comparison);
@@ -378,7 +397,7 @@ function syncLastApplied(object: JsonObject, config: JsonObject): void {
 export function apply(live: JsonObject | undefined, config: JsonObject, manager: string, options: ApplyOptions): JsonObject {
   const configManagedFields = metadataOf(config)?.managedFields;
   if (configManagedFields !== undefined && configManagedFields !== null) throw errors.badRequest('metadata.managedFields must be nil');
-  const engine = engineFor(config, options.now);
+  const engine = engineFor(config, options.now, options.ignoredFields);
   let decoded: ManagedFieldSets;
   try {
     decoded = decodeManagedFields(metadataOf(live)?.managedFields);
@@ -416,7 +435,7 @@ export function apply(live: JsonObject | undefined, config: JsonObject, manager:
  * keep the live object's; a readable non-empty list replaces them.
  */
 export function updateManagedFields(live: JsonObject | undefined, updated: JsonObject, manager: string, options: UpdateOptions): JsonObject {
-  const engine = engineFor(updated, options.now);
+  const engine = engineFor(updated, options.now, options.ignoredFields);
   const subresource = options.subresource ?? '';
   const written = metadataOf(updated)?.managedFields;
   const reset = subresource === '' && isManagedFieldsReset(written);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import {
-  ApplyConflictError, FieldSet, apply, applyConflictMessage, managerFromUserAgent, pathToString, updateManagedFields, type JsonObject,
+  ApplyConflictError, FieldSet, apply, fieldElement, type FieldPath, applyConflictMessage, managerFromUserAgent, pathToString, updateManagedFields, type JsonObject,
 } from '../../../../src/apply';
 import { ApiError } from '../../../../src/util';
 
@@ -167,6 +167,17 @@ describe('apply/apply', () => {
       expect(owners(withoutSidecar).b).to.equal(undefined);
     });
 
+    it('orders merged map list items as structured-merge-diff does: the config order, live-only items kept in place', () => {
+      const first = applyAs(undefined, deployment(podTemplate([container('a'), container('b'), container('c')])), 'one', T0);
+      const reordered = applyAs(first, deployment({ template: { spec: { containers: [{ name: 'c' }, container('d'), { name: 'a' }] } } }), 'two', T1);
+      const names = ((((reordered.spec as JsonObject).template as JsonObject).spec as JsonObject).containers as JsonObject[]).map((c) => c.name);
+      // typed/merge.go visitListItems: b (live only) stays ahead of the shared items, which follow the config.
+      expect(names).to.deep.equal(['b', 'c', 'd', 'a']);
+      // A pure reordering is no change for structured merge (items compare by key): the live object stays.
+      const onlyReordered = applyAs(first, deployment({ template: { spec: { containers: [{ name: 'c' }, { name: 'a' }] } } }), 'two', T1);
+      expect((((onlyReordered.spec as JsonObject).template as JsonObject).spec as JsonObject).containers).to.deep.equal([container('a'), container('b'), container('c')]);
+    });
+
     it('map lists with two keys and a defaulted key: ports by containerPort and protocol', () => {
       const withPorts = applyAs(undefined, deployment(podTemplate([container('app', { ports: [{ containerPort: 80 }, { containerPort: 53, protocol: 'UDP' }] })])), 'a', T0);
       const paths = owners(withPorts).a ?? [];
@@ -290,6 +301,24 @@ describe('apply/apply', () => {
       expect(managers).to.not.include('m1');
       // m0 created .data itself, so it owned the map as well as its key.
       expect(owners(object)['ancient-changes']).to.deep.equal(['.data', '.data.k0', '.data.k1']);
+    });
+  });
+
+  describe('ignored (reset) fields', () => {
+    // The apps/v1 Deployment strategy resets status on the main resource (pkg/registry/apps/deployment
+    // strategy.go GetResetFields); the field manager neither records nor conflicts on it.
+    const status: FieldPath[] = [[fieldElement('status')]];
+
+    it('an apply does not own ignored fields', () => {
+      const config = { ...deployment({ replicas: 1 }), status: { replicas: 1 } };
+      const created = apply(undefined, config, 'a', { force: false, now: T0, ignoredFields: status });
+      expect(owners(created).a).to.deep.equal(['.spec.replicas']);
+    });
+
+    it('an update does not take ignored fields from their owner', () => {
+      const first = applyAs(undefined, { ...deployment({ replicas: 1 }), status: { replicas: 1 } }, 'a', T0);
+      const updated = updateManagedFields(first, { ...deployment({ replicas: 1 }), status: { replicas: 2 }, metadata: first.metadata }, 'c', { now: T1, ignoredFields: status });
+      expect(owners(updated)).to.deep.equal({ a: ['.spec.replicas', '.status.replicas'] });
     });
   });
 
