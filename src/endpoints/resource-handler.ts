@@ -59,12 +59,22 @@ export interface ResourceHandlerOptions {
   typedDecode?: TypedDecode;
   /** Renders objects as a meta.k8s.io Table (spec §2.3), for clients that ask with `as=Table`. */
   renderTable?: TableRenderer;
+  /** Server-side apply (spec §4.9); absent: apply patches are refused with 415. */
+  serverSideApply?: ServerSideApply;
 }
+
+export interface ServerSideApply {
+  apply(live: JsonObject | undefined, config: JsonObject, manager: string, force: boolean, subresource: string): JsonObject;
+  managerFromUserAgent(userAgent: string | undefined): string;
+  parseConfig(body: Buffer): JsonObject;
+}
+
+const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
 
 export type IncludeObject = 'None' | 'Object' | 'Metadata';
 export type TableRenderer = (objects: JsonObject[], listMetadata: JsonObject, objectKind: { apiVersion: string; kind: string }, tableApiVersion: 'meta.k8s.io/v1' | 'meta.k8s.io/v1beta1', includeObject: IncludeObject) => JsonObject;
 
-export const PATCH_CONTENT_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+export const PATCH_CONTENT_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
 
 function headerValue(headers: ApiRequest['headers'], name: string): string | undefined {
   const v = headers[name];
@@ -72,6 +82,11 @@ function headerValue(headers: ApiRequest['headers'], name: string): string | und
 }
 
 type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
+
+function patchOptionsInvalid(field: string, type: 'Required value' | 'Forbidden', detail: string): ApiError {
+  const reason = type === 'Required value' ? 'FieldValueRequired' : 'FieldValueForbidden';
+  return errors.invalid('meta.k8s.io', 'PatchOptions', '', `PatchOptions.meta.k8s.io "" is invalid: ${field}: ${type}: ${detail}`, [{ reason, message: `${type}: ${detail}`, field }]);
+}
 
 /**
  * dryRun (spec §4.8): `All` runs every stage but persistence; an empty value changes nothing;
@@ -122,7 +137,8 @@ export class ResourceHandler {
   /** The Table a client asked for with `as=Table`, or undefined when it asked for objects. */
   private tableResponse(request: ApiRequest, resource: ServedResource, objects: JsonObject[], listMetadata: JsonObject): ApiResponse | undefined {
     if (this.options.renderTable === undefined) return undefined;
-    const choice = negotiateResponse(headerValue(request.headers, 'accept'), false, true);
+    // Only whether a Table is wanted is decided here; the other representations are negotiated by respond().
+    const choice = negotiateResponse(headerValue(request.headers, 'accept'), true, true);
     if (choice.table === undefined) return undefined;
     const include = request.query.get('includeObject') ?? 'Metadata';
     if (include !== 'None' && include !== 'Object' && include !== 'Metadata') {
@@ -131,6 +147,13 @@ export class ResourceHandler {
     const table = this.options.renderTable(objects, listMetadata, { apiVersion: apiVersionOf(resource), kind: resource.kind }, choice.table, include);
     const pretty = choice.pretty || (request.query.has('pretty') && request.query.get('pretty') !== 'false' && request.query.get('pretty') !== '0');
     return { status: 200, headers: { 'Content-Type': 'application/json' }, body: this.options.codec.encode('json', table, pretty) };
+  }
+
+  /** The manager of a non-apply write: the fieldManager parameter, else from the User-Agent, as v1.25 does. */
+  private fieldManager(request: ApiRequest): string | undefined {
+    const given = request.query.get('fieldManager');
+    if (given !== null && given !== '') return given;
+    return this.options.serverSideApply?.managerFromUserAgent(headerValue(request.headers, 'user-agent'));
   }
 
   private fieldValidation(request: ApiRequest): FieldValidationLevel {
@@ -183,7 +206,7 @@ export class ResourceHandler {
       case 'create': {
         if (!verbAllowed('create') || info.name !== '') throw errors.methodNotAllowed();
         const body = this.decodeBody(request, resource);
-        const created = await this.options.registry.create(resource, namespace, body.object, { dryRun: isDryRun(request.query, 'CreateOptions'), subresource: '' });
+        const created = await this.options.registry.create(resource, namespace, body.object, { dryRun: isDryRun(request.query, 'CreateOptions'), subresource: '', fieldManager: this.fieldManager(request) });
         return this.respond(request, 201, created, true, body.warnings);
       }
       case 'update': {
@@ -191,6 +214,7 @@ export class ResourceHandler {
         const body = this.decodeBody(request, resource);
         const result = await this.options.registry.update(resource, namespace, info.name, body.object, {
           dryRun: isDryRun(request.query, 'UpdateOptions'),
+          fieldManager: this.fieldManager(request),
           subresource: subresource === 'status' || subresource === 'finalize' ? subresource : '',
           allowCreate: this.options.createOnUpdateKinds.has(resource.kind),
         });
@@ -199,7 +223,9 @@ export class ResourceHandler {
       case 'patch': {
         if (!verbAllowed('patch')) throw errors.methodNotAllowed();
         const contentType = (headerValue(request.headers, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
-        if (!PATCH_CONTENT_TYPES.includes(contentType)) throw errors.unsupportedMediaType(PATCH_CONTENT_TYPES);
+        if (!PATCH_CONTENT_TYPES.includes(contentType) || (contentType === APPLY_PATCH_TYPE && this.options.serverSideApply === undefined)) throw errors.unsupportedMediaType(PATCH_CONTENT_TYPES);
+        if (contentType === APPLY_PATCH_TYPE) return this.applyPatch(request, resource, namespace, subresource === 'status' ? 'status' : '');
+        if (request.query.has('force')) throw patchOptionsInvalid('force', 'Forbidden', 'may not be specified for non-apply patch');
         const level = this.fieldValidation(request);
         let warnings: string[] = [];
         const patched = await this.options.registry.guaranteedUpdate(resource, namespace, info.name, (current) => {
@@ -211,6 +237,7 @@ export class ResourceHandler {
           return typed.object;
         }, {
           dryRun: isDryRun(request.query, 'PatchOptions'),
+          fieldManager: this.fieldManager(request),
           subresource: subresource === 'status' ? 'status' : '',
         });
         return this.respond(request, 200, patched, true, warnings);
@@ -260,7 +287,7 @@ export class ResourceHandler {
         const parent = await registry.guaranteedUpdate(resource, namespace, name, (current) => {
           current.spec = { ...((current.spec as JsonObject | undefined) ?? {}), replicas };
           return current;
-        }, { dryRun, subresource: '', preconditionRv: typeof rv === 'string' && rv !== '' ? rv : undefined });
+        }, { dryRun, subresource: '', fieldManager: this.fieldManager(request), preconditionRv: typeof rv === 'string' && rv !== '' ? rv : undefined });
         return scaleResponse(parent);
       }
       case 'patch': {
@@ -273,12 +300,61 @@ export class ResourceHandler {
           if (typeof rv === 'string' && rv !== '' && rv !== (current.metadata as JsonObject).resourceVersion) throw errors.staleResourceVersion({ group: resource.group, resource: resource.resource }, name);
           current.spec = { ...((current.spec as JsonObject | undefined) ?? {}), replicas };
           return current;
-        }, { dryRun, subresource: '' });
+        }, { dryRun, subresource: '', fieldManager: this.fieldManager(request) });
         return scaleResponse(parent);
       }
       default:
         throw errors.methodNotAllowed();
     }
+  }
+
+  /** Server-side apply (spec §4.9): creates the object or merges the config into it, tracking ownership. */
+  private async applyPatch(request: ApiRequest, resource: ServedResource, namespace: string, subresource: '' | 'status'): Promise<ApiResponse> {
+    const ssa = this.options.serverSideApply as ServerSideApply;
+    const manager = request.query.get('fieldManager') ?? '';
+    if (manager === '') throw patchOptionsInvalid('fieldManager', 'Required value', 'is required for apply patch');
+    const forceText = request.query.get('force');
+    const force = forceText === 'true';
+    const dryRun = isDryRun(request.query, 'PatchOptions');
+    let config = ssa.parseConfig(request.body);
+    const expected = apiVersionOf(resource);
+    if (config.apiVersion !== expected || config.kind !== resource.kind) {
+      throw errors.badRequest(`Incorrect version specified in apply patch. Specified patch version: ${String(config.apiVersion ?? '')}, expected: ${expected}`);
+    }
+    let warnings: string[] = [];
+    if (this.options.typedDecode !== undefined) {
+      const typed = this.options.typedDecode(config, this.fieldValidation(request));
+      config = typed.object;
+      warnings = typed.warnings;
+    }
+    const name = request.info.name;
+    const metadata = (config.metadata ?? {}) as JsonObject;
+    if (metadata.name !== undefined && metadata.name !== name) throw errors.badRequest(`the name of the object (${String(metadata.name)}) does not match the name on the URL (${name})`);
+    const { registry } = this.options;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      let exists = true;
+      try {
+        await registry.get(resource, namespace, name, null);
+      } catch (err) {
+        if (!(err instanceof ApiError && err.code === 404)) throw err;
+        exists = false;
+      }
+      if (!exists) {
+        if (subresource !== '') throw errors.notFound({ group: resource.group, resource: resource.resource }, name);
+        const created = ssa.apply(undefined, { ...config, metadata: { ...metadata, name } }, manager, force, '');
+        try {
+          const object = await registry.create(resource, namespace, created, { dryRun, subresource: '' });
+          return this.respond(request, 201, object, true, warnings);
+        } catch (err) {
+          // Created meanwhile by someone else: apply onto it instead.
+          if (err instanceof ApiError && err.code === 409 && err.reason === 'AlreadyExists') continue;
+          throw err;
+        }
+      }
+      const patched = await registry.guaranteedUpdate(resource, namespace, name, (current) => ssa.apply(current, config, manager, force, subresource), { dryRun, subresource });
+      return this.respond(request, 200, patched, true, warnings);
+    }
+    throw errors.staleResourceVersion({ group: resource.group, resource: resource.resource }, name);
   }
 
   private deleteOptions(request: ApiRequest): DeleteOptions {

@@ -17,6 +17,8 @@ import { apiVersionOf, resourceKeyPrefix, type ServedResource } from './served-r
 
 export interface WriteOptions {
   dryRun: boolean;
+  /** The field manager of a non-apply write (fieldManager, or derived from the User-Agent). */
+  fieldManager?: string;
   /** 'finalize' is the namespaces/finalize path: only spec.finalizers changes. */
   subresource: '' | 'status' | 'finalize';
 }
@@ -103,6 +105,8 @@ export class GenericRegistry {
   cache?: WatchCache;
   /** Cluster IPs and node ports of core v1 Services. */
   serviceAllocator?: ServiceAllocator;
+  /** Records in metadata.managedFields what a non-apply write changed (server-side apply's bookkeeping). */
+  trackManagedFields?: (live: JsonObject | undefined, updated: JsonObject, manager: string, subresource: string) => JsonObject;
   /** Converts between the served versions of one stored resource (undefined: no conversion known). */
   converter?: (object: JsonObject, targetApiVersion: string) => JsonObject | undefined;
 
@@ -307,6 +311,9 @@ export class GenericRegistry {
     strategy.applyDefaults(object);
     strategy.prepareForCreate(object);
     this.validationFailure(resource, strategy.validateCreate(object, resource.namespaced), name);
+    if (this.trackManagedFields !== undefined && options.fieldManager !== undefined) {
+      object = this.trackManagedFields(undefined, object, options.fieldManager, '');
+    }
     if (resource.namespaced) await this.hooks.checkNamespaceForCreate(namespace);
     const key = this.key(resource, namespace, name);
     if (options.dryRun) {
@@ -434,6 +441,9 @@ export class GenericRegistry {
       strategy.applyDefaults(next);
       strategy.prepareForUpdate(next, old, options.subresource as '' | 'status');
       this.validationFailure(resource, strategy.validateUpdate(next, old, resource.namespaced, options.subresource as '' | 'status'), name);
+      if (this.trackManagedFields !== undefined && options.fieldManager !== undefined) {
+        next = this.trackManagedFields(old, next, options.fieldManager, options.subresource);
+      }
     }
     const metadata = metadataOf(next);
     // A terminating object whose last finalizer is gone leaves the store.

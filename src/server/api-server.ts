@@ -7,7 +7,7 @@
 import { networkInterfaces } from 'node:os';
 import type { KvClient } from '../../raft';
 import { apiServerUrl, loadOrCreateClusterCertificates, writeAdminKubeconfig } from '../certificates';
-import { ResourceHandler, type ResourceResolver, type SelectorFilterFactory, type TableRenderer, type TypedDecode } from '../endpoints/resource-handler';
+import { ResourceHandler, type ResourceResolver, type SelectorFilterFactory, type ServerSideApply, type TableRenderer, type TypedDecode } from '../endpoints/resource-handler';
 import { ApiHttpServer, type DiscoveryDocuments } from '../http/api-http-server';
 import { BodyCodec, type ProtobufObjectCodec } from '../http/body-codec';
 import { startupHookCheck, type HealthCheck } from '../http/health-checks';
@@ -68,6 +68,8 @@ export interface ApiServerParts {
   protobuf?: ProtobufObjectCodec;
   typedDecode?: TypedDecode;
   renderTable?: TableRenderer;
+  serverSideApply?: ServerSideApply;
+  trackManagedFields?: (live: JsonObject | undefined, updated: JsonObject, manager: string, subresource: string) => JsonObject;
   convertVersion?: (object: JsonObject, targetApiVersion: string) => JsonObject | undefined;
   /** The store is reachable with a quorum (readiness and the etcd check). */
   storeHealthy: () => Promise<string | undefined>;
@@ -97,6 +99,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   cache.start();
   registry.cache = cache;
   registry.converter = parts.convertVersion;
+  registry.trackManagedFields = parts.trackManagedFields;
   const nodePorts = parseNodePortRange(config.serviceNodePortRange);
   const allocator = new ServiceAllocator(store, { serviceCidr: config.serviceClusterIpRange, nodePortMin: nodePorts.min, nodePortMax: nodePorts.max });
   registry.serviceAllocator = allocator;
@@ -116,6 +119,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     cache,
     typedDecode: parts.typedDecode,
     renderTable: parts.renderTable,
+    serverSideApply: parts.serverSideApply,
   });
   const startedAt = Date.now();
   let shuttingDown = false;

@@ -12,6 +12,8 @@ import { ProtobufCodec } from '../codec';
 import { TypedDecoder } from '../apis/schema';
 import { convertVersion } from '../apis/conversion';
 import { toTable } from '../apis/table';
+import { ApplyConflictError, apply as serverSideApply, managerFromUserAgent, updateManagedFields } from '../apply';
+import { fromYaml } from '../codec';
 import { PatchSchema, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, type JsonValue } from '../patch';
 import { SelectorParseError, parseFieldSelector, parseLabelSelector, selectableFields, validateFieldSelector } from '../apis/selectors';
 import { GarbageCollector } from '../controllers/garbage-collector';
@@ -112,6 +114,31 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
     protobuf: ProtobufCodec.load(),
     typedDecode: (object, level, rawJson) => TypedDecoder.shared().decode(object, level, rawJson),
     convertVersion,
+    serverSideApply: {
+      apply: (live, config, manager, force, subresource) => {
+        try {
+          return serverSideApply(live, config, manager, { force, now: nowRfc3339(), subresource: subresource || undefined });
+        } catch (err) {
+          if (err instanceof ApplyConflictError) throw err.toApiError();
+          throw err;
+        }
+      },
+      managerFromUserAgent,
+      parseConfig: (body) => {
+        let value: unknown;
+        try {
+          value = fromYaml(body.toString('utf8'));
+        } catch (err) {
+          throw errors.badRequest(`error decoding YAML: ${(err as Error).message}`);
+        }
+        if (value === null || typeof value !== 'object' || Array.isArray(value)) throw errors.badRequest('the apply patch is not an object');
+        if ((value as JsonObject).metadata !== undefined && ((value as JsonObject).metadata as JsonObject).managedFields !== undefined) {
+          throw errors.badRequest('metadata.managedFields must be nil');
+        }
+        return value as JsonObject;
+      },
+    },
+    trackManagedFields: (live, updated, manager, subresource) => updateManagedFields(live, updated, manager, { now: nowRfc3339(), subresource: subresource || undefined }),
     renderTable: (objects, listMetadata, objectKind, tableApiVersion, includeObject) => toTable(objects, listMetadata, { includeObject, now: Date.now(), tableApiVersion, objectKind }),
     storeHealthy: options.storeHealthy,
   };
@@ -182,4 +209,9 @@ function dropDirectives(value: JsonValue): JsonValue {
     out[key] = dropDirectives(child);
   }
   return out;
+}
+
+/** Managed-field entries record the time to the second, as Kubernetes writes metav1.Time. */
+function nowRfc3339(): string {
+  return new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }

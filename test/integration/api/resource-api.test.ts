@@ -435,6 +435,27 @@ describe('resource API over HTTPS (one carina server)', function () {
     expect(leases.columnDefinitions.map((c: Obj) => c.name)).to.include('Name');
   });
 
+  it('applies server-side: creates, tracks managers, conflicts between appliers, force takes ownership', async () => {
+    const applyAs = (manager: string, body: Obj, force = false) => server.request('PATCH', `${CM}/applied-ssa?fieldManager=${manager}${force ? '&force=true' : ''}`, { body: JSON.stringify(body), headers: { 'Content-Type': 'application/apply-patch+yaml' } });
+    const base = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied-ssa' } };
+    const created = await applyAs('alice', { ...base, data: { a: '1' } });
+    expect(created.status).to.equal(201);
+    expect(created.json<Obj>().metadata.managedFields).to.deep.equal([{ manager: 'alice', operation: 'Apply', apiVersion: 'v1', time: created.json<Obj>().metadata.managedFields[0].time, fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:a': {} } } }]);
+    const conflict = await applyAs('bob', { ...base, data: { a: '2' } });
+    expect(conflict.status).to.equal(409);
+    expect(conflict.json<Obj>().message).to.equal('Apply failed with 1 conflict: conflict with "alice": .data.a');
+    expect(conflict.json<Obj>().details.causes).to.deep.equal([{ reason: 'FieldManagerConflict', message: 'conflict with "alice"', field: '.data.a' }]);
+    const shared = await applyAs('bob', { ...base, data: { a: '1', b: '2' } });
+    expect(shared.status).to.equal(200);
+    const forced = await applyAs('bob', { ...base, data: { a: '3', b: '2' } }, true);
+    expect(forced.json<Obj>().data).to.deep.equal({ a: '3', b: '2' });
+    const managers = forced.json<Obj>().metadata.managedFields.map((m: Obj) => [m.manager, Object.keys(m.fieldsV1['f:data'] ?? {}).sort()]);
+    expect(managers).to.deep.equal([['bob', ['f:a', 'f:b']]]);
+    const noManager = await server.request('PATCH', `${CM}/applied-ssa`, { body: JSON.stringify(base), headers: { 'Content-Type': 'application/apply-patch+yaml' } });
+    expect(noManager.status).to.equal(422);
+    expect(noManager.json<Obj>().message).to.equal('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
+  });
+
   it('patches with merge patch and JSON patch; a failed JSON patch test is 422 and changes nothing', async () => {
     await server.request('POST', CM, { body: configMap('patched', { a: '1', b: '2' }) });
     const merged = await server.request('PATCH', `${CM}/patched`, { body: JSON.stringify({ data: { a: null, c: '3' } }), headers: { 'Content-Type': 'application/merge-patch+json' } });
