@@ -262,6 +262,25 @@ export function kubectlSuite(title: string, startServer: () => Promise<{ server:
       expect(JSON.parse(await kubectl('get', 'cm', 'validated', '-o', 'json')).colour).to.equal(undefined);
     });
 
+    it('kubectl apply --server-side: creates, reports conflicts, --force-conflicts takes over, client-side apply upgrades', async () => {
+      const manifest = (replicas: number) => `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ssa\nspec:\n  replicas: ${replicas}\n  selector:\n    matchLabels: {app: ssa}\n  template:\n    metadata:\n      labels: {app: ssa}\n    spec:\n      containers:\n      - name: c\n        image: nginx:1\n`;
+      expect(await kubectl('apply', '--server-side', '-f', file('ssa.yaml', manifest(2)))).to.contain('deployment.apps/ssa serverside-applied');
+      const owned = JSON.parse(await kubectl('get', 'deploy', 'ssa', '-o', 'json', '--show-managed-fields')) as Obj;
+      expect(owned.metadata.managedFields.map((m: Obj) => `${m.manager}/${m.operation}`)).to.deep.equal(['kubectl/Apply']);
+      const other = await server.kubectl(['apply', '--server-side', '--field-manager=other', '-f', file('ssa-other.yaml', manifest(4))]);
+      expect(other.code).to.not.equal(0);
+      expect(other.stderr).to.contain('conflict with "kubectl"');
+      expect(other.stderr).to.contain('.spec.replicas');
+      await kubectl('apply', '--server-side', '--field-manager=other', '--force-conflicts', '-f', file('ssa-other.yaml', manifest(4)));
+      expect(await kubectl('get', 'deploy', 'ssa', '-o', 'jsonpath={.spec.replicas}')).to.equal('4');
+      // An object made with client-side apply moves to server-side apply without conflicts (§4.9.8).
+      const csa = file('csa.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: csa-to-ssa\ndata:\n  k: "1"\n');
+      await kubectl('apply', '-f', csa);
+      writeFileSync(csa, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: csa-to-ssa\ndata:\n  k: "2"\n');
+      expect(await kubectl('apply', '--server-side', '-f', csa)).to.contain('serverside-applied');
+      expect(await kubectl('get', 'cm', 'csa-to-ssa', '-o', 'jsonpath={.data.k}')).to.equal('2');
+    });
+
     it('bad input gets the right error and changes nothing', async () => {
       const invalidName = await server.kubectl(['create', 'configmap', 'Bad_Name']);
       expect(invalidName.code).to.not.equal(0);
