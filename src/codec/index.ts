@@ -4,3 +4,4 @@ export { ProtobufCodecError } from './protobuf/protobuf-codec-error';
 export type { ProtobufCodecErrorReason } from './protobuf/protobuf-codec-error';
 export { YamlCodecError, compareYamlV2Keys, fromYaml, toYaml } from './yaml-codec';
 export type { YamlCodecErrorReason } from './yaml-codec';
+export { yamlDuplicateKeysError } from './yaml-duplicate-keys';

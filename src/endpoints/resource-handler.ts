@@ -59,6 +59,8 @@ export interface ResourceHandlerOptions {
   typedDecode?: TypedDecode;
   /** Renders objects as a meta.k8s.io Table (spec §2.3), for clients that ask with `as=Table`. */
   renderTable?: TableRenderer;
+  /** The strict YAML converter's duplicate-key error for a YAML body, if any. */
+  yamlDuplicateKeysError?: (text: string) => string | undefined;
   /** Server-side apply (spec §4.9); absent: apply patches are refused with 415. */
   serverSideApply?: ServerSideApply;
 }
@@ -171,7 +173,16 @@ export class ResourceHandler {
     // The kind is the served one when the body does not name it (it is checked against the path later).
     const typed = { ...object, apiVersion: object.apiVersion ?? apiVersionOf(resource), kind: object.kind ?? resource.kind };
     if (typed.apiVersion !== apiVersionOf(resource) || typed.kind !== resource.kind) return { object, warnings: [] };
-    return this.options.typedDecode(typed, this.fieldValidation(request), representation === 'json' ? request.body.toString('utf8') : undefined);
+    const level = this.fieldValidation(request);
+    const yamlDuplicates = representation === 'yaml' && level !== 'Ignore' ? this.options.yamlDuplicateKeysError?.(request.body.toString('utf8')) : undefined;
+    if (yamlDuplicates === undefined) return this.options.typedDecode(typed, level, representation === 'json' ? request.body.toString('utf8') : undefined);
+    // YAML duplicates come first among the strict errors, as kube-apiserver collects them.
+    const decoded = this.options.typedDecode(typed, level === 'Strict' ? 'Warn' : level);
+    if (level === 'Strict') {
+      const version = resource.version;
+      throw errors.badRequest(`${resource.kind} in version "${version}" cannot be handled as a ${resource.kind}: strict decoding error: ${[yamlDuplicates, ...decoded.warnings].join(', ')}`);
+    }
+    return { object: decoded.object, warnings: [yamlDuplicates, ...decoded.warnings] };
   }
 
   async handle(request: ApiRequest, sink?: WatchSink): Promise<ApiResponse | undefined> {

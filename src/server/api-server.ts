@@ -69,6 +69,7 @@ export interface ApiServerParts {
   typedDecode?: TypedDecode;
   renderTable?: TableRenderer;
   serverSideApply?: ServerSideApply;
+  yamlDuplicateKeysError?: (text: string) => string | undefined;
   trackManagedFields?: (live: JsonObject | undefined, updated: JsonObject, manager: string, subresource: string) => JsonObject;
   convertVersion?: (object: JsonObject, targetApiVersion: string) => JsonObject | undefined;
   /** The store is reachable with a quorum (readiness and the etcd check). */
@@ -120,6 +121,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     typedDecode: parts.typedDecode,
     renderTable: parts.renderTable,
     serverSideApply: parts.serverSideApply,
+    yamlDuplicateKeysError: parts.yamlDuplicateKeysError,
   });
   const startedAt = Date.now();
   let shuttingDown = false;

@@ -13,7 +13,7 @@ import { TypedDecoder } from '../apis/schema';
 import { convertVersion } from '../apis/conversion';
 import { toTable } from '../apis/table';
 import { ApplyConflictError, apply as serverSideApply, managerFromUserAgent, updateManagedFields } from '../apply';
-import { fromYaml } from '../codec';
+import { fromYaml, yamlDuplicateKeysError } from '../codec';
 import { PatchSchema, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, type JsonValue } from '../patch';
 import { SelectorParseError, parseFieldSelector, parseLabelSelector, selectableFields, validateFieldSelector } from '../apis/selectors';
 import { GarbageCollector } from '../controllers/garbage-collector';
@@ -138,6 +138,7 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
         return value as JsonObject;
       },
     },
+    yamlDuplicateKeysError,
     trackManagedFields: (live, updated, manager, subresource) => updateManagedFields(live, updated, manager, { now: nowRfc3339(), subresource: subresource || undefined }),
     renderTable: (objects, listMetadata, objectKind, tableApiVersion, includeObject) => toTable(objects, listMetadata, { includeObject, now: Date.now(), tableApiVersion, objectKind }),
     storeHealthy: options.storeHealthy,

@@ -109,6 +109,18 @@ describe('resource API over HTTPS (one carina server)', function () {
     expect((await server.request('GET', `${CM}/pruned`)).json<Obj>().data).to.deep.equal({ a: '1' });
   });
 
+  it('reports duplicate keys of a YAML body per fieldValidation', async () => {
+    const body = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: yaml-dup\ndata:\n  a: "1"\n  a: "2"\n';
+    const headers = { 'Content-Type': 'application/yaml' };
+    const strict = await server.request('POST', `${CM}?fieldValidation=Strict`, { body, headers });
+    expect(strict.status).to.equal(400);
+    expect(strict.json<Obj>().message).to.equal('ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key "a" already set in map');
+    const warned = await server.request('POST', CM, { body, headers });
+    expect(warned.status).to.equal(201);
+    expect(String(warned.headers.warning)).to.contain('already set in map');
+    expect(warned.json<Obj>().data).to.deep.equal({ a: '2' });
+  });
+
   it('answers 406 for an Accept it cannot serve, and 404 for unknown resources', async () => {
     const notAcceptable = await server.request('GET', CM, { headers: { Accept: 'text/html' } });
     expect(notAcceptable.status).to.equal(406);
