@@ -468,6 +468,16 @@ describe('resource API over HTTPS (one carina server)', function () {
     expect(noManager.json<Obj>().message).to.equal('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
   });
 
+  it('clears managed fields with [{}] and leaves them with [] (spec §4.2)', async () => {
+    const created = (await server.request('POST', `${CM}?fieldManager=maker`, { body: configMap('managed', { a: '1' }) })).json<Obj>();
+    expect(created.metadata.managedFields.map((m: Obj) => `${m.manager}/${m.operation}`)).to.deep.equal(['maker/Update']);
+    const merge = { 'Content-Type': 'application/merge-patch+json' };
+    const kept = (await server.request('PATCH', `${CM}/managed`, { body: JSON.stringify({ metadata: { managedFields: [] } }), headers: merge })).json<Obj>();
+    expect(kept.metadata.managedFields).to.have.length(1);
+    const cleared = (await server.request('PATCH', `${CM}/managed`, { body: JSON.stringify({ metadata: { managedFields: [{}] } }), headers: merge })).json<Obj>();
+    expect(cleared.metadata.managedFields).to.equal(undefined);
+  });
+
   it('patches with merge patch and JSON patch; a failed JSON patch test is 422 and changes nothing', async () => {
     await server.request('POST', CM, { body: configMap('patched', { a: '1', b: '2' }) });
     const merged = await server.request('PATCH', `${CM}/patched`, { body: JSON.stringify({ data: { a: null, c: '3' } }), headers: { 'Content-Type': 'application/merge-patch+json' } });
