@@ -40,6 +40,8 @@ export interface PrintContext {
 export interface KindPrinter {
   columns: readonly TableColumnDefinition[];
   printRow(object: JsonObject, context: PrintContext): PrintedRow;
+  /** The order rows appear in, for the few kinds whose list printer sorts (FlowSchema). */
+  order?(objects: readonly JsonObject[]): JsonObject[];
 }
 
 export function column(name: string, type: string, description: string, options: { format?: string; priority?: number } = {}): TableColumnDefinition {

@@ -5,6 +5,7 @@
  * asks for); every other kind gets the default table of apiserver pkg/registry/rest (Name, Created At).
  * Row objects follow apiserver pkg/endpoints/handlers/response.go asTable.
  */
+import { horizontalPodAutoscalerPrinter } from './autoscaling-printers';
 import { cronJobPrinter, jobPrinter } from './batch-printers';
 import { daemonSetPrinter, deploymentPrinter, replicaSetPrinter, statefulSetPrinter } from './apps-printers';
 import {
@@ -15,6 +16,14 @@ import {
   roleBindingPrinter,
   storageClassPrinter,
 } from './cluster-printers';
+import {
+  apiServicePrinter,
+  certificateSigningRequestPrinter,
+  flowSchemaPrinter,
+  priorityLevelConfigurationPrinter,
+  storageVersionPrinter,
+  webhookConfigurationPrinter,
+} from './control-plane-printers';
 import {
   configMapPrinter,
   endpointsPrinter,
@@ -30,6 +39,17 @@ import {
   servicePrinter,
 } from './core-printers';
 import {
+  componentStatusPrinter,
+  controllerRevisionPrinter,
+  endpointSlicePrinter,
+  networkPolicyPrinter,
+  podDisruptionBudgetPrinter,
+  podTemplatePrinter,
+  priorityClassPrinter,
+  resourceQuotaPrinter,
+  runtimeClassPrinter,
+} from './namespaced-printers';
+import {
   CREATION_TIMESTAMP_DESCRIPTION,
   NAME_COLUMN,
   asString,
@@ -43,6 +63,7 @@ import {
   type TableColumnDefinition,
   type TableRowCondition,
 } from './printer-support';
+import { csiDriverPrinter, csiNodePrinter, csiStorageCapacityPrinter, volumeAttachmentPrinter } from './storage-printers';
 
 export type TableApiVersion = 'meta.k8s.io/v1' | 'meta.k8s.io/v1beta1';
 
@@ -89,6 +110,27 @@ const PRINTERS: ReadonlyMap<string, KindPrinter> = new Map<string, KindPrinter>(
   ['rbac.authorization.k8s.io/ClusterRoleBinding', clusterRoleBindingPrinter],
   ['storage.k8s.io/StorageClass', storageClassPrinter],
   ['coordination.k8s.io/Lease', leasePrinter],
+  ['/PodTemplate', podTemplatePrinter],
+  ['/ResourceQuota', resourceQuotaPrinter],
+  ['/ComponentStatus', componentStatusPrinter],
+  ['apps/ControllerRevision', controllerRevisionPrinter],
+  ['autoscaling/HorizontalPodAutoscaler', horizontalPodAutoscalerPrinter],
+  ['policy/PodDisruptionBudget', podDisruptionBudgetPrinter],
+  ['networking.k8s.io/NetworkPolicy', networkPolicyPrinter],
+  ['discovery.k8s.io/EndpointSlice', endpointSlicePrinter],
+  ['scheduling.k8s.io/PriorityClass', priorityClassPrinter],
+  ['node.k8s.io/RuntimeClass', runtimeClassPrinter],
+  ['certificates.k8s.io/CertificateSigningRequest', certificateSigningRequestPrinter],
+  ['admissionregistration.k8s.io/ValidatingWebhookConfiguration', webhookConfigurationPrinter],
+  ['admissionregistration.k8s.io/MutatingWebhookConfiguration', webhookConfigurationPrinter],
+  ['flowcontrol.apiserver.k8s.io/FlowSchema', flowSchemaPrinter],
+  ['flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration', priorityLevelConfigurationPrinter],
+  ['storage.k8s.io/CSIDriver', csiDriverPrinter],
+  ['storage.k8s.io/CSINode', csiNodePrinter],
+  ['storage.k8s.io/CSIStorageCapacity', csiStorageCapacityPrinter],
+  ['storage.k8s.io/VolumeAttachment', volumeAttachmentPrinter],
+  ['internal.apiserver.k8s.io/StorageVersion', storageVersionPrinter],
+  ['apiregistration.k8s.io/APIService', apiServicePrinter],
 ]);
 
 /** The default convertor's columns: the object's name and its creation time as a date. */
@@ -121,16 +163,18 @@ export function toTable(objects: readonly JsonObject[], listMeta: JsonObject, op
   const kind = options.objectKind?.kind ?? asString(first?.['kind']);
   const printer = printerFor(apiVersion, kind);
   const context = { now: options.now };
+  // Rows and their objects follow the printer's order where its list printer sorts.
+  const ordered = printer?.order?.(objects) ?? objects;
 
   let columns: readonly TableColumnDefinition[];
   let printed: Array<{ cells: TableCell[]; conditions?: TableRowCondition[] }> | null;
   if (printer !== undefined) {
     columns = printer.columns;
-    printed = objects.map((object) => printer.printRow(object, context));
+    printed = ordered.map((object) => printer.printRow(object, context));
   } else {
     columns = DEFAULT_COLUMNS;
     // The default convertor appends to a nil slice, so an empty list has rows: null.
-    printed = objects.length === 0 ? null : objects.map((object) => ({ cells: [nameOf(object), createdAt(object)] }));
+    printed = ordered.length === 0 ? null : ordered.map((object) => ({ cells: [nameOf(object), createdAt(object)] }));
   }
 
   const rows =
@@ -139,7 +183,7 @@ export function toTable(objects: readonly JsonObject[], listMeta: JsonObject, op
       : printed.map((row, index) => {
           const out: JsonObject = { cells: row.cells };
           if (row.conditions !== undefined) out['conditions'] = row.conditions.map((condition) => ({ ...condition }));
-          out['object'] = rowObject(objects[index] ?? {}, options.includeObject, tableApiVersion);
+          out['object'] = rowObject(ordered[index] ?? {}, options.includeObject, tableApiVersion);
           return out;
         });
 
