@@ -281,6 +281,43 @@ export function kubectlSuite(title: string, startServer: () => Promise<{ server:
       expect(await kubectl('get', 'cm', 'csa-to-ssa', '-o', 'jsonpath={.data.k}')).to.equal('2');
     });
 
+    it('kubectl patch: strategic merge directives, merge patch and JSON patch', async () => {
+      const deployment = JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'patched', labels: { a: '1', b: '2' } }, spec: { selector: { matchLabels: { app: 'patched' } }, template: { metadata: { labels: { app: 'patched' } }, spec: { containers: [
+        { name: 'one', image: 'busybox', env: [{ name: 'X', value: '1' }, { name: 'Y', value: '2' }] },
+        { name: 'two', image: 'busybox' },
+      ] } } } });
+      await server.kubectl(['create', '-f', '-'], { input: deployment });
+      const get = async () => JSON.parse(await kubectl('get', 'deploy', 'patched', '-o', 'json')) as Obj;
+      const containers = (o: Obj) => o.spec.template.spec.containers as Obj[];
+      // Merge by key: one container's image changes, the other stays; an env var is added by name.
+      await kubectl('patch', 'deploy', 'patched', '--type=strategic', '-p', JSON.stringify({ spec: { template: { spec: { containers: [{ name: 'one', image: 'busybox:1.36', env: [{ name: 'Z', value: '3' }] }] } } } }));
+      let now = await get();
+      expect(containers(now).map((c) => `${c.name}=${c.image}`)).to.deep.equal(['one=busybox:1.36', 'two=busybox']);
+      expect(containers(now)[0].env.map((e: Obj) => e.name)).to.deep.equal(['Z', 'X', 'Y']);
+      // $patch: delete removes one list item by key; null removes a map key.
+      await kubectl('patch', 'deploy', 'patched', '--type=strategic', '-p', JSON.stringify({ metadata: { labels: { a: null } }, spec: { template: { spec: { containers: [{ name: 'one', env: [{ name: 'X', $patch: 'delete' }] }] } } } }));
+      now = await get();
+      expect(now.metadata.labels).to.deep.equal({ b: '2' });
+      expect(containers(now)[0].env.map((e: Obj) => e.name)).to.deep.equal(['Z', 'Y']);
+      // $setElementOrder reorders; $deleteFromPrimitiveList removes from a primitive merge list (finalizers).
+      await kubectl('patch', 'deploy', 'patched', '--type=strategic', '-p', JSON.stringify({ spec: { template: { spec: { containers: [{ name: 'one', '$setElementOrder/env': [{ name: 'Y' }, { name: 'Z' }] }] } } } }));
+      expect(containers(await get())[0].env.map((e: Obj) => e.name)).to.deep.equal(['Y', 'Z']);
+      await kubectl('patch', 'deploy', 'patched', '--type=merge', '-p', JSON.stringify({ metadata: { finalizers: ['example.com/a', 'example.com/b'] } }));
+      await kubectl('patch', 'deploy', 'patched', '--type=strategic', '-p', JSON.stringify({ metadata: { '$deleteFromPrimitiveList/finalizers': ['example.com/a'] } }));
+      expect((await get()).metadata.finalizers).to.deep.equal(['example.com/b']);
+      // $retainKeys: switching to Recreate drops rollingUpdate.
+      await kubectl('patch', 'deploy', 'patched', '--type=strategic', '-p', JSON.stringify({ spec: { strategy: { $retainKeys: ['type'], type: 'Recreate' } } }));
+      expect((await get()).spec.strategy).to.deep.equal({ type: 'Recreate' });
+      // JSON patch, and a failing test operation as 422 that changes nothing.
+      await kubectl('patch', 'deploy', 'patched', '--type=json', '-p', JSON.stringify([{ op: 'add', path: '/metadata/labels/c', value: '3' }, { op: 'remove', path: '/metadata/finalizers' }]));
+      expect((await get()).metadata.labels).to.deep.equal({ b: '2', c: '3' });
+      const failed = await server.kubectl(['patch', 'deploy', 'patched', '--type=json', '-p', JSON.stringify([{ op: 'test', path: '/metadata/labels/c', value: 'no' }, { op: 'remove', path: '/metadata/labels/b' }])]);
+      expect(failed.code).to.not.equal(0);
+      expect(failed.stderr).to.contain('the server rejected our request due to an error in our request');
+      expect((await get()).metadata.labels).to.deep.equal({ b: '2', c: '3' });
+      await kubectl('delete', 'deploy', 'patched');
+    });
+
     it('bad input gets the right error and changes nothing', async () => {
       const invalidName = await server.kubectl(['create', 'configmap', 'Bad_Name']);
       expect(invalidName.code).to.not.equal(0);
