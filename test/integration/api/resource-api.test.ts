@@ -468,6 +468,39 @@ describe('resource API over HTTPS (one carina server)', function () {
     expect(noManager.json<Obj>().message).to.equal('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
   });
 
+  it('walks the field-ownership table of spec §3.2 with three appliers and an updater', async () => {
+    const url = (manager: string, force = false) => `${CM}/owned?fieldManager=${manager}${force ? '&force=true' : ''}`;
+    const apply = (manager: string, data: Record<string, string>, force = false) => server.request('PATCH', url(manager, force), { body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owned' }, data }), headers: { 'Content-Type': 'application/apply-patch+yaml' } });
+    const owners = (o: Obj) => Object.fromEntries((o.metadata.managedFields as Obj[]).map((m) => [`${m.manager}/${m.operation}`, Object.keys(m.fieldsV1?.['f:data'] ?? {}).filter((k) => k !== '.').sort()]));
+    expect((await apply('a', { x: '1', y: '1' })).status).to.equal(201);
+    // Owned by A, B applies another value without force: conflict, nothing changes.
+    expect((await apply('b', { x: '2' })).status).to.equal(409);
+    // With force: the value changes and B alone owns it.
+    let o = (await apply('b', { x: '2' }, true)).json<Obj>();
+    expect(o.data).to.deep.equal({ x: '2', y: '1' });
+    expect(owners(o)).to.deep.equal({ 'a/Apply': ['f:y'], 'b/Apply': ['f:x'] });
+    // C applies the same value: shared by B and C.
+    o = (await apply('c', { x: '2' })).json<Obj>();
+    expect(owners(o)['c/Apply']).to.deep.equal(['f:x']);
+    expect(owners(o)['b/Apply']).to.deep.equal(['f:x']);
+    // A shared field changed by another applier without force: a conflict naming both owners.
+    const shared = await apply('a', { x: '3', y: '1' });
+    expect(shared.status).to.equal(409);
+    // structured-merge-diff groups several conflicts by manager.
+    expect(shared.json<Obj>().message).to.equal('Apply failed with 2 conflicts: conflicts with "b":\n- .data.x\nconflicts with "c":\n- .data.x');
+    // B drops the field while C still owns it: the value stays, owned by C.
+    o = (await apply('b', {})).json<Obj>();
+    expect(o.data.x).to.equal('2');
+    // C drops it too: no owner is left, so the field goes.
+    o = (await apply('c', {})).json<Obj>();
+    expect(o.data).to.deep.equal({ y: '1' });
+    // A non-apply write by D takes the field it changes, without conflict, as an Update.
+    const updated = await server.request('PATCH', `${CM}/owned?fieldManager=d`, { body: JSON.stringify({ data: { y: '9' } }), headers: { 'Content-Type': 'application/merge-patch+json' } });
+    expect(updated.status).to.equal(200);
+    expect(owners(updated.json<Obj>())['d/Update']).to.deep.equal(['f:y']);
+    expect(owners(updated.json<Obj>())['a/Apply'] ?? []).to.not.include('f:y');
+  });
+
   it('clears managed fields with [{}] and leaves them with [] (spec §4.2)', async () => {
     const created = (await server.request('POST', `${CM}?fieldManager=maker`, { body: configMap('managed', { a: '1' }) })).json<Obj>();
     expect(created.metadata.managedFields.map((m: Obj) => `${m.manager}/${m.operation}`)).to.deep.equal(['maker/Update']);
