@@ -417,11 +417,19 @@ export class KvReplica implements KvClient {
       .map((id) => ({ id, match: status.progress[String(id)]?.match ?? 0 }))
       .sort((a, b) => b.match - a.match);
     if (candidates.length === 0) return false;
+    // A stop must not wait long for a transfer that cannot happen (no quorum left, say).
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await this.node.transferLeadership(candidates[0].id);
-      return true;
+      return await Promise.race([
+        this.node.transferLeadership(candidates[0].id).then(() => true),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(false), 2000);
+        }),
+      ]);
     } catch {
       return false;
+    } finally {
+      clearTimeout(timer);
     }
   }
 

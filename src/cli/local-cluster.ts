@@ -156,6 +156,7 @@ export async function localClusterDown(dir: string, options: { removeData?: bool
   const deadline = Date.now() + 15_000;
   while (pids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   for (const pid of pids.filter(alive)) process.kill(pid, 'SIGKILL');
+  for (const killedBy = Date.now() + 5000; pids.some(alive) && Date.now() < killedBy;) await new Promise((r) => setTimeout(r, 50));
   for (const file of pidFiles) rmSync(file, { force: true });
   if (options.removeData) rmSync(resolve(dir), { recursive: true, force: true });
 }

@@ -7,9 +7,10 @@ import { resolve } from 'node:path';
 import { EtcdClient, type KvClient } from '../../raft';
 import { FlagError, formatHelp, parseFlags, type FlagSpec } from './flags';
 import { parseInitialCluster, startStoreServer, type RunningStoreServer } from '../server/store-server';
-import { startApiServer, storeHealthCheck } from '../server/api-server';
+import { startApiServer, storeHealthCheck, withTimeout } from '../server/api-server';
 import { buildApiServerParts, startControllers } from '../server/default-parts';
 import { localClusterDown, localClusterUp } from './local-cluster';
+import { formatMemberTable, memberStatus } from './members';
 
 const SERVER_FLAGS: FlagSpec[] = [
   { name: 'data-dir', kind: 'string', default: './data', help: 'Directory for the replica\'s Raft log and store.' },
@@ -47,10 +48,21 @@ const SERVER_SUMMARY = 'Starts one replica of Carina: the Raft-replicated key-va
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-    process.stdout.write('Usage: carina <command> [flags]\n\nCommands:\n  server          start one replica (see carina server --help)\n  local-cluster   up|down: replicas and HAProxy on loopback (see carina local-cluster --help)\n');
+    process.stdout.write('Usage: carina <command> [flags]\n\nCommands:\n  server          start one replica (see carina server --help)\n  local-cluster   up|down: replicas and HAProxy on loopback (see carina local-cluster --help)\n  members         the members of a running cluster and their state (see carina members --help)\n');
     return command === undefined ? 1 : 0;
   }
   if (command === 'local-cluster') return localCluster(rest);
+  if (command === 'members') {
+    const flags = parseFlags(rest, MEMBERS_FLAGS);
+    if (flags.help) {
+      process.stdout.write(formatHelp('members', 'Lists the members of a running cluster with their role, term, log indexes and lag behind the leader.', MEMBERS_FLAGS));
+      return 0;
+    }
+    const endpoints = (flags.endpoints as string).split(',').map((e) => e.trim()).filter((e) => e !== '');
+    const rows = await memberStatus(endpoints);
+    process.stdout.write(formatMemberTable(rows));
+    return rows.some((r) => r.role === 'unreachable') ? 2 : 0;
+  }
   if (command !== 'server') {
     process.stderr.write(`carina: unknown command "${command}" (try carina --help)\n`);
     return 1;
@@ -85,6 +97,8 @@ async function main(argv: string[]): Promise<number> {
   const identity = store !== undefined ? `member-${flags['member-id'] as number}` : `${flags['bind-address'] as string}-${flags['secure-port'] as number}`;
   const sans = (flags['tls-san'] as string).split(',').map((s) => s.trim()).filter((s) => s !== '');
   const parts = buildApiServerParts(kv, { runtimeConfig: flags['runtime-config'] as string, storeHealthy: storeHealthCheck(kv) });
+  const replica = store?.replica;
+  if (replica !== undefined) parts.raftStatus = () => replica.raftStatus();
   const api = await startApiServer({
     dataDir,
     bindAddress: flags['bind-address'] as string,
@@ -111,12 +125,17 @@ async function main(argv: string[]): Promise<number> {
     'carina: ready\n',
   );
   await waitForStopSignal();
-  await controllers.stop();
+  await withTimeout(controllers.stop(), 2000);
   await api.stop();
   if (store !== undefined) await store.stop();
   else await kv.close();
   return 0;
 }
+
+const MEMBERS_FLAGS: FlagSpec[] = [
+  { name: 'endpoints', kind: 'string', default: '127.0.0.1:2379', help: 'Comma-separated etcd v3 API addresses of one or more members (host:port).' },
+  { name: 'help', kind: 'boolean', default: false, help: 'Print this help.' },
+];
 
 const LOCAL_CLUSTER_FLAGS: FlagSpec[] = [
   { name: 'dir', kind: 'string', default: './data/cluster', help: 'Directory for the replicas\' data, logs, pid files, haproxy.cfg and admin.kubeconfig.' },

@@ -49,6 +49,14 @@ export class ApiMetrics {
     this.deprecated.set({ group: labels.group, version: labels.version, resource: labels.resource, subresource: labels.subresource, removed_release: labels.removedRelease }, 1);
   }
 
+  /** A gauge with labels, its values read at scrape time. */
+  labelledGauge(name: string, help: string, labelNames: string[], read: () => Array<{ labels: Record<string, string>; value: number }>): void {
+    new Gauge({ name, help, labelNames, registers: [this.registry], collect() {
+      this.reset();
+      for (const sample of read()) this.set(sample.labels, sample.value);
+    } });
+  }
+
   /** A gauge read at scrape time. */
   gauge(name: string, help: string, read: () => number): void {
     new Gauge({ name, help, registers: [this.registry], collect() {

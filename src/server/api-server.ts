@@ -72,8 +72,21 @@ export interface ApiServerParts {
   yamlDuplicateKeysError?: (text: string) => string | undefined;
   trackManagedFields?: (live: JsonObject | undefined, updated: JsonObject, manager: string, subresource: string) => JsonObject;
   convertVersion?: (object: JsonObject, targetApiVersion: string) => JsonObject | undefined;
+  /** This replica's Raft state, when the store is embedded (for /metrics). */
+  raftStatus?: () => RaftStatusView;
   /** The store is reachable with a quorum (readiness and the etcd check). */
   storeHealthy: () => Promise<string | undefined>;
+}
+
+export interface RaftStatusView {
+  id: number;
+  role: string;
+  term: number;
+  lead: number;
+  commit: number;
+  applied: number;
+  lastIndex: number;
+  progress: Record<string, { match: number }>;
 }
 
 export interface RunningApiServer {
@@ -135,6 +148,18 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const shutdown: HealthCheck = { name: 'shutdown', check: async () => (shuttingDown ? 'process is shutting down' : undefined) };
   const metrics = new ApiMetrics();
   metrics.gauge('carina_store_watch_streams', 'Watch streams this replica holds open on the store (the watch cache needs one, whatever the number of watchers).', openStoreWatchCount);
+  if (parts.raftStatus !== undefined) {
+    const raft = parts.raftStatus;
+    metrics.gauge('carina_raft_term', 'Raft term this replica is in.', () => raft().term);
+    metrics.gauge('carina_raft_commit_index', 'Highest log index this replica knows to be committed.', () => raft().commit);
+    metrics.gauge('carina_raft_applied_index', 'Highest log index this replica has applied to its store.', () => raft().applied);
+    metrics.gauge('carina_raft_is_leader', '1 when this replica leads the Raft group.', () => (raft().role === 'leader' ? 1 : 0));
+    metrics.gauge('carina_raft_leader_id', 'Member id of the leader this replica follows (0: none known).', () => raft().lead);
+    metrics.labelledGauge('carina_raft_peer_lag_entries', 'On the leader: log entries each member is behind the leader\'s last index.', ['member'], () => {
+      const status = raft();
+      return Object.entries(status.progress).map(([member, p]) => ({ labels: { member }, value: Math.max(0, status.lastIndex - p.match) }));
+    });
+  }
   metrics.gauge('carina_watch_cache_watchers', 'Watches served from this replica\'s watch cache.', () => cache.watcherCount);
   const server = new ApiHttpServer({
     bindAddress: config.bindAddress,
@@ -192,7 +217,8 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     registry,
     stop: async () => {
       shuttingDown = true;
-      await kubernetesService.stop();
+      // Releasing this replica's endpoint lease needs the store; a replica without a quorum must still stop.
+      await withTimeout(kubernetesService.stop(), 2000);
       if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
       await server.stop();
       cache.stop();
@@ -217,4 +243,11 @@ export function storeHealthCheck(kv: KvClient, timeoutMs = 2000): () => Promise<
       clearTimeout(timer);
     }
   };
+}
+
+/** Waits for `work`, but no longer than `ms`: for best-effort steps of a shutdown. */
+export async function withTimeout(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work.catch(() => undefined), new Promise((r) => { timer = setTimeout(r, ms); })]);
+  clearTimeout(timer);
 }

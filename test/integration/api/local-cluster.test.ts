@@ -30,9 +30,10 @@ describe('carina local-cluster: three replicas behind HAProxy', function () {
   const dir = mkdtempSync(join(tmpdir(), 'carina-local-cluster-'));
   let cluster: LocalCluster;
   let pids: number[] = [];
+  let ports: number[] = [];
 
   before(async () => {
-    const ports = await distinctFreePorts(10);
+    ports = await distinctFreePorts(10);
     cluster = await localClusterUp({
       dir,
       replicas: 3,
@@ -47,6 +48,24 @@ describe('carina local-cluster: three replicas behind HAProxy', function () {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('carina members shows one leader and every member caught up; /metrics shows the Raft state', async () => {
+    const result = spawnSync(process.execPath, [join(__dirname, '..', '..', '..', '..', 'bin', 'carina'), 'members', '--endpoints', `127.0.0.1:${ports[1]}`], { encoding: 'utf8', timeout: 30_000 });
+    expect(result.status, result.stderr).to.equal(0);
+    const rows = result.stdout.trim().split('\n');
+    expect(rows[0]).to.match(/^ID\s+NAME\s+ENDPOINT\s+ROLE\s+TERM\s+INDEX\s+APPLIED\s+LAG$/);
+    expect(rows.slice(1).filter((r) => /\sleader\s/.test(r))).to.have.length(1);
+    expect(rows.slice(1).filter((r) => /\sfollower\s/.test(r))).to.have.length(2);
+    let leaders = 0;
+    for (const member of cluster.members) {
+      const metrics = spawnSync('curl', ['-sk', '--cert', join(dir, `member-${member.id}`, 'pki', 'admin.crt'), '--key', join(dir, `member-${member.id}`, 'pki', 'admin.key'), `${member.apiUrl}/metrics`], { encoding: 'utf8' }).stdout;
+      const match = /^carina_raft_is_leader (\d)$/m.exec(metrics);
+      expect(match, metrics.slice(0, 200)).to.not.equal(null);
+      leaders += Number(match?.[1]);
+      expect(metrics).to.match(/^carina_raft_applied_index \d+$/m);
+    }
+    expect(leaders).to.equal(1);
+  });
+
   it('serves kubectl through the load balancer, and keeps serving when a replica is killed', () => {
     const ns = kubectl(cluster.kubeconfig, 'get', 'ns', '-o', 'name');
     expect(ns.stdout, ns.stderr).to.contain('namespace/kube-system');
@@ -59,6 +78,20 @@ describe('carina local-cluster: three replicas behind HAProxy', function () {
     const listed = kubectl(cluster.kubeconfig, 'get', 'cm', '-o', 'name');
     expect(listed.stdout).to.contain('configmap/before-kill');
     expect(listed.stdout).to.contain('configmap/after-kill-7');
+  });
+
+  it('a leader told to stop hands leadership over before it goes', async () => {
+    const result = spawnSync(process.execPath, [join(__dirname, '..', '..', '..', '..', 'bin', 'carina'), 'members', '--endpoints', `127.0.0.1:${ports[4]},127.0.0.1:${ports[7]}`], { encoding: 'utf8', timeout: 30_000 });
+    const leaderRow = result.stdout.split('\n').find((r) => /\sleader\s/.test(r));
+    expect(leaderRow, result.stdout).to.be.a('string');
+    const leaderId = Number(String(leaderRow).split(/\s+/)[0]);
+    const pid = pids[leaderId - 1];
+    process.kill(pid, 'SIGTERM');
+    for (const deadline = Date.now() + 20_000; alive(pid);) {
+      if (Date.now() > deadline) throw new Error('the leader did not stop');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(readFileSync(join(dir, `member-${leaderId}.log`), 'utf8')).to.contain(`member ${leaderId}: handed leadership over before stopping`);
   });
 
   it('down stops every process it started', async () => {
