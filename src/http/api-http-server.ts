@@ -271,11 +271,11 @@ export class ApiHttpServer {
     const body = method === 'GET' || method === 'HEAD' ? Buffer.alloc(0) : await this.readBody(req);
     const request = { method, info, query: url.searchParams, headers: req.headers as Record<string, string | string[] | undefined>, body, user };
     if (info.verb === 'watch') {
-      const sink = this.watchSink(res);
+      const sink = this.streamingSink(res);
       await this.options.handler.handle(request, sink);
       return 200;
     }
-    const response = await this.options.handler.handle(request, info.verb === 'list' ? this.watchSink(res) : undefined);
+    const response = await this.options.handler.handle(request, info.verb === 'list' ? this.streamingSink(res) : undefined);
     if (response === undefined && info.verb === 'list') return 200;
     if (response === undefined) throw errors.internal(new Error('no response'));
     res.writeHead(response.status, { ...response.headers, 'Cache-Control': 'no-cache, private' });
@@ -294,7 +294,8 @@ export class ApiHttpServer {
     return 200;
   }
 
-  private watchSink(res: AnyResponse): WatchSink {
+  /** A response written piece by piece: watch events, or an unpaged list streamed item by item. */
+  private streamingSink(res: AnyResponse): WatchSink {
     let closeCallbacks: Array<() => void> = [];
     let closed = false;
     const close = () => {
