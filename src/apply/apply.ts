@@ -15,7 +15,7 @@ import {
   type ManagedFieldSets, type ManagedFieldsOperation, type ManagerFields, type ManagerIdentity,
 } from './managed-fields';
 import { topologyForKind, type TopologyNode } from './schema-topology';
-import { compareValues, deepCopy, type Comparison, fieldSetOf, isJsonObject, isSameComparison, mergeValues, pruneValue } from './structured-value';
+import { compareValues, deepCopy, type Comparison, fieldSetOf, isJsonObject, isSameComparison, mergeValues, pruneValue, reconcileFieldSet } from './structured-value';
 
 export type { JsonObject } from './field-set';
 
@@ -41,7 +41,21 @@ export class ApplyConflictError extends Error {
   }
 }
 
-export interface ApplyOptions {
+/**
+ * Converts an object to another apiVersion of its kind, for managers whose fields were recorded in
+ * that version; undefined when the version is no longer served, and such managers are dropped, as
+ * Kubernetes drops them. Without a converter every version is read as the written one.
+ */
+export type ManagedFieldsConverter = (object: JsonObject, apiVersion: string) => JsonObject | undefined;
+
+/** What both kinds of write may add to the kind's built-in view of the object. */
+interface SchemaOptions {
+  readonly convert?: ManagedFieldsConverter;
+  /** The topology of each apiVersion, for kinds whose schema is not built in (custom resources); default: the built-in one. */
+  readonly topologyOf?: (apiVersion: string, kind: string) => TopologyNode;
+}
+
+export interface ApplyOptions extends SchemaOptions {
   readonly force: boolean;
   /** RFC 3339 time recorded in the entries this write touches. */
   readonly now: string;
@@ -53,7 +67,7 @@ export interface ApplyOptions {
   readonly ignoredFields?: readonly FieldPath[];
 }
 
-export interface UpdateOptions {
+export interface UpdateOptions extends SchemaOptions {
   readonly now: string;
   readonly subresource?: string;
   /** As ApplyOptions.ignoredFields. */
@@ -210,42 +224,96 @@ class ConflictsFound extends Error {
 
 /**
  * merge.Updater.update: other managers lose what the write changes (when forced) and what it
- * removes; without force, owned fields that would change are conflicts.
+ * removes; without force, owned fields that would change are conflicts. Each manager's fields
+ * are compared in the apiVersion it recorded them in; managers of versions no longer served go.
  */
-function settleOwnership(managers: ManagedFieldSets, writerKey: string | undefined, changed: FieldSet, removed: FieldSet, force: boolean): void {
+function settleOwnership(engine: Engine, managers: ManagedFieldSets, writerKey: string | undefined, before: unknown, after: unknown, force: boolean): Comparison {
+  const current = changesBetween(engine, engine.apiVersion, before, after);
+  const byVersion = new Map<string, Comparison | undefined>([[engine.apiVersion, current]]);
   const conflicts: ConflictSets = new Map();
-  for (const [key, entry] of managers) {
+  const settled: Array<[string, Comparison]> = [];
+  for (const [key, entry] of [...managers]) {
     if (key === writerKey) continue;
-    const conflict = entry.fields.intersection(changed);
+    if (!byVersion.has(entry.apiVersion)) {
+      const beforeThere = viewAt(engine, before, entry.apiVersion);
+      const afterThere = viewAt(engine, after, entry.apiVersion);
+      byVersion.set(entry.apiVersion, beforeThere === undefined || afterThere === undefined ? undefined : changesBetween(engine, entry.apiVersion, beforeThere, afterThere));
+    }
+    const comparison = byVersion.get(entry.apiVersion);
+    if (comparison === undefined) {
+      managers.delete(key);
+      continue;
+    }
+    settled.push([key, comparison]);
+    const conflict = entry.fields.intersection(comparison.modified.union(comparison.added));
     if (!conflict.isEmpty()) conflicts.set(key, conflict);
   }
   if (!force && conflicts.size > 0) throw new ConflictsFound(conflicts, managers);
-  for (const [key, entry] of [...managers]) {
-    if (key === writerKey) continue;
-    setFields(managers, key, entry.fields.difference(changed).difference(removed));
+  for (const [key, comparison] of settled) {
+    const entry = managers.get(key) as ManagerFields;
+    setFields(managers, key, entry.fields.difference(comparison.modified.union(comparison.added)).difference(comparison.removed));
   }
   for (const [key, entry] of [...managers]) if (entry.fields.isEmpty()) managers.delete(key);
+  return current;
+}
+
+/** `object` (of the engine's apiVersion, or its zero value) as `apiVersion` sees it; undefined when that version is gone. */
+function viewAt(engine: Engine, object: unknown, apiVersion: string): unknown {
+  if (apiVersion === engine.apiVersion || engine.convert === undefined) return object;
+  if (!isJsonObject(object) || typeof object.apiVersion !== 'string') {
+    // The zero value a create is compared against: the other version's own zero value, if it is served.
+    return engine.convert({ apiVersion: engine.apiVersion, kind: engine.kind }, apiVersion) === undefined ? undefined : engine.topologyAt(apiVersion).zeroValue();
+  }
+  return engine.convert(object, apiVersion);
+}
+
+/**
+ * Managers' sets brought in line with the schema of their version (Updater's
+ * reconcileManagedFieldsWithSchemaChanges): a part of a structure that has since become atomic
+ * makes its owner own the whole.
+ */
+function reconcileWithSchema(engine: Engine, live: JsonObject | undefined, managers: ManagedFieldSets): void {
+  if (live === undefined) return;
+  for (const [key, entry] of [...managers]) {
+    const liveThere = viewAt(engine, live, entry.apiVersion);
+    if (liveThere === undefined) continue;
+    const reconciled = reconcileFieldSet(entry.fields, liveThere, engine.topologyAt(entry.apiVersion));
+    if (reconciled !== undefined) managers.set(key, { ...entry, fields: reconciled });
+  }
 }
 
 interface Engine {
   readonly topology: TopologyNode;
   readonly apiVersion: string;
+  readonly kind: string;
+  readonly convert: ManagedFieldsConverter | undefined;
+  topologyAt(apiVersion: string): TopologyNode;
   readonly now: string;
   readonly ignored: FieldSet;
   /** What a new object is compared against: the zero value Go would make for the kind. */
   readonly zero: unknown;
 }
 
-function engineFor(object: JsonObject, now: string, ignoredFields: readonly FieldPath[] = []): Engine {
+function engineFor(object: JsonObject, now: string, ignoredFields: readonly FieldPath[] = [], schema: SchemaOptions = {}): Engine {
   const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
   const kind = typeof object.kind === 'string' ? object.kind : '';
-  const topology = topologyForKind(apiVersion, kind);
-  return { topology, apiVersion, now, ignored: FieldSet.of(ignoredFields), zero: topology.zeroValue() };
+  const topologyOf = schema.topologyOf ?? topologyForKind;
+  const topology = topologyOf(apiVersion, kind);
+  const topologies = new Map<string, TopologyNode>([[apiVersion, topology]]);
+  const topologyAt = (version: string): TopologyNode => {
+    let found = topologies.get(version);
+    if (found === undefined) {
+      found = topologyOf(version, kind);
+      topologies.set(version, found);
+    }
+    return found;
+  };
+  return { topology, apiVersion, kind, convert: schema.convert, topologyAt, now, ignored: FieldSet.of(ignoredFields), zero: topology.zeroValue() };
 }
 
-/** Compares two versions, leaving out the ignored fields (Comparison.ExcludeFields). */
-function changesBetween(engine: Engine, before: unknown, after: unknown): Comparison {
-  const comparison = compareValues(before, after, engine.topology);
+/** Compares two versions of an object as `apiVersion` sees them, leaving out the ignored fields (Comparison.ExcludeFields). */
+function changesBetween(engine: Engine, apiVersion: string, before: unknown, after: unknown): Comparison {
+  const comparison = compareValues(before, after, engine.topologyAt(apiVersion));
   if (engine.ignored.isEmpty()) return comparison;
   return {
     modified: comparison.modified.recursiveDifference(engine.ignored),
@@ -256,9 +324,8 @@ function changesBetween(engine: Engine, before: unknown, after: unknown): Compar
 
 /** A non-apply write by `identity` from `before` to `after` (managedFieldsUpdater + Updater.Update). */
 function recordUpdate(engine: Engine, before: unknown, after: JsonObject, managers: ManagedFieldSets, identity: ManagerIdentity): void {
-  const comparison = changesBetween(engine, before, after);
+  const comparison = settleOwnership(engine, managers, undefined, before, after, true);
   const changed = comparison.modified.union(comparison.added);
-  settleOwnership(managers, undefined, changed, comparison.removed, true);
   const own = changed.difference(STRIPPED_FIELDS);
   stripMeta(managers);
   // Only a write that took fields stamps its manager; a no-op update leaves the entry alone.
@@ -331,8 +398,7 @@ function applyOnce(engine: Engine, live: JsonObject | undefined, config: JsonObj
     for (const entry of managers.values()) owned = owned.union(entry.fields);
     merged = pruneValue(merged, engine.topology, previous.fields, owned) as JsonObject;
   }
-  const comparison = changesBetween(engine, live ?? engine.zero, merged);
-  settleOwnership(managers, key, comparison.modified.union(comparison.added), comparison.removed, force);
+  const comparison = settleOwnership(engine, managers, key, live ?? engine.zero, merged, force);
   stripMeta(managers);
   const changed = !isSameComparison(comparison);
   const own = managers.get(key);
@@ -397,7 +463,7 @@ function syncLastApplied(object: JsonObject, config: JsonObject): void {
 export function apply(live: JsonObject | undefined, config: JsonObject, manager: string, options: ApplyOptions): JsonObject {
   const configManagedFields = metadataOf(config)?.managedFields;
   if (configManagedFields !== undefined && configManagedFields !== null) throw errors.badRequest('metadata.managedFields must be nil');
-  const engine = engineFor(config, options.now, options.ignoredFields);
+  const engine = engineFor(config, options.now, options.ignoredFields, options);
   let decoded: ManagedFieldSets;
   try {
     decoded = decodeManagedFields(metadataOf(live)?.managedFields);
@@ -406,6 +472,7 @@ export function apply(live: JsonObject | undefined, config: JsonObject, manager:
     throw err;
   }
   const liveObject = live === undefined ? undefined : withoutManagedFields(live);
+  reconcileWithSchema(engine, liveObject, decoded);
   const identity: ManagerIdentity = { manager, operation: 'Apply', apiVersion: engine.apiVersion, subresource: options.subresource ?? '' };
 
   let outcome: ApplyOutcome;
@@ -435,7 +502,7 @@ export function apply(live: JsonObject | undefined, config: JsonObject, manager:
  * keep the live object's; a readable non-empty list replaces them.
  */
 export function updateManagedFields(live: JsonObject | undefined, updated: JsonObject, manager: string, options: UpdateOptions): JsonObject {
-  const engine = engineFor(updated, options.now, options.ignoredFields);
+  const engine = engineFor(updated, options.now, options.ignoredFields, options);
   const subresource = options.subresource ?? '';
   const written = metadataOf(updated)?.managedFields;
   const reset = subresource === '' && isManagedFieldsReset(written);
@@ -466,6 +533,7 @@ export function updateManagedFields(live: JsonObject | undefined, updated: JsonO
   // Objects that predate field tracking stay untracked until they are applied to (skipnonapplied.go).
   if (managers.size === 0 && live !== undefined && !reset) return object;
   const before = live === undefined ? engine.zero : withoutManagedFields(live);
+  if (live !== undefined) reconcileWithSchema(engine, before as JsonObject, managers);
   recordUpdate(engine, before, object, managers, { manager, operation: 'Update', apiVersion: engine.apiVersion, subresource });
   capUpdateManagers(managers);
   return withManagedFields(object, managers);

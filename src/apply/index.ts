@@ -1,6 +1,6 @@
 export {
   apply, applyConflictMessage, applyConflictStatus, ApplyConflictError, describeManager, fieldsOf, managerFromUserAgent, updateManagedFields,
-  type ApplyConflict, type ApplyOptions, type JsonObject, type UpdateOptions,
+  type ApplyConflict, type ApplyOptions, type ManagedFieldsConverter, type JsonObject, type UpdateOptions,
 } from './apply';
 export {
   FieldSet, FieldSetDecodeError, comparePathElements, fieldElement, indexElement, keyElement, valueElement, pathToString, parsePathElement, serializePathElement,

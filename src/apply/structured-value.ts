@@ -309,3 +309,60 @@ export function dropNulls(value: unknown): unknown {
   for (const [name, child] of Object.entries(value)) if (child !== null) out[name] = dropNulls(child);
   return out;
 }
+
+/** The item of `list` that `element` (a key, value or index path element) names, if any. */
+function itemAt(list: unknown, element: PathElement): unknown {
+  if (!Array.isArray(list)) return undefined;
+  switch (element.type) {
+    case 'index':
+      return list[element.index];
+    case 'value':
+      return list.find((item) => valuesEqual(item, element.value));
+    case 'key':
+      return list.find((item) => isJsonObject(item) && element.fields.every((field) => valuesEqual(item[field.name], field.value)));
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * How many leading elements of `path` survive the schema: the length of the path up to the first
+ * composite element the schema now calls atomic, or the whole path.
+ */
+function atomicPrefixLength(path: FieldPath, live: unknown, root: TopologyNode): number {
+  let declared = root;
+  let value = live;
+  for (let i = 0; i < path.length; i++) {
+    // A deduced (untyped) node takes its shape from the live value; without one there is nothing to decide.
+    if (declared.kind === 'untyped' && value === undefined) return path.length;
+    const node = declared.resolve(value);
+    if (i > 0 && node.atomic && (node.kind === 'struct' || node.kind === 'map' || node.kind === 'list')) return i;
+    const element = path[i] as PathElement;
+    if (element.type === 'field') {
+      declared = node.child(element.name).node;
+      value = isJsonObject(value) ? value[element.name] : undefined;
+    } else {
+      declared = node.items();
+      value = itemAt(value, element);
+    }
+  }
+  return path.length;
+}
+
+/**
+ * A manager's field set brought in line with the schema it is now read with
+ * (structured-merge-diff ReconcileFieldSetWithSchema): where a struct, map or list became atomic,
+ * a manager that owned parts of it owns the whole, so later changes by others conflict with it.
+ * The reverse change (atomic to granular) cannot say who owns which part, so it keeps the set
+ * as it is. Returns undefined when nothing changes.
+ */
+export function reconcileFieldSet(set: FieldSet, live: unknown, root: TopologyNode): FieldSet | undefined {
+  let changed = false;
+  const out = FieldSet.empty();
+  for (const path of set.paths()) {
+    const length = atomicPrefixLength(path, live, root);
+    if (length < path.length) changed = true;
+    out.insert(path.slice(0, length));
+  }
+  return changed ? out : undefined;
+}

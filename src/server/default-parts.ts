@@ -12,7 +12,7 @@ import { ProtobufCodec } from '../codec';
 import { TypedDecoder } from '../apis/schema';
 import { convertVersion } from '../apis/conversion';
 import { toTable } from '../apis/table';
-import { ApplyConflictError, apply as serverSideApply, managerFromUserAgent, updateManagedFields } from '../apply';
+import { ApplyConflictError, apply as serverSideApply, managerFromUserAgent, updateManagedFields, type ManagedFieldsConverter } from '../apply';
 import { fromYaml, yamlDuplicateKeysError } from '../codec';
 import { PatchSchema, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, type JsonValue } from '../patch';
 import { SelectorParseError, parseFieldSelector, parseLabelSelector, selectableFields, validateFieldSelector } from '../apis/selectors';
@@ -49,6 +49,7 @@ export type DefaultParts = ApiServerParts & { catalogue: Catalogue };
 export function buildApiServerParts(kv: KvClient, options: PartsOptions): DefaultParts {
   const catalogue = Catalogue.load({ runtimeConfig: parseRuntimeConfig(options.runtimeConfig) });
   const openapi = new OpenApiDocuments(catalogue);
+  const convertForManagers = managedFieldsConverter(catalogue);
   const strategy = v125Strategy();
   let patchSchema: PatchSchema | undefined;
   const discovery: DiscoveryDocuments = {
@@ -117,7 +118,7 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
     serverSideApply: {
       apply: (live, config, manager, force, subresource) => {
         try {
-          return serverSideApply(live, config, manager, { force, now: nowRfc3339(), subresource: subresource || undefined });
+          return serverSideApply(live, config, manager, { force, now: nowRfc3339(), subresource: subresource || undefined, convert: convertForManagers });
         } catch (err) {
           if (err instanceof ApplyConflictError) throw err.toApiError();
           throw err;
@@ -139,9 +140,24 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
       },
     },
     yamlDuplicateKeysError,
-    trackManagedFields: (live, updated, manager, subresource) => updateManagedFields(live, updated, manager, { now: nowRfc3339(), subresource: subresource || undefined }),
+    trackManagedFields: (live, updated, manager, subresource) => updateManagedFields(live, updated, manager, { now: nowRfc3339(), subresource: subresource || undefined, convert: convertForManagers }),
     renderTable: (objects, listMetadata, objectKind, tableApiVersion, includeObject) => toTable(objects, listMetadata, { includeObject, now: Date.now(), tableApiVersion, objectKind }),
     storeHealthy: options.storeHealthy,
+  };
+}
+
+/**
+ * How field ownership reads an object in the version a manager wrote in: converted where the
+ * versions differ in shape, as is where they do not, and gone (undefined) where the kind is not
+ * served in that version, so that managers of removed versions are dropped as Kubernetes drops them.
+ */
+export function managedFieldsConverter(catalogue: Catalogue): ManagedFieldsConverter {
+  return (object, apiVersion) => {
+    const slash = apiVersion.indexOf('/');
+    const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+    const version = apiVersion.slice(slash + 1);
+    if (catalogue.lookupKind(group, version, String(object.kind)) === undefined) return undefined;
+    return convertVersion(object, apiVersion) ?? { ...object, apiVersion };
   };
 }
 

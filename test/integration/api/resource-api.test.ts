@@ -468,6 +468,27 @@ describe('resource API over HTTPS (one carina server)', function () {
     expect(noManager.json<Obj>().message).to.equal('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
   });
 
+  it('keeps field ownership across versions: a v1 apply conflicts with the v2 owner of the same setting', async () => {
+    const path = (version: string, manager: string, force = false) => `/apis/autoscaling/${version}/namespaces/default/horizontalpodautoscalers/versioned?fieldManager=${manager}${force ? '&force=true' : ''}`;
+    const applyAt = (version: string, manager: string, spec: Obj, force = false) => server.request('PATCH', path(version, manager, force), {
+      body: JSON.stringify({ apiVersion: `autoscaling/${version}`, kind: 'HorizontalPodAutoscaler', metadata: { name: 'versioned' }, spec }),
+      headers: { 'Content-Type': 'application/apply-patch+yaml' },
+    });
+    const target = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' };
+    const metrics = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }];
+    expect((await applyAt('v2', 'alice', { scaleTargetRef: target, maxReplicas: 5, metrics })).status).to.equal(201);
+    const conflict = await applyAt('v1', 'bob', { scaleTargetRef: target, maxReplicas: 5, targetCPUUtilizationPercentage: 50 });
+    expect(conflict.status).to.equal(409);
+    expect(conflict.json<Obj>().details.causes.map((c: Obj) => c.field)).to.include('.spec.metrics');
+    const forced = await applyAt('v1', 'bob', { scaleTargetRef: target, maxReplicas: 5, targetCPUUtilizationPercentage: 50 }, true);
+    expect(forced.status).to.equal(200);
+    const v2 = (await server.request('GET', '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers/versioned')).json<Obj>();
+    expect(v2.spec.metrics[0].resource.target.averageUtilization).to.equal(50);
+    const alice = (v2.metadata.managedFields as Obj[]).find((m) => m.manager === 'alice');
+    expect(alice?.apiVersion).to.equal('autoscaling/v2');
+    expect(Object.keys(alice?.fieldsV1['f:spec'] ?? {})).not.to.include('f:metrics');
+  });
+
   it('walks the field-ownership table of spec §3.2 with three appliers and an updater', async () => {
     const url = (manager: string, force = false) => `${CM}/owned?fieldManager=${manager}${force ? '&force=true' : ''}`;
     const apply = (manager: string, data: Record<string, string>, force = false) => server.request('PATCH', url(manager, force), { body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owned' }, data }), headers: { 'Content-Type': 'application/apply-patch+yaml' } });
