@@ -5,6 +5,7 @@
  * preserved fields on update, optimistic concurrency, finalizers and deletionTimestamp, and the
  * namespace lifecycle checks. Type-specific behaviour comes from the ObjectStrategy.
  */
+import { AdmissionChain } from '../admission';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ApiError, errors, type GroupResource } from '../util';
 import { ObjectStore, type JsonObject, type StoredObject } from '../storage/object-store';
@@ -91,6 +92,11 @@ function gracePeriodSeconds(resource: ServedResource, object: JsonObject, reques
   return typeof spec.terminationGracePeriodSeconds === 'number' ? spec.terminationGracePeriodSeconds : 30;
 }
 
+/** What admission plugins are told of the object a request is about. */
+function admissionTarget(resource: ServedResource, namespace: string, name: string, subresource = '') {
+  return { group: resource.group, version: resource.version, resource: resource.resource, subresource, kind: resource.kind, namespace: resource.namespaced ? namespace : '', name };
+}
+
 /** A name that can be stored: the key is built from it, so it must be one path segment. */
 function checkPathSegment(resource: ServedResource, name: string): void {
   if (name === '.' || name === '..' || name.includes('/') || name.includes('%')) {
@@ -107,6 +113,8 @@ export class GenericRegistry {
   serviceAllocator?: ServiceAllocator;
   /** Records in metadata.managedFields what a non-apply write changed (server-side apply's bookkeeping). */
   trackManagedFields?: (live: JsonObject | undefined, updated: JsonObject, manager: string, subresource: string) => JsonObject;
+  /** Admission plugins run on every write; empty by default. */
+  admission: AdmissionChain = new AdmissionChain();
   /** Converts between the served versions of one stored resource (undefined: no conversion known). */
   converter?: (object: JsonObject, targetApiVersion: string) => JsonObject | undefined;
 
@@ -309,8 +317,15 @@ export class GenericRegistry {
     delete metadata.deletionGracePeriodSeconds;
     delete metadata.generation;
     strategy.applyDefaults(object);
+    const attributes = { ...admissionTarget(resource, namespace, name), operation: 'CREATE' as const, dryRun: options.dryRun };
+    const admitted = await this.admission.mutate({ ...attributes, object });
+    if (admitted !== undefined && admitted !== object) {
+      object = admitted;
+      strategy.applyDefaults(object);
+    }
     strategy.prepareForCreate(object);
     this.validationFailure(resource, strategy.validateCreate(object, resource.namespaced), name);
+    await this.admission.validate({ ...attributes, object });
     if (this.trackManagedFields !== undefined && options.fieldManager !== undefined) {
       object = this.trackManagedFields(undefined, object, options.fieldManager, '');
     }
@@ -429,6 +444,12 @@ export class GenericRegistry {
     if (nextMeta.generateName === undefined && oldMeta.generateName !== undefined) nextMeta.generateName = oldMeta.generateName;
     const strategy = this.strategyFor(resource);
     const name = objectName(old);
+    const attributes = {
+      ...admissionTarget(resource, typeof oldMeta.namespace === 'string' ? oldMeta.namespace : '', name, options.subresource),
+      operation: 'UPDATE' as const,
+      oldObject: old,
+      dryRun: options.dryRun,
+    };
     if (options.subresource === 'finalize') {
       const finalizers = (next.spec as JsonObject | undefined)?.finalizers;
       const kept = structuredClone(old);
@@ -439,12 +460,18 @@ export class GenericRegistry {
       // Validation sees the version being replaced, as kube-apiserver fills it for unconditional updates.
       nextMeta.resourceVersion = String(current.modRevision);
       strategy.applyDefaults(next);
+      const admitted = await this.admission.mutate({ ...attributes, object: next });
+      if (admitted !== undefined && admitted !== next) {
+        next = admitted;
+        strategy.applyDefaults(next);
+      }
       strategy.prepareForUpdate(next, old, options.subresource as '' | 'status');
       this.validationFailure(resource, strategy.validateUpdate(next, old, resource.namespaced, options.subresource as '' | 'status'), name);
       if (this.trackManagedFields !== undefined && options.fieldManager !== undefined) {
         next = this.trackManagedFields(old, next, options.fieldManager, options.subresource);
       }
     }
+    await this.admission.validate({ ...attributes, object: next });
     const metadata = metadataOf(next);
     // A terminating object whose last finalizer is gone leaves the store.
     const finalizers = metadata.finalizers as unknown[] | undefined;
@@ -496,6 +523,9 @@ export class GenericRegistry {
       if (pre?.resourceVersion !== undefined && pre.resourceVersion !== metadata.resourceVersion) {
         throw errors.conflict(gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(metadata.resourceVersion)}`);
       }
+      const attributes = { ...admissionTarget(resource, namespace, name), operation: 'DELETE' as const, oldObject: object, dryRun: options.dryRun };
+      await this.admission.mutate(attributes);
+      await this.admission.validate(attributes);
       const finalizers = Array.isArray(metadata.finalizers) ? [...(metadata.finalizers as string[])] : [];
       const policyFinalizer = options.propagationPolicy === 'Orphan' ? 'orphan' : options.propagationPolicy === 'Foreground' ? 'foregroundDeletion' : undefined;
       const grace = gracePeriodSeconds(resource, object, options.gracePeriodSeconds);
