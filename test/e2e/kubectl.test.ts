@@ -281,6 +281,60 @@ export function kubectlSuite(title: string, startServer: () => Promise<{ server:
       expect(await kubectl('get', 'cm', 'csa-to-ssa', '-o', 'jsonpath={.data.k}')).to.equal('2');
     });
 
+    it('walks the field-ownership table of spec §3.2 row by row with kubectl, and the §4.9.7 handover', async () => {
+      const applyAs = (manager: string, data: Record<string, string>, force = false) => {
+        const body = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: rows\ndata:\n${Object.entries(data).map(([k, v]) => `  ${k}: "${v}"\n`).join('')}`;
+        return server.kubectl(['apply', '--server-side', `--field-manager=${manager}`, ...(force ? ['--force-conflicts'] : []), '-f', file(`rows-${manager}.yaml`, body)]);
+      };
+      const live = async () => JSON.parse(await kubectl('get', 'cm', 'rows', '-o', 'json', '--show-managed-fields')) as Obj;
+      const owners = (object: Obj) => Object.fromEntries((object.metadata.managedFields as Obj[]).map((m) => [`${m.manager}/${m.operation}`, Object.keys(m.fieldsV1?.['f:data'] ?? {}).map((k) => k.slice(2)).sort()]));
+      expect((await applyAs('alice', { x: '1', v: '1' })).code).to.equal(0);
+      // Row 1: another applier's different value without force is a conflict, and nothing changes.
+      const row1 = await applyAs('bob', { x: '2' });
+      expect(row1.code).to.not.equal(0);
+      expect(row1.stderr).to.contain('conflict with "alice": .data.x');
+      expect((await live()).data).to.deep.equal({ x: '1', v: '1' });
+      // Row 3: the same value makes the field shared.
+      expect((await applyAs('bob', { x: '1' })).code).to.equal(0);
+      expect(owners(await live())).to.deep.equal({ 'alice/Apply': ['v', 'x'], 'bob/Apply': ['x'] });
+      // Row 4: a shared field changed by one of its owners, without force, conflicts with the other.
+      const row4 = await applyAs('alice', { x: '3', v: '1' });
+      expect(row4.code).to.not.equal(0);
+      expect(row4.stderr).to.contain('conflict with "bob": .data.x');
+      // Row 2: force gives the field to the applier alone and takes it from every other entry.
+      expect((await applyAs('bob', { x: '4' }, true)).code).to.equal(0);
+      expect((await live()).data.x).to.equal('4');
+      expect(owners(await live())).to.deep.equal({ 'alice/Apply': ['v'], 'bob/Apply': ['x'] });
+      // Row 6: dropping a field others own too leaves it to them, value kept.
+      expect((await applyAs('bob', { x: '4', v: '1' })).code).to.equal(0);
+      expect((await applyAs('alice', { z: '1' })).code).to.equal(0);
+      expect((await live()).data).to.deep.equal({ x: '4', v: '1', z: '1' });
+      expect(owners(await live())).to.deep.equal({ 'alice/Apply': ['z'], 'bob/Apply': ['v', 'x'] });
+      // Row 5: dropping a field nobody else owns deletes it.
+      expect((await applyAs('alice', { w: '1' })).code).to.equal(0);
+      expect((await live()).data).to.deep.equal({ w: '1', x: '4', v: '1' });
+      // Row 7: a non-apply write takes the field without conflict, recorded as Update.
+      await kubectl('patch', 'cm', 'rows', '--type=merge', '-p', '{"data":{"x":"5"}}', '--field-manager=carol');
+      expect((await live()).data.x).to.equal('5');
+      expect(owners(await live())).to.deep.equal({ 'alice/Apply': ['w'], 'bob/Apply': ['v'], 'carol/Update': ['x'] });
+
+      // Row 5 with a default: replicas dropped by its only applier goes back to the default of 1.
+      const deployment = (replicas: string) => `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: handover\nspec:\n${replicas}  selector:\n    matchLabels: {app: handover}\n  template:\n    metadata:\n      labels: {app: handover}\n    spec:\n      containers:\n      - name: c\n        image: nginx:1\n`;
+      await kubectl('apply', '--server-side', '-f', file('handover.yaml', deployment('  replicas: 3\n')));
+      await kubectl('apply', '--server-side', '-f', file('handover.yaml', deployment('')));
+      expect(await kubectl('get', 'deploy', 'handover', '-o', 'jsonpath={.spec.replicas}')).to.equal('1');
+      // §4.9.7: hand replicas to a controller through a dedicated manager, then drop it from the main config.
+      await kubectl('apply', '--server-side', '-f', file('handover.yaml', deployment('  replicas: 3\n')));
+      await kubectl('apply', '--server-side', '--field-manager=handover-to-hpa', '-f', file('handover-field.yaml', 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: handover\nspec:\n  replicas: 3\n'));
+      await kubectl('apply', '--server-side', '-f', file('handover.yaml', deployment('')));
+      expect(await kubectl('get', 'deploy', 'handover', '-o', 'jsonpath={.spec.replicas}')).to.equal('3');
+      await kubectl('scale', 'deploy', 'handover', '--replicas=5');
+      const handedOver = JSON.parse(await kubectl('get', 'deploy', 'handover', '-o', 'json', '--show-managed-fields')) as Obj;
+      expect(handedOver.spec.replicas).to.equal(5);
+      // The temporary manager owned nothing more, so its entry is gone.
+      expect(handedOver.metadata.managedFields.map((m: Obj) => m.manager)).not.to.include('handover-to-hpa');
+    });
+
     it('kubectl patch: strategic merge directives, merge patch and JSON patch', async () => {
       const deployment = JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'patched', labels: { a: '1', b: '2' } }, spec: { selector: { matchLabels: { app: 'patched' } }, template: { metadata: { labels: { app: 'patched' } }, spec: { containers: [
         { name: 'one', image: 'busybox', env: [{ name: 'X', value: '1' }, { name: 'Y', value: '2' }] },
