@@ -47,6 +47,37 @@ describe('three carina server replicas', function () {
     expect((event?.object.metadata as Obj).resourceVersion).to.equal(rv);
   });
 
+  it('continue tokens and watch resume points from one replica are valid on the others', async () => {
+    const path = '/api/v1/namespaces/default/configmaps';
+    let last = '';
+    for (let i = 0; i < 5; i++) {
+      const created = await replicas[i % 3].request('POST', path, { body: JSON.stringify({ metadata: { name: `paged-${i}`, labels: { paged: 'yes' } } }) });
+      expect(created.status).to.equal(201);
+      last = created.json<Obj>().metadata.resourceVersion;
+    }
+    const names: string[] = [];
+    const listVersions = new Set<string>();
+    let token = '';
+    for (let page = 0; page < 3; page++) {
+      // Each page from the next replica, with the previous replica's token.
+      const res = await replicas[page % 3].request('GET', `${path}?labelSelector=paged%3Dyes&limit=2${token ? `&continue=${encodeURIComponent(token)}` : ''}`);
+      expect(res.status).to.equal(200);
+      const list = res.json<Obj>();
+      names.push(...list.items.map((o: Obj) => o.metadata.name));
+      listVersions.add(list.metadata.resourceVersion);
+      token = list.metadata.continue ?? '';
+    }
+    expect(names).to.deep.equal(['paged-0', 'paged-1', 'paged-2', 'paged-3', 'paged-4']);
+    expect(token).to.equal('');
+    expect(listVersions.size).to.equal(1);
+    // A watch on replica 3 from the resourceVersion replica 2 returned sees only what came after.
+    const watch = replicas[2].watch(`${path}?watch=1&labelSelector=paged%3Dyes&resourceVersion=${last}`, (events) => events.length > 0);
+    await new Promise((r) => setTimeout(r, 300));
+    await replicas[0].request('DELETE', `${path}/paged-0`);
+    const seen = await watch;
+    expect(seen.events.map((e) => `${e.type} ${(e.object.metadata as Obj).name}`)).to.deep.equal(['DELETED paged-0']);
+  });
+
   it('the kubernetes Endpoints list every replica', async () => {
     const deadline = Date.now() + 20_000;
     for (;;) {
