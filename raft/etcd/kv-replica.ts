@@ -22,13 +22,18 @@
  *
  * Compaction: explicit requests go through the log; the automatic compactor runs on the leader
  * and proposes, every interval, a compaction to the revision the store had `retention` ago.
+ *
+ * Membership (etcd's Cluster service): who the members are (names, addresses, client URLs) is
+ * kept by MemberRegistry, replicated through conf change contexts and member-attribute entries,
+ * and carried in snapshots; the transport's peers follow it. Changes are decided on the leader
+ * (a follower forwards them to the leader's etcd API) after etcd's safety checks.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { isRaftError } from '../core/errors';
-import type { ConfState, NodeId } from '../core/types';
-import { RaftNode, type AppliedEntry, type StateMachine } from '../node';
+import type { ConfChange, ConfState, NodeId } from '../core/types';
+import { RaftNode, type AppliedEntry, type StateMachine, type Transport } from '../node';
 import { LevelStorage, crc32 } from '../storage';
 import { GrpcTransport } from '../transport';
 import { KvError, isKvError } from '../kv/errors';
@@ -63,8 +68,19 @@ import type {
   WatchHandle,
   WatchResponse,
 } from '../kv/types';
-import { codecFor } from './codec';
+import { codecFor, type MemberAddResponse, type MembersResponse } from './codec';
 import { checkDeleteRangeRequest, checkPutRequest, checkRangeRequest, checkTxnRequest } from './request-checks';
+import { EtcdClient } from './etcd-client';
+import {
+  MemberRegistry,
+  decodeMemberAttributes,
+  encodeMemberAttributes,
+  encodeMemberContext,
+  unwrapSnapshotImage,
+  wrapSnapshotImage,
+  type MemberRecord,
+} from './member-registry';
+import { MembershipError } from './membership-errors';
 
 export interface KvReplicaMember {
   id: NodeId;
@@ -79,8 +95,14 @@ export interface KvReplicaOptions {
   id: NodeId;
   /** Holds raft/ (the log) and kv/ (the store). */
   dataDir: string;
-  /** The initial members, this one included. */
+  /** The initial members, this one included (for 'existing': the members to reach first). */
   members: KvReplicaMember[];
+  /**
+   * 'new' (default) bootstraps a new cluster of `members`; 'existing' joins a running cluster
+   * that has already added this member: the replica starts empty and waits for the leader's
+   * log or snapshot, as etcd's --initial-cluster-state=existing.
+   */
+  initialClusterState?: 'new' | 'existing';
   /** Where the Raft transport listens; defaults to this member's raftAddress. */
   raftListenAddress?: string;
   clusterId?: bigint;
@@ -107,6 +129,8 @@ const EntryKind = {
   leaseGrant: 5,
   leaseRevoke: 6,
   leaseKeepAlive: 7,
+  // 8 and 9 are taken (hash checks, snapshots).
+  memberAttributes: 10,
 } as const;
 type EntryKindName = keyof typeof EntryKind;
 
@@ -117,13 +141,27 @@ const MAX_LEASE_TTL_SECONDS = 9_000_000_000;
 const LEASE_CHECK_MS = 500;
 /** At most this many revocations proposed per check (etcd: leaseRevokeRate 1000/s). */
 const LEASE_REVOKES_PER_CHECK = 500;
+/** etcd's readyPercent: a learner is promotable once its match index reaches 90% of the leader's. */
+const LEARNER_READY_PERCENT = 0.9;
+/** etcd's maxLearners. */
+const MAX_LEARNERS = 1;
+const PUBLISH_RETRY_MS = 500;
 
 type Outcome = { value: unknown } | { error: KvError };
 
 export class KvReplica implements KvClient {
   readonly id: NodeId;
-  readonly clusterId: bigint;
   private readonly node: RaftNode;
+  /** When each peer was last heard from: etcd's "started" members for reconfiguration checks. */
+  private readonly lastHeardFrom = new Map<NodeId, number>();
+  /** The conf change whose apply() call comes next; see onConfChange. */
+  private confChangeToApply: ConfChange | null = null;
+  private readonly transportPeers = new Map<NodeId, string>();
+  private removedFromCluster: Promise<void>;
+  private announceRemoval: () => void = () => undefined;
+  private removalHandled = false;
+  private published = false;
+  private publishInFlight = false;
   private readonly hub: WatchHub;
   private readonly pending = new Map<number, { outcome?: Outcome }>();
   /** Starts from the clock so entries proposed by an earlier run of this member never match. */
@@ -146,20 +184,28 @@ export class KvReplica implements KvClient {
     private readonly disk: LevelMvcc,
     private readonly raftStorage: LevelStorage,
     private readonly transport: GrpcTransport,
+    private readonly registry: MemberRegistry,
     nodeFactory: (stateMachine: StateMachine) => RaftNode,
     appliedIndex: number,
   ) {
     this.id = options.id;
-    this.clusterId = options.clusterId ?? clusterIdOf(options.members);
     this.appliedIndexValue = appliedIndex;
     this.hub = new WatchHub(store);
+    this.removedFromCluster = new Promise((resolve) => {
+      this.announceRemoval = resolve;
+    });
     const replica = this;
     this.node = nodeFactory({
       appliedIndex: () => replica.appliedIndexValue,
       apply: (entries, lastIndex) => replica.apply(entries, lastIndex),
-      snapshot: async () => encodeImage(replica.store.image()),
+      snapshot: async () => wrapSnapshotImage(replica.registry.encode(), encodeImage(replica.store.image())),
       restore: (data, index) => replica.restore(data, index),
     });
+  }
+
+  /** The cluster's id: derived from the initial members, or learned from the cluster when joining. */
+  get clusterId(): bigint {
+    return this.registry.clusterId;
   }
 
   /** Opens (or creates) the replica's directories; start() joins the cluster. */
@@ -167,25 +213,36 @@ export class KvReplica implements KvClient {
     const self = options.members.find((m) => m.id === options.id);
     if (!self) throw new Error(`open store replica ${options.id}: not among the members ${options.members.map((m) => m.id).join(', ')}`);
     mkdirSync(options.dataDir, { recursive: true });
+    const joining = options.initialClusterState === 'existing';
     const raftStorage = await LevelStorage.open(join(options.dataDir, 'raft'), {
-      bootstrap: { voters: options.members.map((m) => m.id), learners: [] },
+      bootstrap: joining ? undefined : { voters: options.members.map((m) => m.id), learners: [] },
     });
     const opened = await LevelMvcc.open(join(options.dataDir, 'kv'));
+    // A joining member does not know the cluster's id until the leader's log or snapshot tells it.
+    const registry = MemberRegistry.open(join(options.dataDir, 'members.json'), {
+      clusterId: joining ? options.clusterId ?? 0n : options.clusterId ?? clusterIdOf(options.members),
+      members: options.members,
+    });
     let node: RaftNode | null = null;
+    let replica: KvReplica | null = null;
     const transport = new GrpcTransport({
       id: options.id,
       listenAddress: options.raftListenAddress ?? self.raftAddress,
-      onMessage: (m) => node?.step(m),
+      onMessage: (m) => {
+        replica?.lastHeardFrom.set(m.from, Date.now());
+        node?.step(m);
+      },
       onSnapshot: (m) => node?.step(m),
       onUnreachable: (to) => node?.reportUnreachable(to),
       onSnapshotStatus: (to, ok) => node?.reportSnapshot(to, ok),
     });
-    let replica: KvReplica | null = null;
-    replica = new KvReplica(options, opened.store, opened.disk, raftStorage, transport, (stateMachine) => {
+    // The registry, not a conf change's raw context, decides where each peer is (onConfChange).
+    const sendOnly: Transport = { send: (messages) => transport.send(messages), addPeer: () => undefined, removePeer: () => undefined };
+    replica = new KvReplica(options, opened.store, opened.disk, raftStorage, transport, registry, (stateMachine) => {
       node = new RaftNode({
         id: options.id,
         storage: raftStorage,
-        transport,
+        transport: sendOnly,
         stateMachine,
         tickMs: options.tickMs ?? 100,
         electionTicks: options.electionTicks ?? 10,
@@ -194,6 +251,7 @@ export class KvReplica implements KvClient {
         keepEntriesAfterSnapshot: options.keepEntriesAfterSnapshot ?? 5_000,
         requestTimeoutMs: options.requestTimeoutMs ?? 7_000,
         onLeaderChange: (leader, term) => replica?.onLeaderChange(leader, term),
+        onConfChange: (change) => replica?.onConfChange(change),
         logger: options.logger,
       });
       return node;
@@ -204,8 +262,9 @@ export class KvReplica implements KvClient {
   /** Starts the transport, the Raft node and the replica's timers. Returns the Raft address. */
   async start(): Promise<string> {
     const address = await this.transport.start();
-    for (const m of this.options.members) if (m.id !== this.id) this.transport.addPeer(m.id, m.raftAddress);
+    this.syncTransportPeers();
     await this.node.start();
+    this.every(PUBLISH_RETRY_MS, () => this.publishOwnAttributes());
     this.every(LEASE_CHECK_MS, () => this.revokeExpiredLeases());
     this.every(this.options.progressNotifyIntervalMs ?? 600_000, () => this.hub.notifyProgress());
     const compaction = this.options.autoCompaction === undefined ? { intervalMs: 300_000, retentionMs: 300_000 } : this.options.autoCompaction;
@@ -387,11 +446,12 @@ export class KvReplica implements KvClient {
     return { clusterId: this.clusterId, memberId: BigInt(this.id), revision, raftTerm: this.term };
   }
 
+  /** The members of the current configuration, learners included, as etcd's MemberList reports them. */
   members(): Member[] {
     const conf: ConfState = this.node.status().confState;
-    return this.options.members
+    return this.registry.list()
       .filter((m) => conf.voters.includes(m.id) || conf.learners.includes(m.id))
-      .map((m) => ({ id: BigInt(m.id), name: m.name, peerUrls: [`http://${m.raftAddress}`], clientUrls: m.clientUrls, isLearner: conf.learners.includes(m.id) }));
+      .map((m) => toMember(m, conf.learners.includes(m.id)));
   }
 
   /** Hands leadership to `target` (etcd's MoveLeader); only the leader can. */
@@ -430,6 +490,209 @@ export class KvReplica implements KvClient {
       return false;
     } finally {
       clearTimeout(timer);
+    }
+  }
+
+  // ------------------------------------------------------------------ membership
+
+  /** Resolves once this member has been removed from the cluster and has stopped itself. */
+  whenRemoved(): Promise<void> {
+    return this.removedFromCluster;
+  }
+
+  /**
+   * etcd's MemberAdd: a new member at `peerUrls` (one URL, http://host:port of its Raft
+   * transport) with a fresh id, as a learner or a voter. As in etcd, the new member publishes
+   * its name and client URLs itself once it runs; `name` and `clientUrls` only seed them.
+   */
+  async memberAdd(request: { peerUrls: string[]; isLearner?: boolean; name?: string; clientUrls?: string[] }): Promise<MemberAddResponse> {
+    const raftAddress = raftAddressOf(request.peerUrls);
+    const isLearner = request.isLearner ?? false;
+    return this.onLeader(
+      async () => {
+        const conf = this.node.status().confState;
+        if (this.currentMembers(conf).some((m) => m.raftAddress === raftAddress)) throw new MembershipError('PEER_URL_EXISTS');
+        if (isLearner && conf.learners.length >= MAX_LEARNERS) throw new MembershipError('TOO_MANY_LEARNERS');
+        if (!isLearner && this.startedVoters(conf) < quorumOf(conf.voters.length + 1)) throw new MembershipError('NOT_ENOUGH_STARTED');
+        const id = this.freshMemberId(conf);
+        const context = encodeMemberContext({ name: request.name ?? '', raftAddress, clientUrls: request.clientUrls ?? [], clusterId: this.clusterId });
+        await this.changeMembership({ type: isLearner ? 'addLearnerNode' : 'addNode', nodeId: id, context });
+        const record = this.registry.get(id) ?? { id, name: '', raftAddress, clientUrls: [] };
+        return { header: this.header(), member: toMember(record, isLearner), members: this.members() };
+      },
+      (client) => client.memberAdd(request.peerUrls, isLearner),
+    );
+  }
+
+  /**
+   * etcd's MemberPromote: a learner becomes a voter, only once its log has caught up to 90% of
+   * the leader's (a voter that lags far behind would stall commits that need it).
+   */
+  async memberPromote(id: NodeId): Promise<MembersResponse> {
+    return this.onLeader(
+      async () => {
+        const status = this.node.status();
+        const conf = status.confState;
+        if (!conf.voters.includes(id) && !conf.learners.includes(id)) throw new KvError('MEMBER_NOT_FOUND');
+        if (!conf.learners.includes(id)) throw new MembershipError('NOT_LEARNER');
+        const learnerMatch = status.progress[String(id)]?.match ?? 0;
+        const leaderMatch = status.progress[String(this.id)]?.match ?? status.lastIndex;
+        if (learnerMatch < leaderMatch * LEARNER_READY_PERCENT) throw new MembershipError('LEARNER_NOT_READY');
+        if (this.startedVoters(conf) + (this.isStarted(id) ? 1 : 0) < quorumOf(conf.voters.length + 1)) throw new MembershipError('NOT_ENOUGH_STARTED');
+        await this.changeMembership({ type: 'addNode', nodeId: id, context: new Uint8Array(0) });
+        return { header: this.header(), members: this.members() };
+      },
+      (client) => client.memberPromote(BigInt(id)),
+    );
+  }
+
+  /**
+   * etcd's MemberRemove. Refused when the voters left that are running would be fewer than their
+   * quorum: the cluster would stop accepting writes. A removed member stops itself.
+   */
+  async memberRemove(id: NodeId): Promise<MembersResponse> {
+    return this.onLeader(
+      async () => {
+        const conf = this.node.status().confState;
+        if (!conf.voters.includes(id) && !conf.learners.includes(id)) throw new KvError('MEMBER_NOT_FOUND');
+        if (conf.voters.includes(id) && conf.voters.length > 1) {
+          const startedLeft = this.startedVoters(conf) - (this.isStarted(id) ? 1 : 0);
+          if (startedLeft < quorumOf(conf.voters.length - 1)) throw new MembershipError('NOT_ENOUGH_STARTED');
+        }
+        await this.changeMembership({ type: 'removeNode', nodeId: id, context: new Uint8Array(0) });
+        return { header: this.header(), members: this.members() };
+      },
+      (client) => client.memberRemove(BigInt(id)),
+    );
+  }
+
+  /** etcd's MemberUpdate: a member's Raft transport moved to another address. */
+  async memberUpdate(id: NodeId, peerUrls: string[]): Promise<MembersResponse> {
+    const raftAddress = raftAddressOf(peerUrls);
+    return this.onLeader(
+      async () => {
+        const conf = this.node.status().confState;
+        const members = this.currentMembers(conf);
+        if (!members.some((m) => m.id === id)) throw new KvError('MEMBER_NOT_FOUND');
+        if (members.some((m) => m.id !== id && m.raftAddress === raftAddress)) throw new MembershipError('PEER_URL_EXISTS');
+        await this.submit('memberAttributes', encodeMemberAttributes({ id, raftAddress }));
+        return { header: this.header(), members: this.members() };
+      },
+      (client) => client.memberUpdate(BigInt(id), peerUrls),
+    );
+  }
+
+  /** Runs a membership change on the leader; a follower forwards it to the leader's etcd API. */
+  private async onLeader<T extends { header: ResponseHeader }>(here: () => Promise<T>, there: (leader: EtcdClient) => Promise<T>): Promise<T> {
+    if (this.stopped) throw new KvError('STOPPED');
+    if (this.node.isLeader) return here();
+    const leader = this.node.leader;
+    if (leader === 0) throw new KvError('NO_LEADER');
+    const url = this.registry.get(leader)?.clientUrls[0];
+    if (url === undefined) throw new KvError('NOT_LEADER', `the leader (member ${leader}) has published no client URL yet`);
+    const client = new EtcdClient({ endpoints: [url], timeoutMs: this.options.requestTimeoutMs ?? 7_000 });
+    try {
+      const response = await there(client);
+      // Answer as this member: etcdctl compares the header's member id with its next call's.
+      return { ...response, header: this.header() };
+    } finally {
+      await client.close();
+    }
+  }
+
+  private async changeMembership(change: ConfChange): Promise<void> {
+    try {
+      await this.node.proposeConfChange(change);
+    } catch (err) {
+      throw toKvError(err);
+    }
+  }
+
+  /** Called by RaftNode right after it applied a conf change, before apply([], its index). */
+  private onConfChange(change: ConfChange): void {
+    this.confChangeToApply = change;
+  }
+
+  private applyMembershipChange(change: ConfChange, index: number): void {
+    this.registry.applyConfChange(change, index);
+    this.syncTransportPeers();
+    if (change.type === 'removeNode' && change.nodeId === this.id) this.leaveCluster();
+  }
+
+  /** The transport's peers follow the registry: every other member with a known address. */
+  private syncTransportPeers(): void {
+    const wanted = new Map<NodeId, string>();
+    for (const m of this.registry.list()) if (m.id !== this.id && m.raftAddress !== '') wanted.set(m.id, m.raftAddress);
+    for (const id of [...this.transportPeers.keys()]) {
+      if (wanted.has(id)) continue;
+      this.transport.removePeer(id);
+      this.transportPeers.delete(id);
+    }
+    for (const [id, address] of wanted) {
+      if (this.transportPeers.get(id) === address) continue;
+      this.transport.addPeer(id, address);
+      this.transportPeers.set(id, address);
+    }
+  }
+
+  /**
+   * This member was removed: it stops (a removed member must not keep campaigning or serving).
+   * A removed leader first hands off (raft/core does it); stopping before would cost an election.
+   */
+  private leaveCluster(): void {
+    if (this.removalHandled) return;
+    this.removalHandled = true;
+    void (async () => {
+      const deadline = Date.now() + 5_000;
+      while (this.node.isLeader && !this.stopped && Date.now() < deadline) await new Promise((r) => setTimeout(r, this.options.tickMs ?? 100));
+      this.log('this member was removed from the cluster: stopping');
+      await this.close().catch((err: Error) => this.log(`stop after removal: ${err.message}`));
+      this.announceRemoval();
+    })();
+  }
+
+  /**
+   * As etcd's publish: once per start, this member records its name and client URLs through
+   * the log, so that every replica (and a member that joined with only a peer URL) knows them.
+   */
+  private publishOwnAttributes(): void {
+    if (this.published || this.publishInFlight || this.stopped || this.removalHandled || this.node.leader === 0) return;
+    const conf = this.node.status().confState;
+    if (!conf.voters.includes(this.id) && !conf.learners.includes(this.id)) return;
+    const self = this.options.members.find((m) => m.id === this.id);
+    if (self === undefined) return;
+    this.publishInFlight = true;
+    this.submit('memberAttributes', encodeMemberAttributes({ id: this.id, name: self.name, clientUrls: self.clientUrls })).then(
+      () => {
+        this.published = true;
+      },
+      (err: Error) => this.log(`publishing this member's name and client URLs (will retry): ${err.message}`),
+    ).finally(() => {
+      this.publishInFlight = false;
+    });
+  }
+
+  private currentMembers(conf: ConfState): MemberRecord[] {
+    return this.registry.list().filter((m) => conf.voters.includes(m.id) || conf.learners.includes(m.id));
+  }
+
+  /** etcd counts a member as started when its peer connection has been active recently. */
+  private isStarted(id: NodeId): boolean {
+    if (id === this.id) return true;
+    const heard = this.lastHeardFrom.get(id);
+    const electionMs = (this.options.tickMs ?? 100) * (this.options.electionTicks ?? 10);
+    return heard !== undefined && Date.now() - heard <= 2 * electionMs;
+  }
+
+  private startedVoters(conf: ConfState): number {
+    return conf.voters.filter((id) => this.isStarted(id)).length;
+  }
+
+  /** A random id that fits the 32-bit member field of log entries and is not in use. */
+  private freshMemberId(conf: ConfState): NodeId {
+    for (;;) {
+      const id = randomBytes(4).readUInt32BE() & 0x7fff_ffff;
+      if (id !== 0 && !conf.voters.includes(id) && !conf.learners.includes(id) && this.registry.get(id) === undefined) return id;
     }
   }
 
@@ -484,6 +747,12 @@ export class KvReplica implements KvClient {
   }
 
   private apply(entries: AppliedEntry[], lastIndex: number): void {
+    const change = this.confChangeToApply;
+    if (change !== null) {
+      // RaftNode applies a conf change, calls onConfChange, then apply([], its index).
+      this.confChangeToApply = null;
+      this.applyMembershipChange(change, lastIndex);
+    }
     for (const entry of entries) {
       const data = entry.data;
       if (data.length < ENTRY_HEADER_BYTES) throw new Error(`store entry ${entry.index} shorter than its header`);
@@ -493,7 +762,7 @@ export class KvReplica implements KvClient {
       const seq = view.getUint32(5) * 0x100000000 + view.getUint32(9);
       let outcome: Outcome;
       try {
-        outcome = { value: this.execute(kind, data.subarray(ENTRY_HEADER_BYTES)) };
+        outcome = { value: this.execute(kind, data.subarray(ENTRY_HEADER_BYTES), entry.index) };
       } catch (err) {
         // Errors of the request (a missing lease, a compacted revision) are outcomes; anything
         // else is a bug that must stop this replica before it diverges.
@@ -525,7 +794,7 @@ export class KvReplica implements KvClient {
   }
 
   /** Applies one entry's request to the store. Deterministic but for the local lease clock. */
-  private execute(kind: number, body: Uint8Array): unknown {
+  private execute(kind: number, body: Uint8Array, index: number): unknown {
     switch (kind) {
       case EntryKind.put:
         return this.store.put(codecFor('PutRequest').decode(body));
@@ -556,13 +825,24 @@ export class KvReplica implements KvClient {
         this.leaseExpiresAt.set(id, Date.now() + lease.ttl * 1000);
         return { ttl: lease.ttl };
       }
+      case EntryKind.memberAttributes: {
+        const update = decodeMemberAttributes(body);
+        this.registry.applyAttributes(update, index);
+        this.syncTransportPeers();
+        return { revision: this.store.revision };
+      }
       default:
         throw new Error(`store entry of unknown kind ${kind}: written by a newer version?`);
     }
   }
 
   private async restore(data: Uint8Array, index: number): Promise<void> {
-    const image = decodeImage(data);
+    const { registry, image: imageBytes } = unwrapSnapshotImage(data);
+    const image = decodeImage(imageBytes);
+    if (registry !== null) {
+      this.registry.restore(registry, index);
+      this.syncTransportPeers();
+    }
     await this.diskQueue;
     if (this.diskFailure) throw this.diskFailure;
     await this.disk.replace(image, index);
@@ -698,6 +978,22 @@ function toKvError(err: unknown): KvError {
     }
   }
   return new KvError('INTERNAL', (err as Error).message, { cause: err });
+}
+
+function toMember(m: MemberRecord, isLearner: boolean): Member {
+  return { id: BigInt(m.id), name: m.name, peerUrls: m.raftAddress === '' ? [] : [`http://${m.raftAddress}`], clientUrls: m.clientUrls, isLearner };
+}
+
+/** etcd's MemberAdd takes peer URLs; Carina's transport has one address per member. */
+function raftAddressOf(peerUrls: string[]): string {
+  if (peerUrls.length !== 1) throw new MembershipError('BAD_URLS');
+  const match = /^http:\/\/((?:\[[^\]]+\]|[^:/[\]]+):(\d{1,5}))\/?$/.exec(peerUrls[0].trim());
+  if (match === null || Number(match[2]) === 0 || Number(match[2]) > 65535) throw new MembershipError('BAD_URLS');
+  return match[1];
+}
+
+function quorumOf(voters: number): number {
+  return Math.floor(voters / 2) + 1;
 }
 
 /** A cluster id every member derives alike from the initial membership. */
