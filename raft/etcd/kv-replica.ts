@@ -513,7 +513,10 @@ export class KvReplica implements KvClient {
         const conf = this.node.status().confState;
         if (this.currentMembers(conf).some((m) => m.raftAddress === raftAddress)) throw new MembershipError('PEER_URL_EXISTS');
         if (isLearner && conf.learners.length >= MAX_LEARNERS) throw new MembershipError('TOO_MANY_LEARNERS');
-        if (!isLearner && this.startedVoters(conf) < quorumOf(conf.voters.length + 1)) throw new MembershipError('NOT_ENOUGH_STARTED');
+        const started = this.startedVoters(conf);
+        // As etcd: a one-member cluster may always grow to two (restoring a cluster from one member).
+        const growsAlone = conf.voters.length === 1 && started === 1;
+        if (!isLearner && !growsAlone && started < quorumOf(conf.voters.length + 1)) throw new MembershipError('NOT_ENOUGH_STARTED');
         const id = this.freshMemberId(conf);
         const context = encodeMemberContext({ name: request.name ?? '', raftAddress, clientUrls: request.clientUrls ?? [], clusterId: this.clusterId });
         await this.changeMembership({ type: isLearner ? 'addLearnerNode' : 'addNode', nodeId: id, context });

@@ -15,6 +15,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EtcdClient } from '../../../raft/etcd/etcd-client';
+import { KvReplica } from '../../../raft/etcd/kv-replica';
+import { isKvError } from '../../../raft/kv/errors';
 import { isMembershipError } from '../../../raft/etcd/membership-errors';
 import { LevelStorage } from '../../../raft/storage';
 import { EtcdMember, findEtcdBinary, waitForAgreedLeader } from '../../support/etcd-process';
@@ -199,6 +201,8 @@ describe('store membership: add a learner, promote, remove, transfer leadership 
       const l = await memberList(newMember.clientEndpoint);
       return l.members.find((m) => BigInt(m.ID) === newId)?.name === 'm4' ? l : undefined;
     });
+    // The joiner's flags name the others member-1..3; m1..m3 were published in entries long
+    // compacted into the leader's snapshot, so the joiner learned them from the snapshot.
     expect(listed.members.map((m) => [m.name, m.isLearner ?? false]).sort()).to.deep.equal([['m1', false], ['m2', false], ['m3', false], ['m4', false]]);
     // The joiner learned the cluster id from the cluster, not from its own flags.
     expect(listed.clusterId).to.equal((await memberList(endpointsOf([1n])[0])).clusterId);
@@ -266,5 +270,60 @@ describe('store membership: add a learner, promote, remove, transfer leadership 
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('store membership in one process: learners in the member list and in the leader\'s progress (/metrics lag)', function () {
+  this.timeout(30_000);
+  let dir: string;
+  let replica: KvReplica | undefined;
+
+  before(() => {
+    dir = mkdtempSync(join(process.env.CARINA_TMP ?? tmpdir(), 'carina-membership-solo-'));
+  });
+  after(async () => {
+    await replica?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lists a learner added at run time, shows its lag on the leader, and refuses what etcd refuses', async () => {
+    const [raftPort, learnerPort, otherPort] = await portsInRange(3);
+    replica = await KvReplica.open({
+      id: 1,
+      dataDir: join(dir, 'solo'),
+      members: [{ id: 1, name: 'solo', raftAddress: `127.0.0.1:${raftPort}`, clientUrls: ['http://127.0.0.1:1'] }],
+      tickMs: 20,
+      autoCompaction: null,
+    });
+    await replica.start();
+    const solo = replica;
+    await waitFor('the replica leads', 10_000, async () => (solo.raftStatus().role === 'leader' ? true : undefined));
+    await solo.put({ key: Buffer.from('k'), value: Buffer.from('v') });
+
+    const added = await solo.memberAdd({ peerUrls: [`http://127.0.0.1:${learnerPort}`], isLearner: true });
+    const learnerId = Number(added.member.id);
+    expect(added.member).to.deep.include({ isLearner: true, name: '', peerUrls: [`http://127.0.0.1:${learnerPort}`] });
+    const listed = (await solo.memberList()).members;
+    expect(listed.map((m) => [Number(m.id), m.isLearner])).to.deep.equal([[1, false], [learnerId, true]]);
+
+    // What carina_raft_peer_lag_entries reports: lastIndex - match for every member in the leader's progress.
+    const status = solo.raftStatus();
+    const progress = status.progress[String(learnerId)];
+    expect(progress.isLearner).to.equal(true);
+    expect(status.lastIndex - progress.match).to.be.greaterThan(0);
+
+    const refusal = async (call: Promise<unknown>) => call.then(() => 'accepted', (err: unknown) => (isMembershipError(err) ? err.code : isKvError(err) ? err.code : String(err)));
+    expect(await refusal(solo.memberAdd({ peerUrls: [`http://127.0.0.1:${otherPort}`], isLearner: true }))).to.equal('TOO_MANY_LEARNERS');
+    expect(await refusal(solo.memberAdd({ peerUrls: [`http://127.0.0.1:${learnerPort}`] }))).to.equal('PEER_URL_EXISTS');
+    expect(await refusal(solo.memberAdd({ peerUrls: ['127.0.0.1:9'] }))).to.equal('BAD_URLS');
+    expect(await refusal(solo.memberPromote(learnerId))).to.equal('LEARNER_NOT_READY');
+    expect(await refusal(solo.memberPromote(1))).to.equal('NOT_LEARNER');
+    expect(await refusal(solo.memberRemove(4242))).to.equal('MEMBER_NOT_FOUND');
+
+    await solo.memberUpdate(learnerId, [`http://127.0.0.1:${otherPort}`]);
+    expect((await solo.memberList()).members.find((m) => Number(m.id) === learnerId)?.peerUrls).to.deep.equal([`http://127.0.0.1:${otherPort}`]);
+    await solo.memberRemove(learnerId);
+    expect((await solo.memberList()).members.map((m) => Number(m.id))).to.deep.equal([1]);
+    expect(solo.raftStatus().progress[String(learnerId)]).to.equal(undefined);
   });
 });
