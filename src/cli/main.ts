@@ -50,7 +50,7 @@ const SERVER_SUMMARY = 'Starts one replica of Carina: the Raft-replicated key-va
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-    process.stdout.write('Usage: carina <command> [flags]\n\nCommands:\n  server          start one replica (see carina server --help)\n  local-cluster   up|down: replicas and HAProxy on loopback (see carina local-cluster --help)\n  members         the members of a running cluster and their state (see carina members --help)\n');
+    process.stdout.write('Usage: carina <command> [flags]\n\nCommands:\n  server          start one replica (see carina server --help)\n  local-cluster   up|down: replicas and HAProxy on loopback (see carina local-cluster --help)\n  members         list|add|promote|remove|transfer-leader: the members of a running cluster (see carina members --help)\n');
     return command === undefined ? 1 : 0;
   }
   if (command === 'local-cluster') return localCluster(rest);

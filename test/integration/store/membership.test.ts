@@ -235,6 +235,23 @@ describe('store membership: add a learner, promote, remove, transfer leadership 
     expect(table.stdout).to.match(new RegExp(`^${newId}\\s+m4\\s+\\S+\\s+leader\\s`, 'm'));
   });
 
+  it('etcdctl member add --learner and member remove work against it as against etcd', async () => {
+    const spare = (await portsInRange(1))[0];
+    const added = await etcdctl(runningEndpoints(), ['member', 'add', 'm5', `--peer-urls=http://127.0.0.1:${spare}`, '--learner']);
+    expect(added.code, added.stderr).to.equal(0);
+    const id = /^Member\s+([0-9a-f]+) added to cluster\s+[0-9a-f]+$/m.exec(added.stdout);
+    expect(id, added.stdout).to.not.equal(null);
+    expect(added.stdout).to.contain('ETCD_NAME="m5"');
+    expect(added.stdout).to.contain(`m5=http://127.0.0.1:${spare}`);
+    expect(added.stdout).to.contain('ETCD_INITIAL_CLUSTER_STATE="existing"');
+    const listed = await memberList(runningEndpoints()[0]);
+    expect(listed.members.find((m) => BigInt(m.ID) === BigInt(`0x${(id as RegExpExecArray)[1]}`))).to.deep.include({ isLearner: true });
+    const removed = await etcdctl(runningEndpoints(), ['member', 'remove', (id as RegExpExecArray)[1]]);
+    expect(removed.code, removed.stderr).to.equal(0);
+    expect(removed.stdout).to.match(/^Member\s+[0-9a-f]+ removed from cluster\s+[0-9a-f]+$/m);
+    expect((await memberList(runningEndpoints()[0])).members).to.have.length(3);
+  });
+
   it('refuses a removal that would leave fewer running voters than a quorum, with etcd\'s error', async () => {
     const followers = [...members.keys()].filter((id) => id !== newId);
     const [stopped, alive] = followers;
