@@ -32,7 +32,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { isRaftError } from '../core/errors';
-import type { ConfChange, ConfState, NodeId } from '../core/types';
+import type { NodeId } from '../core/types';
 import { RaftNode, type AppliedEntry, type StateMachine, type Transport } from '../node';
 import { LevelStorage, crc32 } from '../storage';
 import { GrpcTransport } from '../transport';
@@ -70,17 +70,8 @@ import type {
 } from '../kv/types';
 import { codecFor, type MemberAddResponse, type MembersResponse } from './codec';
 import { checkDeleteRangeRequest, checkPutRequest, checkRangeRequest, checkTxnRequest } from './request-checks';
-import { EtcdClient } from './etcd-client';
-import {
-  MemberRegistry,
-  decodeMemberAttributes,
-  encodeMemberAttributes,
-  encodeMemberContext,
-  unwrapSnapshotImage,
-  wrapSnapshotImage,
-  type MemberRecord,
-} from './member-registry';
-import { MembershipError } from './membership-errors';
+import { ClusterMembership } from './cluster-membership';
+import { MemberRegistry, decodeMemberAttributes, encodeMemberAttributes, unwrapSnapshotImage, wrapSnapshotImage } from './member-registry';
 
 export interface KvReplicaMember {
   id: NodeId;
@@ -141,10 +132,7 @@ const MAX_LEASE_TTL_SECONDS = 9_000_000_000;
 const LEASE_CHECK_MS = 500;
 /** At most this many revocations proposed per check (etcd: leaseRevokeRate 1000/s). */
 const LEASE_REVOKES_PER_CHECK = 500;
-/** etcd's readyPercent: a learner is promotable once its match index reaches 90% of the leader's. */
-const LEARNER_READY_PERCENT = 0.9;
-/** etcd's maxLearners. */
-const MAX_LEARNERS = 1;
+/** How often a member retries publishing its name and client URLs after a start. */
 const PUBLISH_RETRY_MS = 500;
 
 type Outcome = { value: unknown } | { error: KvError };
@@ -152,16 +140,7 @@ type Outcome = { value: unknown } | { error: KvError };
 export class KvReplica implements KvClient {
   readonly id: NodeId;
   private readonly node: RaftNode;
-  /** When each peer was last heard from: etcd's "started" members for reconfiguration checks. */
-  private readonly lastHeardFrom = new Map<NodeId, number>();
-  /** The conf change whose apply() call comes next; see onConfChange. */
-  private confChangeToApply: ConfChange | null = null;
-  private readonly transportPeers = new Map<NodeId, string>();
-  private removedFromCluster: Promise<void>;
-  private announceRemoval: () => void = () => undefined;
-  private removalHandled = false;
-  private published = false;
-  private publishInFlight = false;
+  private readonly membership: ClusterMembership;
   private readonly hub: WatchHub;
   private readonly pending = new Map<number, { outcome?: Outcome }>();
   /** Starts from the clock so entries proposed by an earlier run of this member never match. */
@@ -191,15 +170,31 @@ export class KvReplica implements KvClient {
     this.id = options.id;
     this.appliedIndexValue = appliedIndex;
     this.hub = new WatchHub(store);
-    this.removedFromCluster = new Promise((resolve) => {
-      this.announceRemoval = resolve;
-    });
     const replica = this;
     this.node = nodeFactory({
       appliedIndex: () => replica.appliedIndexValue,
       apply: (entries, lastIndex) => replica.apply(entries, lastIndex),
       snapshot: async () => wrapSnapshotImage(replica.registry.encode(), encodeImage(replica.store.image())),
       restore: (data, index) => replica.restore(data, index),
+    });
+    const self = options.members.find((m) => m.id === options.id) as KvReplicaMember;
+    this.membership = new ClusterMembership({
+      id: options.id,
+      node: this.node,
+      registry,
+      transport,
+      self,
+      tickMs: options.tickMs ?? 100,
+      electionTicks: options.electionTicks ?? 10,
+      requestTimeoutMs: options.requestTimeoutMs ?? 7_000,
+      header: () => replica.header(),
+      isStopped: () => replica.stopped,
+      proposeAttributes: async (update) => {
+        await replica.submit('memberAttributes', encodeMemberAttributes(update));
+      },
+      toKvError,
+      stop: () => replica.close(),
+      log: (line) => replica.log(line),
     });
   }
 
@@ -229,14 +224,14 @@ export class KvReplica implements KvClient {
       id: options.id,
       listenAddress: options.raftListenAddress ?? self.raftAddress,
       onMessage: (m) => {
-        replica?.lastHeardFrom.set(m.from, Date.now());
+        replica?.membership.heardFrom(m.from);
         node?.step(m);
       },
       onSnapshot: (m) => node?.step(m),
       onUnreachable: (to) => node?.reportUnreachable(to),
       onSnapshotStatus: (to, ok) => node?.reportSnapshot(to, ok),
     });
-    // The registry, not a conf change's raw context, decides where each peer is (onConfChange).
+    // The registry, not a conf change's raw context, decides where each peer is (ClusterMembership).
     const sendOnly: Transport = { send: (messages) => transport.send(messages), addPeer: () => undefined, removePeer: () => undefined };
     replica = new KvReplica(options, opened.store, opened.disk, raftStorage, transport, registry, (stateMachine) => {
       node = new RaftNode({
@@ -251,7 +246,7 @@ export class KvReplica implements KvClient {
         keepEntriesAfterSnapshot: options.keepEntriesAfterSnapshot ?? 5_000,
         requestTimeoutMs: options.requestTimeoutMs ?? 7_000,
         onLeaderChange: (leader, term) => replica?.onLeaderChange(leader, term),
-        onConfChange: (change) => replica?.onConfChange(change),
+        onConfChange: (change) => replica?.membership.confChangeApplied(change),
         logger: options.logger,
       });
       return node;
@@ -262,9 +257,9 @@ export class KvReplica implements KvClient {
   /** Starts the transport, the Raft node and the replica's timers. Returns the Raft address. */
   async start(): Promise<string> {
     const address = await this.transport.start();
-    this.syncTransportPeers();
+    this.membership.syncTransportPeers();
     await this.node.start();
-    this.every(PUBLISH_RETRY_MS, () => this.publishOwnAttributes());
+    this.every(PUBLISH_RETRY_MS, () => this.membership.publish());
     this.every(LEASE_CHECK_MS, () => this.revokeExpiredLeases());
     this.every(this.options.progressNotifyIntervalMs ?? 600_000, () => this.hub.notifyProgress());
     const compaction = this.options.autoCompaction === undefined ? { intervalMs: 300_000, retentionMs: 300_000 } : this.options.autoCompaction;
@@ -448,10 +443,7 @@ export class KvReplica implements KvClient {
 
   /** The members of the current configuration, learners included, as etcd's MemberList reports them. */
   members(): Member[] {
-    const conf: ConfState = this.node.status().confState;
-    return this.registry.list()
-      .filter((m) => conf.voters.includes(m.id) || conf.learners.includes(m.id))
-      .map((m) => toMember(m, conf.learners.includes(m.id)));
+    return this.membership.list();
   }
 
   /** Hands leadership to `target` (etcd's MoveLeader); only the leader can. */
@@ -493,210 +485,31 @@ export class KvReplica implements KvClient {
     }
   }
 
-  // ------------------------------------------------------------------ membership
+  // ------------------------------------------------------------------ membership (cluster-membership.ts)
 
   /** Resolves once this member has been removed from the cluster and has stopped itself. */
   whenRemoved(): Promise<void> {
-    return this.removedFromCluster;
+    return this.membership.whenRemoved();
   }
 
-  /**
-   * etcd's MemberAdd: a new member at `peerUrls` (one URL, http://host:port of its Raft
-   * transport) with a fresh id, as a learner or a voter. As in etcd, the new member publishes
-   * its name and client URLs itself once it runs; `name` and `clientUrls` only seed them.
-   */
-  async memberAdd(request: { peerUrls: string[]; isLearner?: boolean; name?: string; clientUrls?: string[] }): Promise<MemberAddResponse> {
-    const raftAddress = raftAddressOf(request.peerUrls);
-    const isLearner = request.isLearner ?? false;
-    return this.onLeader(
-      async () => {
-        const conf = this.node.status().confState;
-        if (this.currentMembers(conf).some((m) => m.raftAddress === raftAddress)) throw new MembershipError('PEER_URL_EXISTS');
-        if (isLearner && conf.learners.length >= MAX_LEARNERS) throw new MembershipError('TOO_MANY_LEARNERS');
-        const started = this.startedVoters(conf);
-        // As etcd: a one-member cluster may always grow to two (restoring a cluster from one member).
-        const growsAlone = conf.voters.length === 1 && started === 1;
-        if (!isLearner && !growsAlone && started < quorumOf(conf.voters.length + 1)) throw new MembershipError('NOT_ENOUGH_STARTED');
-        const id = this.freshMemberId(conf);
-        const context = encodeMemberContext({ name: request.name ?? '', raftAddress, clientUrls: request.clientUrls ?? [], clusterId: this.clusterId });
-        await this.changeMembership({ type: isLearner ? 'addLearnerNode' : 'addNode', nodeId: id, context });
-        const record = this.registry.get(id) ?? { id, name: '', raftAddress, clientUrls: [] };
-        return { header: this.header(), member: toMember(record, isLearner), members: this.members() };
-      },
-      (client) => client.memberAdd(request.peerUrls, isLearner),
-    );
+  /** etcd's MemberAdd (as a learner or a voter); the new member publishes its name once it runs. */
+  memberAdd(request: { peerUrls: string[]; isLearner?: boolean; name?: string; clientUrls?: string[] }): Promise<MemberAddResponse> {
+    return this.membership.add(request);
   }
 
-  /**
-   * etcd's MemberPromote: a learner becomes a voter, only once its log has caught up to 90% of
-   * the leader's (a voter that lags far behind would stall commits that need it).
-   */
-  async memberPromote(id: NodeId): Promise<MembersResponse> {
-    return this.onLeader(
-      async () => {
-        const status = this.node.status();
-        const conf = status.confState;
-        if (!conf.voters.includes(id) && !conf.learners.includes(id)) throw new KvError('MEMBER_NOT_FOUND');
-        if (!conf.learners.includes(id)) throw new MembershipError('NOT_LEARNER');
-        const learnerMatch = status.progress[String(id)]?.match ?? 0;
-        const leaderMatch = status.progress[String(this.id)]?.match ?? status.lastIndex;
-        if (learnerMatch < leaderMatch * LEARNER_READY_PERCENT) throw new MembershipError('LEARNER_NOT_READY');
-        if (this.startedVoters(conf) + (this.isStarted(id) ? 1 : 0) < quorumOf(conf.voters.length + 1)) throw new MembershipError('NOT_ENOUGH_STARTED');
-        await this.changeMembership({ type: 'addNode', nodeId: id, context: new Uint8Array(0) });
-        return { header: this.header(), members: this.members() };
-      },
-      (client) => client.memberPromote(BigInt(id)),
-    );
+  /** etcd's MemberPromote: refused until the learner is in sync with the leader. */
+  memberPromote(id: NodeId): Promise<MembersResponse> {
+    return this.membership.promote(id);
   }
 
-  /**
-   * etcd's MemberRemove. Refused when the voters left that are running would be fewer than their
-   * quorum: the cluster would stop accepting writes. A removed member stops itself.
-   */
-  async memberRemove(id: NodeId): Promise<MembersResponse> {
-    return this.onLeader(
-      async () => {
-        const conf = this.node.status().confState;
-        if (!conf.voters.includes(id) && !conf.learners.includes(id)) throw new KvError('MEMBER_NOT_FOUND');
-        if (conf.voters.includes(id) && conf.voters.length > 1) {
-          const startedLeft = this.startedVoters(conf) - (this.isStarted(id) ? 1 : 0);
-          if (startedLeft < quorumOf(conf.voters.length - 1)) throw new MembershipError('NOT_ENOUGH_STARTED');
-        }
-        await this.changeMembership({ type: 'removeNode', nodeId: id, context: new Uint8Array(0) });
-        return { header: this.header(), members: this.members() };
-      },
-      (client) => client.memberRemove(BigInt(id)),
-    );
+  /** etcd's MemberRemove: refused if the running voters left would be fewer than their quorum. */
+  memberRemove(id: NodeId): Promise<MembersResponse> {
+    return this.membership.remove(id);
   }
 
-  /** etcd's MemberUpdate: a member's Raft transport moved to another address. */
-  async memberUpdate(id: NodeId, peerUrls: string[]): Promise<MembersResponse> {
-    const raftAddress = raftAddressOf(peerUrls);
-    return this.onLeader(
-      async () => {
-        const conf = this.node.status().confState;
-        const members = this.currentMembers(conf);
-        if (!members.some((m) => m.id === id)) throw new KvError('MEMBER_NOT_FOUND');
-        if (members.some((m) => m.id !== id && m.raftAddress === raftAddress)) throw new MembershipError('PEER_URL_EXISTS');
-        await this.submit('memberAttributes', encodeMemberAttributes({ id, raftAddress }));
-        return { header: this.header(), members: this.members() };
-      },
-      (client) => client.memberUpdate(BigInt(id), peerUrls),
-    );
-  }
-
-  /** Runs a membership change on the leader; a follower forwards it to the leader's etcd API. */
-  private async onLeader<T extends { header: ResponseHeader }>(here: () => Promise<T>, there: (leader: EtcdClient) => Promise<T>): Promise<T> {
-    if (this.stopped) throw new KvError('STOPPED');
-    if (this.node.isLeader) return here();
-    const leader = this.node.leader;
-    if (leader === 0) throw new KvError('NO_LEADER');
-    const url = this.registry.get(leader)?.clientUrls[0];
-    if (url === undefined) throw new KvError('NOT_LEADER', `the leader (member ${leader}) has published no client URL yet`);
-    const client = new EtcdClient({ endpoints: [url], timeoutMs: this.options.requestTimeoutMs ?? 7_000 });
-    try {
-      const response = await there(client);
-      // Answer as this member: etcdctl compares the header's member id with its next call's.
-      return { ...response, header: this.header() };
-    } finally {
-      await client.close();
-    }
-  }
-
-  private async changeMembership(change: ConfChange): Promise<void> {
-    try {
-      await this.node.proposeConfChange(change);
-    } catch (err) {
-      throw toKvError(err);
-    }
-  }
-
-  /** Called by RaftNode right after it applied a conf change, before apply([], its index). */
-  private onConfChange(change: ConfChange): void {
-    this.confChangeToApply = change;
-  }
-
-  private applyMembershipChange(change: ConfChange, index: number): void {
-    this.registry.applyConfChange(change, index);
-    this.syncTransportPeers();
-    if (change.type === 'removeNode' && change.nodeId === this.id) this.leaveCluster();
-  }
-
-  /** The transport's peers follow the registry: every other member with a known address. */
-  private syncTransportPeers(): void {
-    const wanted = new Map<NodeId, string>();
-    for (const m of this.registry.list()) if (m.id !== this.id && m.raftAddress !== '') wanted.set(m.id, m.raftAddress);
-    for (const id of [...this.transportPeers.keys()]) {
-      if (wanted.has(id)) continue;
-      this.transport.removePeer(id);
-      this.transportPeers.delete(id);
-    }
-    for (const [id, address] of wanted) {
-      if (this.transportPeers.get(id) === address) continue;
-      this.transport.addPeer(id, address);
-      this.transportPeers.set(id, address);
-    }
-  }
-
-  /**
-   * This member was removed: it stops (a removed member must not keep campaigning or serving).
-   * A removed leader first hands off (raft/core does it); stopping before would cost an election.
-   */
-  private leaveCluster(): void {
-    if (this.removalHandled) return;
-    this.removalHandled = true;
-    void (async () => {
-      const deadline = Date.now() + 5_000;
-      while (this.node.isLeader && !this.stopped && Date.now() < deadline) await new Promise((r) => setTimeout(r, this.options.tickMs ?? 100));
-      this.log('this member was removed from the cluster: stopping');
-      await this.close().catch((err: Error) => this.log(`stop after removal: ${err.message}`));
-      this.announceRemoval();
-    })();
-  }
-
-  /**
-   * As etcd's publish: once per start, this member records its name and client URLs through
-   * the log, so that every replica (and a member that joined with only a peer URL) knows them.
-   */
-  private publishOwnAttributes(): void {
-    if (this.published || this.publishInFlight || this.stopped || this.removalHandled || this.node.leader === 0) return;
-    const conf = this.node.status().confState;
-    if (!conf.voters.includes(this.id) && !conf.learners.includes(this.id)) return;
-    const self = this.options.members.find((m) => m.id === this.id);
-    if (self === undefined) return;
-    this.publishInFlight = true;
-    this.submit('memberAttributes', encodeMemberAttributes({ id: this.id, name: self.name, clientUrls: self.clientUrls })).then(
-      () => {
-        this.published = true;
-      },
-      (err: Error) => this.log(`publishing this member's name and client URLs (will retry): ${err.message}`),
-    ).finally(() => {
-      this.publishInFlight = false;
-    });
-  }
-
-  private currentMembers(conf: ConfState): MemberRecord[] {
-    return this.registry.list().filter((m) => conf.voters.includes(m.id) || conf.learners.includes(m.id));
-  }
-
-  /** etcd counts a member as started when its peer connection has been active recently. */
-  private isStarted(id: NodeId): boolean {
-    if (id === this.id) return true;
-    const heard = this.lastHeardFrom.get(id);
-    const electionMs = (this.options.tickMs ?? 100) * (this.options.electionTicks ?? 10);
-    return heard !== undefined && Date.now() - heard <= 2 * electionMs;
-  }
-
-  private startedVoters(conf: ConfState): number {
-    return conf.voters.filter((id) => this.isStarted(id)).length;
-  }
-
-  /** A random id that fits the 32-bit member field of log entries and is not in use. */
-  private freshMemberId(conf: ConfState): NodeId {
-    for (;;) {
-      const id = randomBytes(4).readUInt32BE() & 0x7fff_ffff;
-      if (id !== 0 && !conf.voters.includes(id) && !conf.learners.includes(id) && this.registry.get(id) === undefined) return id;
-    }
+  /** etcd's MemberUpdate (a new peer URL). */
+  memberUpdate(id: NodeId, peerUrls: string[]): Promise<MembersResponse> {
+    return this.membership.update(id, peerUrls);
   }
 
   /** The Raft status, for tools and tests. */
@@ -750,12 +563,8 @@ export class KvReplica implements KvClient {
   }
 
   private apply(entries: AppliedEntry[], lastIndex: number): void {
-    const change = this.confChangeToApply;
-    if (change !== null) {
-      // RaftNode applies a conf change, calls onConfChange, then apply([], its index).
-      this.confChangeToApply = null;
-      this.applyMembershipChange(change, lastIndex);
-    }
+    // RaftNode applies a conf change, calls onConfChange, then apply([], its index).
+    this.membership.applyPending(lastIndex);
     for (const entry of entries) {
       const data = entry.data;
       if (data.length < ENTRY_HEADER_BYTES) throw new Error(`store entry ${entry.index} shorter than its header`);
@@ -829,9 +638,7 @@ export class KvReplica implements KvClient {
         return { ttl: lease.ttl };
       }
       case EntryKind.memberAttributes: {
-        const update = decodeMemberAttributes(body);
-        this.registry.applyAttributes(update, index);
-        this.syncTransportPeers();
+        this.membership.applyAttributes(decodeMemberAttributes(body), index);
         return { revision: this.store.revision };
       }
       default:
@@ -844,7 +651,7 @@ export class KvReplica implements KvClient {
     const image = decodeImage(imageBytes);
     if (registry !== null) {
       this.registry.restore(registry, index);
-      this.syncTransportPeers();
+      this.membership.syncTransportPeers();
     }
     await this.diskQueue;
     if (this.diskFailure) throw this.diskFailure;
@@ -981,22 +788,6 @@ function toKvError(err: unknown): KvError {
     }
   }
   return new KvError('INTERNAL', (err as Error).message, { cause: err });
-}
-
-function toMember(m: MemberRecord, isLearner: boolean): Member {
-  return { id: BigInt(m.id), name: m.name, peerUrls: m.raftAddress === '' ? [] : [`http://${m.raftAddress}`], clientUrls: m.clientUrls, isLearner };
-}
-
-/** etcd's MemberAdd takes peer URLs; Carina's transport has one address per member. */
-function raftAddressOf(peerUrls: string[]): string {
-  if (peerUrls.length !== 1) throw new MembershipError('BAD_URLS');
-  const match = /^http:\/\/((?:\[[^\]]+\]|[^:/[\]]+):(\d{1,5}))\/?$/.exec(peerUrls[0].trim());
-  if (match === null || Number(match[2]) === 0 || Number(match[2]) > 65535) throw new MembershipError('BAD_URLS');
-  return match[1];
-}
-
-function quorumOf(voters: number): number {
-  return Math.floor(voters / 2) + 1;
 }
 
 /** A cluster id every member derives alike from the initial membership. */
