@@ -4,4 +4,16 @@
  * start a replica.
  */
 export * from './kv';
-export { EtcdClient, EtcdGrpcServer, KvReplica, type EtcdGrpcServerOptions, type KvReplicaMember, type KvReplicaOptions } from './etcd';
+export {
+  EtcdClient,
+  EtcdGrpcServer,
+  KvReplica,
+  MembershipError,
+  isMembershipError,
+  type EtcdGrpcServerOptions,
+  type KvReplicaMember,
+  type KvReplicaOptions,
+  type MemberAddResponse,
+  type MembersResponse,
+  type MembershipErrorCode,
+} from './etcd';

@@ -20,6 +20,7 @@ import type { Watcher } from '../kv/watch-hub';
 import { codecFor, ETCD_METHODS, methodPath, type EtcdMethodName, type EtcdRequestOf, type EtcdResponseOf, type WatchRequest } from './codec';
 import { FRAME_HEADER_BYTES, GrpcDeframer, isGrpcContentType, readUnaryRequest, responseHeaders, Status, statusTrailers, writeFrameHeader } from './grpc-framing';
 import type { KvReplica } from './kv-replica';
+import { isMembershipError } from './membership-errors';
 
 export interface EtcdGrpcServerOptions {
   /** host:port; port 0 picks a free one, which start() returns. */
@@ -49,6 +50,10 @@ export class EtcdGrpcServer {
       leaseTimeToLive: (q: EtcdRequestOf<'leaseTimeToLive'>) => r.leaseTimeToLive(q.id, q.keys),
       leaseLeases: () => r.leaseLeases(),
       memberList: () => r.memberList(),
+      memberAdd: (q: EtcdRequestOf<'memberAdd'>) => r.memberAdd({ peerUrls: q.peerUrls, isLearner: q.isLearner }),
+      memberRemove: (q: EtcdRequestOf<'memberRemove'>) => r.memberRemove(memberIdOf(q.id)),
+      memberUpdate: (q: EtcdRequestOf<'memberUpdate'>) => r.memberUpdate(memberIdOf(q.id), q.peerUrls),
+      memberPromote: (q: EtcdRequestOf<'memberPromote'>) => r.memberPromote(memberIdOf(q.id)),
       status: () => r.status(),
       alarm: async () => ({ header: r.header(), alarms: [] }),
       defragment: async () => ({ header: r.header() }),
@@ -271,7 +276,7 @@ export class EtcdGrpcServer {
   }
 
   private endWithError(stream: http2.ServerHttp2Stream, err: unknown): void {
-    if (isKvError(err)) {
+    if (isKvError(err) || isMembershipError(err)) {
       this.endWithStatus(stream, err.grpcCode, err.wireMessage);
       return;
     }
@@ -296,6 +301,12 @@ export class EtcdGrpcServer {
   private log(line: string): void {
     (this.options.logger ?? ((l: string) => process.stderr.write(l + '\n')))(`etcd api: ${line}`);
   }
+}
+
+/** Member ids are 64-bit on the wire; Carina's fit in 32 bits, so a larger one names no member. */
+function memberIdOf(id: bigint): number {
+  if (id <= 0n || id > 0xffff_ffffn) throw new KvError('MEMBER_NOT_FOUND');
+  return Number(id);
 }
 
 function splitHostPort(address: string): { host: string; port: number } {

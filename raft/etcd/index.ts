@@ -1,7 +1,11 @@
 /**
  * The public surface of raft/etcd: a replica of the replicated store (KvReplica, a KvClient),
- * the etcd v3 gRPC server over it, and a client for any etcd v3 endpoint (Carina's or etcd's).
+ * the etcd v3 gRPC server over it, a client for any etcd v3 endpoint (Carina's or etcd's), and
+ * the membership pieces (the replicated member registry, etcd's membership errors).
  */
 export { KvReplica, type KvReplicaMember, type KvReplicaOptions } from './kv-replica';
 export { EtcdGrpcServer, type EtcdGrpcServerOptions } from './grpc-server';
 export { EtcdClient } from './etcd-client';
+export { MemberRegistry, type MemberRecord } from './member-registry';
+export { MembershipError, isMembershipError, type MembershipErrorCode } from './membership-errors';
+export type { MemberAddResponse, MembersResponse } from './codec';

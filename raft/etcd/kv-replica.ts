@@ -22,13 +22,18 @@
  *
  * Compaction: explicit requests go through the log; the automatic compactor runs on the leader
  * and proposes, every interval, a compaction to the revision the store had `retention` ago.
+ *
+ * Membership (etcd's Cluster service): who the members are (names, addresses, client URLs) is
+ * kept by MemberRegistry, replicated through conf change contexts and member-attribute entries,
+ * and carried in snapshots; the transport's peers follow it. Changes are decided on the leader
+ * (a follower forwards them to the leader's etcd API) after etcd's safety checks.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { isRaftError } from '../core/errors';
-import type { ConfState, NodeId } from '../core/types';
-import { RaftNode, type AppliedEntry, type StateMachine } from '../node';
+import type { NodeId } from '../core/types';
+import { RaftNode, type AppliedEntry, type StateMachine, type Transport } from '../node';
 import { LevelStorage, crc32 } from '../storage';
 import { GrpcTransport } from '../transport';
 import { KvError, isKvError } from '../kv/errors';
@@ -63,8 +68,10 @@ import type {
   WatchHandle,
   WatchResponse,
 } from '../kv/types';
-import { codecFor } from './codec';
+import { codecFor, type MemberAddResponse, type MembersResponse } from './codec';
 import { checkDeleteRangeRequest, checkPutRequest, checkRangeRequest, checkTxnRequest } from './request-checks';
+import { ClusterMembership } from './cluster-membership';
+import { MemberRegistry, decodeMemberAttributes, encodeMemberAttributes, unwrapSnapshotImage, wrapSnapshotImage } from './member-registry';
 
 export interface KvReplicaMember {
   id: NodeId;
@@ -79,8 +86,14 @@ export interface KvReplicaOptions {
   id: NodeId;
   /** Holds raft/ (the log) and kv/ (the store). */
   dataDir: string;
-  /** The initial members, this one included. */
+  /** The initial members, this one included (for 'existing': the members to reach first). */
   members: KvReplicaMember[];
+  /**
+   * 'new' (default) bootstraps a new cluster of `members`; 'existing' joins a running cluster
+   * that has already added this member: the replica starts empty and waits for the leader's
+   * log or snapshot, as etcd's --initial-cluster-state=existing.
+   */
+  initialClusterState?: 'new' | 'existing';
   /** Where the Raft transport listens; defaults to this member's raftAddress. */
   raftListenAddress?: string;
   clusterId?: bigint;
@@ -107,6 +120,8 @@ const EntryKind = {
   leaseGrant: 5,
   leaseRevoke: 6,
   leaseKeepAlive: 7,
+  // 8 and 9 are taken (hash checks, snapshots).
+  memberAttributes: 10,
 } as const;
 type EntryKindName = keyof typeof EntryKind;
 
@@ -117,13 +132,15 @@ const MAX_LEASE_TTL_SECONDS = 9_000_000_000;
 const LEASE_CHECK_MS = 500;
 /** At most this many revocations proposed per check (etcd: leaseRevokeRate 1000/s). */
 const LEASE_REVOKES_PER_CHECK = 500;
+/** How often a member retries publishing its name and client URLs after a start. */
+const PUBLISH_RETRY_MS = 500;
 
 type Outcome = { value: unknown } | { error: KvError };
 
 export class KvReplica implements KvClient {
   readonly id: NodeId;
-  readonly clusterId: bigint;
   private readonly node: RaftNode;
+  private readonly membership: ClusterMembership;
   private readonly hub: WatchHub;
   private readonly pending = new Map<number, { outcome?: Outcome }>();
   /** Starts from the clock so entries proposed by an earlier run of this member never match. */
@@ -146,20 +163,44 @@ export class KvReplica implements KvClient {
     private readonly disk: LevelMvcc,
     private readonly raftStorage: LevelStorage,
     private readonly transport: GrpcTransport,
+    private readonly registry: MemberRegistry,
     nodeFactory: (stateMachine: StateMachine) => RaftNode,
     appliedIndex: number,
   ) {
     this.id = options.id;
-    this.clusterId = options.clusterId ?? clusterIdOf(options.members);
     this.appliedIndexValue = appliedIndex;
     this.hub = new WatchHub(store);
     const replica = this;
     this.node = nodeFactory({
       appliedIndex: () => replica.appliedIndexValue,
       apply: (entries, lastIndex) => replica.apply(entries, lastIndex),
-      snapshot: async () => encodeImage(replica.store.image()),
+      snapshot: async () => wrapSnapshotImage(replica.registry.encode(), encodeImage(replica.store.image())),
       restore: (data, index) => replica.restore(data, index),
     });
+    const self = options.members.find((m) => m.id === options.id) as KvReplicaMember;
+    this.membership = new ClusterMembership({
+      id: options.id,
+      node: this.node,
+      registry,
+      transport,
+      self,
+      tickMs: options.tickMs ?? 100,
+      electionTicks: options.electionTicks ?? 10,
+      requestTimeoutMs: options.requestTimeoutMs ?? 7_000,
+      header: () => replica.header(),
+      isStopped: () => replica.stopped,
+      proposeAttributes: async (update) => {
+        await replica.submit('memberAttributes', encodeMemberAttributes(update));
+      },
+      toKvError,
+      stop: () => replica.close(),
+      log: (line) => replica.log(line),
+    });
+  }
+
+  /** The cluster's id: derived from the initial members, or learned from the cluster when joining. */
+  get clusterId(): bigint {
+    return this.registry.clusterId;
   }
 
   /** Opens (or creates) the replica's directories; start() joins the cluster. */
@@ -167,25 +208,36 @@ export class KvReplica implements KvClient {
     const self = options.members.find((m) => m.id === options.id);
     if (!self) throw new Error(`open store replica ${options.id}: not among the members ${options.members.map((m) => m.id).join(', ')}`);
     mkdirSync(options.dataDir, { recursive: true });
+    const joining = options.initialClusterState === 'existing';
     const raftStorage = await LevelStorage.open(join(options.dataDir, 'raft'), {
-      bootstrap: { voters: options.members.map((m) => m.id), learners: [] },
+      bootstrap: joining ? undefined : { voters: options.members.map((m) => m.id), learners: [] },
     });
     const opened = await LevelMvcc.open(join(options.dataDir, 'kv'));
+    // A joining member does not know the cluster's id until the leader's log or snapshot tells it.
+    const registry = MemberRegistry.open(join(options.dataDir, 'members.json'), {
+      clusterId: joining ? options.clusterId ?? 0n : options.clusterId ?? clusterIdOf(options.members),
+      members: options.members,
+    });
     let node: RaftNode | null = null;
+    let replica: KvReplica | null = null;
     const transport = new GrpcTransport({
       id: options.id,
       listenAddress: options.raftListenAddress ?? self.raftAddress,
-      onMessage: (m) => node?.step(m),
+      onMessage: (m) => {
+        replica?.membership.heardFrom(m.from);
+        node?.step(m);
+      },
       onSnapshot: (m) => node?.step(m),
       onUnreachable: (to) => node?.reportUnreachable(to),
       onSnapshotStatus: (to, ok) => node?.reportSnapshot(to, ok),
     });
-    let replica: KvReplica | null = null;
-    replica = new KvReplica(options, opened.store, opened.disk, raftStorage, transport, (stateMachine) => {
+    // The registry, not a conf change's raw context, decides where each peer is (ClusterMembership).
+    const sendOnly: Transport = { send: (messages) => transport.send(messages), addPeer: () => undefined, removePeer: () => undefined };
+    replica = new KvReplica(options, opened.store, opened.disk, raftStorage, transport, registry, (stateMachine) => {
       node = new RaftNode({
         id: options.id,
         storage: raftStorage,
-        transport,
+        transport: sendOnly,
         stateMachine,
         tickMs: options.tickMs ?? 100,
         electionTicks: options.electionTicks ?? 10,
@@ -194,6 +246,7 @@ export class KvReplica implements KvClient {
         keepEntriesAfterSnapshot: options.keepEntriesAfterSnapshot ?? 5_000,
         requestTimeoutMs: options.requestTimeoutMs ?? 7_000,
         onLeaderChange: (leader, term) => replica?.onLeaderChange(leader, term),
+        onConfChange: (change) => replica?.membership.confChangeApplied(change),
         logger: options.logger,
       });
       return node;
@@ -204,8 +257,9 @@ export class KvReplica implements KvClient {
   /** Starts the transport, the Raft node and the replica's timers. Returns the Raft address. */
   async start(): Promise<string> {
     const address = await this.transport.start();
-    for (const m of this.options.members) if (m.id !== this.id) this.transport.addPeer(m.id, m.raftAddress);
+    this.membership.syncTransportPeers();
     await this.node.start();
+    this.every(PUBLISH_RETRY_MS, () => this.membership.publish());
     this.every(LEASE_CHECK_MS, () => this.revokeExpiredLeases());
     this.every(this.options.progressNotifyIntervalMs ?? 600_000, () => this.hub.notifyProgress());
     const compaction = this.options.autoCompaction === undefined ? { intervalMs: 300_000, retentionMs: 300_000 } : this.options.autoCompaction;
@@ -387,11 +441,9 @@ export class KvReplica implements KvClient {
     return { clusterId: this.clusterId, memberId: BigInt(this.id), revision, raftTerm: this.term };
   }
 
+  /** The members of the current configuration, learners included, as etcd's MemberList reports them. */
   members(): Member[] {
-    const conf: ConfState = this.node.status().confState;
-    return this.options.members
-      .filter((m) => conf.voters.includes(m.id) || conf.learners.includes(m.id))
-      .map((m) => ({ id: BigInt(m.id), name: m.name, peerUrls: [`http://${m.raftAddress}`], clientUrls: m.clientUrls, isLearner: conf.learners.includes(m.id) }));
+    return this.membership.list();
   }
 
   /** Hands leadership to `target` (etcd's MoveLeader); only the leader can. */
@@ -431,6 +483,33 @@ export class KvReplica implements KvClient {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  // ------------------------------------------------------------------ membership (cluster-membership.ts)
+
+  /** Resolves once this member has been removed from the cluster and has stopped itself. */
+  whenRemoved(): Promise<void> {
+    return this.membership.whenRemoved();
+  }
+
+  /** etcd's MemberAdd (as a learner or a voter); the new member publishes its name once it runs. */
+  memberAdd(request: { peerUrls: string[]; isLearner?: boolean; name?: string; clientUrls?: string[] }): Promise<MemberAddResponse> {
+    return this.membership.add(request);
+  }
+
+  /** etcd's MemberPromote: refused until the learner is in sync with the leader. */
+  memberPromote(id: NodeId): Promise<MembersResponse> {
+    return this.membership.promote(id);
+  }
+
+  /** etcd's MemberRemove: refused if the running voters left would be fewer than their quorum. */
+  memberRemove(id: NodeId): Promise<MembersResponse> {
+    return this.membership.remove(id);
+  }
+
+  /** etcd's MemberUpdate (a new peer URL). */
+  memberUpdate(id: NodeId, peerUrls: string[]): Promise<MembersResponse> {
+    return this.membership.update(id, peerUrls);
   }
 
   /** The Raft status, for tools and tests. */
@@ -484,6 +563,8 @@ export class KvReplica implements KvClient {
   }
 
   private apply(entries: AppliedEntry[], lastIndex: number): void {
+    // RaftNode applies a conf change, calls onConfChange, then apply([], its index).
+    this.membership.applyPending(lastIndex);
     for (const entry of entries) {
       const data = entry.data;
       if (data.length < ENTRY_HEADER_BYTES) throw new Error(`store entry ${entry.index} shorter than its header`);
@@ -493,7 +574,7 @@ export class KvReplica implements KvClient {
       const seq = view.getUint32(5) * 0x100000000 + view.getUint32(9);
       let outcome: Outcome;
       try {
-        outcome = { value: this.execute(kind, data.subarray(ENTRY_HEADER_BYTES)) };
+        outcome = { value: this.execute(kind, data.subarray(ENTRY_HEADER_BYTES), entry.index) };
       } catch (err) {
         // Errors of the request (a missing lease, a compacted revision) are outcomes; anything
         // else is a bug that must stop this replica before it diverges.
@@ -525,7 +606,7 @@ export class KvReplica implements KvClient {
   }
 
   /** Applies one entry's request to the store. Deterministic but for the local lease clock. */
-  private execute(kind: number, body: Uint8Array): unknown {
+  private execute(kind: number, body: Uint8Array, index: number): unknown {
     switch (kind) {
       case EntryKind.put:
         return this.store.put(codecFor('PutRequest').decode(body));
@@ -556,13 +637,22 @@ export class KvReplica implements KvClient {
         this.leaseExpiresAt.set(id, Date.now() + lease.ttl * 1000);
         return { ttl: lease.ttl };
       }
+      case EntryKind.memberAttributes: {
+        this.membership.applyAttributes(decodeMemberAttributes(body), index);
+        return { revision: this.store.revision };
+      }
       default:
         throw new Error(`store entry of unknown kind ${kind}: written by a newer version?`);
     }
   }
 
   private async restore(data: Uint8Array, index: number): Promise<void> {
-    const image = decodeImage(data);
+    const { registry, image: imageBytes } = unwrapSnapshotImage(data);
+    const image = decodeImage(imageBytes);
+    if (registry !== null) {
+      this.registry.restore(registry, index);
+      this.membership.syncTransportPeers();
+    }
     await this.diskQueue;
     if (this.diskFailure) throw this.diskFailure;
     await this.disk.replace(image, index);

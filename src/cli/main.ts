@@ -10,18 +10,20 @@ import { parseInitialCluster, startStoreServer, type RunningStoreServer } from '
 import { startApiServer, storeHealthCheck, withTimeout } from '../server/api-server';
 import { buildApiServerParts, startControllers } from '../server/default-parts';
 import { localClusterDown, localClusterUp } from './local-cluster';
-import { formatMemberTable, memberStatus } from './members';
+import { addMember, formatMemberTable, memberStatus, parseMemberId, promoteMember, removeMember, transferLeadership } from './members';
 
 const SERVER_FLAGS: FlagSpec[] = [
   { name: 'data-dir', kind: 'string', default: './data', help: 'Directory for the replica\'s Raft log and store.' },
   { name: 'name', kind: 'string', default: '', help: 'Human-readable name of this member (default member-<id>).' },
   { name: 'member-id', kind: 'number', default: 1, help: 'This member\'s id in --initial-cluster.' },
   { name: 'initial-cluster', kind: 'string', default: '', help: 'Members of a new cluster: id@raftHost:port@etcdHost:port,... (default: this member alone, on --listen-peer-address and --listen-etcd-address).' },
+  { name: 'initial-cluster-state', kind: 'string', default: 'new', help: '"new": bootstrap a new cluster of --initial-cluster; "existing": join a running cluster that already added this member (carina members add prints the flags), starting empty and catching up from the leader\'s log or snapshot.' },
   { name: 'listen-peer-address', kind: 'string', default: '127.0.0.1:2380', help: 'host:port for Raft traffic from the other replicas.' },
   { name: 'listen-etcd-address', kind: 'string', default: '127.0.0.1:2379', help: 'host:port where the store serves the etcd v3 gRPC API (plaintext).' },
   { name: 'heartbeat-interval', kind: 'duration', default: 100, help: 'Raft heartbeat interval (one tick).' },
   { name: 'election-timeout', kind: 'duration', default: 1000, help: 'Raft election timeout.' },
   { name: 'snapshot-count', kind: 'number', default: 100_000, help: 'Applied entries between two snapshots of the store (etcd 3.4: 100000).' },
+  { name: 'snapshot-catchup-entries', kind: 'number', default: 5_000, help: 'Log entries kept behind a snapshot, so that a slightly lagging member needs no snapshot (etcd 3.5: 5000).' },
   { name: 'auto-compaction-interval', kind: 'duration', default: 300_000, help: 'How often the leader compacts the store\'s history (0 disables).' },
   { name: 'auto-compaction-retention', kind: 'duration', default: 300_000, help: 'How much history automatic compaction keeps.' },
   { name: 'watch-progress-notify-interval', kind: 'duration', default: 600_000, help: 'Interval of watch progress notifications for watches that ask for them.' },
@@ -48,21 +50,11 @@ const SERVER_SUMMARY = 'Starts one replica of Carina: the Raft-replicated key-va
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-    process.stdout.write('Usage: carina <command> [flags]\n\nCommands:\n  server          start one replica (see carina server --help)\n  local-cluster   up|down: replicas and HAProxy on loopback (see carina local-cluster --help)\n  members         the members of a running cluster and their state (see carina members --help)\n');
+    process.stdout.write('Usage: carina <command> [flags]\n\nCommands:\n  server          start one replica (see carina server --help)\n  local-cluster   up|down: replicas and HAProxy on loopback (see carina local-cluster --help)\n  members         list|add|promote|remove|transfer-leader: the members of a running cluster (see carina members --help)\n');
     return command === undefined ? 1 : 0;
   }
   if (command === 'local-cluster') return localCluster(rest);
-  if (command === 'members') {
-    const flags = parseFlags(rest, MEMBERS_FLAGS);
-    if (flags.help) {
-      process.stdout.write(formatHelp('members', 'Lists the members of a running cluster with their role, term, log indexes and lag behind the leader.', MEMBERS_FLAGS));
-      return 0;
-    }
-    const endpoints = (flags.endpoints as string).split(',').map((e) => e.trim()).filter((e) => e !== '');
-    const rows = await memberStatus(endpoints);
-    process.stdout.write(formatMemberTable(rows));
-    return rows.some((r) => r.role === 'unreachable') ? 2 : 0;
-  }
+  if (command === 'members') return members(rest);
   if (command !== 'server') {
     process.stderr.write(`carina: unknown command "${command}" (try carina --help)\n`);
     return 1;
@@ -89,8 +81,9 @@ async function main(argv: string[]): Promise<number> {
       `carina: data in ${dataDir}\ncarina: etcd v3 API (the store) on http://${store.etcdAddress}\ncarina: Raft peers on ${store.raftAddress}\n` +
       'carina: Kubernetes API: off (--secure-port=0)\ncarina: ready\n',
     );
-    await waitForStopSignal();
+    const removed = await waitForStopSignalOrRemoval(store);
     await store.stop();
+    if (removed) process.stdout.write('carina: this member was removed from the cluster: stopped\n');
     return 0;
   }
   // Names this replica's leases: its member id, or its address when the store is an external etcd.
@@ -124,7 +117,8 @@ async function main(argv: string[]): Promise<number> {
     `carina: admin kubeconfig ${api.kubeconfigPath}\n` +
     'carina: ready\n',
   );
-  await waitForStopSignal();
+  const removed = store !== undefined ? await waitForStopSignalOrRemoval(store) : (await waitForStopSignal(), false);
+  if (removed) process.stdout.write('carina: this member was removed from the cluster: stopping\n');
   await withTimeout(controllers.stop(), 2000);
   await api.stop();
   if (store !== undefined) await store.stop();
@@ -132,10 +126,99 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-const MEMBERS_FLAGS: FlagSpec[] = [
-  { name: 'endpoints', kind: 'string', default: '127.0.0.1:2379', help: 'Comma-separated etcd v3 API addresses of one or more members (host:port).' },
-  { name: 'help', kind: 'boolean', default: false, help: 'Print this help.' },
-];
+const ENDPOINTS_FLAG: FlagSpec = { name: 'endpoints', kind: 'string', default: '127.0.0.1:2379', help: 'Comma-separated etcd v3 API addresses of one or more members (host:port).' };
+const HELP_FLAG: FlagSpec = { name: 'help', kind: 'boolean', default: false, help: 'Print this help.' };
+
+const MEMBERS_COMMANDS: Record<string, { usage: string; summary: string; flags: FlagSpec[] }> = {
+  list: {
+    usage: 'members [list]',
+    summary: 'Lists the members of a running cluster (learners included) with their role, term, log indexes and lag behind the leader.',
+    flags: [ENDPOINTS_FLAG, HELP_FLAG],
+  },
+  add: {
+    usage: 'members add NAME',
+    summary: 'Adds a member (etcd\'s MemberAdd) and prints the flags to start it with (--initial-cluster-state existing).',
+    flags: [
+      ENDPOINTS_FLAG,
+      { name: 'peer-address', kind: 'string', default: '', help: 'host:port of the new member\'s Raft transport (required).' },
+      { name: 'client-url', kind: 'string', default: '', help: 'http://host:port of the new member\'s etcd v3 API (required).' },
+      { name: 'learner', kind: 'boolean', default: false, help: 'Add it as a learner (no vote until promoted): the safe way to add a member.' },
+      HELP_FLAG,
+    ],
+  },
+  promote: {
+    usage: 'members promote ID',
+    summary: 'Promotes a learner to a voter; refused until the learner is in sync with the leader (90% of its log).',
+    flags: [
+      ENDPOINTS_FLAG,
+      { name: 'wait', kind: 'boolean', default: false, help: 'Wait, printing the learner\'s progress, until it has caught up, then promote it.' },
+      { name: 'wait-timeout', kind: 'duration', default: 600_000, help: 'How long --wait waits.' },
+      HELP_FLAG,
+    ],
+  },
+  remove: {
+    usage: 'members remove ID',
+    summary: 'Removes a member (it stops itself); refused if the running voters left would be fewer than their quorum.',
+    flags: [ENDPOINTS_FLAG, HELP_FLAG],
+  },
+  'transfer-leader': {
+    usage: 'members transfer-leader ID',
+    summary: 'Hands leadership to the given voter (etcd\'s MoveLeader).',
+    flags: [ENDPOINTS_FLAG, HELP_FLAG],
+  },
+};
+
+async function members(args: string[]): Promise<number> {
+  const sub = args[0] !== undefined && !args[0].startsWith('--') ? args[0] : 'list';
+  const rest = args[0] === sub ? args.slice(1) : args;
+  const spec = MEMBERS_COMMANDS[sub];
+  if (spec === undefined) {
+    process.stderr.write(`carina members: unknown subcommand "${sub}" (one of ${Object.keys(MEMBERS_COMMANDS).join(', ')})\n`);
+    return 1;
+  }
+  const takesArgument = sub !== 'list';
+  const positional = takesArgument && rest[0] !== undefined && !rest[0].startsWith('--') ? rest[0] : undefined;
+  const flags = parseFlags(positional === undefined ? rest : rest.slice(1), spec.flags);
+  if (flags.help) {
+    const overview = sub === 'list' ? `\nSubcommands: ${Object.values(MEMBERS_COMMANDS).map((c) => `carina ${c.usage}`).join('; ')}.\nIDs are decimal, as carina prints them, or hex, as etcdctl does.\n` : '';
+    process.stdout.write(formatHelp(spec.usage, spec.summary, spec.flags) + overview);
+    return 0;
+  }
+  if (takesArgument && positional === undefined) throw new FlagError(`carina ${spec.usage}: missing ${sub === 'add' ? 'NAME' : 'ID'}`);
+  const endpoints = (flags.endpoints as string).split(',').map((e) => e.trim()).filter((e) => e !== '');
+  try {
+    switch (sub) {
+      case 'add': {
+        if (!flags['peer-address'] || !flags['client-url']) throw new FlagError('carina members add: --peer-address and --client-url are required');
+        const added = await addMember(endpoints, { name: positional as string, peerAddress: flags['peer-address'] as string, clientUrl: flags['client-url'] as string, learner: flags.learner as boolean });
+        process.stdout.write(added.text);
+        return 0;
+      }
+      case 'promote':
+        process.stdout.write(await promoteMember(endpoints, parseMemberId(positional as string), {
+          wait: flags.wait as boolean,
+          waitTimeoutMs: flags['wait-timeout'] as number,
+          progress: (line) => process.stdout.write(`${line}\n`),
+        }));
+        return 0;
+      case 'remove':
+        process.stdout.write(await removeMember(endpoints, parseMemberId(positional as string)));
+        return 0;
+      case 'transfer-leader':
+        process.stdout.write(await transferLeadership(endpoints, parseMemberId(positional as string)));
+        return 0;
+      default: {
+        const rows = await memberStatus(endpoints);
+        process.stdout.write(formatMemberTable(rows));
+        return rows.some((r) => r.role === 'unreachable') ? 2 : 0;
+      }
+    }
+  } catch (err) {
+    if (err instanceof FlagError) throw err;
+    process.stderr.write(`carina members ${sub}: ${(err as Error).message}\n`);
+    return 1;
+  }
+}
 
 const LOCAL_CLUSTER_FLAGS: FlagSpec[] = [
   { name: 'dir', kind: 'string', default: './data/cluster', help: 'Directory for the replicas\' data, logs, pid files, haproxy.cfg and admin.kubeconfig.' },
@@ -171,6 +254,11 @@ async function localCluster(args: string[]): Promise<number> {
   return 0;
 }
 
+/** True when the store stopped because this member was removed from the cluster. */
+async function waitForStopSignalOrRemoval(store: RunningStoreServer): Promise<boolean> {
+  return Promise.race([waitForStopSignal().then(() => false), store.replica.whenRemoved().then(() => true)]);
+}
+
 function waitForStopSignal(): Promise<void> {
   return new Promise<void>((resolveStop) => {
     const stop = () => resolveStop();
@@ -181,6 +269,9 @@ function waitForStopSignal(): Promise<void> {
 
 async function startEmbeddedStore(flags: Record<string, string | number | boolean>, dataDir: string, log: (line: string) => void): Promise<RunningStoreServer> {
   const memberId = flags['member-id'] as number;
+  const initialClusterState = flags['initial-cluster-state'];
+  if (initialClusterState !== 'new' && initialClusterState !== 'existing') throw new FlagError(`--initial-cluster-state must be "new" or "existing", not "${String(initialClusterState)}"`);
+  if (initialClusterState === 'existing' && !flags['initial-cluster']) throw new FlagError('--initial-cluster-state=existing needs --initial-cluster (carina members add prints it)');
   const members = flags['initial-cluster']
     ? parseInitialCluster(flags['initial-cluster'] as string)
     : [{ id: memberId, name: `member-${memberId}`, raftAddress: flags['listen-peer-address'] as string, clientUrls: [`http://${flags['listen-etcd-address'] as string}`] }];
@@ -201,6 +292,8 @@ async function startEmbeddedStore(flags: Record<string, string | number | boolea
     autoCompactionRetentionMs: flags['auto-compaction-retention'] as number,
     progressNotifyIntervalMs: flags['watch-progress-notify-interval'] as number,
     maxRequestBytes: flags['max-request-bytes'] as number,
+    snapshotCatchupEntries: flags['snapshot-catchup-entries'] as number,
+    initialClusterState,
   }, log);
 }
 

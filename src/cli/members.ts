@@ -1,9 +1,11 @@
 /**
  * `carina members --endpoints host:port,...`: the members of a running cluster and the state of
  * each (role, term, last and applied log index, lag behind the leader), asked of each member's
- * etcd v3 API as `etcdctl endpoint status` does.
+ * etcd v3 API as `etcdctl endpoint status` does; and the online membership changes, through
+ * etcd's Cluster service: add (a learner or a voter), promote (optionally waiting, with
+ * progress, until the learner has caught up), remove, and transfer-leader (etcd's MoveLeader).
  */
-import { EtcdClient } from '../../raft';
+import { EtcdClient, isMembershipError } from '../../raft';
 
 export interface MemberRow {
   id: string;
@@ -28,6 +30,11 @@ export async function memberStatus(endpoints: string[], timeoutMs = 3000): Promi
   const rows: MemberRow[] = [];
   for (const member of members) {
     const endpoint = (member.clientUrls[0] ?? '').replace(/^https?:\/\//, '');
+    if (endpoint === '') {
+      // Added, but not yet started: it has not published its name and client URLs.
+      rows.push({ id: member.id.toString(), name: member.name, endpoint, role: member.isLearner ? 'learner (unstarted)' : 'unstarted', term: undefined, index: undefined, applied: undefined, lag: undefined });
+      continue;
+    }
     const client = new EtcdClient({ endpoints: [endpoint], timeoutMs });
     try {
       const status = await client.status();
@@ -60,4 +67,124 @@ export function formatMemberTable(rows: MemberRow[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
   const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
   return [line(header), ...cells.map(line)].join('\n') + '\n';
+}
+
+export interface AddMemberRequest {
+  name: string;
+  /** host:port of the new member's Raft transport. */
+  peerAddress: string;
+  /** URL of the new member's etcd v3 API (http://host:port). */
+  clientUrl: string;
+  learner: boolean;
+}
+
+/**
+ * Adds a member and returns what to print: as `etcdctl member add`, the settings the new member
+ * must start with (the cluster as it is now, itself included, and --initial-cluster-state existing).
+ */
+export async function addMember(endpoints: string[], request: AddMemberRequest, timeoutMs = 10_000): Promise<{ id: bigint; text: string }> {
+  const client = new EtcdClient({ endpoints, timeoutMs });
+  try {
+    const response = await client.memberAdd([`http://${request.peerAddress}`], request.learner);
+    const newId = response.member.id;
+    const clientAddress = request.clientUrl.replace(/^https?:\/\//, '').replace(/\/+$/, '');
+    const initialCluster = response.members
+      .map((m) => (m.id === newId ? { ...m, clientUrls: [request.clientUrl] } : m))
+      .filter((m) => m.peerUrls.length > 0 && m.clientUrls.length > 0)
+      .map((m) => `${m.id}@${hostPort(m.peerUrls[0])}@${hostPort(m.clientUrls[0])}`)
+      .join(',');
+    const text =
+      `Member ${newId} added to cluster ${response.header.clusterId}${request.learner ? ' as a learner' : ''}\n\n` +
+      'Start the new member with:\n' +
+      `  carina server --name ${request.name} --member-id ${newId} --initial-cluster-state existing --initial-cluster ${initialCluster} --listen-etcd-address ${clientAddress}\n` +
+      (request.learner ? `then, once it has caught up: carina members promote ${newId} --wait\n` : '');
+    return { id: newId, text };
+  } finally {
+    await client.close();
+  }
+}
+
+export async function removeMember(endpoints: string[], id: bigint, timeoutMs = 10_000): Promise<string> {
+  const client = new EtcdClient({ endpoints, timeoutMs });
+  try {
+    const response = await client.memberRemove(id);
+    return `Member ${id} removed from cluster ${response.header.clusterId}\n`;
+  } finally {
+    await client.close();
+  }
+}
+
+export interface PromoteOptions {
+  /** Wait until the learner has caught up, printing progress, then promote it. */
+  wait: boolean;
+  waitTimeoutMs: number;
+  pollMs?: number;
+  progress?: (line: string) => void;
+}
+
+/**
+ * Promotes a learner. With `wait`, polls the learner's applied index against the leader's last
+ * index, printing a line whenever it moves, and promotes once the leader agrees it is in sync.
+ */
+export async function promoteMember(endpoints: string[], id: bigint, options: PromoteOptions, timeoutMs = 10_000): Promise<string> {
+  const client = new EtcdClient({ endpoints, timeoutMs });
+  const deadline = Date.now() + options.waitTimeoutMs;
+  const say = options.progress ?? (() => undefined);
+  let lastLine = '';
+  try {
+    for (;;) {
+      try {
+        const response = await client.memberPromote(id);
+        return `Member ${id} promoted in cluster ${response.header.clusterId}\n`;
+      } catch (err) {
+        const retriable = isMembershipError(err) && (err.code === 'LEARNER_NOT_READY' || err.code === 'NOT_ENOUGH_STARTED');
+        if (!options.wait || !retriable || Date.now() > deadline) throw err;
+      }
+      const line = await learnerProgress(endpoints, id, timeoutMs);
+      if (line !== lastLine) say(line);
+      lastLine = line;
+      await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 500));
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+async function learnerProgress(endpoints: string[], id: bigint, timeoutMs: number): Promise<string> {
+  const rows = await memberStatus(endpoints, timeoutMs).catch(() => []);
+  const learner = rows.find((r) => r.id === id.toString());
+  const leader = rows.find((r) => r.role === 'leader');
+  if (learner === undefined) return `member ${id}: not listed yet`;
+  if (learner.applied === undefined) return `member ${id}: waiting for it to start (${learner.role})`;
+  if (leader?.index === undefined) return `member ${id}: applied ${learner.applied}; no leader known`;
+  const percent = leader.index === 0 ? 100 : Math.min(100, Math.floor((100 * learner.applied) / leader.index));
+  return `member ${id}: applied index ${learner.applied} of the leader's ${leader.index} (${percent}%)`;
+}
+
+/** etcd's MoveLeader, sent to the current leader (only it can hand over). */
+export async function transferLeadership(endpoints: string[], target: bigint, timeoutMs = 10_000): Promise<string> {
+  const rows = await memberStatus(endpoints, timeoutMs);
+  const leader = rows.find((r) => r.role === 'leader');
+  if (leader === undefined) throw new Error('no member reports itself as the leader');
+  if (leader.id === target.toString()) return `Member ${target} already leads\n`;
+  if (!rows.some((r) => r.id === target.toString())) throw new Error(`member ${target} is not in the cluster`);
+  const client = new EtcdClient({ endpoints: [leader.endpoint], timeoutMs });
+  try {
+    await client.moveLeader(target);
+    return `Leadership transferred from ${leader.id} to ${target}\n`;
+  } finally {
+    await client.close();
+  }
+}
+
+/** A member id as printed by carina (decimal) or by etcdctl (hex, 0x-prefixed or with a-f digits). */
+export function parseMemberId(text: string): bigint {
+  const t = text.trim().toLowerCase();
+  if (/^\d+$/.test(t)) return BigInt(t);
+  if (/^(0x)?[0-9a-f]+$/.test(t)) return BigInt(t.startsWith('0x') ? t : `0x${t}`);
+  throw new Error(`"${text}" is not a member id`);
+}
+
+function hostPort(url: string): string {
+  return url.replace(/^https?:\/\//, '').replace(/\/+$/, '');
 }

@@ -19,6 +19,10 @@ export interface StoreServerConfig {
   autoCompactionRetentionMs: number;
   progressNotifyIntervalMs: number;
   maxRequestBytes: number;
+  /** 'existing': join a running cluster that has added this member (default 'new'). */
+  initialClusterState?: 'new' | 'existing';
+  /** Entries kept behind a snapshot for slow followers (default: the replica's). */
+  snapshotCatchupEntries?: number;
 }
 
 export interface RunningStoreServer {
@@ -39,6 +43,8 @@ export async function startStoreServer(config: StoreServerConfig, log: (line: st
     tickMs: config.heartbeatMs,
     electionTicks,
     snapshotEveryEntries: config.snapshotCount,
+    keepEntriesAfterSnapshot: config.snapshotCatchupEntries,
+    initialClusterState: config.initialClusterState,
     autoCompaction: compactionOn ? { intervalMs: config.autoCompactionIntervalMs, retentionMs: config.autoCompactionRetentionMs } : null,
     progressNotifyIntervalMs: config.progressNotifyIntervalMs,
     maxRequestBytes: config.maxRequestBytes,
