@@ -5,3 +5,6 @@
  */
 export * from './kv';
 export { EtcdClient, EtcdGrpcServer, KvReplica, type EtcdGrpcServerOptions, type KvReplicaMember, type KvReplicaOptions } from './etcd';
+export { decodeSnapshotFile, SnapshotFileError, verifySnapshotFile, type SnapshotFileSummary } from './etcd/snapshot-file';
+export { DEFAULT_REVISION_BUMP, restoreSnapshot, type SnapshotRestoreOptions, type SnapshotRestoreSummary } from './etcd/snapshot-restore';
+export type { ConsistencyCheckResult, StoreCorruption } from './etcd/consistency-check';
