@@ -151,9 +151,16 @@ async function restore(file: string | undefined, flags: Record<string, string | 
   process.stdout.write(
     `carina: restored ${source} into ${dataDir} as member ${memberId} of new cluster ${summary.clusterId.toString(16)}: ` +
     `revision ${summary.revision} (was ${summary.source.revision}), compact revision ${summary.compactRevision}, ${summary.keyCount} keys\n` +
-    `carina: start it with: carina server --data-dir ${dataDir} --member-id ${memberId} --initial-cluster ${flags['initial-cluster'] as string}\n`,
+    `carina: start it with: carina server --data-dir ${dataDir} --member-id ${memberId} --initial-cluster ${flags['initial-cluster'] as string}` +
+    ` --listen-etcd-address ${etcdAddressOf(members, memberId)}\n`,
   );
   return 0;
+}
+
+/** The member's etcd API address from --initial-cluster, which carina server does not infer. */
+function etcdAddressOf(members: Array<{ id: number; clientUrls: string[] }>, memberId: number): string {
+  const url = members.find((m) => m.id === memberId)?.clientUrls[0] ?? '';
+  return url.replace(/^http:\/\//, '');
 }
 
 function requireFile(file: string | undefined, action: string): string {

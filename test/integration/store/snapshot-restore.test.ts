@@ -274,6 +274,7 @@ describe('carina snapshot save and restore, and consistency checks (processes)',
       expect(result.code, result.stderr).to.equal(0);
       expect(result.stderr).to.include(`carina: restore: store rebuilt: revision ${snapshotRevision} -> ${snapshotRevision + BUMP}, compact revision 0 -> ${snapshotRevision + BUMP}`);
       expect(result.stdout).to.include(`revision ${snapshotRevision + BUMP} (was ${snapshotRevision})`);
+      expect(result.stdout).to.include(`--member-id ${m.id} --initial-cluster ${String(initialCluster).slice('--initial-cluster='.length)} --listen-etcd-address ${m.endpoint}\n`);
     }
     for (const m of restored) m.start();
     await waitForLeader(restored, 60_000);
