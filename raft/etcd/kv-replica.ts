@@ -40,7 +40,8 @@ import { KvError, isKvError } from '../kv/errors';
 import { LevelMvcc } from '../kv/level-mvcc';
 import { decodeImage, encodeImage, encodeRecordValue } from '../kv/mvcc-codec';
 import type { MvccStore, OpResult, RangeResult, TxnResult } from '../kv/mvcc-store';
-import { WatchHub, type WatchDelivery, type Watcher, type WatchSink } from '../kv/watch-hub';
+import { toKeyRange } from '../kv/key-range';
+import { WatchHub, Watcher, type WatchDelivery, type WatchSink } from '../kv/watch-hub';
 import type {
   CompactionRequest,
   CompactionResponse,
@@ -152,6 +153,8 @@ export class KvReplica implements KvClient {
   private readWaiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
   private stopped = false;
   private readonly consistency: ConsistencyChecker;
+  /** Watchers open on the hub, so that a replica found corrupt can end them. */
+  private readonly liveWatchers = new Set<Watcher>();
   /** Test hook: once this index is applied, the store is damaged in memory (corruptStoreForTest). */
   private corruptAfterIndexForTest: number | null = null;
 
@@ -176,9 +179,10 @@ export class KvReplica implements KvClient {
       proposeReport: async (report) => {
         await replica.submit('hashReport', report);
       },
-      onCorrupt: () => {
+      onCorrupt: (corruption) => {
         // A corrupt leader would keep deciding lease expiry and compaction from a wrong store.
         if (replica.node.isLeader) void replica.handOffLeadership();
+        replica.endWatches(corruption.reason);
       },
       log: (line) => replica.log(line),
     });
@@ -403,10 +407,25 @@ export class KvReplica implements KvClient {
 
   /** Opens a watcher on the hub; the caller has sent its "created" response already. */
   openWatch(request: WatchCreateRequest, sink: WatchSink, watchId: number): Watcher {
-    return this.hub.watch(request, sink, watchId);
+    const corruption = this.consistency.corruption;
+    if (corruption !== null) {
+      // Canceled before it replays anything: a corrupt store's history is not to be served.
+      const refused = new Watcher(watchId, toKeyRange(request.key, request.rangeEnd), new Set(), false, false, this.store.revision + 1, sink);
+      refused.canceled = true;
+      sink({ watchId, revision: this.store.revision, events: [], canceled: { compactRevision: 0, reason: corruption.reason } });
+      return refused;
+    }
+    let watcher: Watcher | undefined;
+    watcher = this.hub.watch(request, (d) => {
+      if (d.canceled && watcher !== undefined) this.liveWatchers.delete(watcher);
+      return sink(d);
+    }, watchId);
+    if (!watcher.canceled) this.liveWatchers.add(watcher);
+    return watcher;
   }
 
   cancelWatch(watcher: Watcher): void {
+    this.liveWatchers.delete(watcher);
     this.hub.cancel(watcher);
   }
 
@@ -571,6 +590,17 @@ export class KvReplica implements KvClient {
   /** FOR TESTS ONLY: corruptStoreForTest() once an entry at or after `index` has applied. */
   corruptStoreAfterIndexForTest(index: number): void {
     this.corruptAfterIndexForTest = index;
+  }
+
+  /** Cancels every open watch: its events would come from a store that diverged. */
+  private endWatches(reason: string): void {
+    const watchers = [...this.liveWatchers];
+    this.liveWatchers.clear();
+    for (const w of watchers) {
+      if (w.canceled) continue;
+      this.hub.cancel(w);
+      w.sink({ watchId: w.id, revision: this.store.revision, events: [], canceled: { compactRevision: 0, reason } });
+    }
   }
 
   private refuseIfCorrupt(): void {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { ConsistencyChecker, decodeHashReport, encodeHashReport, storeDigest, type StoreCorruption } from '../../../../raft/etcd/consistency-check';
 import { KvReplica, type KvReplicaMember } from '../../../../raft/etcd/kv-replica';
 import { isKvError } from '../../../../raft/kv/errors';
+import type { WatchResponse } from '../../../../raft/kv/types';
 import { MvccStore } from '../../../../raft/kv/mvcc-store';
 
 const enc = (s: string) => Buffer.from(s);
@@ -154,6 +155,8 @@ describe('consistency checks between KvReplicas', function () {
     const leaderIndex = replicas[0].raftStatus().lead - 1;
     // Damage a follower, so that the test also shows the check needs no help from the victim.
     const victim = (leaderIndex + 1) % 3;
+    const before: WatchResponse[] = [];
+    replicas[victim].watch({ key: enc('key-'), rangeEnd: enc('key.') }, (w) => before.push(w));
     expect(replicas[victim].corruptStoreForTest()).to.equal(true);
     const checkIndex = await replicas[leaderIndex].checkConsistencyNow();
     await until('the victim to find itself corrupt', async () => replicas[victim].isCorrupt());
@@ -169,6 +172,13 @@ describe('consistency checks between KvReplicas', function () {
       }
     }
     expect((await replicas[victim].status()).errors[0]).to.match(/diverged/);
+    // Watches open before are ended; new ones are refused at once, before replaying anything.
+    expect(before.filter((w) => w.canceled).map((w) => w.cancelReason)).to.deep.equal([replicas[victim].corruption()?.reason]);
+    const after: WatchResponse[] = [];
+    replicas[victim].watch({ key: enc('key-'), rangeEnd: enc('key.'), startRevision: 1 }, (w) => after.push(w));
+    expect(after).to.have.length(1);
+    expect(after[0]).to.include({ created: true, canceled: true });
+    expect(after[0].events).to.have.length(0);
     for (const i of [0, 1, 2].filter((i) => i !== victim)) {
       const status = await until('the others to name the victim', async () => {
         const s = replicas[i].consistencyStatus();
