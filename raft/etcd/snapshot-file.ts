@@ -8,10 +8,11 @@
  *     cluster id:u64, member id:u32 (the member it was taken from), applied index:u64,
  *     revision:u64, compact revision:u64, live keys:u64, taken at (ms since the epoch):u64,
  *     image length:u64, image (raft/kv/mvcc-codec.ts encodeImage, with its own crc32),
- *     sha256 of everything before it (32 bytes).
+ *     zero bytes up to a multiple of 512, sha256 of everything before it (32 bytes).
  *
- * It is Carina's own format, not etcd's bbolt database: etcdctl can save it (Maintenance.Snapshot
- * streams these bytes) but only `carina snapshot` reads it.
+ * It is Carina's own format, not etcd's bbolt database, but shaped as etcd's snapshot stream is
+ * (content in 512-byte units, then its sha256), which is all `etcdctl snapshot save` checks: so
+ * etcdctl can save a Carina snapshot too; only `carina snapshot` reads it.
  */
 import { createHash } from 'node:crypto';
 import { decodeImage, encodeImage, MvccCodecError } from '../kv/mvcc-codec';
@@ -21,6 +22,8 @@ const MAGIC = Buffer.from('carina-snapshot\n', 'latin1');
 const FORMAT_VERSION = 1;
 const HEADER_BYTES = MAGIC.length + 4 + 8 + 4 + 8 + 8 + 8 + 8 + 8 + 8;
 const SHA256_BYTES = 32;
+/** etcd's snapshot client expects the content before the hash in whole 512-byte units. */
+const CONTENT_UNIT_BYTES = 512;
 
 /** A file that is not a Carina snapshot, or one that fails its checks. */
 export class SnapshotFileError extends Error {
@@ -67,8 +70,9 @@ export function encodeSnapshotFile(image: MvccImage, source: { clusterId: bigint
   o = writeU64(header, o, liveKeyCount(image));
   o = writeU64(header, o, source.takenAtMs ?? Date.now());
   writeU64(header, o, body.length);
-  const digest = createHash('sha256').update(header).update(body).digest();
-  return Buffer.concat([header, body, digest]);
+  const padding = Buffer.alloc(paddedContentBytes(body.length) - HEADER_BYTES - body.length);
+  const digest = createHash('sha256').update(header).update(body).update(padding).digest();
+  return Buffer.concat([header, body, padding, digest]);
 }
 
 /**
@@ -96,16 +100,15 @@ export function verifySnapshotFile(bytes: Uint8Array): SnapshotFileSummary {
   const memberId = b.readUInt32BE(o);
   o += 4;
   const [appliedIndex, revision, compactRevision, keyCount, takenAtMs, imageLength] = [0, 1, 2, 3, 4, 5].map((i) => readU64(b, o + 8 * i));
-  if (HEADER_BYTES + imageLength + SHA256_BYTES !== b.length) {
-    throw new SnapshotFileError(`snapshot file holds ${b.length} bytes but its header describes ${HEADER_BYTES + imageLength + SHA256_BYTES}`);
-  }
+  const described = paddedContentBytes(imageLength) + SHA256_BYTES;
+  if (described !== b.length) throw new SnapshotFileError(`snapshot file holds ${b.length} bytes but its header describes ${described}`);
   return { formatVersion, clusterId, memberId, appliedIndex, revision, compactRevision, keyCount, takenAtMs, totalBytes: b.length, sha256: expected.toString('hex') };
 }
 
 /** Verifies the file and decodes its image; the header must agree with the image. */
 export function decodeSnapshotFile(bytes: Uint8Array): DecodedSnapshotFile {
   const summary = verifySnapshotFile(bytes);
-  const imageBytes = bytes.subarray(HEADER_BYTES, bytes.length - SHA256_BYTES);
+  const imageBytes = bytes.subarray(HEADER_BYTES, HEADER_BYTES + imageLengthOf(bytes));
   let image: MvccImage;
   try {
     image = decodeImage(imageBytes);
@@ -117,6 +120,14 @@ export function decodeSnapshotFile(bytes: Uint8Array): DecodedSnapshotFile {
     throw new SnapshotFileError(`snapshot file's header (revision ${summary.revision}, compact ${summary.compactRevision}) disagrees with its image (revision ${image.revision}, compact ${image.compactRevision})`);
   }
   return { summary, image };
+}
+
+function paddedContentBytes(imageLength: number): number {
+  return Math.ceil((HEADER_BYTES + imageLength) / CONTENT_UNIT_BYTES) * CONTENT_UNIT_BYTES;
+}
+
+function imageLengthOf(bytes: Uint8Array): number {
+  return readU64(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), HEADER_BYTES - 8);
 }
 
 /** Keys whose newest retained record is a put: the keys a range at the image's revision returns. */

@@ -82,7 +82,7 @@ async function save(file: string | undefined, flags: Record<string, string | num
   try {
     const saved = await client.snapshot(createWriteStream(partial), (received, remaining) => progress.update(received, remaining));
     progress.done(saved.bytes, saved.endpoint);
-    const summary = verifySnapshotFile(readFileSync(partial));
+    const summary = verifySnapshotFile(readSnapshotFile(partial));
     renameSync(partial, target);
     process.stdout.write(`carina: snapshot saved to ${target}: revision ${summary.revision}, applied index ${summary.appliedIndex}, ${summary.keyCount} keys, ${summary.totalBytes} bytes, sha256 ${summary.sha256}\n`);
     return 0;
@@ -99,7 +99,7 @@ function status(file: string | undefined, flags: Record<string, string | number 
     process.stdout.write(formatHelp('snapshot status FILE', 'Verifies a snapshot file and prints its revision, keys, size and hash.', STATUS_FLAGS));
     return 0;
   }
-  const summary = verifySnapshotFile(readFileSync(requireFile(file, 'status')));
+  const summary = verifySnapshotFile(readSnapshotFile(requireFile(file, 'status')));
   if (flags['write-out'] === 'json') {
     process.stdout.write(JSON.stringify(statusFields(summary)) + '\n');
     return 0;
@@ -136,10 +136,9 @@ async function restore(file: string | undefined, flags: Record<string, string | 
   const dataDir = resolve(flags['data-dir'] as string);
   const memberId = flags['member-id'] as number;
   const members = parseInitialCluster(flags['initial-cluster'] as string);
-  if (!existsSync(source)) throw new SnapshotFileError(`${source}: no such file`);
   process.stderr.write(`carina: restore: reading ${source}\n`);
   const summary = await restoreSnapshot({
-    file: readFileSync(source),
+    file: readSnapshotFile(source),
     dataDir,
     memberId,
     voters: members.map((m) => m.id),
@@ -161,6 +160,15 @@ async function restore(file: string | undefined, flags: Record<string, string | 
 function etcdAddressOf(members: Array<{ id: number; clientUrls: string[] }>, memberId: number): string {
   const url = members.find((m) => m.id === memberId)?.clientUrls[0] ?? '';
   return url.replace(/^http:\/\//, '');
+}
+
+function readSnapshotFile(path: string): Buffer {
+  if (!existsSync(path)) throw new SnapshotFileError(`${path}: no such file`);
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    throw new SnapshotFileError(`${path}: ${(err as Error).message}`, { cause: err });
+  }
 }
 
 function requireFile(file: string | undefined, action: string): string {

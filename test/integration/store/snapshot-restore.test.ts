@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EtcdClient } from '../../../raft/etcd/etcd-client';
 import { isKvError } from '../../../raft/kv/errors';
+import { findEtcdBinary } from '../../support/etcd-process';
 
 const CLI = join(__dirname, '..', '..', '..', 'src', 'cli', 'main.js');
 const BUMP = 1_000_000_000;
@@ -138,9 +139,9 @@ function credentials(kubeconfig: string): { ca: string; cert: string; key: strin
   return { ca: field('certificate-authority-data'), cert: field('client-certificate-data'), key: field('client-key-data') };
 }
 
-function runCli(args: string[], timeoutMs = 30_000): Promise<{ code: number; stdout: string; stderr: string }> {
+function runCli(args: string[], timeoutMs = 30_000, command: string[] = [process.execPath, CLI]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command[0], [...command.slice(1), ...args], { env: { ...process.env, ETCDCTL_API: '3' }, stdio: ['ignore', 'pipe', 'pipe'] });
     children.add(child);
     let stdout = '';
     let stderr = '';
@@ -245,6 +246,18 @@ describe('carina snapshot save and restore, and consistency checks (processes)',
     const text = await runCli(['snapshot', 'status', snapshotFile]);
     expect(text.stdout).to.match(new RegExp(`revision: +${snapshotRevision}\\n`));
     expect(text.stdout).to.match(/hash: +[0-9a-f]{64}\n/);
+    const missing = await runCli(['snapshot', 'status', join(root, 'no-such.snap')]);
+    expect(missing.code).to.equal(1);
+    expect(missing.stderr).to.match(/^carina: snapshot status: .*no-such\.snap: no such file\n$/);
+  });
+
+  it('is also saved by etcdctl snapshot save (the stream is shaped as etcd\'s), and carina reads that file', async () => {
+    const viaEtcdctl = join(root, 'etcdctl.snap');
+    const saved = await runCli(['--endpoints', old[0].endpoint, 'snapshot', 'save', viaEtcdctl], 30_000, [findEtcdBinary('etcdctl')]);
+    expect(saved.code, saved.stderr + saved.stdout).to.equal(0);
+    const status = await runCli(['snapshot', 'status', viaEtcdctl, '--write-out', 'json']);
+    expect(status.code, status.stderr).to.equal(0);
+    expect((JSON.parse(status.stdout) as Record<string, number>)['total keys']).to.be.at.least(snapshotKeys);
   });
 
   it('refuses to restore a damaged snapshot file', async () => {

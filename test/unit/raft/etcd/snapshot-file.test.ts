@@ -45,6 +45,8 @@ describe('snapshot file', () => {
     expect(summary).to.include({ formatVersion: 1, memberId: 2, appliedIndex: 99, revision: 7, compactRevision: 2, keyCount: 3, totalBytes: file.length, takenAtMs: 1_700_000_000_000 });
     expect(summary.clusterId).to.equal(0x1234n);
     expect(summary.sha256).to.match(/^[0-9a-f]{64}$/);
+    // Shaped as etcd's snapshot stream: 512-byte units of content, then a sha256 of them.
+    expect(file.length % 512).to.equal(32);
     const decoded = decodeSnapshotFile(file);
     expect(decoded.image).to.deep.equal(image);
     const restored = MvccStore.fromImage(decoded.image);
