@@ -17,3 +17,6 @@ export {
   type MembersResponse,
   type MembershipErrorCode,
 } from './etcd';
+export { decodeSnapshotFile, SnapshotFileError, verifySnapshotFile, type SnapshotFileSummary } from './etcd/snapshot-file';
+export { DEFAULT_REVISION_BUMP, restoreSnapshot, type SnapshotRestoreOptions, type SnapshotRestoreSummary } from './etcd/snapshot-restore';
+export type { ConsistencyCheckResult, StoreCorruption } from './etcd/consistency-check';

@@ -19,6 +19,7 @@
  */
 import * as http2 from 'node:http2';
 import * as net from 'node:net';
+import type { Writable } from 'node:stream';
 import { KvError, kvErrorFromGrpc } from '../kv/errors';
 import { membershipErrorFrom } from './membership-errors';
 import type {
@@ -319,6 +320,99 @@ export class EtcdClient implements KvClient {
    */
   call<M extends UnaryMethodName>(method: M, request: EtcdRequestOf<M>, retry: Retry = 'write'): Promise<EtcdResponseOf<M>> {
     return this.unary(method, request, retry);
+  }
+
+  /**
+   * Maintenance.Snapshot: streams the member's snapshot into `sink`, ends it and waits for it
+   * to finish. `onProgress` sees the bytes received so far and those the server says remain.
+   * A member that fails before sending anything is replaced by the next endpoint; once bytes
+   * have reached the sink, a failure is final (the sink holds a partial file).
+   */
+  async snapshot(sink: Writable, onProgress?: (received: number, remaining: number) => void): Promise<{ bytes: number; endpoint: string; revision: number }> {
+    if (this.closed) throw unavailable('the client is closed');
+    let lastError: KvError | null = null;
+    for (let attempt = 0; attempt < this.endpoints.length; attempt++) {
+      const index = this.current;
+      const endpoint = this.endpoints[index];
+      const outcome = await this.snapshotFrom(endpoint, sink, onProgress);
+      if ('bytes' in outcome) {
+        await new Promise<void>((resolve, reject) => {
+          sink.once('error', reject);
+          sink.end(() => resolve());
+        });
+        return { bytes: outcome.bytes, endpoint: endpoint.authority, revision: outcome.revision };
+      }
+      lastError = outcome.error;
+      if (!outcome.retryable || this.closed) break;
+      if (this.current === index) this.current = (index + 1) % this.endpoints.length;
+    }
+    sink.destroy();
+    throw lastError ?? unavailable('snapshot: no endpoint answered');
+  }
+
+  private snapshotFrom(ep: Endpoint, sink: Writable, onProgress?: (received: number, remaining: number) => void): Promise<{ bytes: number; revision: number } | { error: KvError; retryable: boolean }> {
+    const codec = codecFor('SnapshotResponse');
+    return new Promise((resolve) => {
+      let connection: Connection;
+      let stream: http2.ClientHttp2Stream;
+      try {
+        connection = this.connection(ep);
+        stream = connection.session.request(requestHeaders({ path: methodPath('snapshot'), authority: ep.authority, userAgent: USER_AGENT }), { endStream: false });
+      } catch (err) {
+        resolve({ error: unavailable(`cannot start a snapshot from ${ep.authority}: ${(err as Error).message}`, err), retryable: true });
+        return;
+      }
+      const release = connection.hold();
+      const deframer = new GrpcDeframer(this.maxMessageBytes);
+      let received = 0;
+      let revision = 0;
+      let remaining = -1;
+      let status: GrpcStatus | null = null;
+      let problem: KvError | null = null;
+      let streamError: Error | null = null;
+      stream.on('response', (headers) => {
+        const trailersOnly = statusFromHeaders(headers);
+        if (trailersOnly !== null) status = trailersOnly;
+        else if (Number(headers[':status']) !== 200) status = statusFromHttp(Number(headers[':status']));
+      });
+      stream.on('data', (chunk: Buffer) => {
+        if (problem !== null) return;
+        try {
+          for (const message of deframer.push(chunk)) {
+            const response = codec.decode(message);
+            received += response.blob.length;
+            remaining = response.remainingBytes;
+            revision = response.header.revision;
+            if (!sink.write(response.blob)) {
+              stream.pause();
+              sink.once('drain', () => stream.resume());
+            }
+            onProgress?.(received, remaining);
+          }
+        } catch (err) {
+          problem = err instanceof GrpcProtocolError ? kvErrorFromGrpc(err.code, err.message) : new KvError('INTERNAL', `undecodable snapshot response: ${(err as Error).message}`, { cause: err });
+          stream.close(NGHTTP2_CANCEL);
+        }
+      });
+      stream.on('trailers', (trailers) => {
+        status = statusFromHeaders(trailers);
+      });
+      stream.on('error', (err) => {
+        streamError = err;
+      });
+      stream.once('close', () => {
+        release();
+        const st = status as GrpcStatus | null;
+        if (problem !== null) resolve({ error: problem, retryable: false });
+        else if (st !== null && st.code !== Status.OK) resolve({ error: kvErrorFromGrpc(st.code, st.message), retryable: received === 0 && st.code === Status.UNAVAILABLE });
+        else if (st !== null && remaining === 0) resolve({ bytes: received, revision });
+        else {
+          const reason = st !== null ? `the stream ended with ${remaining} bytes still to come` : streamError !== null ? (streamError as Error).message : `stream reset (code ${stream.rstCode})`;
+          resolve({ error: unavailable(`snapshot from ${ep.authority}: ${reason}`, streamError ?? undefined), retryable: received === 0 });
+        }
+      });
+      stream.end(writeFrameHeader(codecFor('SnapshotRequest').encodeWithPrefix({}, FRAME_HEADER_BYTES)));
+    });
   }
 
   async close(): Promise<void> {

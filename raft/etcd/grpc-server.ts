@@ -32,6 +32,9 @@ export interface EtcdGrpcServerOptions {
 
 type UnaryHandler = (request: never) => Promise<unknown>;
 
+/** Bytes of the snapshot file per Maintenance.Snapshot message. */
+const SNAPSHOT_CHUNK_BYTES = 1024 * 1024;
+
 export class EtcdGrpcServer {
   private server: http2.Http2Server | null = null;
   private readonly sessions = new Set<http2.ServerHttp2Session>();
@@ -119,6 +122,7 @@ export class EtcdGrpcServer {
     const deframer = new GrpcDeframer(this.options.maxReceiveBytes ?? 2 * 1024 * 1024);
     if (route.name === 'watch') return this.serveWatch(stream, deframer);
     if (route.name === 'leaseKeepAlive') return this.serveKeepAlive(stream, deframer);
+    if (route.name === 'snapshot') return this.serveSnapshot(stream, deframer);
     const handler = route.unary;
     if (!handler) {
       this.endWithStatus(stream, Status.UNIMPLEMENTED, `${path} is not supported by this server`);
@@ -265,6 +269,42 @@ export class EtcdGrpcServer {
         );
       }
     });
+  }
+
+  /**
+   * Maintenance.Snapshot: the store's snapshot file (KvReplica.backupSnapshot, consistent at one
+   * applied index) in chunks, each with the bytes still to come. The file carries its own sha256
+   * trailer, as etcd's stream ends with one. Chunks wait for the stream's 'drain', so a slow
+   * client holds one chunk in flight, not the whole file.
+   */
+  private serveSnapshot(stream: http2.ServerHttp2Stream, deframer: GrpcDeframer): void {
+    const responseCodec = codecFor('SnapshotResponse');
+    readUnaryRequest(stream, deframer, () => {
+      this.replica.backupSnapshot().then(
+        async (file) => {
+          if (stream.closed || stream.destroyed) return;
+          stream.respond(responseHeaders(), { waitForTrailers: true });
+          stream.once('wantTrailers', () => stream.sendTrailers(statusTrailers(Status.OK)));
+          const header = this.replica.header();
+          for (let offset = 0; offset < file.length; offset += SNAPSHOT_CHUNK_BYTES) {
+            if (stream.closed || stream.destroyed) return;
+            const blob = file.subarray(offset, Math.min(file.length, offset + SNAPSHOT_CHUNK_BYTES));
+            const frame = writeFrameHeader(responseCodec.encodeWithPrefix({ header, remainingBytes: file.length - offset - blob.length, blob }, FRAME_HEADER_BYTES));
+            if (!stream.write(frame)) await new Promise<void>((resolve) => {
+              const done = () => {
+                stream.off('drain', done);
+                stream.off('close', done);
+                resolve();
+              };
+              stream.on('drain', done);
+              stream.on('close', done);
+            });
+          }
+          if (!stream.closed && !stream.destroyed) stream.end();
+        },
+        (err) => this.endWithError(stream, err),
+      );
+    }, (code, message) => this.endWithStatus(stream, code, message));
   }
 
   private endWithMessage(stream: http2.ServerHttp2Stream, frame: Uint8Array): void {

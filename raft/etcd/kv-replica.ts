@@ -27,6 +27,11 @@
  * kept by MemberRegistry, replicated through conf change contexts and member-attribute entries,
  * and carried in snapshots; the transport's peers follow it. Changes are decided on the leader
  * (a follower forwards them to the leader's etcd API) after etcd's safety checks.
+ *
+ * Backups and consistency: backupSnapshot() is the store's image at one applied index in the
+ * format of snapshot-file.ts (served as Maintenance.Snapshot). Replicas compare digests of their
+ * stores at a point chosen through the log (consistency-check.ts); a replica found to differ
+ * from the majority refuses reads and writes from then on (isCorrupt()).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -40,7 +45,8 @@ import { KvError, isKvError } from '../kv/errors';
 import { LevelMvcc } from '../kv/level-mvcc';
 import { decodeImage, encodeImage, encodeRecordValue } from '../kv/mvcc-codec';
 import type { MvccStore, OpResult, RangeResult, TxnResult } from '../kv/mvcc-store';
-import { WatchHub, type WatchDelivery, type Watcher, type WatchSink } from '../kv/watch-hub';
+import { toKeyRange } from '../kv/key-range';
+import { WatchHub, Watcher, type WatchDelivery, type WatchSink } from '../kv/watch-hub';
 import type {
   CompactionRequest,
   CompactionResponse,
@@ -69,6 +75,9 @@ import type {
   WatchResponse,
 } from '../kv/types';
 import { codecFor, type MemberAddResponse, type MembersResponse } from './codec';
+import { ConsistencyChecker, type ConsistencyCheckResult, type StoreCorruption } from './consistency-check';
+import { encodeSnapshotFile } from './snapshot-file';
+import { readRestoredClusterId } from './snapshot-restore';
 import { checkDeleteRangeRequest, checkPutRequest, checkRangeRequest, checkTxnRequest } from './request-checks';
 import { ClusterMembership } from './cluster-membership';
 import { MemberRegistry, decodeMemberAttributes, encodeMemberAttributes, unwrapSnapshotImage, wrapSnapshotImage } from './member-registry';
@@ -120,7 +129,11 @@ const EntryKind = {
   leaseGrant: 5,
   leaseRevoke: 6,
   leaseKeepAlive: 7,
-  // 8 and 9 are taken (hash checks, snapshots).
+  /** The leader asks every replica to digest its store at this entry (consistency-check.ts). */
+  hashCheck: 8,
+  /** One replica's digest for a hash check. */
+  hashReport: 9,
+  /** A member's name and client URLs, published once per start (cluster-membership.ts). */
   memberAttributes: 10,
 } as const;
 type EntryKindName = keyof typeof EntryKind;
@@ -156,6 +169,11 @@ export class KvReplica implements KvClient {
   private readRoundInFlight = false;
   private readWaiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
   private stopped = false;
+  private readonly consistency: ConsistencyChecker;
+  /** Watchers open on the hub, so that a replica found corrupt can end them. */
+  private readonly liveWatchers = new Set<Watcher>();
+  /** Test hook: once this index is applied, the store is damaged in memory (corruptStoreForTest). */
+  private corruptAfterIndexForTest: number | null = null;
 
   private constructor(
     private readonly options: KvReplicaOptions,
@@ -171,6 +189,20 @@ export class KvReplica implements KvClient {
     this.appliedIndexValue = appliedIndex;
     this.hub = new WatchHub(store);
     const replica = this;
+    this.consistency = new ConsistencyChecker({
+      memberId: options.id,
+      voters: () => replica.node.status().confState.voters,
+      image: () => replica.store.image(),
+      proposeReport: async (report) => {
+        await replica.submit('hashReport', report);
+      },
+      onCorrupt: (corruption) => {
+        // A corrupt leader would keep deciding lease expiry and compaction from a wrong store.
+        if (replica.node.isLeader) void replica.handOffLeadership();
+        replica.endWatches(corruption.reason);
+      },
+      log: (line) => replica.log(line),
+    });
     this.node = nodeFactory({
       appliedIndex: () => replica.appliedIndexValue,
       apply: (entries, lastIndex) => replica.apply(entries, lastIndex),
@@ -208,6 +240,11 @@ export class KvReplica implements KvClient {
     const self = options.members.find((m) => m.id === options.id);
     if (!self) throw new Error(`open store replica ${options.id}: not among the members ${options.members.map((m) => m.id).join(', ')}`);
     mkdirSync(options.dataDir, { recursive: true });
+    // A directory made by `carina snapshot restore` belongs to a new cluster with an id of its own.
+    if (options.clusterId === undefined) {
+      const restoredId = readRestoredClusterId(options.dataDir);
+      if (restoredId !== undefined) options = { ...options, clusterId: restoredId };
+    }
     const joining = options.initialClusterState === 'existing';
     const raftStorage = await LevelStorage.open(join(options.dataDir, 'raft'), {
       bootstrap: joining ? undefined : { voters: options.members.map((m) => m.id), learners: [] },
@@ -274,6 +311,7 @@ export class KvReplica implements KvClient {
   async close(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    this.consistency.stop();
     for (const t of this.timers) clearInterval(t);
     await this.node.stop();
     await this.transport.stop();
@@ -285,6 +323,7 @@ export class KvReplica implements KvClient {
   // ------------------------------------------------------------------ KvClient
 
   async range(request: RangeRequest): Promise<RangeResponse> {
+    this.refuseIfCorrupt();
     checkRangeRequest(request);
     if (!request.serializable) await this.linearizableBarrier();
     const result = this.store.range(request);
@@ -292,18 +331,21 @@ export class KvReplica implements KvClient {
   }
 
   async put(request: PutRequest): Promise<PutResponse> {
+    this.refuseIfCorrupt();
     checkPutRequest(request);
     const r = (await this.submit('put', codecFor('PutRequest').encode(request))) as { revision: number; prevKv?: PutResponse['prevKv'] };
     return r.prevKv ? { header: this.header(r.revision), prevKv: r.prevKv } : { header: this.header(r.revision) };
   }
 
   async deleteRange(request: DeleteRangeRequest): Promise<DeleteRangeResponse> {
+    this.refuseIfCorrupt();
     checkDeleteRangeRequest(request);
     const r = (await this.submit('deleteRange', codecFor('DeleteRangeRequest').encode(request))) as { revision: number; deleted: number; prevKvs: DeleteRangeResponse['prevKvs'] };
     return { header: this.header(r.revision), deleted: r.deleted, prevKvs: r.prevKvs };
   }
 
   async txn(request: TxnRequest): Promise<TxnResponse> {
+    this.refuseIfCorrupt();
     checkTxnRequest(request);
     if (isReadOnlyTxn(request)) {
       // etcd serves a transaction without writes as a read: no log entry.
@@ -316,11 +358,13 @@ export class KvReplica implements KvClient {
   }
 
   async compact(request: CompactionRequest): Promise<CompactionResponse> {
+    this.refuseIfCorrupt();
     const r = (await this.submit('compaction', codecFor('CompactionRequest').encode(request))) as { revision: number };
     return { header: this.header(r.revision) };
   }
 
   async leaseGrant(request: LeaseGrantRequest): Promise<LeaseGrantResponse> {
+    this.refuseIfCorrupt();
     if (request.ttl > MAX_LEASE_TTL_SECONDS) throw new KvError('LEASE_TTL_TOO_LARGE');
     const ttl = Math.max(request.ttl, this.minLeaseTtlSeconds());
     let id = request.id ?? 0n;
@@ -333,11 +377,13 @@ export class KvReplica implements KvClient {
   }
 
   async leaseRevoke(id: bigint): Promise<LeaseRevokeResponse> {
+    this.refuseIfCorrupt();
     const r = (await this.submit('leaseRevoke', codecFor('LeaseRevokeRequest').encode({ id }))) as { revision: number };
     return { header: this.header(r.revision) };
   }
 
   async leaseKeepAliveOnce(id: bigint): Promise<LeaseKeepAliveResponse> {
+    this.refuseIfCorrupt();
     try {
       const r = (await this.submit('leaseKeepAlive', codecFor('LeaseKeepAliveRequest').encode({ id }))) as { ttl: number };
       return { header: this.header(), id, ttl: r.ttl };
@@ -349,6 +395,7 @@ export class KvReplica implements KvClient {
   }
 
   async leaseTimeToLive(id: bigint, keys = false): Promise<LeaseTimeToLiveResponse> {
+    this.refuseIfCorrupt();
     await this.linearizableBarrier();
     const lease = this.store.lease(id);
     if (!lease) return { header: this.header(), id, ttl: -1, grantedTtl: 0, keys: [] };
@@ -360,12 +407,19 @@ export class KvReplica implements KvClient {
   }
 
   async leaseLeases(): Promise<LeaseLeasesResponse> {
+    this.refuseIfCorrupt();
     await this.linearizableBarrier();
     return { header: this.header(), leases: this.store.leases().map((l) => ({ id: l.id })) };
   }
 
   watch(request: WatchCreateRequest, onResponse: (response: WatchResponse) => void): WatchHandle {
     const watchId = request.watchId && request.watchId > 0 ? request.watchId : 0;
+    const corruption = this.consistency.corruption;
+    if (corruption !== null) {
+      const refused = this.watchResponse({ watchId, revision: this.store.revision, events: [] }, { created: true, canceled: true });
+      onResponse({ ...refused, cancelReason: corruption.reason });
+      return { watchId: Promise.resolve(watchId), cancel: async () => undefined };
+    }
     onResponse(this.watchResponse({ watchId, revision: this.store.revision, events: [] }, { created: true }));
     const watcher = this.openWatch(request, (d) => {
       onResponse(this.watchResponse(d));
@@ -397,7 +451,7 @@ export class KvReplica implements KvClient {
       raftIndex: s.lastIndex,
       raftTerm: s.term,
       raftAppliedIndex: s.appliedIndex,
-      errors: [],
+      errors: this.consistency.corruption ? [this.consistency.corruption.reason] : [],
       dbSizeInUse: dbSize,
       isLearner: s.confState.learners.includes(this.id),
     };
@@ -407,10 +461,25 @@ export class KvReplica implements KvClient {
 
   /** Opens a watcher on the hub; the caller has sent its "created" response already. */
   openWatch(request: WatchCreateRequest, sink: WatchSink, watchId: number): Watcher {
-    return this.hub.watch(request, sink, watchId);
+    const corruption = this.consistency.corruption;
+    if (corruption !== null) {
+      // Canceled before it replays anything: a corrupt store's history is not to be served.
+      const refused = new Watcher(watchId, toKeyRange(request.key, request.rangeEnd), new Set(), false, false, this.store.revision + 1, sink);
+      refused.canceled = true;
+      sink({ watchId, revision: this.store.revision, events: [], canceled: { compactRevision: 0, reason: corruption.reason } });
+      return refused;
+    }
+    let watcher: Watcher | undefined;
+    watcher = this.hub.watch(request, (d) => {
+      if (d.canceled && watcher !== undefined) this.liveWatchers.delete(watcher);
+      return sink(d);
+    }, watchId);
+    if (!watcher.canceled) this.liveWatchers.add(watcher);
+    return watcher;
   }
 
   cancelWatch(watcher: Watcher): void {
+    this.liveWatchers.delete(watcher);
     this.hub.cancel(watcher);
   }
 
@@ -533,6 +602,91 @@ export class KvReplica implements KvClient {
     return { hash, revision: image.revision, compactRevision: image.compactRevision };
   }
 
+  // ------------------------------------------------------------------ backups and consistency
+
+  /**
+   * The store as a snapshot file (snapshot-file.ts), consistent at one applied index: taken
+   * after a ReadIndex round, so it holds every write acknowledged before the call.
+   */
+  async backupSnapshot(): Promise<Buffer> {
+    this.refuseIfCorrupt();
+    await this.linearizableBarrier();
+    // image() and the applied index are read in one synchronous step: no apply runs between them.
+    const image = this.store.image();
+    return encodeSnapshotFile(image, { clusterId: this.clusterId, memberId: this.id, appliedIndex: this.appliedIndexValue });
+  }
+
+  /**
+   * On the leader, every `intervalMs`, proposes a hash check (consistency-check.ts). Every
+   * replica takes part in checks whoever starts them; this only makes this one start them.
+   */
+  startConsistencyChecks(intervalMs: number): void {
+    if (intervalMs <= 0) return;
+    this.every(intervalMs, () => {
+      if (!this.node.isLeader || this.stopped || this.isCorrupt()) return;
+      this.submit('hashCheck', new Uint8Array(0)).catch((err) => this.log(`propose a consistency check: ${(err as Error).message}`));
+    });
+  }
+
+  /** Proposes one hash check now; resolves with its log index once applied here. */
+  async checkConsistencyNow(): Promise<number> {
+    const r = (await this.submit('hashCheck', new Uint8Array(0))) as { checkIndex: number };
+    return r.checkIndex;
+  }
+
+  /** The last decided consistency check as this replica saw it (null before the first). */
+  consistencyStatus(): ConsistencyCheckResult | null {
+    return this.consistency.lastResult;
+  }
+
+  isCorrupt(): boolean {
+    return this.consistency.corruption !== null;
+  }
+
+  /** Why this replica stopped serving, or null while its store agrees with the majority's. */
+  corruption(): StoreCorruption | null {
+    return this.consistency.corruption;
+  }
+
+  /**
+   * FOR TESTS ONLY: changes one value in this replica's store in memory, outside the log, as a
+   * bit flip would; nothing reaches the disk. Returns false when the store holds no value yet.
+   */
+  corruptStoreForTest(): boolean {
+    const image = this.store.image();
+    for (let i = image.records.length - 1; i >= 0; i--) {
+      const kv = image.records[i].kv;
+      if (kv === null) continue;
+      const value = Buffer.concat([Buffer.from(kv.value), Buffer.from('!corrupt')]);
+      image.records[i] = { ...image.records[i], kv: { ...kv, value } };
+      this.store.restoreImage(image);
+      this.log(`TEST HOOK: damaged the value of key ${JSON.stringify(image.records[i].key)} in memory`);
+      return true;
+    }
+    return false;
+  }
+
+  /** FOR TESTS ONLY: corruptStoreForTest() once an entry at or after `index` has applied. */
+  corruptStoreAfterIndexForTest(index: number): void {
+    this.corruptAfterIndexForTest = index;
+  }
+
+  /** Cancels every open watch: its events would come from a store that diverged. */
+  private endWatches(reason: string): void {
+    const watchers = [...this.liveWatchers];
+    this.liveWatchers.clear();
+    for (const w of watchers) {
+      if (w.canceled) continue;
+      this.hub.cancel(w);
+      w.sink({ watchId: w.id, revision: this.store.revision, events: [], canceled: { compactRevision: 0, reason } });
+    }
+  }
+
+  private refuseIfCorrupt(): void {
+    const corruption = this.consistency.corruption;
+    if (corruption !== null) throw new KvError('UNAVAILABLE', `store replica ${this.id} is corrupt and serves nothing: ${corruption.reason}`);
+  }
+
   // ------------------------------------------------------------------ the write path
 
   private async submit(kind: EntryKindName, body: Uint8Array): Promise<unknown> {
@@ -588,6 +742,7 @@ export class KvReplica implements KvClient {
     }
     this.persist(lastIndex);
     this.appliedIndexValue = lastIndex;
+    if (this.corruptAfterIndexForTest !== null && lastIndex >= this.corruptAfterIndexForTest && this.corruptStoreForTest()) this.corruptAfterIndexForTest = null;
   }
 
   /**
@@ -641,6 +796,10 @@ export class KvReplica implements KvClient {
         this.membership.applyAttributes(decodeMemberAttributes(body), index);
         return { revision: this.store.revision };
       }
+      case EntryKind.hashCheck:
+        return this.consistency.applyCheck(index);
+      case EntryKind.hashReport:
+        return this.consistency.applyReport(body);
       default:
         throw new Error(`store entry of unknown kind ${kind}: written by a newer version?`);
     }
@@ -707,7 +866,7 @@ export class KvReplica implements KvClient {
   }
 
   private revokeExpiredLeases(): void {
-    if (!this.node.isLeader || this.stopped) return;
+    if (!this.node.isLeader || this.stopped || this.isCorrupt()) return;
     const now = Date.now();
     let proposed = 0;
     for (const [id, expiresAt] of this.leaseExpiresAt) {
@@ -727,7 +886,7 @@ export class KvReplica implements KvClient {
   }
 
   private autoCompact(retentionMs: number): void {
-    if (!this.node.isLeader || this.stopped) return;
+    if (!this.node.isLeader || this.stopped || this.isCorrupt()) return;
     const cutoff = Date.now() - retentionMs;
     let target = 0;
     for (const s of this.compactionSamples) if (s.at <= cutoff) target = s.revision;

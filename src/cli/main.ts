@@ -11,6 +11,7 @@ import { startApiServer, storeHealthCheck, withTimeout } from '../server/api-ser
 import { buildApiServerParts, startControllers } from '../server/default-parts';
 import { localClusterDown, localClusterUp } from './local-cluster';
 import { addMember, formatMemberTable, memberStatus, parseMemberId, promoteMember, removeMember, transferLeadership } from './members';
+import { snapshotCommand } from './snapshot';
 
 const SERVER_FLAGS: FlagSpec[] = [
   { name: 'data-dir', kind: 'string', default: './data', help: 'Directory for the replica\'s Raft log and store.' },
@@ -28,6 +29,7 @@ const SERVER_FLAGS: FlagSpec[] = [
   { name: 'auto-compaction-retention', kind: 'duration', default: 300_000, help: 'How much history automatic compaction keeps.' },
   { name: 'watch-progress-notify-interval', kind: 'duration', default: 600_000, help: 'Interval of watch progress notifications for watches that ask for them.' },
   { name: 'max-request-bytes', kind: 'number', default: 1_572_864, help: 'Largest write request the store accepts.' },
+  { name: 'consistency-check-interval', kind: 'duration', default: 300_000, help: 'How often the leader has the replicas compare digests of their stores at one log index; a replica that differs from the majority stops serving (0 disables).' },
   { name: 'bind-address', kind: 'string', default: '127.0.0.1', help: 'Address the Kubernetes API (HTTPS) listens on.' },
   { name: 'secure-port', kind: 'number', default: 6443, help: 'Port of the Kubernetes API (HTTPS, HTTP/2 and HTTP/1.1); 0 serves no Kubernetes API (the store alone).' },
   { name: 'advertise-address', kind: 'string', default: '', help: 'IP address published in the kubernetes Endpoints for this replica (default: --bind-address unless loopback, else the host\'s first non-loopback IPv4).' },
@@ -50,10 +52,11 @@ const SERVER_SUMMARY = 'Starts one replica of Carina: the Raft-replicated key-va
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-    process.stdout.write('Usage: carina <command> [flags]\n\nCommands:\n  server          start one replica (see carina server --help)\n  local-cluster   up|down: replicas and HAProxy on loopback (see carina local-cluster --help)\n  members         list|add|promote|remove|transfer-leader: the members of a running cluster (see carina members --help)\n');
+    process.stdout.write('Usage: carina <command> [flags]\n\nCommands:\n  server          start one replica (see carina server --help)\n  local-cluster   up|down: replicas and HAProxy on loopback (see carina local-cluster --help)\n  members         list|add|promote|remove|transfer-leader: the members of a running cluster (see carina members --help)\n  snapshot        save|status|restore: backups of the store (see carina snapshot --help)\n');
     return command === undefined ? 1 : 0;
   }
   if (command === 'local-cluster') return localCluster(rest);
+  if (command === 'snapshot') return snapshotCommand(rest);
   if (command === 'members') return members(rest);
   if (command !== 'server') {
     process.stderr.write(`carina: unknown command "${command}" (try carina --help)\n`);
@@ -74,6 +77,10 @@ async function main(argv: string[]): Promise<number> {
   } else {
     store = await startEmbeddedStore(flags, dataDir, log);
     kv = store.replica;
+    store.replica.startConsistencyChecks(flags['consistency-check-interval'] as number);
+    // Lets the integration tests show that a diverged replica is detected; never set in production.
+    const corruptAfter = Number(process.env.CARINA_TEST_CORRUPT_AFTER_INDEX ?? '');
+    if (corruptAfter > 0) store.replica.corruptStoreAfterIndexForTest(corruptAfter);
   }
   if (flags['secure-port'] === 0) {
     if (store === undefined) throw new FlagError('--secure-port=0 with --etcd-servers would serve nothing');
@@ -91,7 +98,10 @@ async function main(argv: string[]): Promise<number> {
   const sans = (flags['tls-san'] as string).split(',').map((s) => s.trim()).filter((s) => s !== '');
   const parts = buildApiServerParts(kv, { runtimeConfig: flags['runtime-config'] as string, storeHealthy: storeHealthCheck(kv) });
   const replica = store?.replica;
-  if (replica !== undefined) parts.raftStatus = () => replica.raftStatus();
+  if (replica !== undefined) {
+    parts.raftStatus = () => replica.raftStatus();
+    parts.storeCorruption = () => replica.corruption()?.reason;
+  }
   const api = await startApiServer({
     dataDir,
     bindAddress: flags['bind-address'] as string,

@@ -76,6 +76,8 @@ export interface ApiServerParts {
   raftStatus?: () => RaftStatusView;
   /** The store is reachable with a quorum (readiness and the etcd check). */
   storeHealthy: () => Promise<string | undefined>;
+  /** Why the embedded store replica diverged from the others' (consistency checks), if it did. */
+  storeCorruption?: () => string | undefined;
 }
 
 export interface RaftStatusView {
@@ -146,6 +148,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const bootstrapReady = startupHookCheck('poststarthook/bootstrap-system-namespaces', () => bootstrapped, 0, startedAt);
   const watchCacheReady: HealthCheck = { name: 'informer-sync', check: async () => (cache.isReady ? undefined : 'watch cache filling') };
   const shutdown: HealthCheck = { name: 'shutdown', check: async () => (shuttingDown ? 'process is shutting down' : undefined) };
+  const storeConsistency: HealthCheck = { name: 'store-consistency', check: async () => parts.storeCorruption?.() };
   const metrics = new ApiMetrics();
   metrics.gauge('carina_store_watch_streams', 'Watch streams this replica holds open on the store (the watch cache needs one, whatever the number of watchers).', openStoreWatchCount);
   if (parts.raftStatus !== undefined) {
@@ -169,7 +172,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     discovery: parts.discovery,
     metrics,
     livezChecks: [ping, logCheck, etcd, bootstrap],
-    readyzChecks: [ping, logCheck, etcd, { name: 'etcd-readiness', check: parts.storeHealthy }, watchCacheReady, bootstrapReady, shutdown],
+    readyzChecks: [ping, logCheck, etcd, { name: 'etcd-readiness', check: parts.storeHealthy }, watchCacheReady, bootstrapReady, storeConsistency, shutdown],
     advertiseAddress: `${config.bindAddress === '0.0.0.0' ? '127.0.0.1' : config.bindAddress}:${config.securePort}`,
     codec: bodyCodec,
     log,
