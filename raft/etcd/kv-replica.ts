@@ -684,7 +684,8 @@ export class KvReplica implements KvClient {
 
   private refuseIfCorrupt(): void {
     const corruption = this.consistency.corruption;
-    if (corruption !== null) throw new KvError('UNAVAILABLE', `store replica ${this.id} is corrupt and serves nothing: ${corruption.reason}`);
+    // etcd's wording, which its clients recognise; the reason is in this replica's log and Status errors.
+    if (corruption !== null) throw new KvError('CORRUPT');
   }
 
   // ------------------------------------------------------------------ the write path

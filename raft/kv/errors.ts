@@ -46,6 +46,8 @@ export const KV_ERRORS = {
   LEADER_CHANGED: { grpc: GrpcCode.UNAVAILABLE, message: 'etcdserver: leader changed' },
   STOPPED: { grpc: GrpcCode.UNAVAILABLE, message: 'etcdserver: server stopped' },
   UNIMPLEMENTED: { grpc: GrpcCode.UNIMPLEMENTED, message: 'etcdserver: not supported by this server' },
+  /** A replica whose store a consistency check found to differ from the majority's. */
+  CORRUPT: { grpc: GrpcCode.DATA_LOSS, message: 'etcdserver: corrupt cluster' },
   /** Not one of etcd's: a transport failure or an error the table does not know. */
   UNAVAILABLE: { grpc: GrpcCode.UNAVAILABLE, message: 'unavailable' },
   INVALID_ARGUMENT: { grpc: GrpcCode.INVALID_ARGUMENT, message: 'invalid argument' },

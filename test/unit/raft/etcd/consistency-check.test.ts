@@ -167,8 +167,8 @@ describe('consistency checks between KvReplicas', function () {
         await attempt();
         expect.fail('a corrupt replica must refuse');
       } catch (err) {
-        expect(isKvError(err) && err.code).to.equal('UNAVAILABLE');
-        expect((err as Error).message).to.match(/is corrupt and serves nothing/);
+        expect(isKvError(err) && err.code).to.equal('CORRUPT');
+        expect((err as Error).message).to.equal('etcdserver: corrupt cluster');
       }
     }
     expect((await replicas[victim].status()).errors[0]).to.match(/diverged/);
