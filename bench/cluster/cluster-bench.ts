@@ -188,7 +188,7 @@ function fanOutTable(results: FanOutResult[]): string {
   for (const r of results) {
     lines.push(`| ${r.watchers.toLocaleString('en-US')} × ${r.changesPerSecond} | ${(r.watchers * r.changesPerSecond).toLocaleString('en-US')} | ${Math.round(r.deliveriesPerSecond).toLocaleString('en-US')} | ${ms(r.p50Ms)} | ${ms(r.p99Ms)} | ${ms(r.p50FromSendMs)} | ${ms(r.p99FromSendMs)} | ${r.received.toLocaleString('en-US')} / ${r.expectedDeliveries.toLocaleString('en-US')} | ${r.completeWatchers.toLocaleString('en-US')} / ${r.watchers.toLocaleString('en-US')} | ${(r.beforeAck / Math.max(1, r.received) * 100).toFixed(1)}% | ${(r.rssPerWatcherBytes / 1024).toFixed(1)} KiB | ${r.generatorCores.toFixed(2)} cores | ${r.generatorUsPerEvent.toFixed(1)} | ${r.carinaCores.toFixed(2)} cores | ${r.machineBusyCores.toFixed(2)} cores | ${limitOf(r)} |`);
   }
-  const notes = results.map((r) => `${r.watchers} watchers: ${r.writes} writes (${r.failedWrites} failed, writer at most ${r.writerLagMs.toFixed(0)} ms behind schedule), watches opened in ${(r.openMs / 1000).toFixed(1)} s, ${r.watchesLost} watches ended early, window ${(r.windowMs / 1000).toFixed(1)} s`);
+  const notes = results.map((r) => `${r.watchers} watchers: ${r.writes} writes (${r.failedWrites} failed, latency p50 ${r.writeP50Ms.toFixed(1)} ms, p99 ${r.writeP99Ms.toFixed(1)} ms; writer at most ${r.writerLagMs.toFixed(0)} ms behind schedule), watches opened in ${(r.openMs / 1000).toFixed(1)} s, ${r.watchesLost} watches ended early, window ${(r.windowMs / 1000).toFixed(1)} s`);
   return [...lines, '', ...notes.map((n) => `- ${n}`)].join('\n');
 }
 

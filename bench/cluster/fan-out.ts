@@ -11,7 +11,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { ApiClient } from '../support/api-client';
 import { LatencyHistogram } from '../support/latency-histogram';
-import { monotonicMs } from '../support/latency';
+import { monotonicMs, percentile } from '../support/latency';
 import { machineCpuMs, processCpuMs, residentBytes } from '../support/proc-stats';
 import type { WorkerReply, WorkerRequest } from './worker-protocol';
 
@@ -38,6 +38,9 @@ export interface FanOutResult {
   changesPerSecond: number;
   writes: number;
   failedWrites: number;
+  /** The writes' own latency (request to acknowledgement) under the fan-out, ms. */
+  writeP50Ms: number;
+  writeP99Ms: number;
   /** Worst lateness of a write behind its schedule, ms (the writer's own limit). */
   writerLagMs: number;
   expectedDeliveries: number;
@@ -181,6 +184,8 @@ export async function runFanOut(options: FanOutOptions): Promise<FanOutResult> {
       changesPerSecond: options.changesPerSecond,
       writes,
       failedWrites,
+      writeP50Ms: percentile(acks.map(([, sent, ack]) => ack - sent), 0.5),
+      writeP99Ms: percentile(acks.map(([, sent, ack]) => ack - sent), 0.99),
       writerLagMs,
       expectedDeliveries: expected,
       received: total('received'),
