@@ -12,7 +12,8 @@
  *
  * Knobs (environment): ROUNDS (3), WATCHERS (1000,10000), FAN_OUT_SECONDS (10), WORKERS (2, the
  * watch generator's processes), CONNECTIONS_PER_REPLICA (4, per worker), SEQUENTIAL (500),
- * CONCURRENT_OPS (2000), DRAIN_SECONDS (30). Ports 24100-24202. Run: make bench-cluster.
+ * CONCURRENT_OPS (2000), DRAIN_SECONDS (30), WRITE_VIA (haproxy; or leader, follower: where the
+ * fan-out's writes go). Ports 24100-24202. Run: make bench-cluster.
  */
 import { mkdtempSync } from 'node:fs';
 import * as os from 'node:os';
@@ -23,7 +24,7 @@ import { CARINA_MAIN, CarinaServer } from '../support/carina-server';
 import { median } from '../support/latency';
 import { measureCreateGet, type CreateGetFigures } from './create-get';
 import { runFanOut, type FanOutResult } from './fan-out';
-import { killLeaderOnce, memberPid, waitCaughtUp, type ClusterMember, type FailoverResult } from './leader-kill';
+import { findLeader, killLeaderOnce, memberPid, waitCaughtUp, type ClusterMember, type FailoverResult } from './leader-kill';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const ROUNDS = env('ROUNDS', 3);
@@ -34,6 +35,7 @@ const CONNECTIONS_PER_REPLICA = env('CONNECTIONS_PER_REPLICA', 4);
 const SEQUENTIAL = env('SEQUENTIAL', 500);
 const CONCURRENT_OPS = env('CONCURRENT_OPS', 2000);
 const DRAIN_SECONDS = env('DRAIN_SECONDS', 30);
+const WRITE_VIA = process.env.WRITE_VIA ?? 'haproxy';
 const INFLIGHT = 16;
 /** Connections of the create/get client: through HAProxy (leastconn) one lands on each replica. */
 const CONNECTIONS = 3;
@@ -94,7 +96,10 @@ async function cluster(): Promise<ClusterFigures> {
     await waitCaughtUp(members, credentials);
     const createGet = await createGetRounds(up.url, credentials, '3 replicas via HAProxy');
     const fanOut: FanOutResult[] = [];
-    const writer = new ApiClient(up.url, credentials);
+    // WRITE_VIA: the fan-out's writes go through HAProxy (default), or straight to the leader or a follower.
+    const leader = await findLeader(members);
+    const writeUrl = WRITE_VIA === 'leader' ? leader.apiUrl : WRITE_VIA === 'follower' ? (members.find((m) => m !== leader) ?? leader).apiUrl : up.url;
+    const writer = new ApiClient(writeUrl, credentials);
     try {
       for (const watchers of WATCHERS) {
         const changesPerSecond = Math.min(MAX_CHANGES_PER_SECOND, TARGET_DELIVERIES_PER_SECOND / watchers);
@@ -216,7 +221,7 @@ async function main(): Promise<void> {
     '',
     createGetTable(single, replicated.createGet),
     '',
-    `Watch fan-out over 3 replicas (${WORKERS} generator processes, ${CONNECTIONS_PER_REPLICA} HTTP/2 connections per replica each; writes through HAProxy for ${FAN_OUT_SECONDS} s; latency from the write's acknowledgement to receipt):`,
+    `Watch fan-out over 3 replicas (${WORKERS} generator processes, ${CONNECTIONS_PER_REPLICA} HTTP/2 connections per replica each; writes ${WRITE_VIA === 'haproxy' ? 'through HAProxy' : `to the ${WRITE_VIA}`} for ${FAN_OUT_SECONDS} s; latency from the write's acknowledgement to receipt):`,
     '',
     fanOutTable(replicated.fanOut),
     '',
