@@ -185,16 +185,33 @@ function limitOf(r: FanOutResult): string {
   return `${who}: machine saturated (${shares})`;
 }
 
+/** One column per scenario, one row per figure (the scenarios are few, the figures many). */
 function fanOutTable(results: FanOutResult[]): string {
-  const lines = [
-    '| watchers × changes/s | target deliveries/s | achieved deliveries/s | p50 from ack | p99 from ack | p50 from send | p99 from send | delivered / expected | complete watchers | before ack | replica RSS per watcher | generator CPU | generator µs per event | Carina CPU | machine busy | limit |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+  const n = (v: number) => Math.round(v).toLocaleString('en-US');
+  const rows: Array<[string, (r: FanOutResult) => string]> = [
+    ['target deliveries/s', (r) => n(r.watchers * r.changesPerSecond)],
+    ['achieved deliveries/s (first write to last delivery)', (r) => n(r.deliveriesPerSecond)],
+    ['delivery latency from the write\'s acknowledgement, p50', (r) => ms(r.p50Ms)],
+    ['delivery latency from the write\'s acknowledgement, p99', (r) => ms(r.p99Ms)],
+    ['deliveries that arrived before the acknowledgement (counted as 0)', (r) => `${((r.beforeAck / Math.max(1, r.received)) * 100).toFixed(1)}%`],
+    ['delivery latency from the write\'s request, p50', (r) => ms(r.p50FromSendMs)],
+    ['delivery latency from the write\'s request, p99', (r) => ms(r.p99FromSendMs)],
+    ['the writes\' own latency, p50 / p99', (r) => `${ms(r.writeP50Ms)} / ${ms(r.writeP99Ms)}`],
+    ['delivered / expected', (r) => `${n(r.received)} / ${n(r.expectedDeliveries)}`],
+    ['watchers that got every event', (r) => `${n(r.completeWatchers)} / ${n(r.watchers)}`],
+    ['replica RSS per watcher (sum over replicas)', (r) => `${(r.rssPerWatcherBytes / 1024).toFixed(1)} KiB`],
+    ['Carina CPU (3 replicas)', (r) => `${r.carinaCores.toFixed(2)} cores`],
+    ['generator CPU (workers + writer)', (r) => `${r.generatorCores.toFixed(2)} cores, ${r.generatorUsPerEvent.toFixed(1)} µs per event`],
+    ['whole machine busy', (r) => `${r.machineBusyCores.toFixed(2)} of ${os.cpus().length} cores`],
+    ['limit', limitOf],
   ];
-  for (const r of results) {
-    lines.push(`| ${r.watchers.toLocaleString('en-US')} × ${r.changesPerSecond} | ${(r.watchers * r.changesPerSecond).toLocaleString('en-US')} | ${Math.round(r.deliveriesPerSecond).toLocaleString('en-US')} | ${ms(r.p50Ms)} | ${ms(r.p99Ms)} | ${ms(r.p50FromSendMs)} | ${ms(r.p99FromSendMs)} | ${r.received.toLocaleString('en-US')} / ${r.expectedDeliveries.toLocaleString('en-US')} | ${r.completeWatchers.toLocaleString('en-US')} / ${r.watchers.toLocaleString('en-US')} | ${(r.beforeAck / Math.max(1, r.received) * 100).toFixed(1)}% | ${(r.rssPerWatcherBytes / 1024).toFixed(1)} KiB | ${r.generatorCores.toFixed(2)} cores | ${r.generatorUsPerEvent.toFixed(1)} | ${r.carinaCores.toFixed(2)} cores | ${r.machineBusyCores.toFixed(2)} cores | ${limitOf(r)} |`);
-  }
-  const notes = results.map((r) => `${r.watchers} watchers: ${r.writes} writes (${r.failedWrites} failed, latency p50 ${r.writeP50Ms.toFixed(1)} ms, p99 ${r.writeP99Ms.toFixed(1)} ms; writer at most ${r.writerLagMs.toFixed(0)} ms behind schedule), watches opened in ${(r.openMs / 1000).toFixed(1)} s, ${r.watchesLost} watches ended early, window ${(r.windowMs / 1000).toFixed(1)} s`);
-  return [...lines, '', ...notes.map((n) => `- ${n}`)].join('\n');
+  const lines = [
+    `| figure | ${results.map((r) => `${n(r.watchers)} watchers × ${r.changesPerSecond} changes/s`).join(' | ')} |`,
+    `|---|${results.map(() => '---:').join('|')}|`,
+    ...rows.map(([label, show]) => `| ${label} | ${results.map(show).join(' | ')} |`),
+  ];
+  const notes = results.map((r) => `${r.watchers} watchers: ${r.writes} writes (${r.failedWrites} failed; writer at most ${r.writerLagMs.toFixed(0)} ms behind its schedule), watches opened in ${(r.openMs / 1000).toFixed(1)} s, ${r.watchesLost} watches ended early, window ${(r.windowMs / 1000).toFixed(1)} s`);
+  return [...lines, '', ...notes.map((note) => `- ${note}`)].join('\n');
 }
 
 function failoverTable(results: FailoverResult[]): string {
