@@ -5,7 +5,7 @@ TSC := node_modules/.bin/tsc
 MOCHA := node_modules/.bin/mocha
 REPORTER := dist/test/support/summary-reporter.js
 
-.PHONY: all install build test test-deps run sim soak bench bench-raft bench-kv bench-api cluster cluster-down clean
+.PHONY: all install build test test-deps run sim soak bench bench-raft bench-kv bench-api bench-cluster cluster cluster-down clean
 
 all: build
 
@@ -49,6 +49,12 @@ bench-kv: build test-deps
 # The Kubernetes API layer of one replica against its own store, side by side.
 bench-api: build
 	node dist/bench/api/api-bench.js
+
+# Three replicas behind HAProxy against one replica: create/get, watch fan-out (1,000 and 10,000
+# watchers), leader kill -9 and recovery. ROUNDS, WATCHERS (e.g. WATCHERS=100 ROUNDS=1) and more
+# knobs are listed in bench/cluster/cluster-bench.ts. Ports 24100-24202.
+bench-cluster: build test-deps
+	node dist/bench/cluster/cluster-bench.js
 
 # One replica with its data in ./data: the Kubernetes API on https://127.0.0.1:6443 (admin
 # kubeconfig in ./data/admin.kubeconfig) and the store's etcd v3 API on 127.0.0.1:2379.

@@ -9,16 +9,24 @@
  *   list     10,000 ConfigMaps in pages of 500 (limit/continue), the whole list (median ms)
  *   watch    create -> event received on an open watch (p50, p99)
  *
+ * A second table puts the write verbs side by side on a Deployment (API only): create (POST),
+ * update (PUT of the whole object), server-side apply (PATCH application/apply-patch+yaml,
+ * fieldManager=bench) and strategic merge patch (PATCH application/strategic-merge-patch+json),
+ * each changing the container image: sequential p50/p99 on one object, and 16 in flight (one
+ * object per worker) ops/s and p99. A third, in-process table compares JSON and Protobuf encode
+ * and decode cost (codec-bench.ts).
+ *
  * Run: make bench-api (ROUNDS=n repeats the whole set; medians are reported).
  */
-import http2 from 'node:http2';
-import { readFileSync } from 'node:fs';
 import * as os from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { EtcdClient } from '../../raft/etcd/etcd-client';
 import { prefixEnd } from '../../raft/kv';
-import { CarinaApiProcess } from '../../test/support/carina-api-process';
+import { ApiClient } from '../support/api-client';
+import { CarinaServer } from '../support/carina-server';
+import { closedLoop, median, percentile, timed } from '../support/latency';
+import { formatCodecTable, measureCodec } from './codec-bench';
+import { measureWriteVerbs, formatVerbTable, type VerbFigures } from './verb-bench';
 
 interface Figures {
   createP50: number;
@@ -41,6 +49,9 @@ const WATCH_EVENTS = Number(process.env.WATCH_EVENTS ?? 300);
 const ROUNDS = Number(process.env.ROUNDS ?? 1);
 const FAN_OUT_WATCHERS = Number(process.env.FAN_OUT_WATCHERS ?? 1000);
 const FAN_OUT_EVENTS = 20;
+const CODEC_RUNS = Number(process.env.CODEC_RUNS ?? 7);
+/** This benchmark's ports (24300-24302), clear of bench/cluster's. */
+const SERVER_PORTS = { api: 24300, etcd: 24301, raft: 24302 };
 
 /**
  * Time from a create until the LAST of `watchers` open watches has its event, for
@@ -69,105 +80,31 @@ async function fanOut(open: (onName: (name: string) => void) => () => void, crea
   return median(delays);
 }
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
-}
-
-function median(values: number[]): number {
-  return percentile(values, 0.5);
-}
-
-async function timed(op: () => Promise<unknown>): Promise<number> {
-  const began = performance.now();
-  await op();
-  return performance.now() - began;
-}
-
-async function closedLoop(count: number, inflight: number, op: (i: number) => Promise<unknown>): Promise<number> {
-  let next = 0;
-  const start = performance.now();
-  await Promise.all(Array.from({ length: inflight }, async () => {
-    while (next < count) await op(next++);
-  }));
-  return count / ((performance.now() - start) / 1000);
-}
-
 function configMap(namespace: string, name: string): string {
   return JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels: { app: 'bench' } }, data: { payload: 'x'.repeat(120) } });
 }
 
-/** An HTTP/2 client with the admin certificate, like client-go's transport. */
-class ApiClient {
-  private readonly session: http2.ClientHttp2Session;
-
-  constructor(server: CarinaApiProcess) {
-    const pki = join(server.dataDir, 'pki');
-    this.session = http2.connect(server.url, { ca: readFileSync(join(pki, 'ca.crt')), cert: readFileSync(join(pki, 'admin.crt')), key: readFileSync(join(pki, 'admin.key')) });
-  }
-
-  request(method: string, path: string, body?: string): Promise<{ status: number; body: string }> {
-    return new Promise((resolve, reject) => {
-      const headers: http2.OutgoingHttpHeaders = { ':method': method, ':path': path, accept: 'application/json' };
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      const stream = this.session.request(headers);
-      let status = 0;
-      const chunks: Buffer[] = [];
-      stream.on('response', (h) => (status = Number(h[':status'])));
-      stream.on('data', (d: Buffer) => chunks.push(d));
-      stream.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        if (status >= 300) reject(new Error(`${method} ${path}: ${status} ${text}`));
-        else resolve({ status, body: text });
-      });
-      stream.on('error', reject);
-      stream.end(body);
-    });
-  }
-
-  /** Opens a watch; `onEvent` gets each parsed event. */
-  watch(path: string, onEvent: (event: { type: string; object: { metadata: { name: string } } }) => void): () => void {
-    const stream = this.session.request({ ':path': path });
-    let buffered = '';
-    stream.on('data', (d: Buffer) => {
-      buffered += d.toString('utf8');
-      let nl: number;
-      while ((nl = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, nl);
-        buffered = buffered.slice(nl + 1);
-        if (line.trim() !== '') onEvent(JSON.parse(line));
-      }
-    });
-    stream.on('error', () => {});
-    return () => stream.close();
-  }
-
-  close(): void {
-    this.session.close();
-  }
-}
-
 async function ensureNamespace(api: ApiClient, name: string): Promise<void> {
-  await api.request('POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })).catch(() => undefined);
+  await api.request('POST', '/api/v1/namespaces', { body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }) }).catch(() => undefined);
 }
 
-async function apiRound(server: CarinaApiProcess, round: number): Promise<Figures> {
-  const api = new ApiClient(server);
+async function apiRound(server: CarinaServer, round: number): Promise<Figures> {
+  const api = new ApiClient(server.url, server.credentials());
   try {
     const ns = `bench-${round}`;
     await ensureNamespace(api, ns);
     const base = `/api/v1/namespaces/${ns}/configmaps`;
-    for (let i = 0; i < 50; i++) await api.request('POST', base, configMap(ns, `warm-${i}`));
+    for (let i = 0; i < 50; i++) await api.request('POST', base, { body: configMap(ns, `warm-${i}`) });
     const creates: number[] = [];
-    for (let i = 0; i < SEQUENTIAL; i++) creates.push(await timed(() => api.request('POST', base, configMap(ns, `seq-${i}`))));
-    const createPerSecond = await closedLoop(CONCURRENT_OPS, INFLIGHT, (i) => api.request('POST', base, configMap(ns, `par-${i}`)));
+    for (let i = 0; i < SEQUENTIAL; i++) creates.push(await timed(() => api.request('POST', base, { body: configMap(ns, `seq-${i}`) })));
+    const createPerSecond = (await closedLoop(CONCURRENT_OPS, INFLIGHT, (i) => api.request('POST', base, { body: configMap(ns, `par-${i}`) }))).perSecond;
     const gets: number[] = [];
     for (let i = 0; i < SEQUENTIAL; i++) gets.push(await timed(() => api.request('GET', `${base}/seq-${i % SEQUENTIAL}`)));
-    const getPerSecond = await closedLoop(CONCURRENT_OPS, INFLIGHT, (i) => api.request('GET', `${base}/par-${i}`));
+    const getPerSecond = (await closedLoop(CONCURRENT_OPS, INFLIGHT, (i) => api.request('GET', `${base}/par-${i}`))).perSecond;
     // 10,000 objects in their own namespace for the list.
     const listNs = `bench-list-${round}`;
     await ensureNamespace(api, listNs);
-    await closedLoop(LIST_ITEMS, INFLIGHT, (i) => api.request('POST', `/api/v1/namespaces/${listNs}/configmaps`, configMap(listNs, `item-${String(i).padStart(5, '0')}`)));
+    await closedLoop(LIST_ITEMS, INFLIGHT, (i) => api.request('POST', `/api/v1/namespaces/${listNs}/configmaps`, { body: configMap(listNs, `item-${String(i).padStart(5, '0')}`) }));
     const lists: number[] = [];
     for (let r = 0; r < 5; r++) {
       lists.push(await timed(async () => {
@@ -197,7 +134,7 @@ async function apiRound(server: CarinaApiProcess, round: number): Promise<Figure
       const name = `w-${i}`;
       const seen = new Promise<void>((resolve) => waiters.set(name, resolve));
       pending.set(name, performance.now());
-      await api.request('POST', `/api/v1/namespaces/${watchNs}/configmaps`, configMap(watchNs, name));
+      await api.request('POST', `/api/v1/namespaces/${watchNs}/configmaps`, { body: configMap(watchNs, name) });
       await seen;
     }
     stop();
@@ -207,7 +144,7 @@ async function apiRound(server: CarinaApiProcess, round: number): Promise<Figure
       (onName) => api.watch(`/api/v1/namespaces/${fanNs}/configmaps?watch=1&resourceVersion=0`, (event) => {
         if (event.type === 'ADDED') onName(event.object.metadata.name);
       }),
-      (name) => api.request('POST', `/api/v1/namespaces/${fanNs}/configmaps`, configMap(fanNs, name)),
+      (name) => api.request('POST', `/api/v1/namespaces/${fanNs}/configmaps`, { body: configMap(fanNs, name) }),
     );
     return {
       fanOutP50,
@@ -239,10 +176,10 @@ async function storeRound(endpoint: string, round: number): Promise<Figures> {
     for (let i = 0; i < 50; i++) await create(`${base}warm-${i}`, configMap('x', `warm-${i}`));
     const creates: number[] = [];
     for (let i = 0; i < SEQUENTIAL; i++) creates.push(await timed(() => create(`${base}seq-${i}`, configMap('x', `seq-${i}`))));
-    const createPerSecond = await closedLoop(CONCURRENT_OPS, INFLIGHT, (i) => create(`${base}par-${i}`, configMap('x', `par-${i}`)));
+    const createPerSecond = (await closedLoop(CONCURRENT_OPS, INFLIGHT, (i) => create(`${base}par-${i}`, configMap('x', `par-${i}`)))).perSecond;
     const gets: number[] = [];
     for (let i = 0; i < SEQUENTIAL; i++) gets.push(await timed(() => kv.range({ key: enc(`${base}seq-${i}`) })));
-    const getPerSecond = await closedLoop(CONCURRENT_OPS, INFLIGHT, (i) => kv.range({ key: enc(`${base}par-${i}`) }));
+    const getPerSecond = (await closedLoop(CONCURRENT_OPS, INFLIGHT, (i) => kv.range({ key: enc(`${base}par-${i}`) }))).perSecond;
     const listPrefix = `/bench-store/${round}/list/`;
     await closedLoop(LIST_ITEMS, INFLIGHT, (i) => create(`${listPrefix}item-${String(i).padStart(5, '0')}`, configMap('x', `item-${i}`)));
     const lists: number[] = [];
@@ -316,18 +253,33 @@ function medianOf(rounds: Figures[], key: keyof Figures): number {
   return median(rounds.map((r) => r[key]));
 }
 
+async function verbRound(server: CarinaServer, round: number): Promise<VerbFigures[]> {
+  const api = new ApiClient(server.url, server.credentials());
+  try {
+    const ns = `bench-verbs-${round}`;
+    await ensureNamespace(api, ns);
+    return await measureWriteVerbs(api, ns, { sequential: SEQUENTIAL, concurrentOps: CONCURRENT_OPS, inflight: INFLIGHT });
+  } finally {
+    api.close();
+  }
+}
+
 async function main(): Promise<void> {
-  const server = await CarinaApiProcess.start({ extraArgs: ['--auto-compaction-interval', '0'] });
-  const etcdEndpoint = /etcd v3 API \(the store\) on http:\/\/(\S+)/.exec(server.log)?.[1];
-  if (etcdEndpoint === undefined) throw new Error(`no etcd endpoint in:\n${server.log}`);
+  // In-process and before the server starts, so nothing else competes for the CPU.
+  process.stderr.write('codec: JSON and Protobuf encode/decode\n');
+  const codecRows = measureCodec(CODEC_RUNS);
+  const server = await CarinaServer.start(SERVER_PORTS, ['--auto-compaction-interval', '0']);
   const apiRounds: Figures[] = [];
   const storeRounds: Figures[] = [];
+  const verbRounds: VerbFigures[][] = [];
   try {
     for (let round = 0; round < ROUNDS; round++) {
       process.stderr.write(`round ${round + 1}/${ROUNDS}: store\n`);
-      storeRounds.push(await storeRound(etcdEndpoint, round));
+      storeRounds.push(await storeRound(server.etcdEndpoint, round));
       process.stderr.write(`round ${round + 1}/${ROUNDS}: API\n`);
       apiRounds.push(await apiRound(server, round));
+      process.stderr.write(`round ${round + 1}/${ROUNDS}: write verbs\n`);
+      verbRounds.push(await verbRound(server, round));
     }
   } finally {
     await server.stop();
@@ -355,6 +307,8 @@ async function main(): Promise<void> {
     const ratio = higherIsBetter ? s / a : a / s;
     lines.push(`| ${label} | ${a.toFixed(unit === 'ops/s' ? 0 : 2)} ${unit} | ${s.toFixed(unit === 'ops/s' ? 0 : 2)} ${unit} | ${ratio.toFixed(2)}x ${higherIsBetter ? 'slower' : 'the time'} |`);
   }
+  lines.push('', `Write verbs through the API, one replica (sequential: ${SEQUENTIAL} calls on one object; ${INFLIGHT} in flight: ${CONCURRENT_OPS} calls, one object per worker):`, '', formatVerbTable(verbRounds, INFLIGHT));
+  lines.push('', `Encode and decode in process (medians of ${CODEC_RUNS} runs for the lists, ${CODEC_RUNS * 200} for the Pod): JSON as the HTTP layer writes it, Protobuf with src/codec:`, '', formatCodecTable(codecRows));
   process.stdout.write(lines.join('\n') + '\n');
 }
 

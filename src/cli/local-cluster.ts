@@ -20,6 +20,8 @@ export interface LocalClusterOptions {
   basePort?: number;
   lbPort: number;
   haproxy?: string;
+  /** The script that runs `carina` (default bin/carina); a benchmark passes its own build's main.js. */
+  carinaScript?: string;
   log?: (line: string) => void;
 }
 
@@ -104,7 +106,7 @@ export async function localClusterUp(options: LocalClusterOptions): Promise<Loca
     const pidFile = join(dir, `member-${id}.pid`);
     const logFile = join(dir, `member-${id}.log`);
     startDetached(process.execPath, [
-      packagePath('bin', 'carina'), 'server',
+      options.carinaScript ?? packagePath('bin', 'carina'), 'server',
       '--member-id', String(id),
       '--data-dir', dataDir,
       '--initial-cluster', initialCluster,

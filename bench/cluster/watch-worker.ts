@@ -1,0 +1,166 @@
+/**
+ * One process of bench/cluster's watch load generator (forked by fan-out.ts): opens many JSON
+ * watches multiplexed on a few HTTP/2 connections per replica, notes the monotonic time each
+ * watcher receives each benchmark event, and on request turns those times into a latency
+ * histogram against the writes' acknowledgement times. It parses only what it needs of an event
+ * (its name), so its own CPU per event stays small and measurable.
+ */
+import { ApiClient, credentialsFromDataDir } from '../support/api-client';
+import { LatencyHistogram } from '../support/latency-histogram';
+import { monotonicMs } from '../support/latency';
+import type { WorkerReply, WorkerRequest } from './worker-protocol';
+
+const NAME_MARK = '"name":"';
+
+class WatchWorker {
+  private readonly clients: ApiClient[] = [];
+  private readonly closers: Array<() => void> = [];
+  /** Per watcher, the benchmark events it received. */
+  private counts = new Int32Array(0);
+  /** Per event name, the receipt time of each delivery. */
+  private readonly receipts = new Map<string, number[]>();
+  private received = 0;
+  private ended = 0;
+  private cpuAtBegin = process.cpuUsage();
+  private wallAtBegin = monotonicMs();
+
+  constructor(private readonly send: (reply: WorkerReply) => void) {}
+
+  async open(request: Extract<WorkerRequest, { kind: 'open' }>): Promise<void> {
+    const began = monotonicMs();
+    const credentials = credentialsFromDataDir(request.dataDir);
+    const total = request.targets.reduce((sum, t) => sum + t.watchers, 0);
+    this.counts = new Int32Array(total);
+    const opened: Array<Promise<boolean>> = [];
+    let watcher = 0;
+    for (const target of request.targets) {
+      const sessions = Array.from({ length: request.connectionsPerTarget }, () => new ApiClient(target.url, credentials));
+      this.clients.push(...sessions);
+      for (let i = 0; i < target.watchers; i++) opened.push(this.watch(sessions[i % sessions.length], request.path, request.eventPrefix, watcher++));
+    }
+    const results = await Promise.all(opened);
+    const established = results.filter((ok) => ok).length;
+    this.send({ kind: 'opened', established, failed: total - established, ms: monotonicMs() - began });
+  }
+
+  /** Resolves true once the server has answered 200 (it subscribes before answering). */
+  private watch(client: ApiClient, path: string, eventPrefix: string, index: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      let leftover = '';
+      let answered = false;
+      let over = false;
+      const close = client.stream(path, (chunk) => {
+        const at = monotonicMs();
+        const text = leftover + chunk.toString('utf8');
+        let from = 0;
+        let nl: number;
+        while ((nl = text.indexOf('\n', from)) >= 0) {
+          this.event(text, from, nl, eventPrefix, index, at);
+          from = nl + 1;
+        }
+        leftover = text.slice(from);
+      }, (status) => {
+        answered = true;
+        resolve(status === 200);
+      }, () => {
+        if (over) return;
+        over = true;
+        this.ended++;
+        if (!answered) resolve(false);
+      });
+      this.closers.push(close);
+    });
+  }
+
+  private event(text: string, start: number, end: number, eventPrefix: string, index: number, at: number): void {
+    const mark = text.indexOf(NAME_MARK, start);
+    if (mark < 0 || mark > end) return;
+    const nameStart = mark + NAME_MARK.length;
+    const name = text.slice(nameStart, text.indexOf('"', nameStart));
+    if (!name.startsWith(eventPrefix)) return;
+    this.counts[index]++;
+    this.received++;
+    const times = this.receipts.get(name);
+    if (times === undefined) this.receipts.set(name, [at]);
+    else times.push(at);
+  }
+
+  begin(): void {
+    this.cpuAtBegin = process.cpuUsage();
+    this.wallAtBegin = monotonicMs();
+    this.send({ kind: 'begun' });
+  }
+
+  collect(acks: Array<[string, number, number]>, expectedPerWatcher: number): void {
+    const cpu = process.cpuUsage(this.cpuAtBegin);
+    const fromAck = new LatencyHistogram();
+    const fromSend = new LatencyHistogram();
+    let beforeAck = 0;
+    let unmatched = 0;
+    const writeOf = new Map(acks.map(([name, sent, ack]) => [name, { sent, ack }]));
+    for (const [name, times] of this.receipts) {
+      const write = writeOf.get(name);
+      if (write === undefined) {
+        unmatched += times.length;
+        continue;
+      }
+      for (const at of times) {
+        if (at < write.ack) beforeAck++;
+        fromAck.add(at - write.ack);
+        fromSend.add(at - write.sent);
+      }
+    }
+    let complete = 0;
+    for (const count of this.counts) if (count === expectedPerWatcher) complete++;
+    this.send({
+      kind: 'result',
+      fromAck: fromAck.toPairs(),
+      fromSend: fromSend.toPairs(),
+      received: this.received,
+      watchers: this.counts.length,
+      completeWatchers: complete,
+      beforeAck,
+      unmatched,
+      ended: this.ended,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      wallMs: monotonicMs() - this.wallAtBegin,
+    });
+  }
+
+  progress(): void {
+    this.send({ kind: 'progress', received: this.received });
+  }
+
+  close(): void {
+    for (const close of this.closers) close();
+    for (const client of this.clients) client.destroy();
+  }
+}
+
+function main(): void {
+  const send = (reply: WorkerReply) => process.send?.(reply);
+  const worker = new WatchWorker(send);
+  process.on('message', (message: WorkerRequest) => {
+    switch (message.kind) {
+      case 'open':
+        void worker.open(message);
+        break;
+      case 'begin':
+        worker.begin();
+        break;
+      case 'progress':
+        worker.progress();
+        break;
+      case 'collect':
+        worker.collect(message.acks, message.expectedPerWatcher);
+        break;
+      case 'close':
+        worker.close();
+        process.exit(0);
+    }
+  });
+  // The parent went away (finished or crashed): never linger.
+  process.on('disconnect', () => process.exit(0));
+}
+
+main();

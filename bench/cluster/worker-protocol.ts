@@ -1,0 +1,40 @@
+/** The messages between bench/cluster's fan-out coordinator and its watch workers (IPC). */
+import type { HistogramPairs } from '../support/latency-histogram';
+
+export type WorkerRequest =
+  | {
+    kind: 'open';
+    /** A replica data directory whose pki/ holds the admin credentials (the CA is shared). */
+    dataDir: string;
+    targets: Array<{ url: string; watchers: number }>;
+    connectionsPerTarget: number;
+    /** The watch request path, resourceVersion included. */
+    path: string;
+    /** Only objects whose name starts with this count. */
+    eventPrefix: string;
+  }
+  | { kind: 'begin' }
+  | { kind: 'progress' }
+  /** Each acknowledged write: [name, sent at, acknowledged at], monotonic ms. */
+  | { kind: 'collect'; acks: Array<[string, number, number]>; expectedPerWatcher: number }
+  | { kind: 'close' };
+
+export type WorkerReply =
+  | { kind: 'opened'; established: number; failed: number; ms: number }
+  | { kind: 'begun' }
+  | { kind: 'progress'; received: number }
+  | {
+    kind: 'result';
+    /** From the write's acknowledgement (a delivery before it counts as 0). */
+    fromAck: HistogramPairs;
+    /** From the write's request being sent. */
+    fromSend: HistogramPairs;
+    received: number;
+    watchers: number;
+    completeWatchers: number;
+    beforeAck: number;
+    unmatched: number;
+    ended: number;
+    cpuMs: number;
+    wallMs: number;
+  };

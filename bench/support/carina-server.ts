@@ -1,0 +1,101 @@
+/**
+ * One `carina server` for a benchmark, started from the compiled CLI beside this file (so a
+ * build in any dist* folder runs its own code, not dist/), on ports the caller chooses, with its
+ * data in a temporary directory removed on stop.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { credentialsFromDataDir, type ApiCredentials } from './api-client';
+
+/** The compiled `carina` entry point of this build (src/cli/main.js in the same output folder). */
+export const CARINA_MAIN = join(__dirname, '..', '..', 'src', 'cli', 'main.js');
+
+export interface CarinaServerPorts {
+  api: number;
+  etcd: number;
+  raft: number;
+}
+
+export class CarinaServer {
+  log = '';
+
+  private constructor(private readonly child: ChildProcess, readonly dataDir: string, readonly ports: CarinaServerPorts) {
+    child.stdout?.on('data', (d: Buffer) => (this.log += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (this.log += d.toString()));
+  }
+
+  get url(): string {
+    return `https://127.0.0.1:${this.ports.api}`;
+  }
+
+  get etcdEndpoint(): string {
+    return `127.0.0.1:${this.ports.etcd}`;
+  }
+
+  get pid(): number {
+    if (this.child.pid === undefined) throw new Error('carina server has no pid');
+    return this.child.pid;
+  }
+
+  credentials(): ApiCredentials {
+    return credentialsFromDataDir(this.dataDir);
+  }
+
+  /** Starts a single-member replica and waits until its /readyz answers 200. */
+  static async start(ports: CarinaServerPorts, extraArgs: string[] = []): Promise<CarinaServer> {
+    const dataDir = mkdtempSync(join(tmpdir(), 'carina-bench-'));
+    const child = spawn(process.execPath, [
+      CARINA_MAIN, 'server',
+      '--data-dir', dataDir,
+      '--secure-port', String(ports.api),
+      '--listen-etcd-address', `127.0.0.1:${ports.etcd}`,
+      '--listen-peer-address', `127.0.0.1:${ports.raft}`,
+      ...extraArgs,
+    ], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const server = new CarinaServer(child, dataDir, ports);
+    try {
+      await server.waitReady(60_000);
+    } catch (err) {
+      await server.stop();
+      throw err;
+    }
+    return server;
+  }
+
+  private async waitReady(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (this.child.exitCode !== null) throw new Error(`carina server exited (${this.child.exitCode}):\n${this.log}`);
+      if (this.log.includes('carina: ready') && (await readyzStatus(this.url, this.credentials().ca)) === 200) return;
+      if (Date.now() > deadline) throw new Error(`carina server not ready in ${timeoutMs} ms:\n${this.log}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The status of GET /readyz (0 when nothing answers). */
+export function readyzStatus(url: string, ca: Buffer | string): Promise<number> {
+  return new Promise((resolve) => {
+    const req = https.get(`${url}/readyz`, { ca, agent: false, timeout: 2000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', () => resolve(0));
+    req.on('timeout', () => req.destroy());
+  });
+}
