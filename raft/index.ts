@@ -5,3 +5,5 @@
  */
 export * from './kv';
 export { EtcdClient, EtcdGrpcServer, KvReplica, type EtcdGrpcServerOptions, type KvReplicaMember, type KvReplicaOptions } from './etcd';
+// The linearizability checker is pure and generic; `carina chaos` applies it to API histories.
+export { checkLinearizable, type CheckResult, type Model, type Operation } from './testing/linearizability';
