@@ -11,6 +11,7 @@ import { startApiServer, storeHealthCheck, withTimeout } from '../server/api-ser
 import { buildApiServerParts, startControllers } from '../server/default-parts';
 import { localClusterDown, localClusterUp } from './local-cluster';
 import { formatMemberTable, memberStatus } from './members';
+import { chaosCommand } from './chaos';
 
 const SERVER_FLAGS: FlagSpec[] = [
   { name: 'data-dir', kind: 'string', default: './data', help: 'Directory for the replica\'s Raft log and store.' },
@@ -52,6 +53,7 @@ async function main(argv: string[]): Promise<number> {
     return command === undefined ? 1 : 0;
   }
   if (command === 'local-cluster') return localCluster(rest);
+  if (command === 'chaos') return chaosCommand(rest);
   if (command === 'members') {
     const flags = parseFlags(rest, MEMBERS_FLAGS);
     if (flags.help) {
