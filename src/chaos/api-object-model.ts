@@ -5,8 +5,9 @@
  * The state is one object: its value and resourceVersion, or null when absent; the checker
  * splits a history by object name, so objects never constrain each other.
  *
- * The resourceVersion written by an operation whose answer was lost is unknown; the model keeps
- * it unknown (any precondition may match it, either way) until a get reveals it. That keeps the
+ * The resourceVersion written by an operation whose answer was lost is the one the store's
+ * history gives it (appliedResourceVersion); where none is known, the model keeps it unknown (any
+ * precondition may match it, either way, and any read of the value accepts it). That keeps the
  * check sound: it never reports a violation an actual execution could have produced.
  */
 import type { Model, Operation } from '../../raft';
@@ -55,16 +56,16 @@ export function apiObjectModel(): Model<State, ApiInput, ApiOutput> {
           if (output.status === 'not-found') return { ok: state === null, next: state };
           if (output.status !== 'ok' || state === null || state.value !== output.value) return reject;
           if (state.resourceVersion !== null && state.resourceVersion !== output.resourceVersion) return reject;
-          return { ok: true, next: { value: state.value, resourceVersion: output.resourceVersion ?? null } };
+          return { ok: true, next: state };
       }
     },
 
     stepIndefinite(state, input) {
       switch (input.op) {
         case 'create':
-          return state === null ? { value: input.value, resourceVersion: null } : state;
+          return state === null ? { value: input.value, resourceVersion: input.appliedResourceVersion ?? null } : state;
         case 'update':
-          return state !== null && preconditionMayMatch(state, input.expectedResourceVersion) ? { value: input.value, resourceVersion: null } : state;
+          return state !== null && preconditionMayMatch(state, input.expectedResourceVersion) ? { value: input.value, resourceVersion: input.appliedResourceVersion ?? null } : state;
         case 'delete':
           return null;
         case 'get':
@@ -72,8 +73,8 @@ export function apiObjectModel(): Model<State, ApiInput, ApiOutput> {
       }
     },
 
-    // Refusals change nothing wherever they are accepted; a successful get may learn a version.
-    isReadOnly: (_input, output) => output.status !== 'ok',
+    // Reads and refusals change nothing wherever they are accepted.
+    isReadOnly: (input, output) => input.op === 'get' || output.status !== 'ok',
 
     key: (state) => (state === null ? '-' : `${state.resourceVersion ?? '?'}:${state.value}`),
 

@@ -5,11 +5,16 @@
  */
 
 export type ApiInput =
-  | { op: 'create'; name: string; value: string }
+  | { op: 'create'; name: string; value: string; appliedResourceVersion?: string }
   /** An update carrying metadata.resourceVersion as its precondition. */
-  | { op: 'update'; name: string; value: string; expectedResourceVersion: string }
+  | { op: 'update'; name: string; value: string; expectedResourceVersion: string; appliedResourceVersion?: string }
   | { op: 'delete'; name: string }
   | { op: 'get'; name: string };
+
+/*
+ * appliedResourceVersion: set by the checker, never by the client, on a write whose answer was
+ * lost but whose value the store's history holds: the version it was committed at.
+ */
 
 export type ApiOutput =
   /** 2xx. value and resourceVersion are those of the object returned (unset for a delete). */

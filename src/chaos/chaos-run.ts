@@ -136,7 +136,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosReport> {
     const truthFrom = recovery.find((r) => r.ready && r.revision !== null)?.member ?? 1;
     const truth = await readStoreHistory(cluster.etcdEndpointOf(truthFrom), `/registry/configmaps/${NAMESPACE}/`, NAME_PREFIX);
     violations.push(...checkWrites(history, truth));
-    const linearizability = checkObjectLinearizability(history);
+    const linearizability = checkObjectLinearizability(history, truth);
     violations.push(...linearizability.violations);
     violations.push(...checkWatches(result.watches, truth));
 
