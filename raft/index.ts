@@ -20,3 +20,5 @@ export {
 export { decodeSnapshotFile, SnapshotFileError, verifySnapshotFile, type SnapshotFileSummary } from './etcd/snapshot-file';
 export { DEFAULT_REVISION_BUMP, restoreSnapshot, type SnapshotRestoreOptions, type SnapshotRestoreSummary } from './etcd/snapshot-restore';
 export type { ConsistencyCheckResult, StoreCorruption } from './etcd/consistency-check';
+// The linearizability checker is pure and generic; `carina chaos` applies it to API histories.
+export { checkLinearizable, type CheckResult, type Model, type Operation } from './testing/linearizability';

@@ -37,7 +37,7 @@ function memberPorts(options: LocalClusterOptions): Array<{ api: number; etcd: n
   return Array.from({ length: options.replicas }, (_, i) => ({ api: base + 10 * (i + 1), etcd: base + 10 * (i + 1) + 1, raft: base + 10 * (i + 1) + 2 }));
 }
 
-function readyz(url: string, ca: string | undefined): Promise<number> {
+export function readyz(url: string, ca: string | undefined): Promise<number> {
   return new Promise((resolveStatus) => {
     const req = https.get(`${url}/readyz`, { ca, rejectUnauthorized: ca !== undefined, agent: false, timeout: 2000 }, (res) => {
       res.resume();
@@ -48,7 +48,7 @@ function readyz(url: string, ca: string | undefined): Promise<number> {
   });
 }
 
-async function waitReady(url: string, caFile: string, timeoutMs: number, what: string): Promise<void> {
+export async function waitReady(url: string, caFile: string, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const ca = existsSync(caFile) ? readFileSync(caFile, 'utf8') : undefined;
@@ -66,7 +66,11 @@ function startDetached(command: string, args: string[], logFile: string, pidFile
   child.unref();
 }
 
-export function haproxyConfig(lbPort: number, apiPorts: number[]): string {
+/**
+ * HAProxy in front of the replicas' APIs. `hosts` places the frontend and each replica elsewhere
+ * than loopback (the chaos suite's replicas live in network namespaces of their own).
+ */
+export function haproxyConfig(lbPort: number, apiPorts: number[], hosts: { bind?: string; servers?: string[] } = {}): string {
   return [
     '# Written by `carina local-cluster up`: TLS passes through to the replicas.',
     'global',
@@ -80,7 +84,7 @@ export function haproxyConfig(lbPort: number, apiPorts: number[]): string {
     '  retries 3',
     '  option redispatch',
     'frontend carina',
-    `  bind 127.0.0.1:${lbPort}`,
+    `  bind ${hosts.bind ?? '127.0.0.1'}:${lbPort}`,
     '  default_backend carina-replicas',
     'backend carina-replicas',
     '  # Least connections spreads long-lived watch connections across replicas.',
@@ -88,7 +92,7 @@ export function haproxyConfig(lbPort: number, apiPorts: number[]): string {
     '  option httpchk GET /readyz',
     '  http-check expect status 200',
     '  default-server check check-ssl verify none inter 1s fall 2 rise 2',
-    ...apiPorts.map((port, i) => `  server member-${i + 1} 127.0.0.1:${port}`),
+    ...apiPorts.map((port, i) => `  server member-${i + 1} ${hosts.servers?.[i] ?? '127.0.0.1'}:${port}`),
     '',
   ].join('\n');
 }

@@ -12,6 +12,7 @@ import { buildApiServerParts, startControllers } from '../server/default-parts';
 import { localClusterDown, localClusterUp } from './local-cluster';
 import { addMember, formatMemberTable, memberStatus, parseMemberId, promoteMember, removeMember, transferLeadership } from './members';
 import { snapshotCommand } from './snapshot';
+import { chaosCommand } from './chaos';
 
 const SERVER_FLAGS: FlagSpec[] = [
   { name: 'data-dir', kind: 'string', default: './data', help: 'Directory for the replica\'s Raft log and store.' },
@@ -52,11 +53,12 @@ const SERVER_SUMMARY = 'Starts one replica of Carina: the Raft-replicated key-va
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-    process.stdout.write('Usage: carina <command> [flags]\n\nCommands:\n  server          start one replica (see carina server --help)\n  local-cluster   up|down: replicas and HAProxy on loopback (see carina local-cluster --help)\n  members         list|add|promote|remove|transfer-leader: the members of a running cluster (see carina members --help)\n  snapshot        save|status|restore: backups of the store (see carina snapshot --help)\n');
+    process.stdout.write('Usage: carina <command> [flags]\n\nCommands:\n  server          start one replica (see carina server --help)\n  local-cluster   up|down: replicas and HAProxy on loopback (see carina local-cluster --help)\n  members         list|add|promote|remove|transfer-leader: the members of a running cluster (see carina members --help)\n  snapshot        save|status|restore: backups of the store (see carina snapshot --help)\n  chaos           failure injection against a cluster in network namespaces (see carina chaos --help)\n');
     return command === undefined ? 1 : 0;
   }
   if (command === 'local-cluster') return localCluster(rest);
   if (command === 'snapshot') return snapshotCommand(rest);
+  if (command === 'chaos') return chaosCommand(rest);
   if (command === 'members') return members(rest);
   if (command !== 'server') {
     process.stderr.write(`carina: unknown command "${command}" (try carina --help)\n`);

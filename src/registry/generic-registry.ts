@@ -395,7 +395,8 @@ export class GenericRegistry {
       const next = structuredClone(object);
       const result = await this.writeUpdate(resource, current, next, options);
       if (result !== undefined) return { object: result, created: false };
-      if (preconditionRv !== undefined) throw errors.staleResourceVersion(gr, name);
+      // The object changed underneath: read it again, as GuaranteedUpdate does, so that a
+      // precondition meets what is there now (404 if it was deleted, 409 if it was modified).
     }
     throw errors.staleResourceVersion(gr, name);
   }

@@ -25,6 +25,11 @@ export type CacheListener = (event: CachedEvent) => void;
 
 interface Subscription {
   prefix: string;
+  /**
+   * The revision the watch starts after. It can be ahead of this cache: a client resuming from
+   * an event another replica already served. Events up to it are not the watch's to get.
+   */
+  afterRevision: number;
   listener: CacheListener;
   /** Called when the cache must drop its watchers (refill); they resume from their last version. */
   onReset: () => void;
@@ -131,7 +136,7 @@ export class WatchCache {
       this.historyBytes += event.size + 256;
       if (event.revision > this.revision) this.revision = event.revision;
       for (const sub of this.subscriptions) {
-        if (event.key.startsWith(sub.prefix)) sub.listener(event);
+        if (event.revision > sub.afterRevision && event.key.startsWith(sub.prefix)) sub.listener(event);
       }
     }
     if (revision > this.revision) this.revision = revision;
@@ -212,7 +217,7 @@ export class WatchCache {
       const event = this.history[i];
       if (event.revision > afterRevision && event.key.startsWith(prefix)) listener(event);
     }
-    const sub: Subscription = { prefix, listener, onReset };
+    const sub: Subscription = { prefix, afterRevision, listener, onReset };
     this.subscriptions.add(sub);
     return { cancel: () => this.subscriptions.delete(sub) };
   }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the integration tests and benchmarks need and the machine lacks: etcd and
-# etcdctl 3.4 (Debian packages etcd-server, etcd-client) and haproxy. Idempotent: a tool already
+# etcdctl 3.4 (Debian packages etcd-server, etcd-client), haproxy, and ip and tc (iproute2, for the
+# chaos suite's network namespaces). Idempotent: a tool already
 # present is only reported. Prints one line per tool.
 #
 # Installs with apt-get (running `apt-get update` only if the first attempt fails), as root, or
@@ -9,8 +10,8 @@
 # enabled. Nothing that was on the machine before is stopped or changed.
 set -euo pipefail
 
-TOOLS=(etcd etcdctl haproxy)
-declare -A PACKAGE_OF=([etcd]=etcd-server [etcdctl]=etcd-client [haproxy]=haproxy)
+TOOLS=(etcd etcdctl haproxy ip tc)
+declare -A PACKAGE_OF=([etcd]=etcd-server [etcdctl]=etcd-client [haproxy]=haproxy [ip]=iproute2 [tc]=iproute2)
 declare -A SERVICE_OF=([etcd-server]=etcd [haproxy]=haproxy)
 
 say() { printf 'install-test-deps: %s\n' "$*"; }
@@ -36,6 +37,7 @@ version_of() {
     etcd) "$2" --version 2>/dev/null | head -n 1 || true ;;
     etcdctl) "$2" version 2>/dev/null | head -n 1 || true ;;
     haproxy) "$2" -v 2>/dev/null | head -n 1 || true ;;
+    ip|tc) "$2" -V 2>/dev/null | head -n 1 || true ;;
   esac
 }
 
@@ -51,7 +53,7 @@ done
 [ "${#missing_packages[@]}" -eq 0 ] && exit 0
 
 command -v apt-get >/dev/null 2>&1 ||
-  die "missing ${missing_packages[*]} and apt-get is not available: install etcd 3.4 (etcd, etcdctl) and haproxy by hand"
+  die "missing ${missing_packages[*]} and apt-get is not available: install etcd 3.4 (etcd, etcdctl), haproxy and iproute2 by hand"
 
 if [ "$(id -u)" -eq 0 ]; then
   as_root=()

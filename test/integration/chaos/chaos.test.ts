@@ -1,0 +1,84 @@
+/**
+ * The failure-injection suite, bounded for CI: three replicas in network namespaces behind
+ * HAProxy, a client workload through HAProxy, and 75 s of seeded faults covering every kind
+ * there is (each one at least once); then no violation may be found and the run must have done
+ * enough to mean something. Also: `carina chaos` refuses clearly where it cannot run.
+ * Needs root and iproute2 (test/support/install-test-deps.sh installs iproute2) and HAProxy.
+ */
+import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chaosFaultKinds, runChaos } from '../../../src/chaos/chaos-run';
+import type { ChaosReport } from '../../../src/chaos/chaos-report';
+import { planFaults } from '../../../src/chaos/fault-schedule';
+import { NetnsTopology } from '../../../src/chaos/netns-topology';
+
+/** The CLI of the same build as this test (dist/ or any other output folder). */
+const ENTRY = resolve(__dirname, '..', '..', '..', 'src', 'cli', 'main.js');
+const PREFIX = 'crch-t';
+const SEED = 2026;
+const FAULT_MS = 75_000;
+
+describe('carina chaos (integration, network namespaces)', function () {
+  this.timeout(300_000);
+  let workDir: string;
+
+  before(() => {
+    const reason = NetnsTopology.unavailableReason();
+    if (reason !== undefined) throw new Error(`this suite needs root and iproute2: ${reason}`);
+    workDir = mkdtempSync(join(tmpdir(), 'carina-chaos-test-'));
+  });
+
+  after(() => {
+    // Whatever happened, no namespace, link or replica of ours outlives the suite.
+    NetnsTopology.cleanupLeftovers(PREFIX);
+    rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it('refuses clearly when not root, and when `ip` is missing', () => {
+    const asNobody = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ENTRY, 'chaos', '--duration', '1s'], { encoding: 'utf8' });
+    expect(asNobody.status, asNobody.stderr).to.equal(2);
+    expect(asNobody.stderr).to.contain('carina chaos needs root');
+    const withoutIp = spawnSync(process.execPath, [ENTRY, 'chaos', '--duration', '1s'], { encoding: 'utf8', env: { ...process.env, PATH: '/nonexistent' } });
+    expect(withoutIp.status, withoutIp.stderr).to.equal(2);
+    expect(withoutIp.stderr).to.contain('`ip netns` is unavailable');
+  });
+
+  it(`runs ${FAULT_MS / 1000} s of every fault kind under load with no violation, and recovers`, async () => {
+    const reportFile = join(workDir, 'report.json');
+    const progress: string[] = [];
+    let report: ChaosReport;
+    try {
+      report = await runChaos({ seed: SEED, durationMs: FAULT_MS, replicas: 3, entry: ENTRY, reportFile, prefix: PREFIX, subnet: '10.213.1', lbPort: 23081, log: (line) => progress.push(line) });
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\nprogress:\n${progress.join('\n')}`);
+    }
+    const summary = readFileSync(`${reportFile}.txt`, 'utf8');
+    expect(report.violations, summary).to.deep.equal([]);
+    expect(report.linearizability.timedOut, summary).to.equal(false);
+
+    // The seed's schedule is what ran, and it covered every kind.
+    expect(report.schedule).to.deep.equal(planFaults({ seed: SEED, durationMs: FAULT_MS, kinds: chaosFaultKinds() }).map((f) => f.kind));
+    const injected = new Set(report.faults.map((f) => f.kind));
+    expect([...injected].sort(), summary).to.deep.equal([...chaosFaultKinds()].sort());
+    expect(report.faults.every((f) => f.recoveredAtMs !== null), summary).to.equal(true);
+
+    // Enough happened for "no violation" to mean something.
+    expect(report.acknowledged, summary).to.be.greaterThan(1000);
+    for (const kind of ['create', 'update', 'delete', 'get', 'list'] as const) expect(report.operations.byKind[kind].ok, `${kind}\n${summary}`).to.be.greaterThan(20);
+    expect(report.operations.byKind.update.failed, summary).to.be.greaterThan(0);
+    expect(report.watches.resumes, summary).to.be.greaterThan(0);
+    expect(report.watches.events, summary).to.be.greaterThan(500);
+    expect(report.storeChanges, summary).to.be.greaterThan(500);
+    expect(report.recovery.map((r) => r.ready)).to.deep.equal([true, true, true]);
+    expect(new Set(report.recovery.map((r) => r.hash)).size).to.equal(1);
+
+    // The JSON report carries the history and the watches for whoever investigates.
+    const saved = JSON.parse(readFileSync(reportFile, 'utf8')) as { history: unknown[]; watches: unknown[]; faults: unknown[] };
+    expect(saved.history.length).to.be.greaterThan(report.acknowledged / 2);
+    expect(saved.faults).to.have.length(report.faults.length);
+    expect(existsSync(join('/var/run/netns', `${PREFIX}n1`))).to.equal(false);
+  });
+});
