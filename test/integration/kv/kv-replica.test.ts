@@ -11,20 +11,11 @@ import { join } from 'node:path';
 import { KvReplica, type KvReplicaMember, type KvReplicaOptions } from '../../../raft/etcd/kv-replica';
 import type { WatchResponse } from '../../../raft/kv/types';
 import { freePort } from '../../support/raft-cluster';
+import { until } from '../../support/until';
 
 const enc = (s: string) => Buffer.from(s);
 const dec = (b: Uint8Array) => Buffer.from(b).toString();
 const all = { key: Uint8Array.of(0), rangeEnd: Uint8Array.of(0), serializable: true };
-
-async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn().catch(() => null);
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 class Trio {
   replicas: Array<KvReplica | null> = [];

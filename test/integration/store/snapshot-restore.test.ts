@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { EtcdClient } from '../../../raft/etcd/etcd-client';
 import { isKvError } from '../../../raft/kv/errors';
 import { findEtcdBinary } from '../../support/etcd-process';
+import { until } from '../../support/until';
 
 const CLI = join(__dirname, '..', '..', '..', 'src', 'cli', 'main.js');
 const BUMP = 1_000_000_000;
@@ -37,16 +38,6 @@ function configMap(i: number): string {
     metadata: { name: cmName(i), namespace: 'default', uid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, creationTimestamp: '2026-01-01T00:00:00Z' },
     data: { i: String(i) },
   });
-}
-
-async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 30_000, describe: () => string = () => ''): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn().catch(() => null);
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${describe()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** Every process this file starts, killed in after() whatever happened. */

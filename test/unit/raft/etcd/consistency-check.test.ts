@@ -12,18 +12,9 @@ import { KvReplica, type KvReplicaMember } from '../../../../raft/etcd/kv-replic
 import { isKvError } from '../../../../raft/kv/errors';
 import type { WatchResponse } from '../../../../raft/kv/types';
 import { MvccStore } from '../../../../raft/kv/mvcc-store';
+import { until } from '../../../support/until';
 
 const enc = (s: string) => Buffer.from(s);
-
-async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn().catch(() => null);
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 function storeWith(values: string[]): MvccStore {
   const store = new MvccStore();

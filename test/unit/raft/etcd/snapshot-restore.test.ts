@@ -14,20 +14,11 @@ import { KvReplica, type KvReplicaMember } from '../../../../raft/etcd/kv-replic
 import { decodeSnapshotFile, SnapshotFileError, verifySnapshotFile } from '../../../../raft/etcd/snapshot-file';
 import { readRestoredClusterId, restoreSnapshot } from '../../../../raft/etcd/snapshot-restore';
 import { isKvError } from '../../../../raft/kv/errors';
+import { until } from '../../../support/until';
 
 const enc = (s: string) => Buffer.from(s);
 const dec = (b: Uint8Array) => Buffer.from(b).toString();
 const BUMP = 1_000_000_000;
-
-async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn().catch(() => null);
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 function member(id: number, raftPort: number): KvReplicaMember {
   return { id, name: `m${id}`, raftAddress: `127.0.0.1:${raftPort}`, clientUrls: [`http://127.0.0.1:${raftPort + 10}`] };
