@@ -20,6 +20,7 @@ import * as protobuf from 'protobufjs';
 import { packagePath } from '../util';
 import { ConversionPlans, type MessagePlan } from './protobuf/conversion-plan';
 import { JsonToWire } from './protobuf/json-to-wire';
+import { WireWriter } from './protobuf/wire-writer';
 import { KindIndex } from './protobuf/kind-index';
 import { ProtobufCodecError } from './protobuf/protobuf-codec-error';
 import { WireToJson } from './protobuf/wire-to-json';
@@ -100,7 +101,7 @@ export class ProtobufCodec {
   encode(object: JsonObject, as?: TypeName): Buffer {
     const typeMeta = typeMetaOf(object);
     const plan = this.planOf(typeMeta.apiVersion !== '' || typeMeta.kind !== '' ? typeMeta : (as ?? typeMeta));
-    const writer = protobuf.Writer.create();
+    const writer = new WireWriter();
     writer.uint32(0x0a).fork().uint32(0x0a).string(typeMeta.apiVersion).uint32(0x12).string(typeMeta.kind).ldelim();
     writer.uint32(0x12).fork();
     this.toWire.writeMessage(writer, plan, object);
@@ -171,7 +172,7 @@ export class ProtobufCodec {
    */
   encodeWatchEventFrame(type: string, object: JsonObject): Buffer {
     const envelope = this.encode(object);
-    const writer = protobuf.Writer.create();
+    const writer = new WireWriter();
     writer.uint32(0x0a).string(type);
     writer.uint32(0x12).fork().uint32(0x0a).bytes(envelope).ldelim();
     const event = writer.finish();

@@ -8,11 +8,11 @@
  * non-pointer fields, which the descriptor cannot tell apart from pointer ones; Go's decoders read
  * both forms as the same object.
  */
-import { Writer } from 'protobufjs';
 import { ProtobufCodecError } from './protobuf-codec-error';
 import type { ConversionPlans, FieldPlan, MessagePlan, ScalarType, SpecialKind, ValuePlan } from './conversion-plan';
 import { parseGoDuration } from './go-duration';
 import { parseRfc3339 } from './rfc3339';
+import type { WireWriter as Writer } from './wire-writer';
 
 type JsonObject = { [key: string]: unknown };
 
