@@ -72,8 +72,8 @@ export class NetnsTopology {
   }
 
   /** Whether this machine can run the topology: root, and `ip netns` working. A reason when not. */
-  static unavailableReason(): string | undefined {
-    if (typeof process.getuid === 'function' && process.getuid() !== 0) return 'carina chaos needs root (it creates network namespaces and veth pairs)';
+  static unavailableReason(uid: number | undefined = process.getuid?.()): string | undefined {
+    if (uid !== undefined && uid !== 0) return 'carina chaos needs root (it creates network namespaces and veth pairs)';
     const probe = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' });
     if (probe.error !== undefined || probe.status !== 0) return `\`ip netns\` is unavailable (${probe.error?.message ?? probe.stderr.trim()}); install iproute2`;
     const tc = spawnSync('tc', ['-V'], { encoding: 'utf8' });
