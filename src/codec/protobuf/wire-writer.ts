@@ -10,7 +10,8 @@
  * large one moves once per level it is nested in, so the copying stays a small multiple of the
  * output. The bytes are those of a canonical encoder (minimal varints), as Go's are.
  */
-const INITIAL_BYTES = 4096;
+// Below half of Buffer.poolSize, so that small bodies come from the shared pool.
+const INITIAL_BYTES = 1024;
 
 export class WireWriter {
   private buffer = Buffer.allocUnsafe(INITIAL_BYTES);

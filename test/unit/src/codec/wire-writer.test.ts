@@ -57,7 +57,7 @@ describe('WireWriter', () => {
       for (let i = 0; i < 3000; i++) w.string(`item-${i}`);
       w.ldelim();
     });
-    expect(ours.length).to.be.greaterThan(4096);
+    expect(ours.length).to.be.greaterThan(16384);
     expect(ours.equals(reference)).to.equal(true);
   });
 });
