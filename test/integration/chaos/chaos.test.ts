@@ -40,13 +40,17 @@ describe('carina chaos (integration, network namespaces)', function () {
     rmSync(workDir, { recursive: true, force: true });
   });
 
-  it('refuses clearly when not root, and when `ip` is missing', () => {
+  it('refuses clearly when not root, when `ip` is missing, and a member-remove without member-add', () => {
     const asNobody = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ENTRY, 'chaos', '--duration', '1s'], { encoding: 'utf8' });
     expect(asNobody.status, asNobody.stderr).to.equal(2);
     expect(asNobody.stderr).to.contain('carina chaos needs root');
     const withoutIp = spawnSync(process.execPath, [ENTRY, 'chaos', '--duration', '1s'], { encoding: 'utf8', env: { ...process.env, PATH: '/nonexistent' } });
     expect(withoutIp.status, withoutIp.stderr).to.equal(2);
     expect(withoutIp.stderr).to.contain('`ip netns` is unavailable');
+    // Removes only after adds keep the cluster at its initial voters: one without the other is refused.
+    const removeOnly = spawnSync(process.execPath, [ENTRY, 'chaos', '--duration', '1s', '--faults', 'latency,member-remove'], { encoding: 'utf8' });
+    expect(removeOnly.status, removeOnly.stderr).to.equal(2);
+    expect(removeOnly.stderr).to.contain('member-add and member-remove go together');
   });
 
   it(`runs ${FAULT_MS / 1000} s of every fault kind under load with no violation, and recovers`, async () => {
@@ -97,6 +101,6 @@ describe('carina chaos (integration, network namespaces)', function () {
     expect(saved.history.length).to.be.greaterThan(report.acknowledged / 2);
     expect(saved.faults).to.have.length(report.faults.length);
     expect(existsSync(join('/var/run/netns', `${PREFIX}n1`))).to.equal(false);
-    process.stdout.write(`      seed ${SEED}: ${report.acknowledged} operations acknowledged, ${report.faults.length} faults, ${report.violations.length} violations; members ${membership.initial.join(',')} -> ${membership.final.join(',')}\n`);
+    process.stdout.write(`      seed ${SEED}: ${report.acknowledged} operations acknowledged, ${report.faults.length} faults, ${report.violations.length} violations; members ${membership.initial.join(',')} -> ${membership.final.join(',')} (${report.faults.filter((f) => f.kind.startsWith('member-')).map((f) => `${f.kind} ${f.target}`).join('; ')})\n`);
   });
 });
