@@ -2,15 +2,27 @@
  * The cluster under test: one `carina server` per network namespace (its Raft peers, etcd API
  * and Kubernetes API bound to the namespace's address) and HAProxy in the root namespace in
  * front of the APIs, configured as `carina local-cluster` configures it. Replicas can be killed
- * (SIGKILL or SIGTERM) and started again on the same data.
+ * (SIGKILL or SIGTERM) and started again on the same data; members can be added (a learner in a
+ * new namespace, caught up, promoted) and removed while the cluster serves, with HAProxy's
+ * backends following the membership.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EtcdClient } from '../../raft';
 import { currentContextCredentials, parseKubeconfig, type KubeconfigCredentials } from '../certificates';
-import { haproxyConfig, readyz, waitReady } from '../cli/local-cluster';
+import { readyz, waitReady } from '../cli/local-cluster';
+import { addMember, promoteMember, removeMember } from '../cli/members';
+import { ChaosLoadBalancer } from './chaos-load-balancer';
+import type { MemberRemoval, MembershipOperations } from './fault-injectors';
 import type { NetnsTopology } from './netns-topology';
+
+export class ChaosClusterError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ChaosClusterError';
+  }
+}
 
 export interface ChaosClusterOptions {
   dir: string;
@@ -27,11 +39,27 @@ export interface ChaosClusterOptions {
 const API_PORT = 23100;
 const ETCD_PORT = 23101;
 const RAFT_PORT = 23102;
+/** A learner restores the store from the leader's snapshot or log: seconds, even under load. */
+const JOIN_TIMEOUT_MS = 60_000;
+/** A removed member hands off leadership (if it led) and stops itself. */
+const REMOVED_EXIT_TIMEOUT_MS = 30_000;
+const MEMBERSHIP_REQUEST_TIMEOUT_MS = 15_000;
 
+/**
+ * A replica of the cluster. `slot` places it in the topology (namespace, link, address); the
+ * founding members have member id = slot, a member added later gets the id the cluster gives it
+ * and the next free slot (slots are not reused: a removed member's namespace stays until the end).
+ */
 interface Replica {
   member: number;
+  slot: number;
   dataDir: string;
   logFile: string;
+  /** --initial-cluster it starts with (a joined member: the cluster as it was when it was added). */
+  initialCluster: string;
+  joinedLater: boolean;
+  /** 'joining': added as a learner, not yet promoted; 'removed': out of the cluster, its process gone. */
+  state: 'joining' | 'voter' | 'removed';
   child?: ChildProcess;
 }
 
@@ -43,31 +71,60 @@ export interface MemberStatus {
   appliedIndex: number;
 }
 
-export class ChaosCluster {
+export class ChaosCluster implements MembershipOperations {
   private readonly replicas: Replica[] = [];
-  private haproxy?: ChildProcess;
+  private readonly loadBalancer: ChaosLoadBalancer;
   private credentialsCache?: KubeconfigCredentials;
 
   constructor(private readonly options: ChaosClusterOptions) {
-    for (let member = 1; member <= options.replicas; member++) {
-      this.replicas.push({ member, dataDir: join(options.dir, `member-${member}`), logFile: join(options.dir, `member-${member}.log`) });
+    const topology = options.topology;
+    const founders = Array.from({ length: options.replicas }, (_, i) => i + 1);
+    const initialCluster = founders.map((m) => `${m}@${topology.addressOf(m)}:${RAFT_PORT}@${topology.addressOf(m)}:${ETCD_PORT}`).join(',');
+    for (const member of founders) {
+      this.replicas.push({ member, slot: member, dataDir: join(options.dir, `member-${member}`), logFile: join(options.dir, `member-${member}.log`), initialCluster, joinedLater: false, state: 'voter' });
     }
+    this.loadBalancer = new ChaosLoadBalancer({ dir: options.dir, lbPort: options.lbPort, haproxy: options.haproxy, log: options.log });
   }
 
+  /** The current voting members (founders and members added since, minus those removed). */
   get members(): number[] {
-    return this.replicas.map((r) => r.member);
+    return this.replicas.filter((r) => r.state === 'voter').map((r) => r.member);
+  }
+
+  /** Members added during the run, in order (those removed since included). */
+  get addedMembers(): number[] {
+    return this.replicas.filter((r) => r.joinedLater).map((r) => r.member);
+  }
+
+  /** Members removed during the run, in order. */
+  get removedMembers(): number[] {
+    return this.replicas.filter((r) => r.state === 'removed').map((r) => r.member);
+  }
+
+  /** The members HAProxy sends new connections to. */
+  get loadBalancerBackends(): number[] {
+    return this.loadBalancer.backends;
   }
 
   get url(): string {
-    return `https://127.0.0.1:${this.options.lbPort}`;
+    return this.loadBalancer.url;
+  }
+
+  /** Where a member lives in the topology (its namespace and link are named after the slot). */
+  slotOf(member: number): number {
+    return this.replica(member).slot;
+  }
+
+  addressOf(member: number): string {
+    return this.options.topology.addressOf(this.slotOf(member));
   }
 
   apiUrlOf(member: number): string {
-    return `https://${this.options.topology.addressOf(member)}:${API_PORT}`;
+    return `https://${this.addressOf(member)}:${API_PORT}`;
   }
 
   etcdEndpointOf(member: number): string {
-    return `${this.options.topology.addressOf(member)}:${ETCD_PORT}`;
+    return `${this.addressOf(member)}:${ETCD_PORT}`;
   }
 
   /** The admin credentials; the replicas share one CA, so member 1's work everywhere. */
@@ -87,28 +144,28 @@ export class ChaosCluster {
   async start(): Promise<void> {
     mkdirSync(this.options.dir, { recursive: true });
     for (const replica of this.replicas) this.spawnReplica(replica);
-    for (const replica of this.replicas) await this.waitMemberReady(replica.member, 90_000);
-    const configFile = join(this.options.dir, 'haproxy.cfg');
-    const topology = this.options.topology;
-    writeFileSync(configFile, haproxyConfig(this.options.lbPort, this.replicas.map(() => API_PORT), { servers: this.replicas.map((r) => topology.addressOf(r.member)) }));
-    const out = openSync(join(this.options.dir, 'haproxy.log'), 'a');
-    this.haproxy = spawn(this.options.haproxy ?? 'haproxy', ['-db', '-f', configFile], { stdio: ['ignore', out, out] });
-    closeSync(out);
-    await waitReady(this.url, join(this.replicas[0].dataDir, 'pki', 'ca.crt'), 30_000, 'the load balancer');
-    this.options.log(`load balancer ready on ${this.url}`);
+    for (const replica of this.replicas) {
+      await waitReady(this.apiUrlOf(replica.member), join(replica.dataDir, 'pki', 'ca.crt'), 90_000, `member ${replica.member}`);
+      this.options.log(`member ${replica.member} ready on ${this.apiUrlOf(replica.member)}`);
+    }
+    await this.updateLoadBalancer();
+  }
+
+  private async updateLoadBalancer(): Promise<void> {
+    await this.loadBalancer.configure(this.members.map((member) => ({ member, address: this.addressOf(member), port: API_PORT })), this.credentials.caCertPem);
   }
 
   private spawnReplica(replica: Replica): void {
-    const topology = this.options.topology;
-    const address = topology.addressOf(replica.member);
+    const address = this.options.topology.addressOf(replica.slot);
     mkdirSync(replica.dataDir, { recursive: true });
-    const initialCluster = this.replicas.map((r) => `${r.member}@${topology.addressOf(r.member)}:${RAFT_PORT}@${topology.addressOf(r.member)}:${ETCD_PORT}`).join(',');
-    const [command, ...prefix] = topology.execIn(replica.member);
+    const [command, ...prefix] = this.options.topology.execIn(replica.slot);
     const out = openSync(replica.logFile, 'a');
     replica.child = spawn(command, [...prefix, process.execPath, this.options.entry, 'server',
       '--member-id', String(replica.member),
       '--data-dir', replica.dataDir,
-      '--initial-cluster', initialCluster,
+      '--initial-cluster', replica.initialCluster,
+      // A member added later joins the running cluster; on a restart its data says who it is.
+      ...(replica.joinedLater ? ['--initial-cluster-state', 'existing'] : []),
       '--listen-etcd-address', `${address}:${ETCD_PORT}`,
       '--bind-address', address,
       '--advertise-address', address,
@@ -119,12 +176,6 @@ export class ChaosCluster {
       '--auto-compaction-interval', '0',
     ], { stdio: ['ignore', out, out] });
     closeSync(out);
-  }
-
-  private async waitMemberReady(member: number, timeoutMs: number): Promise<void> {
-    const replica = this.replica(member);
-    await waitReady(this.apiUrlOf(member), join(replica.dataDir, 'pki', 'ca.crt'), timeoutMs, `member ${member}`);
-    this.options.log(`member ${member} ready on ${this.apiUrlOf(member)}`);
   }
 
   isRunning(member: number): boolean {
@@ -145,8 +196,76 @@ export class ChaosCluster {
 
   /** Starts a stopped member on its data again; does not wait for it to be ready. */
   restartMember(member: number): void {
-    if (this.isRunning(member)) return;
-    this.spawnReplica(this.replica(member));
+    const replica = this.replica(member);
+    if (this.isRunning(member) || replica.state === 'removed') return;
+    this.spawnReplica(replica);
+  }
+
+  /**
+   * A new member joins as an operator would add one: `carina members add --learner` (in
+   * process), started with the --initial-cluster it printed and --initial-cluster-state
+   * existing in a new namespace, `carina members promote --wait` once it has caught up, then
+   * ready (its API serves) and behind the load balancer.
+   */
+  async addMember(): Promise<number> {
+    const topology = this.options.topology;
+    const slot = Math.max(...this.replicas.map((r) => r.slot)) + 1;
+    await topology.addMember(slot);
+    const address = topology.addressOf(slot);
+    const endpoints = this.members.map((m) => this.etcdEndpointOf(m));
+    const added = await addMember(endpoints, { name: `slot-${slot}`, peerAddress: `${address}:${RAFT_PORT}`, clientUrl: `http://${address}:${ETCD_PORT}`, learner: true }, MEMBERSHIP_REQUEST_TIMEOUT_MS);
+    const member = Number(added.id);
+    const initialCluster = /--initial-cluster (\S+)/.exec(added.text)?.[1];
+    if (initialCluster === undefined) throw new ChaosClusterError(`carina members add printed no --initial-cluster:\n${added.text}`);
+    const replica: Replica = { member, slot, dataDir: join(this.options.dir, `member-${member}`), logFile: join(this.options.dir, `member-${member}.log`), initialCluster, joinedLater: true, state: 'joining' };
+    this.replicas.push(replica);
+    this.options.log(`member ${member} added as a learner (slot ${slot}, ${address}); starting it with --initial-cluster ${initialCluster}`);
+    this.spawnReplica(replica);
+    await promoteMember(endpoints, added.id, { wait: true, waitTimeoutMs: JOIN_TIMEOUT_MS, progress: (line) => this.options.log(line) }, MEMBERSHIP_REQUEST_TIMEOUT_MS);
+    replica.state = 'voter';
+    this.options.log(`member ${member} promoted`);
+    await this.waitServing(member, JOIN_TIMEOUT_MS);
+    await this.updateLoadBalancer();
+    return member;
+  }
+
+  /**
+   * `carina members remove` (in process, asked of the other members). The removed member hands
+   * off leadership if it led and stops itself; it leaves the load balancer at once. What became
+   * of its process is returned for the caller to judge (a member that keeps running, or exits
+   * with a failure, is a bug of the membership, not of this harness).
+   */
+  async removeMember(member: number): Promise<MemberRemoval> {
+    const replica = this.replica(member);
+    const child = replica.child;
+    const others = this.members.filter((m) => m !== member);
+    const started = Date.now();
+    const exited = new Promise<number | null>((resolve) => {
+      if (child === undefined || child.exitCode !== null || child.signalCode !== null) resolve(child?.exitCode ?? null);
+      else child.once('exit', (code) => resolve(code));
+    });
+    await removeMember(others.map((m) => this.etcdEndpointOf(m)), BigInt(member), MEMBERSHIP_REQUEST_TIMEOUT_MS);
+    replica.state = 'removed';
+    this.options.log(`member ${member} removed`);
+    await this.updateLoadBalancer();
+    let timer: NodeJS.Timeout | undefined;
+    const exitCode = await Promise.race([exited, new Promise<'running'>((resolve) => { timer = setTimeout(() => resolve('running'), REMOVED_EXIT_TIMEOUT_MS); })]);
+    clearTimeout(timer);
+    if (exitCode === 'running') {
+      await this.stopMember(member, 'SIGKILL');
+      return { exitCode: null, exitedAfterMs: null };
+    }
+    return { exitCode, exitedAfterMs: Date.now() - started };
+  }
+
+  /** Waits until the member's API answers /readyz with 200 (it shares the cluster's CA). */
+  private async waitServing(member: number, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await this.memberReady(member))) {
+      if (Date.now() > deadline) throw new ChaosClusterError(`member ${member} not ready within ${timeoutMs} ms (see ${this.replica(member).logFile})`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    this.options.log(`member ${member} ready on ${this.apiUrlOf(member)}`);
   }
 
   async memberReady(member: number): Promise<boolean> {
@@ -166,6 +285,18 @@ export class ChaosCluster {
     }
   }
 
+  /** The store's member list as one member reports it (ids, learner or not); undefined if it does not answer. */
+  async listedMembers(member: number, timeoutMs = 3000): Promise<Array<{ id: string; isLearner: boolean }> | undefined> {
+    const client = new EtcdClient({ endpoints: [this.etcdEndpointOf(member)], timeoutMs });
+    try {
+      return (await client.memberList()).members.map((m) => ({ id: m.id.toString(), isLearner: m.isLearner }));
+    } catch {
+      return undefined;
+    } finally {
+      await client.close();
+    }
+  }
+
   /** The member that a majority of the answering members name as leader, if any. */
   async leader(): Promise<number | undefined> {
     const statuses = (await Promise.all(this.members.map((m) => this.memberStatus(m)))).filter((s): s is MemberStatus => s !== undefined);
@@ -175,15 +306,16 @@ export class ChaosCluster {
     return undefined;
   }
 
-  /** Stops HAProxy and every replica (SIGTERM, then SIGKILL). */
+  /** Stops HAProxy and every replica still running (SIGTERM, then SIGKILL). */
   async stop(): Promise<void> {
-    this.haproxy?.kill('SIGKILL');
-    await Promise.all(this.members.map((m) => this.stopMember(m, 'SIGTERM')));
+    this.loadBalancer.killAllNow();
+    await Promise.all(this.replicas.map((r) => this.stopMember(r.member, 'SIGTERM')));
   }
 
   /** For exit handlers: SIGKILL to everything this cluster started, without waiting. */
   killAllNow(): void {
-    for (const child of [this.haproxy, ...this.replicas.map((r) => r.child)]) {
+    this.loadBalancer.killAllNow();
+    for (const child of this.replicas.map((r) => r.child)) {
       if (child !== undefined && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
   }

@@ -79,6 +79,6 @@ export interface StoreChange {
 }
 
 export interface Violation {
-  checker: 'writes' | 'linearizability' | 'watch' | 'recovery';
+  checker: 'writes' | 'linearizability' | 'watch' | 'recovery' | 'membership';
   message: string;
 }

@@ -33,6 +33,17 @@ export interface ChaosReport {
   linearizability: { objects: number; timedOut: boolean; elapsedMs: number };
   storeChanges: number;
   recovery: ReplicaState[];
+  /** Who the members were: at the start, at the end (voters), added and removed on the way. */
+  membership: {
+    initial: number[];
+    final: number[];
+    added: number[];
+    removed: number[];
+    /** The member ids the store listed at the end (null: no member answered). */
+    listed: string[] | null;
+    /** The members HAProxy sent new connections to at the end. */
+    loadBalancer: number[];
+  };
   violations: Violation[];
 }
 
@@ -60,6 +71,9 @@ export function formatReportSummary(report: ChaosReport): string {
     `  acknowledged: ${report.acknowledged}` + (report.operations.unexpected.length > 0 ? `; unexpected answers: ${report.operations.unexpected.length}` : ''),
     `watches: ${report.watches.watchers} watchers, ${report.watches.events} events, ${report.watches.resumes} resumes, ${report.watches.relists} relists (410)`,
     `linearizability: ${report.linearizability.objects} objects checked in ${report.linearizability.elapsedMs} ms${report.linearizability.timedOut ? ' (TIMED OUT: undecided)' : ''}`,
+    `members: ${report.membership.initial.join(', ')} at the start, ${report.membership.final.join(', ')} at the end` +
+      (report.membership.added.length + report.membership.removed.length > 0 ? ` (added ${report.membership.added.join(', ') || 'none'}; removed ${report.membership.removed.join(', ') || 'none'})` : '') +
+      `; load balancer -> ${report.membership.loadBalancer.join(', ')}`,
     `store: ${report.storeChanges} changes of the objects; replicas: ${report.recovery.map((r) => `${r.member} ${r.ready ? 'ready' : 'NOT READY'} rev ${r.revision ?? '?'} hash ${r.hash ?? '?'}`).join('; ')}`,
     '',
     report.violations.length === 0 ? 'violations: none' : `violations (${report.violations.length}):`,

@@ -2,7 +2,8 @@
  * One chaos run, start to end: the network namespaces, the cluster in them and HAProxy, the
  * workload through HAProxy, the seeded faults one at a time, then the checks (no acknowledged
  * write lost, no failed write present, per-object linearizability, watches complete, recovery
- * with equal store hashes) and the report. Everything it starts is stopped and removed at the
+ * with equal store hashes over the members as they are at the end, with the member list the
+ * membership faults leave) and the report. Everything it starts is stopped and removed at the
  * end, on failure, and on SIGINT/SIGTERM or process exit.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,10 +15,10 @@ import type { Violation } from './chaos-history';
 import { formatReportSummary, watchTotals, type ChaosReport, type FaultRecord } from './chaos-report';
 import { ChaosWorkload } from './chaos-workload';
 import { faultInjectors, type FaultInjector } from './fault-injectors';
-import { planFaults } from './fault-schedule';
+import { planFaults, ScheduleError, type PlannedFault } from './fault-schedule';
 import { NetnsTopology } from './netns-topology';
 import { checkObjectLinearizability } from './object-linearizability';
-import { judgeRecovery, type ReplicaState } from './recovery-check';
+import { judgeRecovery, type MembershipView, type ReplicaState } from './recovery-check';
 import { probeReplica, readStoreHistory } from './store-history';
 import { checkWatches } from './watch-checker';
 import { checkWrites } from './write-checker';
@@ -73,6 +74,13 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosReport> {
   for (const kind of kinds) if (!injectors.has(kind)) throw new ChaosUnavailableError(`unknown fault kind "${kind}" (known: ${[...injectors.keys()].join(', ')})`);
   if (options.replicas < 3) throw new ChaosUnavailableError('a chaos run needs at least 3 replicas (faults take one away)');
   if (options.replicas > 9) throw new ChaosUnavailableError('at most 9 replicas');
+  let schedule: PlannedFault[];
+  try {
+    schedule = planFaults({ seed: options.seed, durationMs: options.durationMs, kinds });
+  } catch (err) {
+    if (err instanceof ScheduleError) throw new ChaosUnavailableError(err.message);
+    throw err;
+  }
 
   const dir = mkdtempSync(join(tmpdir(), 'carina-chaos-'));
   const topology = new NetnsTopology({ prefix: options.prefix ?? 'crch-', subnet: options.subnet ?? '10.213.0', replicas: options.replicas });
@@ -103,16 +111,23 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosReport> {
     workload.start();
     await sleep(2000);
 
-    const schedule = planFaults({ seed: options.seed, durationMs: options.durationMs, kinds });
     log(`schedule: ${schedule.map((f) => f.kind).join(', ')}`);
     const faultsStart = Date.now();
     const faults: FaultRecord[] = [];
+    const faultViolations: Violation[] = [];
+    const initialMembers = cluster.members;
     for (const planned of schedule) {
       const wait = faultsStart + planned.atMs - Date.now();
       if (wait > 0) await sleep(wait);
       const injector = injectors.get(planned.kind) as FaultInjector;
       const injectedAtMs = clock();
-      const active = await injector.inject({ cluster, topology, log }, planned);
+      const violation = (v: Violation) => {
+        log(`fault #${planned.index} ${planned.kind}: [${v.checker}] ${v.message}`);
+        faultViolations.push(v);
+      };
+      const active = await injector.inject({ cluster, topology, log, violation }, planned).catch((err: Error) => {
+        throw new Error(`fault #${planned.index} ${planned.kind} could not be injected: ${err.message}`, { cause: err });
+      });
       log(`fault #${planned.index} ${planned.kind} on ${active.target} (${active.details}); ${workload.acknowledged} operations acknowledged so far`);
       await sleep(planned.holdMs);
       await active.heal();
@@ -131,8 +146,8 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosReport> {
     const history = workload.recordedHistory;
     log(`workload stopped: ${history.length} operations recorded`);
 
-    const recovery = await settledReplicaStates(cluster, RECOVERY_WAIT_MS);
-    const violations: Violation[] = judgeRecovery(recovery);
+    const { states: recovery, membership } = await settledReplicaStates(cluster, RECOVERY_WAIT_MS);
+    const violations: Violation[] = [...faultViolations, ...judgeRecovery(recovery, membership)];
     const truthFrom = recovery.find((r) => r.ready && r.revision !== null)?.member ?? 1;
     const truth = await readStoreHistory(cluster.etcdEndpointOf(truthFrom), `/registry/configmaps/${NAMESPACE}/`, NAME_PREFIX);
     violations.push(...checkWrites(history, truth));
@@ -154,6 +169,14 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosReport> {
       linearizability: { objects: linearizability.objects, timedOut: linearizability.timedOut, elapsedMs: linearizability.elapsedMs },
       storeChanges: truth.length,
       recovery,
+      membership: {
+        initial: initialMembers,
+        final: cluster.members,
+        added: cluster.addedMembers,
+        removed: cluster.removedMembers,
+        listed: membership.listed?.map((m) => m.id) ?? null,
+        loadBalancer: cluster.loadBalancerBackends,
+      },
       violations,
     };
     if (options.reportFile !== undefined) {
@@ -185,15 +208,22 @@ async function waitRecovered(cluster: ChaosCluster, timeoutMs: number): Promise<
 }
 
 /**
- * The replicas' states once they have settled: the probe is repeated until it finds nothing to
- * report (all ready, one leader, one revision, one hash) or the wait is over, and the last
- * probe is returned for the recovery check to judge.
+ * The current members' states once they have settled: the probe is repeated until it finds
+ * nothing to report (all ready, one leader among them, one revision, one hash, the member list
+ * the run expects) or the wait is over, and the last probe is returned for the recovery check.
  */
-async function settledReplicaStates(cluster: ChaosCluster, timeoutMs: number): Promise<ReplicaState[]> {
+async function settledReplicaStates(cluster: ChaosCluster, timeoutMs: number): Promise<{ states: ReplicaState[]; membership: MembershipView }> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const states = await Promise.all(cluster.members.map((m) => probeReplica(cluster, m)));
-    if (judgeRecovery(states).length === 0 || Date.now() > deadline) return states;
+    const members = cluster.members;
+    const states = await Promise.all(members.map((m) => probeReplica(cluster, m)));
+    let listed: MembershipView['listed'];
+    for (const member of members) {
+      listed = await cluster.listedMembers(member);
+      if (listed !== undefined) break;
+    }
+    const membership: MembershipView = { expected: members, listed };
+    if (judgeRecovery(states, membership).length === 0 || Date.now() > deadline) return { states, membership };
     await sleep(500);
   }
 }

@@ -16,7 +16,7 @@ const CHAOS_FLAGS: FlagSpec[] = [
   { name: 'duration', kind: 'duration', default: 60_000, help: 'How long faults are injected (the run adds start-up, recovery and checks).' },
   { name: 'replicas', kind: 'number', default: 3, help: 'How many replicas (3 to 9), each in its own network namespace.' },
   { name: 'report', kind: 'string', default: './chaos-report.json', help: 'Where to write the JSON report (history included); a summary goes to <report>.txt and to stdout.' },
-  { name: 'faults', kind: 'string', default: '', help: `Comma-separated fault kinds to inject (default all: ${chaosFaultKinds().join(', ')}).` },
+  { name: 'faults', kind: 'string', default: '', help: `Comma-separated fault kinds to inject (default all: ${chaosFaultKinds().join(', ')}); member-add and member-remove go together.` },
   { name: 'lb-port', kind: 'number', default: 23080, help: 'Loopback port of the HAProxy in front of the replicas.' },
   { name: 'keep-data', kind: 'boolean', default: false, help: 'Keep the replicas\' data and logs (the directory is printed).' },
   { name: 'help', kind: 'boolean', default: false, help: 'Print this help.' },
@@ -24,9 +24,12 @@ const CHAOS_FLAGS: FlagSpec[] = [
 
 const SUMMARY = 'Runs the failure-injection suite against a cluster built on this machine: replicas in network\n' +
   'namespaces (crch-*, 10.213.0.0/24), HAProxy in front, a workload of creates, precondition updates, deletes,\n' +
-  'gets, lists and resuming watches, and one fault at a time (kills, restarts, partitions, loss, latency).\n' +
+  'gets, lists and resuming watches, and one fault at a time (kills, restarts, partitions, loss, latency,\n' +
+  'a member added and one removed: added as a learner in a new namespace, promoted once caught up, put\n' +
+  'behind HAProxy; removals take the leader or a follower; adds and removes alternate, add first).\n' +
   'Then checks: no acknowledged write lost, no failed write present, linearizable per object, watches\n' +
-  'complete and in order, all replicas recovered with equal store hashes. Needs root and iproute2.';
+  'complete and in order, the current members recovered with equal store hashes and the expected\n' +
+  'member list. Needs root and iproute2.';
 
 export async function chaosCommand(args: string[]): Promise<number> {
   const flags = parseFlags(args, CHAOS_FLAGS);

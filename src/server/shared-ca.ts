@@ -6,7 +6,7 @@
  * accepted by all of them, which is what clients behind a load balancer need.
  * The CA key lives in the store like the Secrets do: whoever can read the store owns the cluster.
  */
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KvClient } from '../../raft';
 import { PKI_FILES, loadOrCreateClusterCertificates, pkiDirectory, writeFileAtomically } from '../certificates';
@@ -30,6 +30,8 @@ async function writeLocal(dataDir: string, ca: StoredCa): Promise<void> {
   const dir = pkiDirectory(dataDir);
   const current = await readFile(join(dir, PKI_FILES.caCert), 'utf8').catch(() => '');
   if (current === ca.certPem) return;
+  // A member that joins a running cluster finds the CA shared before it made any of its own.
+  await mkdir(dir, { recursive: true, mode: 0o700 });
   await writeFileAtomically(join(dir, PKI_FILES.caKey), ca.keyPem, 0o600);
   await writeFileAtomically(join(dir, PKI_FILES.caCert), ca.certPem, 0o644);
 }
