@@ -57,6 +57,9 @@ export class ClusterMembership {
   private removalHandled = false;
   private published = false;
   private publishInFlight = false;
+  /** Since when this member has known no leader (0: it knows one). */
+  private leaderlessSince = 0;
+  private askingLeader = false;
 
   constructor(private readonly host: MembershipHost) {
     this.removed = new Promise((resolve) => {
@@ -219,6 +222,50 @@ export class ClusterMembership {
     ).finally(() => {
       this.publishInFlight = false;
     });
+  }
+
+  /**
+   * A member removed while it was down never sees the conf change that removed it, and would
+   * campaign forever (etcd's peers reject its messages instead). So a member that has had no
+   * leader for a while asks the others: if the leader of this cluster answers and does not list
+   * it, it was removed, and it stops. Only the leader's answer counts, because a lagging peer may
+   * not have applied this member's addition yet. Called on a timer.
+   */
+  checkStillMember(): void {
+    if (this.removalHandled || this.askingLeader || this.host.isStopped()) return;
+    if (this.host.node.leader !== 0) {
+      this.leaderlessSince = 0;
+      return;
+    }
+    const now = Date.now();
+    if (this.leaderlessSince === 0) this.leaderlessSince = now;
+    if (now - this.leaderlessSince < 3 * this.host.tickMs * this.host.electionTicks) return;
+    this.askingLeader = true;
+    void this.askLeaderForMembership().finally(() => {
+      this.askingLeader = false;
+    });
+  }
+
+  private async askLeaderForMembership(): Promise<void> {
+    for (const peer of this.host.registry.list()) {
+      const url = peer.clientUrls[0];
+      if (peer.id === this.host.id || url === undefined) continue;
+      const client = new EtcdClient({ endpoints: [url], timeoutMs: 2_000 });
+      try {
+        const status = await client.status();
+        if (status.header.clusterId !== this.host.registry.clusterId || status.leader !== status.header.memberId) continue;
+        const { members } = await client.memberList();
+        if (!members.some((m) => m.id === BigInt(this.host.id))) {
+          this.host.log(`the leader (member ${status.leader}) does not list this member: it was removed while it was down`);
+          this.leaveCluster();
+        }
+        return;
+      } catch {
+        // Unreachable or not serving: try the next member.
+      } finally {
+        await client.close();
+      }
+    }
   }
 
   /** Runs a membership change on the leader; a follower forwards it to the leader's etcd API. */

@@ -297,6 +297,7 @@ export class KvReplica implements KvClient {
     this.membership.syncTransportPeers();
     await this.node.start();
     this.every(PUBLISH_RETRY_MS, () => this.membership.publish());
+    this.every((this.options.tickMs ?? 100) * (this.options.electionTicks ?? 10), () => this.membership.checkStillMember());
     this.every(LEASE_CHECK_MS, () => this.revokeExpiredLeases());
     this.every(this.options.progressNotifyIntervalMs ?? 600_000, () => this.hub.notifyProgress());
     const compaction = this.options.autoCompaction === undefined ? { intervalMs: 300_000, retentionMs: 300_000 } : this.options.autoCompaction;

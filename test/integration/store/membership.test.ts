@@ -288,6 +288,22 @@ describe('store membership: add a learner, promote, remove, transfer leadership 
       await client.close();
     }
   });
+
+  it('a member removed while it was down learns it from the leader when it comes back, and stops', async () => {
+    const leader = await leaderId();
+    const victim = [...members.keys()].find((id) => id !== leader && members.get(id)!.running) as bigint;
+    const downed = members.get(victim)!;
+    await downed.kill();
+    const r = await carina(['members', 'remove', victim.toString(), `--endpoints=${runningEndpoints().join(',')}`]);
+    expect(r.code, r.stderr).to.equal(0);
+    downed.log = '';
+    downed.start('existing');
+    // Three election timeouts without a leader, then one question to the leader.
+    await waitFor('the removed member to stop by itself', 20_000, async () => (downed.running ? undefined : true));
+    expect(downed.log).to.contain('does not list this member: it was removed while it was down');
+    members.delete(victim);
+    await put(runningEndpoints(), '/after-orphan', 'w');
+  });
 });
 
 describe('store membership in one process: learners in the member list and in the leader\'s progress (/metrics lag)', function () {
