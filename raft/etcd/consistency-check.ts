@@ -87,6 +87,11 @@ export class ConsistencyChecker {
     return this.corrupt;
   }
 
+  /** A corruption found by an earlier run of this member (KvReplica keeps it on disk). */
+  resumeCorruption(corruption: StoreCorruption): void {
+    this.corrupt = corruption;
+  }
+
   stop(): void {
     this.stopped = true;
   }

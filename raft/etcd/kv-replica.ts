@@ -33,7 +33,7 @@
  * stores at a point chosen through the log (consistency-check.ts); a replica found to differ
  * from the majority refuses reads and writes from then on (isCorrupt()).
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { isRaftError } from '../core/errors';
@@ -197,12 +197,19 @@ export class KvReplica implements KvClient {
         await replica.submit('hashReport', report);
       },
       onCorrupt: (corruption) => {
+        // Kept on disk, as etcd keeps its CORRUPT alarm: a restart must not serve the damaged store again.
+        writeFileSync(corruptionFile(options.dataDir), JSON.stringify(corruption));
         // A corrupt leader would keep deciding lease expiry and compaction from a wrong store.
         if (replica.node.isLeader) void replica.handOffLeadership();
         replica.endWatches(corruption.reason);
       },
       log: (line) => replica.log(line),
     });
+    const earlier = readCorruption(options.dataDir);
+    if (earlier !== undefined) {
+      this.consistency.resumeCorruption(earlier);
+      this.log(`CORRUPT: a consistency check found this member's store diverged (${earlier.reason}); it serves nothing until ${corruptionFile(options.dataDir)} is removed, after restoring its data from a snapshot or from the other members`);
+    }
     this.node = nodeFactory({
       appliedIndex: () => replica.appliedIndexValue,
       apply: (entries, lastIndex) => replica.apply(entries, lastIndex),
@@ -957,4 +964,20 @@ function clusterIdOf(members: KvReplicaMember[]): bigint {
   const hi = crc32(Buffer.from(text + '#hi'));
   const lo = crc32(Buffer.from(text + '#lo'));
   return ((BigInt(hi) << 32n) | BigInt(lo)) & 0x7fff_ffff_ffff_ffffn;
+}
+
+/** Where a member keeps the corruption a consistency check found, across restarts. */
+function corruptionFile(dataDir: string): string {
+  return join(dataDir, 'corrupt.json');
+}
+
+function readCorruption(dataDir: string): StoreCorruption | undefined {
+  const file = corruptionFile(dataDir);
+  if (!existsSync(file)) return undefined;
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<StoreCorruption>;
+    return { checkIndex: Number(parsed.checkIndex ?? 0), reason: String(parsed.reason ?? 'found corrupt by an earlier run') };
+  } catch {
+    return { checkIndex: 0, reason: `unreadable ${file}: found corrupt by an earlier run` };
+  }
 }

@@ -107,12 +107,14 @@ describe('consistency checks between KvReplicas', function () {
   let root: string;
   const replicas: KvReplica[] = [];
   const logs: string[][] = [[], [], []];
+  let members: KvReplicaMember[];
+  const openReplica = (id: number) => KvReplica.open({ id, dataDir: join(root, `m${id}`), members, tickMs: 20, electionTicks: 10, logger: (l) => logs[id - 1].push(l) });
 
   before(async () => {
     root = mkdtempSync(join(process.env.CARINA_TMP ?? tmpdir(), 'carina-consistency-'));
-    const members: KvReplicaMember[] = [1, 2, 3].map((id) => ({ id, name: `m${id}`, raftAddress: `127.0.0.1:${22120 + id}`, clientUrls: [`http://127.0.0.1:${22125 + id}`] }));
+    members = [1, 2, 3].map((id) => ({ id, name: `m${id}`, raftAddress: `127.0.0.1:${22120 + id}`, clientUrls: [`http://127.0.0.1:${22125 + id}`] }));
     for (const m of members) {
-      const r = await KvReplica.open({ id: m.id, dataDir: join(root, `m${m.id}`), members, tickMs: 20, electionTicks: 10, logger: (l) => logs[m.id - 1].push(l) });
+      const r = await openReplica(m.id);
       await r.start();
       replicas.push(r);
     }
@@ -180,6 +182,20 @@ describe('consistency checks between KvReplicas', function () {
       const got = await replicas[i].range({ key: enc('key-1') });
       expect(Buffer.from(got.kvs[0].value).toString()).to.equal('value-1');
       await replicas[i].put({ key: enc(`after-${i}`), value: enc('ok') });
+    }
+
+    // The finding outlives a restart: the member refuses from its first moment, as etcd's alarm does.
+    await replicas[victim].close();
+    const reopened = await openReplica(victim + 1);
+    replicas[victim] = reopened;
+    await reopened.start();
+    expect(reopened.isCorrupt()).to.equal(true);
+    expect(reopened.corruption()?.checkIndex).to.equal(checkIndex);
+    try {
+      await reopened.range({ key: enc('key-1'), serializable: true });
+      expect.fail('a member found corrupt before must refuse after a restart');
+    } catch (err) {
+      expect(isKvError(err) && err.code).to.equal('CORRUPT');
     }
   });
 });
