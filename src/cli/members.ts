@@ -16,6 +16,8 @@ export interface MemberRow {
   index: number | undefined;
   applied: number | undefined;
   lag: number | undefined;
+  /** 'ok', or what the member's Status reports as wrong (a store found corrupt); '-' when unknown. */
+  health: string;
   error?: string;
 }
 
@@ -32,7 +34,7 @@ export async function memberStatus(endpoints: string[], timeoutMs = 3000): Promi
     const endpoint = (member.clientUrls[0] ?? '').replace(/^https?:\/\//, '');
     if (endpoint === '') {
       // Added, but not yet started: it has not published its name and client URLs.
-      rows.push({ id: member.id.toString(), name: member.name, endpoint, role: member.isLearner ? 'learner (unstarted)' : 'unstarted', term: undefined, index: undefined, applied: undefined, lag: undefined });
+      rows.push({ id: member.id.toString(), name: member.name, endpoint, role: member.isLearner ? 'learner (unstarted)' : 'unstarted', term: undefined, index: undefined, applied: undefined, lag: undefined, health: '-' });
       continue;
     }
     const client = new EtcdClient({ endpoints: [endpoint], timeoutMs });
@@ -47,9 +49,11 @@ export async function memberStatus(endpoints: string[], timeoutMs = 3000): Promi
         index: status.raftIndex,
         applied: status.raftAppliedIndex,
         lag: undefined,
+        // A replica whose consistency check failed says so in Status.errors (etcd's alarms do too).
+        health: status.errors.length === 0 ? 'ok' : status.errors.some((e) => /corrupt|diverged/i.test(e)) ? 'corrupt' : 'error',
       });
     } catch (err) {
-      rows.push({ id: member.id.toString(), name: member.name, endpoint, role: 'unreachable', term: undefined, index: undefined, applied: undefined, lag: undefined, error: (err as Error).message });
+      rows.push({ id: member.id.toString(), name: member.name, endpoint, role: 'unreachable', term: undefined, index: undefined, applied: undefined, lag: undefined, health: '-', error: (err as Error).message });
     } finally {
       await client.close();
     }
@@ -62,8 +66,8 @@ export async function memberStatus(endpoints: string[], timeoutMs = 3000): Promi
 }
 
 export function formatMemberTable(rows: MemberRow[]): string {
-  const header = ['ID', 'NAME', 'ENDPOINT', 'ROLE', 'TERM', 'INDEX', 'APPLIED', 'LAG'];
-  const cells = rows.map((r) => [r.id, r.name, r.endpoint, r.role, String(r.term ?? '-'), String(r.index ?? '-'), String(r.applied ?? '-'), String(r.lag ?? '-')]);
+  const header = ['ID', 'NAME', 'ENDPOINT', 'ROLE', 'TERM', 'INDEX', 'APPLIED', 'LAG', 'HEALTH'];
+  const cells = rows.map((r) => [r.id, r.name, r.endpoint, r.role, String(r.term ?? '-'), String(r.index ?? '-'), String(r.applied ?? '-'), String(r.lag ?? '-'), r.health]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
   const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
   return [line(header), ...cells.map(line)].join('\n') + '\n';

@@ -52,7 +52,8 @@ describe('carina local-cluster: three replicas behind HAProxy', function () {
     const result = spawnSync(process.execPath, [join(__dirname, '..', '..', '..', '..', 'bin', 'carina'), 'members', '--endpoints', `127.0.0.1:${ports[1]}`], { encoding: 'utf8', timeout: 30_000 });
     expect(result.status, result.stderr).to.equal(0);
     const rows = result.stdout.trim().split('\n');
-    expect(rows[0]).to.match(/^ID\s+NAME\s+ENDPOINT\s+ROLE\s+TERM\s+INDEX\s+APPLIED\s+LAG$/);
+    expect(rows[0]).to.match(/^ID\s+NAME\s+ENDPOINT\s+ROLE\s+TERM\s+INDEX\s+APPLIED\s+LAG\s+HEALTH$/);
+    expect(rows.slice(1).every((r) => /\sok$/.test(r)), result.stdout).to.equal(true);
     expect(rows.slice(1).filter((r) => /\sleader\s/.test(r))).to.have.length(1);
     expect(rows.slice(1).filter((r) => /\sfollower\s/.test(r))).to.have.length(2);
     let leaders = 0;

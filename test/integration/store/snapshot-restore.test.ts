@@ -346,6 +346,11 @@ describe('carina snapshot save and restore, and consistency checks (processes)',
     expect(victim.log).to.match(/CORRUPT: store of member 3 diverged: at log index \d+/);
     expect(victim.log).to.include('TEST HOOK: damaged the value of key');
     await until('member 1 to name member 3', async () => healthy.log.includes('member(s) 3 report a store digest different'), 10_000);
+    // Operators see it in the member table too.
+    const table = await runCli(['members', `--endpoints=${healthy.endpoint}`]);
+    const victimRow = table.stdout.split('\n').find((line) => line.startsWith('3 '));
+    expect(victimRow, table.stdout).to.match(/\scorrupt$/);
+    expect(table.stdout.split('\n').filter((line) => /\sok$/.test(line)), table.stdout).to.have.length(2);
 
     const ready = await healthy.request('/readyz?verbose');
     expect(ready.status, ready.text).to.equal(200);
