@@ -14,7 +14,10 @@ import { deprecationOf } from '../apis/deprecations';
 import { runHealthChecks, type HealthCheck } from './health-checks';
 import { mediaTypeOf, negotiateResponse, parseMediaRanges, type Representation } from './negotiation';
 import type { BodyCodec } from './body-codec';
+import { anonymousRefusal } from './anonymous-access';
 import { parseRequestInfo, type RequestInfo } from './request-info';
+
+const ANONYMOUS = 'system:anonymous';
 
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 
@@ -107,7 +110,7 @@ export class ApiHttpServer {
     const socket = req.socket as TLSSocket;
     const certificate = typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate() : undefined;
     if (certificate === undefined || certificate === null || Object.keys(certificate).length === 0) {
-      return { name: 'system:anonymous', groups: ['system:unauthenticated'] };
+      return { name: ANONYMOUS, groups: ['system:unauthenticated'] };
     }
     if (!socket.authorized) return new ApiError(401, 'Unauthorized', 'Unauthorized');
     const subject = certificate.subject as unknown as Record<string, string | string[] | undefined>;
@@ -177,6 +180,10 @@ export class ApiHttpServer {
       info = parseRequestInfo(method, url.pathname, url.searchParams);
       const user = this.authenticate(req);
       if (user instanceof ApiError) throw user;
+      if (user.name === ANONYMOUS) {
+        const refusal = anonymousRefusal(user.name, info);
+        if (refusal !== undefined) throw refusal;
+      }
       code = await this.route(req, res, url, method, info, user);
     } catch (err) {
       const apiError = err instanceof ApiError ? err : errors.internal(err);

@@ -91,6 +91,12 @@ export const errors = {
     d.causes = causes;
     return new ApiError(422, 'Invalid', message, d);
   },
+  /** apimachinery NewForbidden: `<resource> "<name>" is forbidden: <why>`, or `forbidden: <why>` off resources. */
+  forbidden(gr: GroupResource, name: string, why: string): ApiError {
+    if (gr.resource === '') return new ApiError(403, 'Forbidden', `forbidden: ${why}`, {});
+    const subject = name === '' ? qualifiedResource(gr) : `${qualifiedResource(gr)} "${name}"`;
+    return new ApiError(403, 'Forbidden', `${subject} is forbidden: ${why}`, details(gr, name));
+  },
   badRequest(message: string): ApiError {
     return new ApiError(400, 'BadRequest', message);
   },

@@ -576,9 +576,26 @@ describe('resource API over HTTPS (one carina server)', function () {
     expect(metrics).to.match(/apiserver_requested_deprecated_apis\{group="autoscaling",version="v2beta2",resource="horizontalpodautoscalers",subresource="",removed_release="1.26"\} 1/);
   });
 
-  it('authenticates with the client certificate; an unknown certificate is 401', async () => {
+  it('serves a request without a certificate as system:anonymous: health and version only, 403 for the rest', async () => {
     const anonymous = await server.request('GET', '/api/v1/namespaces', { anonymous: true });
-    // Authorization is allow-all until the authorization issue; the request is served as system:anonymous.
-    expect(anonymous.status).to.equal(200);
+    expect(anonymous.status).to.equal(403);
+    expect(anonymous.json<Obj>()).to.deep.include({
+      kind: 'Status',
+      status: 'Failure',
+      reason: 'Forbidden',
+      code: 403,
+      message: 'namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope',
+      details: { kind: 'namespaces' },
+    });
+    const named = await server.request('GET', '/apis/apps/v1/namespaces/default/deployments/web/scale', { anonymous: true });
+    expect(named.json<Obj>().message).to.equal('deployments.apps "web" is forbidden: User "system:anonymous" cannot get resource "deployments/scale" in API group "apps" in the namespace "default"');
+    const discovery = await server.request('GET', '/apis', { anonymous: true });
+    expect(discovery.status).to.equal(403);
+    expect(discovery.json<Obj>().message).to.equal('forbidden: User "system:anonymous" cannot get path "/apis"');
+    for (const path of ['/readyz', '/livez', '/healthz', '/version']) {
+      expect((await server.request('GET', path, { anonymous: true })).status, path).to.equal(200);
+    }
+    // With the admin certificate the same list is served.
+    expect((await server.request('GET', '/api/v1/namespaces')).status).to.equal(200);
   });
 });
