@@ -8,7 +8,7 @@ export {
   EtcdClient,
   EtcdGrpcServer,
   KvReplica,
-  MembershipError,
+  type MembershipError,
   isMembershipError,
   type EtcdGrpcServerOptions,
   type KvReplicaMember,

@@ -18,7 +18,6 @@ import type { Member, ResponseHeader } from '../kv/types';
 import type { MemberAddResponse, MembersResponse } from './codec';
 import { EtcdClient } from './etcd-client';
 import { encodeMemberContext, type MemberAttributes, type MemberRecord, type MemberRegistry } from './member-registry';
-import { MembershipError } from './membership-errors';
 
 /** What the membership needs of its replica. */
 export interface MembershipHost {
@@ -93,12 +92,12 @@ export class ClusterMembership {
     return this.onLeader(
       async () => {
         const conf = this.host.node.status().confState;
-        if (this.current(conf).some((m) => m.raftAddress === raftAddress)) throw new MembershipError('PEER_URL_EXISTS');
-        if (isLearner && conf.learners.length >= MAX_LEARNERS) throw new MembershipError('TOO_MANY_LEARNERS');
+        if (this.current(conf).some((m) => m.raftAddress === raftAddress)) throw new KvError('PEER_URL_EXISTS');
+        if (isLearner && conf.learners.length >= MAX_LEARNERS) throw new KvError('TOO_MANY_LEARNERS');
         const started = this.startedVoters(conf);
         // As etcd: a one-member cluster may always grow to two (restoring a cluster from one member).
         const growsAlone = conf.voters.length === 1 && started === 1;
-        if (!isLearner && !growsAlone && started < quorumOf(conf.voters.length + 1)) throw new MembershipError('NOT_ENOUGH_STARTED');
+        if (!isLearner && !growsAlone && started < quorumOf(conf.voters.length + 1)) throw new KvError('NOT_ENOUGH_STARTED');
         const id = this.freshMemberId(conf);
         const context = encodeMemberContext({ name: request.name ?? '', raftAddress, clientUrls: request.clientUrls ?? [], clusterId: this.host.registry.clusterId });
         await this.change({ type: isLearner ? 'addLearnerNode' : 'addNode', nodeId: id, context });
@@ -119,11 +118,11 @@ export class ClusterMembership {
         const status = this.host.node.status();
         const conf = status.confState;
         if (!conf.voters.includes(id) && !conf.learners.includes(id)) throw new KvError('MEMBER_NOT_FOUND');
-        if (!conf.learners.includes(id)) throw new MembershipError('NOT_LEARNER');
+        if (!conf.learners.includes(id)) throw new KvError('NOT_LEARNER');
         const learnerMatch = status.progress[String(id)]?.match ?? 0;
         const leaderMatch = status.progress[String(this.host.id)]?.match ?? status.lastIndex;
-        if (learnerMatch < leaderMatch * LEARNER_READY_PERCENT) throw new MembershipError('LEARNER_NOT_READY');
-        if (this.startedVoters(conf) + (this.isStarted(id) ? 1 : 0) < quorumOf(conf.voters.length + 1)) throw new MembershipError('NOT_ENOUGH_STARTED');
+        if (learnerMatch < leaderMatch * LEARNER_READY_PERCENT) throw new KvError('LEARNER_NOT_READY');
+        if (this.startedVoters(conf) + (this.isStarted(id) ? 1 : 0) < quorumOf(conf.voters.length + 1)) throw new KvError('NOT_ENOUGH_STARTED');
         await this.change({ type: 'addNode', nodeId: id, context: EMPTY });
         return { header: this.host.header(), members: this.list() };
       },
@@ -142,7 +141,7 @@ export class ClusterMembership {
         if (!conf.voters.includes(id) && !conf.learners.includes(id)) throw new KvError('MEMBER_NOT_FOUND');
         if (conf.voters.includes(id) && conf.voters.length > 1) {
           const startedLeft = this.startedVoters(conf) - (this.isStarted(id) ? 1 : 0);
-          if (startedLeft < quorumOf(conf.voters.length - 1)) throw new MembershipError('NOT_ENOUGH_STARTED');
+          if (startedLeft < quorumOf(conf.voters.length - 1)) throw new KvError('NOT_ENOUGH_STARTED');
         }
         await this.change({ type: 'removeNode', nodeId: id, context: EMPTY });
         return { header: this.host.header(), members: this.list() };
@@ -158,7 +157,7 @@ export class ClusterMembership {
       async () => {
         const members = this.current(this.host.node.status().confState);
         if (!members.some((m) => m.id === id)) throw new KvError('MEMBER_NOT_FOUND');
-        if (members.some((m) => m.id !== id && m.raftAddress === raftAddress)) throw new MembershipError('PEER_URL_EXISTS');
+        if (members.some((m) => m.id !== id && m.raftAddress === raftAddress)) throw new KvError('PEER_URL_EXISTS');
         await this.host.proposeAttributes({ id, raftAddress });
         return { header: this.host.header(), members: this.list() };
       },
@@ -339,9 +338,9 @@ function toMember(m: MemberRecord, isLearner: boolean): Member {
 
 /** etcd's MemberAdd takes peer URLs; Carina's transport has one address per member. */
 function raftAddressOf(peerUrls: string[]): string {
-  if (peerUrls.length !== 1) throw new MembershipError('BAD_URLS');
+  if (peerUrls.length !== 1) throw new KvError('BAD_URLS');
   const match = /^http:\/\/((?:\[[^\]]+\]|[^:/[\]]+):(\d{1,5}))\/?$/.exec(peerUrls[0].trim());
-  if (match === null || Number(match[2]) === 0 || Number(match[2]) > 65535) throw new MembershipError('BAD_URLS');
+  if (match === null || Number(match[2]) === 0 || Number(match[2]) > 65535) throw new KvError('BAD_URLS');
   return match[1];
 }
 

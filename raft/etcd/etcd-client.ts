@@ -21,7 +21,6 @@ import * as http2 from 'node:http2';
 import * as net from 'node:net';
 import type { Writable } from 'node:stream';
 import { KvError, kvErrorFromGrpc } from '../kv/errors';
-import { membershipErrorFrom } from './membership-errors';
 import type {
   CompactionRequest,
   CompactionResponse,
@@ -267,23 +266,23 @@ export class EtcdClient implements KvClient {
 
   // --- Cluster (membership) ----------------------------------------------------------------------
   // Membership changes are not idempotent (an add twice is two members): they never fail over
-  // once sent. Their errors come back typed (MembershipError or KvError).
+  // once sent. Their errors come back as typed KvErrors (isMembershipError tells etcd's membership refusals).
 
   /** etcd's MemberAdd: `peerUrls` is the new member's Raft URL (http://host:port). */
   memberAdd(peerUrls: string[], isLearner = false): Promise<MemberAddResponse> {
-    return this.clusterCall(this.unary<MemberAddResponse>('memberAdd', { peerUrls, isLearner }, 'write'));
+    return this.unary<MemberAddResponse>('memberAdd', { peerUrls, isLearner }, 'write');
   }
 
   memberRemove(id: bigint): Promise<MembersResponse> {
-    return this.clusterCall(this.unary<MembersResponse>('memberRemove', { id }, 'write'));
+    return this.unary<MembersResponse>('memberRemove', { id }, 'write');
   }
 
   memberUpdate(id: bigint, peerUrls: string[]): Promise<MembersResponse> {
-    return this.clusterCall(this.unary<MembersResponse>('memberUpdate', { id, peerUrls }, 'write'));
+    return this.unary<MembersResponse>('memberUpdate', { id, peerUrls }, 'write');
   }
 
   memberPromote(id: bigint): Promise<MembersResponse> {
-    return this.clusterCall(this.unary<MembersResponse>('memberPromote', { id }, 'write'));
+    return this.unary<MembersResponse>('memberPromote', { id }, 'write');
   }
 
   /** etcd's MoveLeader: only the current leader can hand over, so call it on the leader's endpoint. */
@@ -291,13 +290,6 @@ export class EtcdClient implements KvClient {
     await this.unary('moveLeader', { targetId }, 'write');
   }
 
-  private async clusterCall<T>(call: Promise<T>): Promise<T> {
-    try {
-      return await call;
-    } catch (err) {
-      throw membershipErrorFrom(err);
-    }
-  }
 
   watch(request: WatchCreateRequest, onResponse: (response: WatchResponse) => void, onError?: (err: Error) => void): WatchHandle {
     const entry = new WatchEntry(request, onResponse, onError);

@@ -20,7 +20,6 @@ import type { Watcher } from '../kv/watch-hub';
 import { codecFor, ETCD_METHODS, methodPath, type EtcdMethodName, type EtcdRequestOf, type EtcdResponseOf, type WatchRequest } from './codec';
 import { FRAME_HEADER_BYTES, GrpcDeframer, isGrpcContentType, readUnaryRequest, responseHeaders, Status, statusTrailers, writeFrameHeader } from './grpc-framing';
 import type { KvReplica } from './kv-replica';
-import { isMembershipError } from './membership-errors';
 
 export interface EtcdGrpcServerOptions {
   /** host:port; port 0 picks a free one, which start() returns. */
@@ -316,7 +315,7 @@ export class EtcdGrpcServer {
   }
 
   private endWithError(stream: http2.ServerHttp2Stream, err: unknown): void {
-    if (isKvError(err) || isMembershipError(err)) {
+    if (isKvError(err)) {
       this.endWithStatus(stream, err.grpcCode, err.wireMessage);
       return;
     }

@@ -7,5 +7,5 @@ export { KvReplica, type KvReplicaMember, type KvReplicaOptions } from './kv-rep
 export { EtcdGrpcServer, type EtcdGrpcServerOptions } from './grpc-server';
 export { EtcdClient } from './etcd-client';
 export { MemberRegistry, type MemberRecord } from './member-registry';
-export { MembershipError, isMembershipError, type MembershipErrorCode } from './membership-errors';
+export { isMembershipError, type MembershipError, type MembershipErrorCode } from './membership-errors';
 export type { MemberAddResponse, MembersResponse } from './codec';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GrpcCode, kvErrorFromGrpc } from '../../../../raft/kv/errors';
+import { GrpcCode, KvError, kvErrorFromGrpc } from '../../../../raft/kv/errors';
 import {
   MemberRegistry,
   decodeMemberAttributes,
@@ -13,7 +13,7 @@ import {
   wrapSnapshotImage,
   type MemberRecord,
 } from '../../../../raft/etcd/member-registry';
-import { MEMBERSHIP_ERRORS, MembershipError, isMembershipError, membershipErrorFrom, type MembershipErrorCode } from '../../../../raft/etcd/membership-errors';
+import { MEMBERSHIP_ERROR_CODES, isMembershipError } from '../../../../raft/etcd/membership-errors';
 
 const SEED: MemberRecord[] = [
   { id: 1, name: 'a', raftAddress: '127.0.0.1:1001', clientUrls: ['http://127.0.0.1:1002'] },
@@ -120,20 +120,20 @@ describe('raft/etcd member registry', () => {
 
 describe('raft/etcd membership errors', () => {
   it('every error reaches a client typed, with etcd\'s gRPC code and message', () => {
-    for (const code of Object.keys(MEMBERSHIP_ERRORS) as MembershipErrorCode[]) {
-      const sent = new MembershipError(code);
+    for (const code of MEMBERSHIP_ERROR_CODES) {
+      const sent = new KvError(code);
       expect(sent.wireMessage).to.match(/^etcdserver: /);
-      const received = membershipErrorFrom(kvErrorFromGrpc(sent.grpcCode, sent.wireMessage));
+      const received = kvErrorFromGrpc(sent.grpcCode, sent.wireMessage);
       expect(isMembershipError(received), code).to.equal(true);
-      expect((received as MembershipError).code).to.equal(code);
+      expect(received.code).to.equal(code);
     }
-    expect(new MembershipError('LEARNER_NOT_READY').message).to.equal('etcdserver: can only promote a learner member which is in sync with leader');
-    expect(new MembershipError('NOT_ENOUGH_STARTED').grpcCode).to.equal(GrpcCode.FAILED_PRECONDITION);
+    expect(new KvError('LEARNER_NOT_READY').message).to.equal('etcdserver: can only promote a learner member which is in sync with leader');
+    expect(new KvError('NOT_ENOUGH_STARTED').grpcCode).to.equal(GrpcCode.FAILED_PRECONDITION);
   });
 
-  it('leaves other errors as they are', () => {
+  it('tells membership refusals from other store errors', () => {
     const other = kvErrorFromGrpc(GrpcCode.NOT_FOUND, 'etcdserver: member not found');
-    expect(membershipErrorFrom(other)).to.equal(other);
+    expect(isMembershipError(other)).to.equal(false);
     expect(other.code).to.equal('MEMBER_NOT_FOUND');
   });
 });
