@@ -20,6 +20,7 @@ import { isKvError } from '../../../raft/kv/errors';
 import { isMembershipError } from '../../../raft/etcd/membership-errors';
 import { LevelStorage } from '../../../raft/storage';
 import { EtcdMember, findEtcdBinary, waitForAgreedLeader } from '../../support/etcd-process';
+import { until } from '../../support/until';
 
 const CLI = join(__dirname, '..', '..', '..', 'src', 'cli', 'main.js');
 /** Small enough that the leader's log is compacted behind a snapshot before the learner joins. */
@@ -61,16 +62,6 @@ async function portsInRange(count: number): Promise<number[]> {
     if (await isFree(p)) ports.push(p);
   }
   return ports;
-}
-
-async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 interface ListedMember {
@@ -197,10 +188,10 @@ describe('store membership: add a learner, promote, remove, transfer leadership 
     }
     await put([newMember.clientEndpoint], '/after-join', 'x');
 
-    const listed = await waitFor('etcdctl sees the member started', 10_000, async () => {
+    const listed = await until('etcdctl sees the member started', async () => {
       const l = await memberList(newMember.clientEndpoint);
       return l.members.find((m) => BigInt(m.ID) === newId)?.name === 'm4' ? l : undefined;
-    });
+    }, 10_000);
     // The joiner's flags name the others member-1..3; m1..m3 were published in entries long
     // compacted into the leader's snapshot, so the joiner learned them from the snapshot.
     expect(listed.members.map((m) => [m.name, m.isLearner ?? false]).sort()).to.deep.equal([['m1', false], ['m2', false], ['m3', false], ['m4', false]]);
@@ -215,7 +206,7 @@ describe('store membership: add a learner, promote, remove, transfer leadership 
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stdout).to.match(new RegExp(`^Member ${victim} removed from cluster \\d+\\n$`));
     const removed = members.get(victim) as EtcdMember;
-    await waitFor('the removed member exits', 15_000, async () => (removed.running ? undefined : true));
+    await until('the removed member exits', async () => (removed.running ? undefined : true), 15_000);
     expect(removed.log).to.contain('this member was removed from the cluster');
     members.delete(victim);
 
@@ -299,7 +290,7 @@ describe('store membership: add a learner, promote, remove, transfer leadership 
     downed.log = '';
     downed.start('existing');
     // Three election timeouts without a leader, then one question to the leader.
-    await waitFor('the removed member to stop by itself', 20_000, async () => (downed.running ? undefined : true));
+    await until('the removed member to stop by itself', async () => (downed.running ? undefined : true), 20_000);
     expect(downed.log).to.contain('does not list this member: it was removed while it was down');
     members.delete(victim);
     await put(runningEndpoints(), '/after-orphan', 'w');
@@ -330,7 +321,7 @@ describe('store membership in one process: learners in the member list and in th
     });
     await replica.start();
     const solo = replica;
-    await waitFor('the replica leads', 10_000, async () => (solo.raftStatus().role === 'leader' ? true : undefined));
+    await until('the replica leads', async () => (solo.raftStatus().role === 'leader' ? true : undefined), 10_000);
     await solo.put({ key: Buffer.from('k'), value: Buffer.from('v') });
 
     const added = await solo.memberAdd({ peerUrls: [`http://127.0.0.1:${learnerPort}`], isLearner: true });
