@@ -51,6 +51,8 @@ export class ClusterMembership {
   /** The conf change whose apply() call comes next; see confChangeApplied. */
   private confChangeToApply: ConfChange | null = null;
   private readonly transportPeers = new Map<NodeId, string>();
+  /** Members that a conf change applied here removed: only these lose their transport peer. */
+  private readonly removedMembers = new Set<NodeId>();
   private readonly removed: Promise<void>;
   private announceRemoval: () => void = () => undefined;
   private removalHandled = false;
@@ -176,6 +178,8 @@ export class ClusterMembership {
     if (change === null) return;
     this.confChangeToApply = null;
     this.host.registry.applyConfChange(change, index);
+    if (change.type === 'removeNode') this.removedMembers.add(change.nodeId);
+    else this.removedMembers.delete(change.nodeId);
     this.syncTransportPeers();
     if (change.type === 'removeNode' && change.nodeId === this.host.id) this.leaveCluster();
   }
@@ -186,12 +190,19 @@ export class ClusterMembership {
     this.syncTransportPeers();
   }
 
-  /** The transport's peers follow the registry: every other member with a known address. */
+  /**
+   * The transport's peers follow the registry: every other member with a known address. A peer
+   * goes only when a conf change applied here removes it, not when a snapshot's registry lacks
+   * it. A member joining from a snapshot taken before the current leader was added must still
+   * answer that leader, whose address its flags gave: otherwise the leader never hears back and
+   * never sends the entries that would introduce it (etcd keeps such peers as "remotes" for the
+   * same reason). A peer kept so costs nothing: Raft sends only to members of its configuration.
+   */
   syncTransportPeers(): void {
     const wanted = new Map<NodeId, string>();
     for (const m of this.host.registry.list()) if (m.id !== this.host.id && m.raftAddress !== '') wanted.set(m.id, m.raftAddress);
     for (const id of [...this.transportPeers.keys()]) {
-      if (wanted.has(id)) continue;
+      if (wanted.has(id) || !this.removedMembers.has(id)) continue;
       this.host.transport.removePeer(id);
       this.transportPeers.delete(id);
     }
