@@ -87,6 +87,17 @@ export function isKvError(err: unknown): err is KvError {
   return err instanceof Error && (err as KvError).name === 'KvError' && typeof (err as KvError).code === 'string';
 }
 
+/**
+ * The store could not answer right now (no leader, an election or a stopping member under way,
+ * the member unreachable), as opposed to refusing the request. A read or a check may be asked
+ * again; a write that failed so may still have been applied.
+ */
+const UNAVAILABLE_CODES: ReadonlySet<KvErrorCode> = new Set(['NO_LEADER', 'TIMEOUT', 'LEADER_CHANGED', 'UNAVAILABLE', 'STOPPED']);
+
+export function isStoreUnavailable(err: unknown): boolean {
+  return isKvError(err) && UNAVAILABLE_CODES.has(err.code);
+}
+
 /** The code for a gRPC status received from a server: etcd's message first, else the status code. */
 export function kvErrorFromGrpc(grpcCode: number, message: string): KvError {
   for (const [code, entry] of Object.entries(KV_ERRORS) as Array<[KvErrorCode, (typeof KV_ERRORS)[KvErrorCode]]>) {

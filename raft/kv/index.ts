@@ -4,7 +4,7 @@
  * and their LevelDB persistence.
  */
 export * from './types';
-export { GrpcCode, KV_ERRORS, KvError, isKvError, kvErrorFromGrpc, type KvErrorCode } from './errors';
+export { GrpcCode, KV_ERRORS, KvError, isKvError, isStoreUnavailable, kvErrorFromGrpc, type KvErrorCode } from './errors';
 export { prefixEnd } from './key-range';
 export { MvccStore, MAX_TXN_OPS, type ChangeRecord, type CommittedTxn, type MvccImage } from './mvcc-store';
 export { WatchHub, Watcher, type WatchDelivery, type WatchSink } from './watch-hub';

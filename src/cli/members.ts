@@ -5,7 +5,7 @@
  * etcd's Cluster service: add (a learner or a voter), promote (optionally waiting, with
  * progress, until the learner has caught up), remove, and transfer-leader (etcd's MoveLeader).
  */
-import { EtcdClient, isMembershipError } from '../../raft';
+import { EtcdClient, isMembershipError, isStoreUnavailable } from '../../raft';
 
 export interface MemberRow {
   id: string;
@@ -129,20 +129,32 @@ export interface PromoteOptions {
 /**
  * Promotes a learner. With `wait`, polls the learner's applied index against the leader's last
  * index, printing a line whenever it moves, and promotes once the leader agrees it is in sync.
+ * Waiting also rides out a cluster that cannot answer for a moment (an election, a member
+ * stopping); if such an attempt was applied after all, the next one finds the member a voter.
  */
 export async function promoteMember(endpoints: string[], id: bigint, options: PromoteOptions, timeoutMs = 10_000): Promise<string> {
   const client = new EtcdClient({ endpoints, timeoutMs });
   const deadline = Date.now() + options.waitTimeoutMs;
   const say = options.progress ?? (() => undefined);
   let lastLine = '';
+  let outcomeUnknown = false;
   try {
     for (;;) {
       try {
         const response = await client.memberPromote(id);
         return `Member ${id} promoted in cluster ${response.header.clusterId}\n`;
       } catch (err) {
-        const retriable = isMembershipError(err) && (err.code === 'LEARNER_NOT_READY' || err.code === 'NOT_ENOUGH_STARTED');
-        if (!options.wait || !retriable || Date.now() > deadline) throw err;
+        if (outcomeUnknown && isMembershipError(err) && err.code === 'NOT_LEARNER') {
+          const { header, members } = await client.memberList();
+          if (members.some((m) => m.id === id && !m.isLearner)) return `Member ${id} promoted in cluster ${header.clusterId}\n`;
+        }
+        outcomeUnknown ||= isStoreUnavailable(err);
+        const retriable = isStoreUnavailable(err) || (isMembershipError(err) && (err.code === 'LEARNER_NOT_READY' || err.code === 'NOT_ENOUGH_STARTED'));
+        if (!options.wait || !retriable) throw err;
+        if (Date.now() > deadline) {
+          say(`member ${id}: not promoted within ${Math.round(options.waitTimeoutMs / 1000)} s; last: ${lastLine || 'no progress known'}; the leader answered: ${(err as Error).message}`);
+          throw err;
+        }
       }
       const line = await learnerProgress(endpoints, id, timeoutMs);
       if (line !== lastLine) say(line);

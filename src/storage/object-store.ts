@@ -5,7 +5,7 @@
  * Every write is one etcd transaction guarded by a compare, so two replicas racing on one key
  * cannot both win (the loser gets a Conflict or AlreadyExists and nothing stored changes).
  */
-import { KvError, isKvError, prefixEnd, type Compare, type RequestOp, type Event as KvEvent, type KeyValue, type KvClient, type WatchHandle, type WatchResponse } from '../../raft';
+import { KvError, isKvError, isStoreUnavailable, prefixEnd, type Compare, type RequestOp, type Event as KvEvent, type KeyValue, type KvClient, type WatchHandle, type WatchResponse } from '../../raft';
 import { ApiError, errors, type GroupResource } from '../util';
 
 export type JsonObject = { [key: string]: unknown };
@@ -107,7 +107,7 @@ export function storeError(err: unknown): ApiError {
   if (isKvError(err)) {
     const kvError = err as KvError;
     if (kvError.code === 'COMPACTED') return errors.expired('The resourceVersion for the provided list is too old.');
-    if (kvError.code === 'NO_LEADER' || kvError.code === 'TIMEOUT' || kvError.code === 'LEADER_CHANGED' || kvError.code === 'UNAVAILABLE' || kvError.code === 'STOPPED') {
+    if (isStoreUnavailable(kvError)) {
       return errors.timeout(`The store is not available: ${kvError.message}`, 1);
     }
     if (kvError.code === 'REQUEST_TOO_LARGE') return errors.requestEntityTooLarge(1_572_864);

@@ -295,6 +295,44 @@ describe('store membership: add a learner, promote, remove, transfer leadership 
     members.delete(victim);
     await put(runningEndpoints(), '/after-orphan', 'w');
   });
+
+  it('promote --wait rides out a cluster without a leader, and promotes once a quorum is back', async () => {
+    const [clientPort, peerPort] = await portsInRange(2);
+    const added = await carina(['members', 'add', 'm6', `--peer-address=127.0.0.1:${peerPort}`, `--client-url=http://127.0.0.1:${clientPort}`, '--learner', `--endpoints=${runningEndpoints().join(',')}`]);
+    expect(added.code, added.stderr).to.equal(0);
+    const printed = (/carina server (.*)\n/.exec(added.stdout)?.[1] ?? '').split(' ');
+    const learnerId = BigInt(/--member-id (\d+)/.exec(added.stdout)?.[1] ?? '0');
+    const dataDir = join(dir, 'm6');
+    const learner = new EtcdMember('carina-6', dataDir, clientPort, peerPort, () => [CLI, 'server', ...printed, `--data-dir=${dataDir}`, ...STORE_FLAGS], process.execPath);
+    learner.start('existing');
+    members.set(learnerId, learner);
+
+    // Two voters are left from the tests before; without the leader the other has no quorum.
+    const leader = await leaderId();
+    const downed = members.get(leader)!;
+    const survivor = [...members.entries()].find(([id, m]) => id !== leader && id !== learnerId && m.running)![1];
+    await downed.kill();
+    const probe = new EtcdClient({ endpoints: [survivor.clientEndpoint], timeoutMs: 2_000 });
+    try {
+      await until('the surviving voter has no leader', async () => ((await probe.status()).leader === 0n ? true : undefined), 10_000);
+    } finally {
+      await probe.close();
+    }
+
+    let finished = false;
+    const promoting = carina(['members', 'promote', learnerId.toString(), '--wait', '--wait-timeout=60s', `--endpoints=${survivor.clientEndpoint}`]).finally(() => {
+      finished = true;
+    });
+    // Without a leader every attempt fails with "no leader" or a timeout; waiting goes on.
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(finished, 'promote --wait gave up while the cluster had no leader').to.equal(false);
+    downed.start('existing');
+    const r = await promoting;
+    expect(r.code, `${r.stdout}${r.stderr}${learner.log}`).to.equal(0);
+    expect(r.stdout).to.match(new RegExp(`Member ${learnerId} promoted in cluster \\d+\\n$`));
+    const listed = await memberList(survivor.clientEndpoint);
+    expect(listed.members.find((m) => BigInt(m.ID) === learnerId)?.isLearner ?? false).to.equal(false);
+  });
 });
 
 describe('store membership in one process: learners in the member list and in the leader\'s progress (/metrics lag)', function () {
