@@ -6,7 +6,8 @@
  * itself) and keeps accepting writes, hands leadership to a chosen member, and refuses what etcd
  * refuses (promoting a lagging learner, a removal that leaves too few running voters) with
  * etcd's errors; `etcdctl member list` agrees throughout; a restarted member still knows the
- * members. The tests run in order on one cluster.
+ * members; `promote --wait` outlasts a cluster that has lost its quorum. The tests run in order
+ * on one cluster.
  */
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
