@@ -24,6 +24,28 @@ export class ChaosClusterError extends Error {
   }
 }
 
+/**
+ * `work`, or a ChaosClusterError as soon as `child` exits: waiting out a timeout on a process
+ * that is gone explains nothing, its exit status and log do.
+ */
+export async function unlessProcessExits<T>(child: ChildProcess | undefined, work: Promise<T>, what: string, logFile: string): Promise<T> {
+  if (child === undefined) return work;
+  let onExit: ((code: number | null, signal: NodeJS.Signals | null) => void) | undefined;
+  const died = new Promise<never>((_, reject) => {
+    onExit = (code, signal) => reject(new ChaosClusterError(`${what} (${signal ?? `code ${code}`}; see ${logFile})`));
+    if (child.exitCode !== null || child.signalCode !== null) onExit(child.exitCode, child.signalCode);
+    else child.once('exit', onExit);
+  });
+  // Whichever loses the race must not surface later as an unhandled rejection.
+  work.catch(() => undefined);
+  died.catch(() => undefined);
+  try {
+    return await Promise.race([work, died]);
+  } finally {
+    if (onExit !== undefined) child.removeListener('exit', onExit);
+  }
+}
+
 export interface ChaosClusterOptions {
   dir: string;
   replicas: number;
@@ -221,7 +243,8 @@ export class ChaosCluster implements MembershipOperations {
     this.replicas.push(replica);
     this.options.log(`member ${member} added as a learner (slot ${slot}, ${address}); starting it with --initial-cluster ${initialCluster}`);
     this.spawnReplica(replica);
-    await promoteMember(endpoints, added.id, { wait: true, waitTimeoutMs: JOIN_TIMEOUT_MS, progress: (line) => this.options.log(line) }, MEMBERSHIP_REQUEST_TIMEOUT_MS);
+    const promoted = promoteMember(endpoints, added.id, { wait: true, waitTimeoutMs: JOIN_TIMEOUT_MS, progress: (line) => this.options.log(line) }, MEMBERSHIP_REQUEST_TIMEOUT_MS);
+    await unlessProcessExits(replica.child, promoted, `member ${member} exited while joining`, replica.logFile);
     replica.state = 'voter';
     this.options.log(`member ${member} promoted`);
     await this.waitServing(member, JOIN_TIMEOUT_MS);
@@ -310,6 +333,24 @@ export class ChaosCluster implements MembershipOperations {
   async stop(): Promise<void> {
     this.loadBalancer.killAllNow();
     await Promise.all(this.replicas.map((r) => this.stopMember(r.member, 'SIGTERM')));
+  }
+
+  /**
+   * The last lines of every replica's log, founders first and the newest member last, for a run
+   * that failed: its directory is removed afterwards, so the evidence has to travel in the error.
+   */
+  logTails(lines: number): string[] {
+    return this.replicas.map((r) => {
+      let text: string;
+      try {
+        text = readFileSync(r.logFile, 'utf8');
+      } catch (err) {
+        text = `(no log: ${(err as Error).message})`;
+      }
+      const tail = text.trimEnd().split('\n').slice(-lines);
+      const exit = r.child === undefined ? 'never started' : r.child.exitCode !== null ? `exited with code ${r.child.exitCode}` : r.child.signalCode !== null ? `killed by ${r.child.signalCode}` : 'running';
+      return `--- member ${r.member} (${r.state}, ${exit}): last ${tail.length} lines of ${r.logFile}\n${tail.join('\n')}`;
+    });
   }
 
   /** For exit handlers: SIGKILL to everything this cluster started, without waiting. */

@@ -55,6 +55,8 @@ export interface ChaosRunOptions {
 const NAMESPACE = 'default';
 const NAME_PREFIX = 'chaos-';
 const RECOVERY_WAIT_MS = 45_000;
+/** How much of each replica's log a failed run carries in its error. */
+const FAILED_RUN_LOG_LINES = 40;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -184,6 +186,9 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosReport> {
       writeFileSync(`${options.reportFile}.txt`, formatReportSummary(report));
     }
     return report;
+  } catch (err) {
+    for (const tail of cluster.logTails(FAILED_RUN_LOG_LINES)) log(tail);
+    throw err;
   } finally {
     client?.close();
     await cluster.stop().catch(() => undefined);

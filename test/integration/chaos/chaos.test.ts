@@ -60,7 +60,9 @@ describe('carina chaos (integration, network namespaces)', function () {
     try {
       report = await runChaos({ seed: SEED, durationMs: FAULT_MS, replicas: 3, entry: ENTRY, reportFile, prefix: PREFIX, subnet: '10.214.1', lbPort: 25081, log: (line) => progress.push(line) });
     } catch (err) {
-      throw new Error(`${(err as Error).message}\nprogress:\n${progress.join('\n')}`);
+      // The reason closes the message too: a CI excerpt shows only the end of a long output.
+      const reason = (err as Error).message;
+      throw new Error(`${reason}\nprogress:\n${progress.join('\n')}\nthe run failed: ${reason}`);
     }
     const summary = readFileSync(`${reportFile}.txt`, 'utf8');
     expect(report.violations, summary).to.deep.equal([]);
