@@ -59,6 +59,8 @@ interface TestMember {
   level: LevelStorage;
   stall: () => void;
   release: () => void;
+  /** What the node logged. */
+  logs: string[];
 }
 
 class Cluster {
@@ -70,6 +72,7 @@ class Cluster {
     const level = await LevelStorage.open(join(this.dir, `n${id}`), bootstrapVoters ? { bootstrap: { voters: bootstrapVoters, learners: [] } } : {});
     const { storage, stall, release } = stallable(level);
     const machine = new ListMachine();
+    const logs: string[] = [];
     const node = new RaftNode({
       id,
       storage,
@@ -82,10 +85,11 @@ class Cluster {
       keepEntriesAfterSnapshot: 10,
       diskStallMs: extra.diskStallMs ?? 5000,
       requestTimeoutMs: 5000,
+      logger: (line) => logs.push(line),
     });
     this.network.attach(id, node);
     await node.start();
-    const member = { id, node, machine, level, stall, release };
+    const member = { id, node, machine, level, stall, release, logs };
     this.members.set(id, member);
     return member;
   }
@@ -183,13 +187,17 @@ describe('raft node runtime (LevelDB storage, in-process network)', function () 
   });
 
   it('a leader whose disk stalls beyond the bound steps down, and the others elect a leader that commits', async () => {
-    await threeMembers({ diskStallMs: 300 });
+    // The bound is below the election timeout (10 ticks of 20 ms at least): the stalled leader
+    // steps down on its own before the others, which stop hearing its heartbeats, can elect
+    // anyone, rather than learning of a newer term from them.
+    await threeMembers({ diskStallMs: 100 });
     const stalled = await cluster.leader();
     await stalled.node.propose(Buffer.from('before'));
     stalled.stall();
     const pending = stalled.node.propose(Buffer.from('stuck')).catch((err: unknown) => err);
     const next = await cluster.leader([stalled.id], 5000);
     expect(stalled.node.status().role).to.not.equal('leader');
+    expect(stalled.logs.join('\n')).to.match(/disk write pending for \d+ ms \(bound 100 ms\): stepping down/);
     await next.node.propose(Buffer.from('after'));
     stalled.release();
     const outcome = await pending;
