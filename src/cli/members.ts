@@ -5,7 +5,7 @@
  * etcd's Cluster service: add (a learner or a voter), promote (optionally waiting, with
  * progress, until the learner has caught up), remove, and transfer-leader (etcd's MoveLeader).
  */
-import { EtcdClient, isMembershipError, isStoreUnavailable } from '../../raft';
+import { EtcdClient, isKvError, isMembershipError, isStoreUnavailable } from '../../raft';
 
 export interface MemberRow {
   id: string;
@@ -148,9 +148,9 @@ export async function promoteMember(endpoints: string[], id: bigint, options: Pr
           const { header, members } = await client.memberList();
           if (members.some((m) => m.id === id && !m.isLearner)) return `Member ${id} promoted in cluster ${header.clusterId}\n`;
         }
-        outcomeUnknown ||= isStoreUnavailable(err);
-        const retriable = isStoreUnavailable(err) || (isMembershipError(err) && (err.code === 'LEARNER_NOT_READY' || err.code === 'NOT_ENOUGH_STARTED'));
-        if (!options.wait || !retriable) throw err;
+        const failure = promoteAttemptFailure(err);
+        outcomeUnknown ||= failure.mayHaveApplied;
+        if (!options.wait || !failure.retry) throw err;
         if (Date.now() > deadline) {
           say(`member ${id}: not promoted within ${Math.round(options.waitTimeoutMs / 1000)} s; last: ${lastLine || 'no progress known'}; the leader answered: ${(err as Error).message}`);
           throw err;
@@ -164,6 +164,20 @@ export async function promoteMember(endpoints: string[], id: bigint, options: Pr
   } finally {
     await client.close();
   }
+}
+
+/**
+ * How `promote --wait` treats a failed attempt. Worth another try: the learner is not in sync
+ * yet, too few voters are started, or the cluster could not answer (no leader, an election, a
+ * member stopping or unreachable, a member that no longer leads). Of these, an attempt that
+ * timed out or lost its connection may still have been applied. Anything else (an unknown
+ * member, a member that is no voter-to-be) is the answer.
+ */
+export function promoteAttemptFailure(err: unknown): { retry: boolean; mayHaveApplied: boolean } {
+  if (isStoreUnavailable(err)) return { retry: true, mayHaveApplied: !(isKvError(err) && err.code === 'NO_LEADER') };
+  if (isKvError(err) && err.code === 'NOT_LEADER') return { retry: true, mayHaveApplied: false };
+  if (isMembershipError(err) && (err.code === 'LEARNER_NOT_READY' || err.code === 'NOT_ENOUGH_STARTED')) return { retry: true, mayHaveApplied: false };
+  return { retry: false, mayHaveApplied: false };
 }
 
 async function learnerProgress(endpoints: string[], id: bigint, timeoutMs: number): Promise<string> {
