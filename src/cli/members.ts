@@ -145,8 +145,8 @@ export async function promoteMember(endpoints: string[], id: bigint, options: Pr
         return `Member ${id} promoted in cluster ${response.header.clusterId}\n`;
       } catch (err) {
         if (outcomeUnknown && isMembershipError(err) && err.code === 'NOT_LEARNER') {
-          const { header, members } = await client.memberList();
-          if (members.some((m) => m.id === id && !m.isLearner)) return `Member ${id} promoted in cluster ${header.clusterId}\n`;
+          const listed = await client.memberList().catch(() => undefined);
+          if (listed?.members.some((m) => m.id === id && !m.isLearner)) return `Member ${id} promoted in cluster ${listed.header.clusterId}\n`;
         }
         const failure = promoteAttemptFailure(err);
         outcomeUnknown ||= failure.mayHaveApplied;
