@@ -8,7 +8,8 @@
  * NewDryRunUnsupportedErr).
  */
 import { errors } from '../util';
-import type { JsonObject } from '../storage/object-store';
+import type { UserInfo } from '../authn/user-info';
+import type { JsonObject } from '../storage';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE';
 
@@ -29,6 +30,8 @@ export interface AdmissionAttributes {
   /** The stored object (UPDATE and DELETE). */
   readonly oldObject?: JsonObject;
   readonly dryRun: boolean;
+  /** Who asks; absent for the server's own writes (controllers, bootstrap). */
+  readonly userInfo?: UserInfo;
 }
 
 export interface AdmissionPlugin {

@@ -107,7 +107,7 @@ export class KubernetesServiceController {
       metadata: { name: this.leaseName, namespace: 'kube-system', labels: { [LEASE_LABEL]: 'kube-apiserver' }, annotations: { 'carina.io/address': `${this.options.advertiseIp}:${this.options.securePort}` } },
       spec: { holderIdentity: this.leaseName, leaseDurationSeconds: duration, renewTime: microTime(this.now) },
     };
-    await registry.update(leases, 'kube-system', this.leaseName, lease, { dryRun: false, subresource: '', allowCreate: true });
+    await registry.update(leases, 'kube-system', this.leaseName, lease, { dryRun: false, subresource: '' });
   }
 
   /** Endpoints = the addresses of unexpired API server leases, grouped by port. */
@@ -142,6 +142,6 @@ export class KubernetesServiceController {
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 404)) throw err;
     }
-    await registry.update(endpoints, 'default', 'kubernetes', desired, { dryRun: false, subresource: '', allowCreate: true });
+    await registry.update(endpoints, 'default', 'kubernetes', desired, { dryRun: false, subresource: '' });
   }
 }

@@ -140,7 +140,7 @@ export class LeaderElector {
     };
     try {
       // The resourceVersion in `next` makes this a compare-and-swap: two candidates cannot both win.
-      const result = await registry.update(leases, namespace, name, next, { dryRun: false, subresource: '', allowCreate: false });
+      const result = await registry.update(leases, namespace, name, next, { dryRun: false, subresource: '' });
       this.observedVersion = String((result.object.metadata as JsonObject).resourceVersion);
       this.observedAtMs = now;
       this.renewed(now);

@@ -6,7 +6,10 @@
  */
 import { labelSelectorFromObject, labelSelectorFromSet } from '../apis/selectors';
 import { errors } from '../util';
-import type { JsonObject } from '../storage/object-store';
+import type { JsonObject } from './body-codec';
+import { PATCH_CONTENT_TYPES, type RequestScope } from './request-scope';
+
+const SCALE_API_VERSION = 'autoscaling/v1';
 
 export function scaleOf(parent: JsonObject): JsonObject {
   const meta = (parent.metadata ?? {}) as JsonObject;
@@ -45,4 +48,43 @@ export function replicasFromScale(scale: JsonObject, name: string): number {
   const metaName = (scale.metadata as JsonObject | undefined)?.name;
   if (metaName !== undefined && metaName !== name) throw errors.badRequest(`the name of the object (${String(metaName)}) does not match the name on the URL (${name})`);
   return replicas;
+}
+
+function respondScale(scope: RequestScope, parent: JsonObject): void {
+  scope.ctx.response.writeObject(200, scaleOf(parent), { protobuf: scope.config.codec.protobufSupports(SCALE_API_VERSION, 'Scale'), table: false });
+}
+
+export async function getScale(scope: RequestScope): Promise<void> {
+  respondScale(scope, await scope.registry.get(scope.resource, scope.namespace, scope.name, scope.query.get('resourceVersion')));
+}
+
+/** PUT of a Scale: the parent's spec.replicas, with the Scale's resourceVersion as a precondition. */
+export async function updateScale(scope: RequestScope): Promise<void> {
+  const dryRun = scope.dryRun('UpdateOptions');
+  const scale = await scope.decodeAs(SCALE_API_VERSION, 'Scale');
+  const replicas = replicasFromScale(scale, scope.name);
+  const rv = (scale.metadata as JsonObject | undefined)?.resourceVersion;
+  const parent = await scope.registry.guaranteedUpdate(scope.resource, scope.namespace, scope.name, (current) => {
+    current.spec = { ...((current.spec as JsonObject | undefined) ?? {}), replicas };
+    return current;
+  }, { dryRun, subresource: '', fieldManager: scope.fieldManager(), preconditionRv: typeof rv === 'string' && rv !== '' ? rv : undefined, user: scope.ctx.user });
+  respondScale(scope, parent);
+}
+
+/** PATCH of a Scale: the patch applies to the Scale view; only spec.replicas reaches the parent. */
+export async function patchScale(scope: RequestScope): Promise<void> {
+  const dryRun = scope.dryRun('PatchOptions');
+  const contentType = (scope.ctx.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
+  if (!PATCH_CONTENT_TYPES.includes(contentType)) throw errors.unsupportedMediaType(PATCH_CONTENT_TYPES);
+  const body = await scope.ctx.readBody();
+  const { resource, name } = scope;
+  const parent = await scope.registry.guaranteedUpdate(resource, scope.namespace, name, (current) => {
+    const patched = scope.config.applyPatch(contentType, scaleOf(current), body);
+    const replicas = replicasFromScale(patched, name);
+    const rv = (patched.metadata as JsonObject | undefined)?.resourceVersion;
+    if (typeof rv === 'string' && rv !== '' && rv !== (current.metadata as JsonObject).resourceVersion) throw errors.staleResourceVersion({ group: resource.group, resource: resource.resource }, name);
+    current.spec = { ...((current.spec as JsonObject | undefined) ?? {}), replicas };
+    return current;
+  }, { dryRun, subresource: '', fieldManager: scope.fieldManager(), user: scope.ctx.user });
+  respondScale(scope, parent);
 }

@@ -6,27 +6,11 @@
  * as an ERROR event carrying a Status, as kube-apiserver does.
  */
 import { ApiError, errors } from '../util';
-import type { BodyCodec, JsonObject } from '../http/body-codec';
-import { mediaTypeOf, type Representation } from '../http/negotiation';
-import type { GenericRegistry } from '../registry/generic-registry';
-import { parseResourceVersion } from '../registry/list-options';
-import { apiVersionOf, type ServedResource } from '../registry/served-resource';
-import type { ObjectStore } from '../storage/object-store';
-import { encodedEvent, type CachedEvent, type WatchCache } from '../storage/watch-cache';
-
-export interface WatchSink {
-  /** Sends the 200 header; called once before the first event. */
-  start(contentType: string): void;
-  /** Writes bytes; false when the socket buffer is full. */
-  write(chunk: Buffer): boolean;
-  end(): void;
-  /** Called when the client goes away. */
-  onClose(callback: () => void): void;
-  /** Bytes written but not yet taken by the socket. */
-  bufferedBytes(): number;
-  /** Resolves when the socket has taken what was buffered (or the client left). */
-  drained(): Promise<void>;
-}
+import { apiVersionOf, parseResourceVersion, toApiError, type GenericRegistry, type ServedResource } from '../registry';
+import { encodedEvent, type CachedEvent, type ObjectStore, type WatchCache } from '../storage';
+import type { BodyCodec, JsonObject } from './body-codec';
+import { mediaTypeOf, type Representation } from './negotiation';
+import type { WatchSink } from './response-writer';
 
 export interface WatchStreamOptions {
   registry: GenericRegistry;
@@ -102,6 +86,19 @@ export class WatchStream {
 
   /** Runs until the timeout, a reset of the cache, the client leaving or the server stopping. */
   async run(sink: WatchSink): Promise<void> {
+    try {
+      await this.start(sink);
+    } catch (err) {
+      // Before the stream started, a failure is the request's answer.
+      throw toApiError(err);
+    }
+    if (this.subscription !== undefined) await this.follow(this.subscription, () => this.reset);
+  }
+
+  private subscription?: { cancel(): void };
+  private reset = false;
+
+  private async start(sink: WatchSink): Promise<void> {
     const { options } = this;
     const { cache } = options;
     const rv = options.resourceVersion;
@@ -126,26 +123,26 @@ export class WatchStream {
     const prefix = options.registry.listPrefix(options.resource, options.namespace);
     let startAfter = requested;
     let subscription: { cancel(): void } | undefined;
-    let reset = false;
     try {
       if (initial) {
         // Snapshot and subscription in one synchronous step: nothing can fall between them.
         const snapshot = cache.list(prefix, (o) => this.matches(o));
         startAfter = snapshot.revision;
-        subscription = cache.subscribe(prefix, startAfter, (event) => this.deliver(event), () => (reset = true));
+        subscription = cache.subscribe(prefix, startAfter, (event) => this.deliver(event), () => (this.reset = true));
         for (const item of snapshot.items) this.send('ADDED', this.typed(item));
         if (streamingList) this.send('BOOKMARK', this.bookmarkObject(startAfter, { 'k8s.io/initial-events-end': 'true' }));
       } else {
-        subscription = cache.subscribe(prefix, startAfter, (event) => this.deliver(event), () => (reset = true));
+        subscription = cache.subscribe(prefix, startAfter, (event) => this.deliver(event), () => (this.reset = true));
       }
     } catch (err) {
+      // After the 200 went out, a failure travels as an ERROR event (410 for a compacted start).
       subscription?.cancel();
-      this.sendError(err instanceof ApiError ? err : errors.internal(err));
+      this.sendError(toApiError(err));
       sink.end();
       return;
     }
     this.lastRevision = Math.max(startAfter, this.lastRevision);
-    await this.follow(subscription, () => reset);
+    this.subscription = subscription;
   }
 
   /** Ends the stream, first telling a client that accepts bookmarks how far it has got. */

@@ -2,18 +2,18 @@
  * The generic resource store: get, list, create, update, delete and deletecollection for any
  * served resource over ObjectStore, with the object-metadata rules every kube-apiserver
  * registry applies (apiserver pkg/registry/generic/registry/store.go): system fields on create,
- * preserved fields on update, optimistic concurrency, finalizers and deletionTimestamp, and the
- * namespace lifecycle checks. Type-specific behaviour comes from the ObjectStrategy.
+ * preserved fields on update, optimistic concurrency, finalizers and deletionTimestamp.
+ * Everything kind-specific comes from the resource's ResourceStrategy; storage failures leave
+ * as Status errors (errors.ts), so callers above see only ApiErrors.
  */
-import { AdmissionChain } from '../admission';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { ApiError, errors, type GroupResource } from '../util';
-import { ObjectStore, type JsonObject, type StoredObject } from '../storage/object-store';
+import { AdmissionChain, type AdmissionAttributes } from '../admission';
+import type { UserInfo } from '../authn/user-info';
+import { errors, type GroupResource } from '../util';
+import { isStorageError, type JsonObject, type ObjectStore, type SideKeys, type StoredObject, type WatchCache } from '../storage';
+import { toApiError } from './errors';
 import { EXPIRED_CONTINUE_MESSAGE, encodeContinueToken, planGet, type ListPlan, type ReadMode } from './list-options';
-import type { ObjectStrategy } from './object-strategy';
-import type { WatchCache } from '../storage/watch-cache';
-import { ClaimTakenError, type SideKeys } from '../storage/object-store';
-import type { ServiceAllocator } from './service-allocator';
+import type { ResourceStrategy, UpdateSubresource } from './strategy';
 import { apiVersionOf, resourceKeyPrefix, type ServedResource } from './served-resource';
 
 export interface WriteOptions {
@@ -21,7 +21,9 @@ export interface WriteOptions {
   /** The field manager of a non-apply write (fieldManager, or derived from the User-Agent). */
   fieldManager?: string;
   /** 'finalize' is the namespaces/finalize path: only spec.finalizers changes. */
-  subresource: '' | 'status' | 'finalize';
+  subresource: UpdateSubresource;
+  /** Who asks (admission sees it); absent for the server's own writes. */
+  user?: UserInfo;
 }
 
 export interface DeleteOptions {
@@ -29,6 +31,7 @@ export interface DeleteOptions {
   gracePeriodSeconds?: number;
   propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
   preconditions?: { uid?: string; resourceVersion?: string };
+  user?: UserInfo;
 }
 
 export interface ListResponse {
@@ -44,17 +47,44 @@ export type DeleteResult =
   /** Still present, now with a deletionTimestamp (finalizers pending). */
   | { removed: false; object: JsonObject };
 
+/**
+ * Side keys written in a write's own transaction (ServiceAllocator: cluster IPs and node ports),
+ * so that an allocation can neither leak nor be handed out twice.
+ */
+export interface WriteAllocator {
+  allocateForCreate(object: JsonObject): Promise<SideKeys>;
+  allocateForUpdate(object: JsonObject, old: JsonObject): Promise<SideKeys>;
+  releaseFor(object: JsonObject): string[];
+  /** The keys the client asked for by value (an explicit clusterIP): taken ones are the client's error. */
+  explicitKeys(object: JsonObject): Set<string>;
+  /** Throws the 422 for an explicitly requested key that another object holds. */
+  claimConflict(object: JsonObject, key: string): never;
+}
+
+export interface RegistryConfig {
+  store: ObjectStore;
+  strategyFor: (resource: ServedResource) => ResourceStrategy;
+  /** Serves resourceVersion="0" and "not older than" reads from memory when set. */
+  cache?: WatchCache;
+  /** Admission plugins run on every write; empty by default. */
+  admission?: AdmissionChain;
+  /** Allocators by "<group>/<resource>" (core Services: "/services"). */
+  allocators?: ReadonlyMap<string, WriteAllocator>;
+  /** Records in metadata.managedFields what a non-apply write changed (server-side apply's bookkeeping). */
+  trackManagedFields?: (live: JsonObject | undefined, updated: JsonObject, manager: string, subresource: string) => JsonObject;
+  /** Converts between the served versions of one stored resource (undefined: no conversion known). */
+  converter?: (object: JsonObject, targetApiVersion: string) => JsonObject | undefined;
+  /** The namespace lifecycle: throws the Status for a create in a missing or terminating namespace. */
+  checkNamespaceForCreate?: (namespace: string) => Promise<void>;
+  clock?: () => number;
+}
+
 /** How long a read waits for this replica to reach a resourceVersion before answering 504. */
 const FUTURE_VERSION_WAIT_MS = 3000;
 const UPDATE_RETRIES = 16;
 /** Items per page when an unpaged list is streamed to the client. */
 const STREAM_PAGE = 500;
 const GENERATE_NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
-
-export interface RegistryHooks {
-  /** The namespace lifecycle: is `namespace` there, and not terminating? Throws the Status to send. */
-  checkNamespaceForCreate(namespace: string): Promise<void>;
-}
 
 export function groupResourceOf(resource: ServedResource): GroupResource {
   return { group: resource.group, resource: resource.resource };
@@ -78,52 +108,39 @@ function nowTimestamp(clock: () => number, offsetMs = 0): string {
   return new Date(Math.floor((clock() + offsetMs) / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
-/**
- * The grace period of a delete (kube-apiserver's pod strategy CheckGracefulDelete): only pods
- * are deleted gracefully, and only once scheduled and not finished; the request's
- * gracePeriodSeconds wins over spec.terminationGracePeriodSeconds (default 30).
- */
-function gracePeriodSeconds(resource: ServedResource, object: JsonObject, requested: number | undefined): number {
-  if (resource.group !== '' || resource.kind !== 'Pod') return 0;
-  const spec = (object.spec ?? {}) as JsonObject;
-  const phase = ((object.status ?? {}) as JsonObject).phase;
-  if (typeof spec.nodeName !== 'string' || spec.nodeName === '' || phase === 'Succeeded' || phase === 'Failed') return 0;
-  if (requested !== undefined) return Math.max(0, requested);
-  return typeof spec.terminationGracePeriodSeconds === 'number' ? spec.terminationGracePeriodSeconds : 30;
-}
-
 /** What admission plugins are told of the object a request is about. */
-function admissionTarget(resource: ServedResource, namespace: string, name: string, subresource = '') {
-  return { group: resource.group, version: resource.version, resource: resource.resource, subresource, kind: resource.kind, namespace: resource.namespaced ? namespace : '', name };
+function admissionTarget(resource: ServedResource, namespace: string, name: string, subresource: string, user: UserInfo | undefined) {
+  return { group: resource.group, version: resource.version, resource: resource.resource, subresource, kind: resource.kind, namespace: resource.namespaced ? namespace : '', name, userInfo: user };
 }
 
 /** A name that can be stored: the key is built from it, so it must be one path segment. */
 function checkPathSegment(resource: ServedResource, name: string): void {
   if (name === '.' || name === '..' || name.includes('/') || name.includes('%')) {
     const kind = resource.kind;
-    const message = `${kind} "${name}" is invalid: metadata.name: Invalid value: "${name}": may not ${name.includes('/') ? "contain '/'" : name.includes('%') ? "contain '%'" : `be '${name}'`}`;
-    throw errors.invalid(resource.group, kind, name, message, [{ reason: 'FieldValueInvalid', message: `Invalid value: "${name}": may not ${name.includes('/') ? "contain '/'" : name.includes('%') ? "contain '%'" : `be '${name}'`}`, field: 'metadata.name' }]);
+    const why = name.includes('/') ? "contain '/'" : name.includes('%') ? "contain '%'" : `be '${name}'`;
+    const message = `${kind} "${name}" is invalid: metadata.name: Invalid value: "${name}": may not ${why}`;
+    throw errors.invalid(resource.group, kind, name, message, [{ reason: 'FieldValueInvalid', message: `Invalid value: "${name}": may not ${why}`, field: 'metadata.name' }]);
   }
 }
 
 export class GenericRegistry {
-  /** Serves resourceVersion="0" and "not older than" reads from memory when set. */
-  cache?: WatchCache;
-  /** Cluster IPs and node ports of core v1 Services. */
-  serviceAllocator?: ServiceAllocator;
-  /** Records in metadata.managedFields what a non-apply write changed (server-side apply's bookkeeping). */
-  trackManagedFields?: (live: JsonObject | undefined, updated: JsonObject, manager: string, subresource: string) => JsonObject;
-  /** Admission plugins run on every write; empty by default. */
-  admission: AdmissionChain = new AdmissionChain();
-  /** Converts between the served versions of one stored resource (undefined: no conversion known). */
-  converter?: (object: JsonObject, targetApiVersion: string) => JsonObject | undefined;
+  private readonly store: ObjectStore;
+  private readonly cache?: WatchCache;
+  private readonly admission: AdmissionChain;
+  private readonly allocators: ReadonlyMap<string, WriteAllocator>;
+  private readonly clock: () => number;
 
-  constructor(
-    private readonly store: ObjectStore,
-    private readonly strategyFor: (resource: ServedResource) => ObjectStrategy,
-    private readonly hooks: RegistryHooks,
-    private readonly clock: () => number = Date.now,
-  ) {}
+  constructor(private readonly config: RegistryConfig) {
+    this.store = config.store;
+    this.cache = config.cache;
+    this.admission = config.admission ?? new AdmissionChain();
+    this.allocators = config.allocators ?? new Map();
+    this.clock = config.clock ?? Date.now;
+  }
+
+  strategyFor(resource: ServedResource): ResourceStrategy {
+    return this.config.strategyFor(resource);
+  }
 
   key(resource: ServedResource, namespace: string, name: string): string {
     const prefix = resourceKeyPrefix(resource);
@@ -147,18 +164,22 @@ export class GenericRegistry {
   }
 
   async get(resource: ServedResource, namespace: string, name: string, resourceVersion: string | null): Promise<JsonObject> {
-    const mode = planGet(resourceVersion);
-    const key = this.key(resource, namespace, name);
-    if (this.cache !== undefined && mode.kind !== 'latest') {
-      if (mode.kind === 'notOlderThan') await this.cache.waitForRevision(mode.revision);
-      const cached = this.cache.get(key);
-      if (cached === undefined) throw errors.notFound(groupResourceOf(resource), name);
-      return this.outgoing(resource, { ...cached });
+    try {
+      const mode = planGet(resourceVersion);
+      const key = this.key(resource, namespace, name);
+      if (this.cache !== undefined && mode.kind !== 'latest') {
+        if (mode.kind === 'notOlderThan') await this.cache.waitForRevision(mode.revision);
+        const cached = this.cache.get(key);
+        if (cached === undefined) throw errors.notFound(groupResourceOf(resource), name);
+        return this.outgoing(resource, { ...cached });
+      }
+      if (mode.kind === 'notOlderThan') await this.waitForRevision(mode.revision);
+      const found = await this.store.get(key, { serializable: mode.kind !== 'latest' });
+      if (found === undefined) throw errors.notFound(groupResourceOf(resource), name);
+      return this.outgoing(resource, found.object);
+    } catch (err) {
+      throw toApiError(err);
     }
-    if (mode.kind === 'notOlderThan') await this.waitForRevision(mode.revision);
-    const found = await this.store.get(key, { serializable: mode.kind !== 'latest' });
-    if (found === undefined) throw errors.notFound(groupResourceOf(resource), name);
-    return this.outgoing(resource, found.object);
   }
 
   private async readRevisionFor(mode: ReadMode): Promise<{ revision?: number; serializable: boolean }> {
@@ -183,6 +204,15 @@ export class GenericRegistry {
    * all read at one revision, instead of being gathered whole; the returned `items` is then empty.
    */
   async list(resource: ServedResource, namespace: string, plan: ListPlan, filter?: (object: JsonObject) => boolean, onPage?: (items: JsonObject[], resourceVersion: string) => Promise<void>): Promise<ListResponse> {
+    try {
+      return await this.listFromStorage(resource, namespace, plan, filter, onPage);
+    } catch (err) {
+      if (isStorageError(err, 'Compacted') && plan.continueStart !== undefined) throw errors.expired(EXPIRED_CONTINUE_MESSAGE);
+      throw toApiError(err);
+    }
+  }
+
+  private async listFromStorage(resource: ServedResource, namespace: string, plan: ListPlan, filter?: (object: JsonObject) => boolean, onPage?: (items: JsonObject[], resourceVersion: string) => Promise<void>): Promise<ListResponse> {
     const prefix = this.listPrefix(resource, namespace);
     // Like kube-apiserver's cacher: rv="0", or "not older than" without a limit, is served from memory, whole.
     if (this.cache !== undefined && plan.continueStart === undefined && (plan.mode.kind === 'any' || (plan.mode.kind === 'notOlderThan' && plan.limit === 0))) {
@@ -208,19 +238,13 @@ export class GenericRegistry {
         startKey = page.nextKey;
       }
     }
-    let result;
-    try {
-      result = await this.store.list(prefix, {
-        revision: read.revision,
-        serializable: read.serializable,
-        startKey: plan.continueStart !== undefined ? prefix + plan.continueStart : undefined,
-        limit: plan.limit,
-        filter,
-      });
-    } catch (err) {
-      if (err instanceof ApiError && err.code === 410 && plan.continueStart !== undefined) throw errors.expired(EXPIRED_CONTINUE_MESSAGE);
-      throw err;
-    }
+    const result = await this.store.list(prefix, {
+      revision: read.revision,
+      serializable: read.serializable,
+      startKey: plan.continueStart !== undefined ? prefix + plan.continueStart : undefined,
+      limit: plan.limit,
+      filter,
+    });
     const response: ListResponse = {
       items: result.items.map((item) => this.outgoing(resource, item.object)),
       resourceVersion: String(plan.mode.kind === 'exact' ? plan.mode.revision : result.revision),
@@ -239,8 +263,9 @@ export class GenericRegistry {
    */
   private outgoing(resource: ServedResource, object: JsonObject): JsonObject {
     const served = apiVersionOf(resource);
-    if (this.converter !== undefined && typeof object.apiVersion === 'string' && object.apiVersion !== served) {
-      const converted = this.converter(object, served);
+    const converter = this.config.converter;
+    if (converter !== undefined && typeof object.apiVersion === 'string' && object.apiVersion !== served) {
+      const converted = converter(object, served);
       if (converted !== undefined) object = converted;
     }
     object.apiVersion = served;
@@ -256,10 +281,11 @@ export class GenericRegistry {
   /** The object in the version its resource is stored in. */
   private toStorage(resource: ServedResource, object: JsonObject): JsonObject {
     const storage = resource.storage;
-    if (storage === undefined || this.converter === undefined) return object;
+    const converter = this.config.converter;
+    if (storage === undefined || converter === undefined) return object;
     const storageApiVersion = storage.group === '' ? storage.version : `${storage.group}/${storage.version}`;
     if (object.apiVersion === storageApiVersion) return object;
-    const converted = this.converter(object, storageApiVersion);
+    const converted = converter(object, storageApiVersion);
     if (converted === undefined) throw errors.internal(new Error(`no conversion from ${String(object.apiVersion)} to ${storageApiVersion}`));
     return converted;
   }
@@ -295,14 +321,24 @@ export class GenericRegistry {
   }
 
   async create(resource: ServedResource, namespace: string, object: JsonObject, options: WriteOptions): Promise<JsonObject> {
-    this.checkTypeMeta(resource, object);
-    this.checkNamespace(resource, namespace, object);
+    let name = '';
+    try {
+      this.checkTypeMeta(resource, object);
+      this.checkNamespace(resource, namespace, object);
+      const metadata = metadataOf(object);
+      if ((metadata.name === undefined || metadata.name === '') && typeof metadata.generateName === 'string' && metadata.generateName !== '') {
+        metadata.name = metadata.generateName + randomSuffix(5);
+      }
+      name = typeof metadata.name === 'string' ? metadata.name : '';
+      return await this.createNamed(resource, namespace, name, object, options);
+    } catch (err) {
+      throw toApiError(err, { resource: groupResourceOf(resource), name });
+    }
+  }
+
+  private async createNamed(resource: ServedResource, namespace: string, name: string, object: JsonObject, options: WriteOptions): Promise<JsonObject> {
     const metadata = metadataOf(object);
     const strategy = this.strategyFor(resource);
-    if ((metadata.name === undefined || metadata.name === '') && typeof metadata.generateName === 'string' && metadata.generateName !== '') {
-      metadata.name = metadata.generateName + randomSuffix(5);
-    }
-    const name = typeof metadata.name === 'string' ? metadata.name : '';
     if (name === '') {
       const message = `${resource.kind} "" is invalid: metadata.name: Required value: name or generateName is required`;
       throw errors.invalid(resource.group, resource.kind, '', message, [{ reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' }]);
@@ -317,7 +353,7 @@ export class GenericRegistry {
     delete metadata.deletionGracePeriodSeconds;
     delete metadata.generation;
     strategy.applyDefaults(object);
-    const attributes = { ...admissionTarget(resource, namespace, name), operation: 'CREATE' as const, dryRun: options.dryRun };
+    const attributes = { ...admissionTarget(resource, namespace, name, '', options.user), operation: 'CREATE' as const, dryRun: options.dryRun };
     const admitted = await this.admission.mutate({ ...attributes, object });
     if (admitted !== undefined && admitted !== object) {
       object = admitted;
@@ -325,11 +361,11 @@ export class GenericRegistry {
     }
     strategy.prepareForCreate(object);
     this.validationFailure(resource, strategy.validateCreate(object, resource.namespaced), name);
+    strategy.canonicalize(object);
     await this.admission.validate({ ...attributes, object });
-    if (this.trackManagedFields !== undefined && options.fieldManager !== undefined) {
-      object = this.trackManagedFields(undefined, object, options.fieldManager, '');
-    }
-    if (resource.namespaced) await this.hooks.checkNamespaceForCreate(namespace);
+    const track = this.config.trackManagedFields;
+    if (track !== undefined && options.fieldManager !== undefined) object = track(undefined, object, options.fieldManager, '');
+    if (resource.namespaced) await this.config.checkNamespaceForCreate?.(namespace);
     const key = this.key(resource, namespace, name);
     if (options.dryRun) {
       const existing = await this.store.get(key);
@@ -338,7 +374,7 @@ export class GenericRegistry {
     }
     const allocator = this.allocatorFor(resource);
     if (allocator === undefined) {
-      const created = await this.store.create(key, this.toStorage(resource, object), groupResourceOf(resource), name);
+      const created = await this.store.create(key, this.toStorage(resource, object));
       return this.outgoing(resource, created.object);
     }
     const explicit = allocator.explicitKeys(object);
@@ -346,59 +382,62 @@ export class GenericRegistry {
       const candidate = structuredClone(object);
       const side = await allocator.allocateForCreate(candidate);
       try {
-        const created = await this.store.create(key, candidate, groupResourceOf(resource), name, side);
+        const created = await this.store.create(key, this.toStorage(resource, candidate), side);
         return this.outgoing(resource, created.object);
       } catch (err) {
-        if (!(err instanceof ClaimTakenError)) throw err;
+        if (!isStorageError(err, 'ClaimTaken')) throw err;
         await this.failIfExplicitClaimTaken(allocator, candidate, side, explicit);
       }
     }
     throw errors.internal(new Error('could not allocate service addresses'));
   }
 
-  private allocatorFor(resource: ServedResource): ServiceAllocator | undefined {
-    return resource.group === '' && resource.kind === 'Service' ? this.serviceAllocator : undefined;
+  private allocatorFor(resource: ServedResource): WriteAllocator | undefined {
+    return this.allocators.get(`${resource.group}/${resource.resource}`);
   }
 
-  private async failIfExplicitClaimTaken(allocator: ServiceAllocator, service: JsonObject, side: SideKeys, explicit: Set<string>): Promise<void> {
+  private async failIfExplicitClaimTaken(allocator: WriteAllocator, object: JsonObject, side: SideKeys, explicit: Set<string>): Promise<void> {
     for (const claim of side.claim ?? []) {
       if (!explicit.has(claim.key)) continue;
-      if ((await this.store.get(claim.key)) !== undefined) allocator.claimConflict(service, claim.key);
+      if ((await this.store.get(claim.key)) !== undefined) allocator.claimConflict(object, claim.key);
     }
   }
 
   /**
    * PUT: replaces the object. With a resourceVersion in the body it is a precondition; without
-   * one the update is unconditional, as kube-apiserver allows for built-in types.
-   * `allowCreate` makes a PUT to a missing name a create (Endpoints, Leases, RBAC, ...).
+   * one the update is unconditional, as kube-apiserver allows for built-in types. A PUT to a
+   * missing name creates it where the strategy allows (Endpoints, Leases, RBAC, ...).
    */
-  async update(resource: ServedResource, namespace: string, name: string, object: JsonObject, options: WriteOptions & { allowCreate: boolean }): Promise<{ object: JsonObject; created: boolean }> {
-    this.checkTypeMeta(resource, object);
-    this.checkNamespace(resource, namespace, object);
-    const metadata = metadataOf(object);
-    if (metadata.name !== undefined && metadata.name !== name) {
-      throw errors.badRequest(`the name of the object (${String(metadata.name)}) does not match the name on the URL (${name})`);
-    }
-    metadata.name = name;
+  async update(resource: ServedResource, namespace: string, name: string, object: JsonObject, options: WriteOptions): Promise<{ object: JsonObject; created: boolean }> {
     const gr = groupResourceOf(resource);
-    const preconditionRv = typeof metadata.resourceVersion === 'string' && metadata.resourceVersion !== '' ? metadata.resourceVersion : undefined;
-    const key = this.key(resource, namespace, name);
-    for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
-      const current = await this.store.get(key);
-      if (current === undefined) {
-        if (!options.allowCreate || options.subresource !== '') throw errors.notFound(gr, name);
-        if (preconditionRv !== undefined) throw errors.notFound(gr, name);
-        const created = await this.create(resource, namespace, structuredClone(object), options);
-        return { object: created, created: true };
+    try {
+      this.checkTypeMeta(resource, object);
+      this.checkNamespace(resource, namespace, object);
+      const metadata = metadataOf(object);
+      if (metadata.name !== undefined && metadata.name !== name) {
+        throw errors.badRequest(`the name of the object (${String(metadata.name)}) does not match the name on the URL (${name})`);
       }
-      if (preconditionRv !== undefined && preconditionRv !== String(current.modRevision)) throw errors.staleResourceVersion(gr, name);
-      const next = structuredClone(object);
-      const result = await this.writeUpdate(resource, current, next, options);
-      if (result !== undefined) return { object: result, created: false };
-      // The object changed underneath: read it again, as GuaranteedUpdate does, so that a
-      // precondition meets what is there now (404 if it was deleted, 409 if it was modified).
+      metadata.name = name;
+      const preconditionRv = typeof metadata.resourceVersion === 'string' && metadata.resourceVersion !== '' ? metadata.resourceVersion : undefined;
+      const key = this.key(resource, namespace, name);
+      for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
+        const current = await this.store.get(key);
+        if (current === undefined) {
+          if (!this.strategyFor(resource).allowCreateOnUpdate || options.subresource !== '') throw errors.notFound(gr, name);
+          if (preconditionRv !== undefined) throw errors.notFound(gr, name);
+          const created = await this.createNamed(resource, namespace, name, structuredClone(object), options);
+          return { object: created, created: true };
+        }
+        if (preconditionRv !== undefined && preconditionRv !== String(current.modRevision)) throw errors.staleResourceVersion(gr, name);
+        const result = await this.writeUpdate(resource, current, structuredClone(object), options);
+        if (result !== undefined) return { object: result, created: false };
+        // The object changed underneath: read it again, as GuaranteedUpdate does, so that a
+        // precondition meets what is there now (404 if it was deleted, 409 if it was modified).
+      }
+      throw errors.staleResourceVersion(gr, name);
+    } catch (err) {
+      throw toApiError(err, { resource: gr, name });
     }
-    throw errors.staleResourceVersion(gr, name);
   }
 
   /**
@@ -407,22 +446,26 @@ export class GenericRegistry {
    */
   async guaranteedUpdate(resource: ServedResource, namespace: string, name: string, mutate: (current: JsonObject) => JsonObject | Promise<JsonObject>, options: WriteOptions & { preconditionRv?: string }): Promise<JsonObject> {
     const gr = groupResourceOf(resource);
-    const key = this.key(resource, namespace, name);
-    for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
-      const current = await this.store.get(key);
-      if (current === undefined) throw errors.notFound(gr, name);
-      if (options.preconditionRv !== undefined && options.preconditionRv !== String(current.modRevision)) throw errors.staleResourceVersion(gr, name);
-      const desired = await mutate(structuredClone(this.outgoing(resource, current.object)));
-      this.checkTypeMeta(resource, desired);
-      this.checkNamespace(resource, namespace, desired);
-      const metadata = metadataOf(desired);
-      if (metadata.name !== name) throw errors.badRequest(`the name of the object (${String(metadata.name)}) does not match the name on the URL (${name})`);
-      const rv = metadata.resourceVersion;
-      if (typeof rv === 'string' && rv !== '' && rv !== String(current.modRevision)) throw errors.staleResourceVersion(gr, name);
-      const result = await this.writeUpdate(resource, current, desired, options);
-      if (result !== undefined) return result;
+    try {
+      const key = this.key(resource, namespace, name);
+      for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
+        const current = await this.store.get(key);
+        if (current === undefined) throw errors.notFound(gr, name);
+        if (options.preconditionRv !== undefined && options.preconditionRv !== String(current.modRevision)) throw errors.staleResourceVersion(gr, name);
+        const desired = await mutate(structuredClone(this.outgoing(resource, current.object)));
+        this.checkTypeMeta(resource, desired);
+        this.checkNamespace(resource, namespace, desired);
+        const metadata = metadataOf(desired);
+        if (metadata.name !== name) throw errors.badRequest(`the name of the object (${String(metadata.name)}) does not match the name on the URL (${name})`);
+        const rv = metadata.resourceVersion;
+        if (typeof rv === 'string' && rv !== '' && rv !== String(current.modRevision)) throw errors.staleResourceVersion(gr, name);
+        const result = await this.writeUpdate(resource, current, desired, options);
+        if (result !== undefined) return result;
+      }
+      throw errors.staleResourceVersion(gr, name);
+    } catch (err) {
+      throw toApiError(err, { resource: gr, name });
     }
-    throw errors.staleResourceVersion(gr, name);
   }
 
   /** One attempt at an update; undefined when the object changed underneath (retry). */
@@ -446,38 +489,30 @@ export class GenericRegistry {
     const strategy = this.strategyFor(resource);
     const name = objectName(old);
     const attributes = {
-      ...admissionTarget(resource, typeof oldMeta.namespace === 'string' ? oldMeta.namespace : '', name, options.subresource),
+      ...admissionTarget(resource, typeof oldMeta.namespace === 'string' ? oldMeta.namespace : '', name, options.subresource, options.user),
       operation: 'UPDATE' as const,
       oldObject: old,
       dryRun: options.dryRun,
     };
-    if (options.subresource === 'finalize') {
-      const finalizers = (next.spec as JsonObject | undefined)?.finalizers;
-      const kept = structuredClone(old);
-      kept.spec = { ...((old.spec as JsonObject | undefined) ?? {}), finalizers: Array.isArray(finalizers) ? finalizers : [] };
-      next = kept;
-      metadataOf(next);
-    } else {
-      // Validation sees the version being replaced, as kube-apiserver fills it for unconditional updates.
-      nextMeta.resourceVersion = String(current.modRevision);
+    // Validation sees the version being replaced, as kube-apiserver fills it for unconditional updates.
+    nextMeta.resourceVersion = String(current.modRevision);
+    strategy.applyDefaults(next);
+    const admitted = await this.admission.mutate({ ...attributes, object: next });
+    if (admitted !== undefined && admitted !== next) {
+      next = admitted;
       strategy.applyDefaults(next);
-      const admitted = await this.admission.mutate({ ...attributes, object: next });
-      if (admitted !== undefined && admitted !== next) {
-        next = admitted;
-        strategy.applyDefaults(next);
-      }
-      strategy.prepareForUpdate(next, old, options.subresource as '' | 'status');
-      this.validationFailure(resource, strategy.validateUpdate(next, old, resource.namespaced, options.subresource as '' | 'status'), name);
-      if (this.trackManagedFields !== undefined && options.fieldManager !== undefined) {
-        next = this.trackManagedFields(old, next, options.fieldManager, options.subresource);
-      }
     }
+    strategy.prepareForUpdate(next, old, options.subresource);
+    this.validationFailure(resource, strategy.validateUpdate(next, old, resource.namespaced, options.subresource), name);
+    strategy.canonicalize(next);
+    const track = this.config.trackManagedFields;
+    if (track !== undefined && options.fieldManager !== undefined) next = track(old, next, options.fieldManager, options.subresource);
     await this.admission.validate({ ...attributes, object: next });
     const metadata = metadataOf(next);
     // A terminating object whose last finalizer is gone leaves the store.
     const finalizers = metadata.finalizers as unknown[] | undefined;
     const allocator = this.allocatorFor(resource);
-    if (metadata.deletionTimestamp !== undefined && (finalizers === undefined || finalizers.length === 0) && !hasPendingSpecFinalizers(next)) {
+    if (metadata.deletionTimestamp !== undefined && (finalizers === undefined || finalizers.length === 0) && !strategy.hasPendingFinalizers(next)) {
       if (options.dryRun) return this.outgoing(resource, next);
       const removedAt = await this.store.deleteIfUnchanged(current.key, current.modRevision, { release: allocator?.releaseFor(old) });
       if (removedAt === undefined) return undefined;
@@ -496,7 +531,7 @@ export class GenericRegistry {
           const written = await this.store.replaceIfUnchanged(current.key, this.toStorage(resource, next), current.modRevision, side);
           return written === undefined ? undefined : this.outgoing(resource, written.object);
         } catch (err) {
-          if (!(err instanceof ClaimTakenError)) throw err;
+          if (!isStorageError(err, 'ClaimTaken')) throw err;
           await this.failIfExplicitClaimTaken(allocator, next, side, explicit);
           return undefined;
         }
@@ -511,7 +546,17 @@ export class GenericRegistry {
 
   async delete(resource: ServedResource, namespace: string, name: string, options: DeleteOptions): Promise<DeleteResult> {
     const gr = groupResourceOf(resource);
+    try {
+      return await this.deleteOnce(resource, namespace, name, options);
+    } catch (err) {
+      throw toApiError(err, { resource: gr, name });
+    }
+  }
+
+  private async deleteOnce(resource: ServedResource, namespace: string, name: string, options: DeleteOptions): Promise<DeleteResult> {
+    const gr = groupResourceOf(resource);
     const key = this.key(resource, namespace, name);
+    const strategy = this.strategyFor(resource);
     for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
       const current = await this.store.get(key);
       if (current === undefined) throw errors.notFound(gr, name);
@@ -524,12 +569,12 @@ export class GenericRegistry {
       if (pre?.resourceVersion !== undefined && pre.resourceVersion !== metadata.resourceVersion) {
         throw errors.conflict(gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(metadata.resourceVersion)}`);
       }
-      const attributes = { ...admissionTarget(resource, namespace, name), operation: 'DELETE' as const, oldObject: object, dryRun: options.dryRun };
+      const attributes: AdmissionAttributes = { ...admissionTarget(resource, namespace, name, '', options.user), operation: 'DELETE', oldObject: object, dryRun: options.dryRun };
       await this.admission.mutate(attributes);
       await this.admission.validate(attributes);
       const finalizers = Array.isArray(metadata.finalizers) ? [...(metadata.finalizers as string[])] : [];
       const policyFinalizer = options.propagationPolicy === 'Orphan' ? 'orphan' : options.propagationPolicy === 'Foreground' ? 'foregroundDeletion' : undefined;
-      const grace = gracePeriodSeconds(resource, object, options.gracePeriodSeconds);
+      const grace = strategy.gracePeriodSeconds(object, options.gracePeriodSeconds);
       if (grace > 0) {
         // Graceful deletion (a scheduled pod): the node's agent removes it once its containers stop.
         const pendingGrace = metadata.deletionGracePeriodSeconds;
@@ -542,7 +587,7 @@ export class GenericRegistry {
         if (written === undefined) continue;
         return { removed: false, object: this.outgoing(resource, written.object) };
       }
-      const needsFinalization = finalizers.length > 0 || policyFinalizer !== undefined || hasPendingSpecFinalizers(object);
+      const needsFinalization = finalizers.length > 0 || policyFinalizer !== undefined || strategy.hasPendingFinalizers(object);
       if (!needsFinalization) {
         if (options.dryRun) return { removed: true, object };
         const removedAt = await this.store.deleteIfUnchanged(key, current.modRevision, { release: this.allocatorFor(resource)?.releaseFor(object) });
@@ -562,10 +607,8 @@ export class GenericRegistry {
         metadata.deletionTimestamp = nowTimestamp(this.clock);
         metadata.deletionGracePeriodSeconds = 0;
       }
-      this.strategyFor(resource).prepareForUpdate(object, current.object, '');
-      if (resource.kind === 'Namespace') {
-        object.status = { ...((object.status as JsonObject | undefined) ?? {}), phase: 'Terminating' };
-      }
+      strategy.prepareForUpdate(object, current.object, '');
+      strategy.prepareForDeletion(object);
       if (options.dryRun) return { removed: false, object };
       const written = await this.store.replaceIfUnchanged(key, this.toStorage(resource, object), current.modRevision);
       if (written === undefined) continue;
@@ -573,13 +616,6 @@ export class GenericRegistry {
     }
     throw errors.staleResourceVersion(gr, name);
   }
-}
-
-/** Namespaces stay while `spec.finalizers` (the namespace controller's) is not empty. */
-function hasPendingSpecFinalizers(object: JsonObject): boolean {
-  if (object.kind !== 'Namespace') return false;
-  const finalizers = (object.spec as JsonObject | undefined)?.finalizers;
-  return Array.isArray(finalizers) && finalizers.length > 0;
 }
 
 function sameContent(a: JsonObject, b: JsonObject): boolean {

@@ -6,7 +6,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { errors } from '../util';
-import type { JsonObject, ObjectStore, SideKeys } from '../storage/object-store';
+import type { JsonObject, ObjectStore, SideKeys } from '../storage';
 
 export const SERVICE_IP_PREFIX = '/registry/ranges/serviceips/';
 export const NODE_PORT_PREFIX = '/registry/ranges/servicenodeports/';

@@ -1,27 +1,27 @@
 /**
- * Composition root of the Kubernetes API server: certificates and admin kubeconfig, the object
- * store over a KV client (the embedded replica or an external etcd), the registry with its
- * strategies, the resource handler, health checks, and the HTTPS listener. Only this file and
- * src/cli construct concrete classes.
+ * Composition root of the Kubernetes API server (kubernetes/apiserver pkg/server/config.go:
+ * Config → New): certificates and admin kubeconfig, the object store over a KV client (the
+ * embedded replica or an external etcd), the watch cache, the registry with its strategies, the
+ * resource endpoints, the filter chain, health checks and the HTTPS listener. Only this folder
+ * and src/cli construct concrete classes; everything is built with what it needs, in order.
  */
 import { networkInterfaces } from 'node:os';
 import type { KvClient } from '../../raft';
 import { apiServerUrl, loadOrCreateClusterCertificates, writeAdminKubeconfig } from '../certificates';
-import { ResourceHandler, type ResourceResolver, type SelectorFilterFactory, type ServerSideApply, type TableRenderer, type TypedDecode } from '../endpoints/resource-handler';
-import { ApiHttpServer, type DiscoveryDocuments } from '../http/api-http-server';
-import { BodyCodec, type ProtobufObjectCodec } from '../http/body-codec';
+import { BodyCodec, ResourceEndpoints, type ProtobufObjectCodec, type ResourceResolver, type ServerSideApply, type TypedDecode } from '../endpoints';
+import { ApiHttpServer } from '../http/api-http-server';
+import { auditFilter, authenticationFilter, authorizationFilter, impersonationFilter, requestInfoFilter } from '../http/filters';
 import { startupHookCheck, type HealthCheck } from '../http/health-checks';
+import { NonResourceRoutes, type DiscoveryDocuments } from '../http/non-resource-routes';
 import { ApiMetrics } from '../observability/api-metrics';
-import { GenericRegistry } from '../registry/generic-registry';
-import type { ObjectStrategy } from '../registry/object-strategy';
-import type { ServedResource } from '../registry/served-resource';
-import { ObjectStore, openStoreWatchCount, type JsonObject } from '../storage/object-store';
-import { WatchCache } from '../storage/watch-cache';
-import { ServiceAllocator, parseNodePortRange } from '../registry/service-allocator';
+import { deprecationOf } from '../apis/deprecations';
+import { GenericRegistry, ServiceAllocator, namespaceLifecycle, parseNodePortRange, strategyFor } from '../registry';
+import { ObjectStore, WatchCache, openStoreWatchCount, type JsonObject } from '../storage';
 import { KubernetesServiceController } from '../controllers/kubernetes-service';
 import { errors } from '../util';
-import { bootstrapNamespaces, namespaceLifecycle } from './system-namespaces';
+import { bootstrapNamespaces } from './system-namespaces';
 import { adoptSharedClusterCa } from './shared-ca';
+import { clusterCaAuthentication, forbiddenError, interimAuthorizer, mastersOnlyImpersonator } from './interim-security';
 
 export interface ApiServerConfig {
   dataDir: string;
@@ -62,12 +62,9 @@ export interface ApiServerParts {
   kv: KvClient;
   resolver: ResourceResolver;
   discovery: DiscoveryDocuments;
-  strategyFor: (resource: ServedResource) => ObjectStrategy;
-  selectorFilter: SelectorFilterFactory;
   applyPatch: (patchType: string, current: JsonObject, patch: Buffer) => JsonObject;
   protobuf?: ProtobufObjectCodec;
   typedDecode?: TypedDecode;
-  renderTable?: TableRenderer;
   serverSideApply?: ServerSideApply;
   yamlDuplicateKeysError?: (text: string) => string | undefined;
   trackManagedFields?: (live: JsonObject | undefined, updated: JsonObject, manager: string, subresource: string) => JsonObject;
@@ -100,43 +97,42 @@ export interface RunningApiServer {
   stop(): Promise<void>;
 }
 
-/** Kinds whose PUT to a missing name creates it (AllowCreateOnUpdate in v1.25's strategies). */
-const CREATE_ON_UPDATE_KINDS = new Set(['Endpoints', 'Event', 'LimitRange', 'Lease', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding', 'EndpointSlice']);
-
 export async function startApiServer(config: ApiServerConfig, parts: ApiServerParts, log: (line: string) => void): Promise<RunningApiServer> {
   await adoptSharedClusterCa(parts.kv, config.dataDir, log);
   const certificates = await loadOrCreateClusterCertificates(config.dataDir, {
     serving: { dnsNames: config.servingDnsNames, ipAddresses: config.servingIpAddresses },
   });
   const store = new ObjectStore(parts.kv);
-  const registryHooks = { checkNamespaceForCreate: async (_namespace: string) => {} };
-  const registry = new GenericRegistry(store, parts.strategyFor, registryHooks);
   const cache = new WatchCache(store, { log, historyWindowMs: config.watchCacheHistoryMs });
   cache.start();
-  registry.cache = cache;
-  registry.converter = parts.convertVersion;
-  registry.trackManagedFields = parts.trackManagedFields;
   const nodePorts = parseNodePortRange(config.serviceNodePortRange);
   const allocator = new ServiceAllocator(store, { serviceCidr: config.serviceClusterIpRange, nodePortMin: nodePorts.min, nodePortMax: nodePorts.max });
-  registry.serviceAllocator = allocator;
+  const registry = new GenericRegistry({
+    store,
+    cache,
+    strategyFor,
+    allocators: new Map([['/services', allocator]]),
+    converter: parts.convertVersion,
+    trackManagedFields: parts.trackManagedFields,
+    checkNamespaceForCreate: namespaceLifecycle(store, cache),
+  });
   const namespaces = parts.resolver.lookup('', 'v1', 'namespaces');
   if (namespaces === undefined) throw new Error('the catalogue has no namespaces resource');
-  registryHooks.checkNamespaceForCreate = namespaceLifecycle(registry, namespaces);
+  const metrics = new ApiMetrics();
   const bodyCodec = new BodyCodec(parts.protobuf);
-  const handler = new ResourceHandler({
+  const endpoints = new ResourceEndpoints({
     resolver: parts.resolver,
     registry,
     store,
-    codec: bodyCodec,
-    selectorFilter: parts.selectorFilter,
-    applyPatch: parts.applyPatch,
-    createOnUpdateKinds: CREATE_ON_UPDATE_KINDS,
-    minWatchTimeoutSeconds: config.minRequestTimeoutSeconds,
     cache,
+    codec: bodyCodec,
+    applyPatch: parts.applyPatch,
+    minWatchTimeoutSeconds: config.minRequestTimeoutSeconds,
     typedDecode: parts.typedDecode,
-    renderTable: parts.renderTable,
     serverSideApply: parts.serverSideApply,
     yamlDuplicateKeysError: parts.yamlDuplicateKeysError,
+    deprecationOf,
+    onDeprecatedRequest: (labels) => metrics.deprecatedApiRequested(labels),
   });
   const startedAt = Date.now();
   let shuttingDown = false;
@@ -149,7 +145,6 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const watchCacheReady: HealthCheck = { name: 'informer-sync', check: async () => (cache.isReady ? undefined : 'watch cache filling') };
   const shutdown: HealthCheck = { name: 'shutdown', check: async () => (shuttingDown ? 'process is shutting down' : undefined) };
   const storeConsistency: HealthCheck = { name: 'store-consistency', check: async () => parts.storeCorruption?.() };
-  const metrics = new ApiMetrics();
   metrics.gauge('carina_store_watch_streams', 'Watch streams this replica holds open on the store (the watch cache needs one, whatever the number of watchers).', openStoreWatchCount);
   if (parts.raftStatus !== undefined) {
     const raft = parts.raftStatus;
@@ -164,16 +159,30 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     });
   }
   metrics.gauge('carina_watch_cache_watchers', 'Watches served from this replica\'s watch cache.', () => cache.watcherCount);
-  const server = new ApiHttpServer({
-    bindAddress: config.bindAddress,
-    port: config.securePort,
-    tls: { cert: certificates.serving.certPem, key: certificates.serving.keyPem, ca: certificates.ca.certPem },
-    handler,
+  const authorizer = interimAuthorizer;
+  const routes = new NonResourceRoutes({
     discovery: parts.discovery,
     metrics,
     livezChecks: [ping, logCheck, etcd, bootstrap],
     readyzChecks: [ping, logCheck, etcd, { name: 'etcd-readiness', check: parts.storeHealthy }, watchCacheReady, bootstrapReady, storeConsistency, shutdown],
+    // /healthz is the deprecated /livez plus readiness of the store, but not the shutdown (only /readyz fails during the shutdown delay).
+    healthzChecks: [ping, logCheck, etcd, { name: 'etcd-readiness', check: parts.storeHealthy }, watchCacheReady, bootstrapReady, storeConsistency],
     advertiseAddress: `${config.bindAddress === '0.0.0.0' ? '127.0.0.1' : config.bindAddress}:${config.securePort}`,
+  });
+  const server = new ApiHttpServer({
+    bindAddress: config.bindAddress,
+    port: config.securePort,
+    tls: { cert: certificates.serving.certPem, key: certificates.serving.keyPem, ca: certificates.ca.certPem },
+    filters: [
+      requestInfoFilter,
+      authenticationFilter(clusterCaAuthentication(certificates.ca.certPem), log),
+      auditFilter(undefined),
+      impersonationFilter(mastersOnlyImpersonator, (attributes) => authorizer.authorize(attributes)),
+      authorizationFilter(authorizer, forbiddenError),
+    ],
+    endpoints,
+    routes,
+    metrics,
     codec: bodyCodec,
     log,
   });

@@ -11,18 +11,15 @@ import { OPENAPI_V2_PROTOBUF_CONTENT_TYPE, OPENAPI_V2_PROTOBUF_MEDIA_TYPES, open
 import { ProtobufCodec } from '../codec';
 import { TypedDecoder } from '../apis/schema';
 import { convertVersion } from '../apis/conversion';
-import { toTable } from '../apis/table';
 import { ApplyConflictError, apply as serverSideApply, managerFromUserAgent, updateManagedFields, type ManagedFieldsConverter } from '../apply';
 import { fromYaml, yamlDuplicateKeysError } from '../codec';
 import { PatchSchema, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, type JsonValue } from '../patch';
-import { SelectorParseError, parseFieldSelector, parseLabelSelector, selectableFields, validateFieldSelector } from '../apis/selectors';
 import { GarbageCollector } from '../controllers/garbage-collector';
 import { NamespaceController } from '../controllers/namespace-controller';
 import { LeaderElector } from '../controllers/leader-election';
-import type { DiscoveryDocuments } from '../http/api-http-server';
-import type { GenericRegistry } from '../registry/generic-registry';
-import { v125Strategy } from '../registry/v125-strategy';
-import { ObjectStore, type JsonObject } from '../storage/object-store';
+import type { DiscoveryDocuments } from '../http/non-resource-routes';
+import type { GenericRegistry } from '../registry';
+import { ObjectStore, type JsonObject } from '../storage';
 import { errors } from '../util';
 import type { ApiServerParts } from './api-server';
 
@@ -50,7 +47,6 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
   const catalogue = Catalogue.load({ runtimeConfig: parseRuntimeConfig(options.runtimeConfig) });
   const openapi = new OpenApiDocuments(catalogue);
   const convertForManagers = managedFieldsConverter(catalogue);
-  const strategy = v125Strategy();
   let patchSchema: PatchSchema | undefined;
   const discovery: DiscoveryDocuments = {
     version: () => versionInfo() as unknown as JsonObject,
@@ -76,24 +72,8 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
         // Virtual resources (reviews, bindings) are not stored objects; later issues serve them.
         return info === undefined || info.createOnly || info.storageVersionHash === '' ? undefined : info;
       },
-      isServed: (group, version) => catalogue.isServed(group, version),
     },
     discovery,
-    strategyFor: () => strategy,
-    selectorFilter: (resource, labelSelector, fieldSelector) => {
-      try {
-        const labels = labelSelector === '' ? undefined : parseLabelSelector(labelSelector);
-        const fields = fieldSelector === '' ? undefined : validateFieldSelector(resource.group, resource.version, resource.resource, parseFieldSelector(fieldSelector));
-        if ((labels === undefined || labels.isEmpty()) && (fields === undefined || fields.isEmpty())) return undefined;
-        return (object) => {
-          if (labels !== undefined && !labels.matches((object.metadata as JsonObject | undefined)?.labels as Record<string, string> | undefined)) return false;
-          return fields === undefined || fields.matches(selectableFields(resource.group, resource.resource, object));
-        };
-      } catch (err) {
-        if (err instanceof SelectorParseError) throw errors.badRequest(err.message);
-        throw err;
-      }
-    },
     applyPatch: (patchType, current, body) => {
       let patch: unknown;
       try {
@@ -141,7 +121,6 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
     },
     yamlDuplicateKeysError,
     trackManagedFields: (live, updated, manager, subresource) => updateManagedFields(live, updated, manager, { now: nowRfc3339(), subresource: subresource || undefined, convert: convertForManagers }),
-    renderTable: (objects, listMetadata, objectKind, tableApiVersion, includeObject) => toTable(objects, listMetadata, { includeObject, now: Date.now(), tableApiVersion, objectKind }),
     storeHealthy: options.storeHealthy,
   };
 }

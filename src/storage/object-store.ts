@@ -6,7 +6,7 @@
  * cannot both win (the loser gets a Conflict or AlreadyExists and nothing stored changes).
  */
 import { KvError, isKvError, isStoreUnavailable, prefixEnd, type Compare, type RequestOp, type Event as KvEvent, type KeyValue, type KvClient, type WatchHandle, type WatchResponse } from '../../raft';
-import { ApiError, errors, type GroupResource } from '../util';
+import { StorageError } from './errors';
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -45,11 +45,6 @@ export interface ListResult {
 export interface SideKeys {
   claim?: Array<{ key: string; value: JsonObject }>;
   release?: string[];
-}
-
-/** A claimed side key was taken by another object meanwhile; the caller picks another and retries. */
-export class ClaimTakenError extends Error {
-  override name = 'ClaimTakenError';
 }
 
 function claimCompares(side: SideKeys): Compare[] {
@@ -101,18 +96,16 @@ function encodeObject(object: JsonObject): Uint8Array {
   return encoder.encode(JSON.stringify({ ...object, metadata: rest }));
 }
 
-/** Maps the store's own failures to what kube-apiserver answers for the same etcd errors. */
-export function storeError(err: unknown): ApiError {
-  if (err instanceof ApiError) return err;
+/** The store's own failures as storage codes (the registry maps them to Status). */
+export function storeError(err: unknown): StorageError {
+  if (err instanceof StorageError) return err;
   if (isKvError(err)) {
     const kvError = err as KvError;
-    if (kvError.code === 'COMPACTED') return errors.expired('The resourceVersion for the provided list is too old.');
-    if (isStoreUnavailable(kvError)) {
-      return errors.timeout(`The store is not available: ${kvError.message}`, 1);
-    }
-    if (kvError.code === 'REQUEST_TOO_LARGE') return errors.requestEntityTooLarge(1_572_864);
+    if (kvError.code === 'COMPACTED') return new StorageError('Compacted', kvError.message, {}, { cause: err });
+    if (isStoreUnavailable(kvError)) return new StorageError('Unavailable', kvError.message, {}, { cause: err });
+    if (kvError.code === 'REQUEST_TOO_LARGE') return new StorageError('RequestTooLarge', kvError.message, { limitBytes: 1_572_864 }, { cause: err });
   }
-  return errors.internal(err);
+  return new StorageError('Internal', err instanceof Error ? err.message : String(err), {}, { cause: err });
 }
 
 let openStoreWatches = 0;
@@ -208,8 +201,8 @@ export class ObjectStore {
     }
   }
 
-  /** Creates `key`; AlreadyExists when it is taken, ClaimTakenError when a side claim is. */
-  async create(key: string, object: JsonObject, gr: GroupResource, name: string, side: SideKeys = {}): Promise<StoredObject> {
+  /** Creates `key`; KeyExists when it is taken, ClaimTaken when a side claim is. */
+  async create(key: string, object: JsonObject, side: SideKeys = {}): Promise<StoredObject> {
     const bytes = keyBytes(key);
     try {
       const response = await this.kv.txn({
@@ -218,13 +211,12 @@ export class ObjectStore {
         failure: [],
       });
       if (!response.succeeded) {
-        if (side.claim === undefined || side.claim.length === 0 || (await this.kv.range({ key: bytes, countOnly: true })).count > 0) throw errors.alreadyExists(gr, name);
-        throw new ClaimTakenError();
+        if (side.claim === undefined || side.claim.length === 0 || (await this.kv.range({ key: bytes, countOnly: true })).count > 0) throw new StorageError('KeyExists', `key exists: ${key}`, { key });
+        throw new StorageError('ClaimTaken', `a side key was claimed by another write: ${key}`, { key });
       }
       const revision = response.header.revision;
       return { key, object: withResourceVersion(object, revision), modRevision: revision };
     } catch (err) {
-      if (err instanceof ClaimTakenError) throw err;
       throw storeError(err);
     }
   }
@@ -241,14 +233,13 @@ export class ObjectStore {
       if (!response.succeeded) {
         if (side.claim !== undefined && side.claim.length > 0) {
           const now = await this.kv.range({ key: bytes });
-          if (now.kvs[0]?.modRevision === expectedModRevision) throw new ClaimTakenError();
+          if (now.kvs[0]?.modRevision === expectedModRevision) throw new StorageError('ClaimTaken', `a side key was claimed by another write: ${key}`, { key });
         }
         return undefined;
       }
       const revision = response.header.revision;
       return { key, object: withResourceVersion(object, revision), modRevision: revision };
     } catch (err) {
-      if (err instanceof ClaimTakenError) throw err;
       throw storeError(err);
     }
   }
@@ -269,10 +260,10 @@ export class ObjectStore {
   }
 
   /**
-   * Follows changes under `prefix` after `afterRevision`. `onError` receives an ApiError (410
-   * Expired when the start was compacted) and ends the watch.
+   * Follows changes under `prefix` after `afterRevision`. `onError` receives a StorageError
+   * (Compacted when the start was compacted) and ends the watch.
    */
-  watch(prefix: string, afterRevision: number, onEvents: (events: StoreWatchEvent[], revision: number) => void, onError: (err: ApiError) => void, options: { progressNotify?: boolean } = {}): StoreWatch {
+  watch(prefix: string, afterRevision: number, onEvents: (events: StoreWatchEvent[], revision: number) => void, onError: (err: StorageError) => void, options: { progressNotify?: boolean } = {}): StoreWatch {
     const bytes = keyBytes(prefix);
     let handle: WatchHandle | undefined;
     let stopped = false;
@@ -282,9 +273,9 @@ export class ObjectStore {
         uncount();
         stopped = true;
         if (response.compactRevision > 0) {
-          onError(errors.expired(`too old resource version: ${afterRevision} (${response.compactRevision})`));
+          onError(new StorageError('Compacted', `too old resource version: ${afterRevision} (${response.compactRevision})`, { requestedRevision: afterRevision, compactRevision: response.compactRevision }));
         } else {
-          onError(errors.internal(new Error(`store watch canceled: ${response.cancelReason || 'no reason given'}`)));
+          onError(new StorageError('WatchCanceled', `store watch canceled: ${response.cancelReason || 'no reason given'}`));
         }
         return;
       }

@@ -12,7 +12,7 @@
  *   Retry-After rather than hang. If the store watch fails, the cache refills and watchers are
  *   closed so they resume (from their last version) against the refilled cache.
  */
-import { ApiError, errors } from '../util';
+import { StorageError } from './errors';
 import type { JsonObject, ObjectStore, StoreWatch, StoreWatchEvent } from './object-store';
 
 export interface CachedEvent extends StoreWatchEvent {
@@ -82,9 +82,9 @@ export class WatchCache {
     this.storeWatch?.stop();
   }
 
-  /** 429 while the cache is (re)filling, as kube-apiserver's cacher answers. */
+  /** NotReady (429 at the edge) while the cache is (re)filling, as kube-apiserver's cacher answers. */
   checkReady(): void {
-    if (!this.ready) throw errors.tooManyRequests('storage is (re)initializing', 1);
+    if (!this.ready) throw new StorageError('NotReady', 'storage is (re)initializing');
   }
 
   private async fill(): Promise<void> {
@@ -116,7 +116,7 @@ export class WatchCache {
     }
   }
 
-  private failed(err: ApiError): void {
+  private failed(err: StorageError): void {
     if (this.stopped) return;
     this.options.log?.(`watch cache: store watch ended (${err.message}); refilling`);
     this.ready = false;
@@ -169,7 +169,7 @@ export class WatchCache {
     this.waiters = still;
   }
 
-  /** Resolves once the cache has applied `revision`; 504 'Too large resource version' after `timeoutMs`. */
+  /** Resolves once the cache has applied `revision`; ResourceVersionTooLarge (504 at the edge) after `timeoutMs`. */
   waitForRevision(revision: number, timeoutMs = 3000): Promise<void> {
     if (this.ready && this.revision >= revision) return Promise.resolve();
     return new Promise((resolve, reject) => {
@@ -179,8 +179,8 @@ export class WatchCache {
       } };
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
-        if (!this.ready) reject(errors.tooManyRequests('storage is (re)initializing', 1));
-        else reject(errors.tooLargeResourceVersion(revision, this.revision));
+        if (!this.ready) reject(new StorageError('NotReady', 'storage is (re)initializing'));
+        else reject(new StorageError('ResourceVersionTooLarge', `too large resource version: ${revision}, current: ${this.revision}`, { requestedRevision: revision, currentRevision: this.revision }));
       }, timeoutMs);
       this.waiters.push(waiter);
     });
@@ -206,12 +206,12 @@ export class WatchCache {
 
   /**
    * Delivers every event under `prefix` after `afterRevision`: first from history, then live,
-   * with nothing missed or repeated in between. 410 Expired when the history no longer reaches back.
+   * with nothing missed or repeated in between. Compacted (410 at the edge) when the history no longer reaches back.
    */
   subscribe(prefix: string, afterRevision: number, listener: CacheListener, onReset: () => void): { cancel(): void } {
     this.checkReady();
     if (afterRevision < this.oldestRevision) {
-      throw errors.expired(`too old resource version: ${afterRevision} (${this.oldestRevision})`);
+      throw new StorageError('Compacted', `too old resource version: ${afterRevision} (${this.oldestRevision})`, { requestedRevision: afterRevision, compactRevision: this.oldestRevision });
     }
     for (let i = this.historyStart; i < this.history.length; i++) {
       const event = this.history[i];

@@ -1,6 +1,9 @@
 export { applyDefaults } from './object-defaulter';
 export type { JsonObject } from './object-defaulter';
-export { prepareForCreate, prepareForUpdate } from './object-preparation';
-export type { UpdateSubresource } from './object-preparation';
 export { podQosClass } from './pod-qos-class';
 export type { PodQosClass } from './pod-qos-class';
+export { applySeccompVersionSkew } from './pod-seccomp-skew';
+export { initServiceIpFamilies, patchAllocatedServiceValues } from './service-allocation-fields';
+export { defaultJob } from './batch-v1-defaults';
+export { semanticallyEqual } from './semantic-equality';
+export { childObject, deepCopy, ensureObject, isEmptyCollection, isUnset } from './json-value';

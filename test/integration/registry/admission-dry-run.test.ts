@@ -4,10 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KvReplica } from '../../../raft';
 import { AdmissionChain, type AdmissionAttributes, type AdmissionPlugin, type SideEffects } from '../../../src/admission';
-import { GenericRegistry } from '../../../src/registry/generic-registry';
-import type { ServedResource } from '../../../src/registry/served-resource';
-import { v125Strategy } from '../../../src/registry/v125-strategy';
-import { ObjectStore, type JsonObject } from '../../../src/storage/object-store';
+import { GenericRegistry, strategyFor, type ServedResource } from '../../../src/registry';
+import { ObjectStore, type JsonObject } from '../../../src/storage';
 import { ApiError } from '../../../src/util';
 import { freePort } from '../../support/raft-cluster';
 
@@ -44,6 +42,7 @@ describe('admission and dry run (spec 01 §4.8.3)', function () {
   let dir: string;
   let replica: KvReplica;
   let registry: GenericRegistry;
+  let store: ObjectStore;
 
   before(async () => {
     dir = mkdtempSync(join(process.env.CARINA_TMP ?? tmpdir(), 'carina-admission-'));
@@ -56,7 +55,7 @@ describe('admission and dry run (spec 01 §4.8.3)', function () {
       logger: () => undefined,
     });
     await replica.start();
-    registry = new GenericRegistry(new ObjectStore(replica), () => v125Strategy(), { checkNamespaceForCreate: async () => undefined });
+    store = new ObjectStore(replica);
   });
 
   after(async () => {
@@ -68,7 +67,7 @@ describe('admission and dry run (spec 01 §4.8.3)', function () {
 
   it('refuses a dry run that would reach a plugin with side effects, on every verb, before any plugin runs', async () => {
     const seen: AdmissionAttributes[] = [];
-    registry.admission = new AdmissionChain([recordingPlugin('audit.example.com', 'Some', seen)]);
+    registry = new GenericRegistry({ store, strategyFor, admission: new AdmissionChain([recordingPlugin('audit.example.com', 'Some', seen)]) });
     const created = await registry.create(CONFIGMAPS, 'default', configMap('real'), { dryRun: false, subresource: '' });
     expect((created.metadata as JsonObject).labels).to.deep.equal({ admitted: 'audit.example.com' });
     expect(seen.map((a) => [a.operation, a.dryRun])).to.deep.equal([['CREATE', false]]);
@@ -89,7 +88,7 @@ describe('admission and dry run (spec 01 §4.8.3)', function () {
 
   it('lets dry runs reach plugins declared None or NoneOnDryRun, which see dryRun and whose changes are returned, not stored', async () => {
     const seen: AdmissionAttributes[] = [];
-    registry.admission = new AdmissionChain([recordingPlugin('safe.example.com', 'NoneOnDryRun', seen)]);
+    registry = new GenericRegistry({ store, strategyFor, admission: new AdmissionChain([recordingPlugin('safe.example.com', 'NoneOnDryRun', seen)]) });
     const dry = await registry.create(CONFIGMAPS, 'default', configMap('dry-safe'), { dryRun: true, subresource: '' });
     expect((dry.metadata as JsonObject).labels).to.deep.equal({ admitted: 'safe.example.com' });
     expect(seen.map((a) => [a.operation, a.dryRun])).to.deep.equal([['CREATE', true]]);

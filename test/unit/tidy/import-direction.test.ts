@@ -65,3 +65,49 @@ describe('tidy: import direction', () => {
     expect(offenders).to.deep.equal([]);
   });
 });
+
+/** The src/ folder an import from `file` reaches, or undefined outside src/. */
+function srcFolderOf(path: string): string | undefined {
+  const parts = path.split('/');
+  return parts[0] === 'src' && parts.length > 2 ? parts[1] : undefined;
+}
+
+describe('tidy: the request line (ARCHITECTURE.md, "Import rules")', () => {
+  it('filters never import the registry or the storage', () => {
+    const offenders: string[] = [];
+    for (const file of sources(join(ROOT, 'src', 'http', 'filters'))) {
+      for (const spec of imports(file)) {
+        const to = target(file, spec);
+        if (to.startsWith('src/registry') || to.startsWith('src/storage')) offenders.push(`${relative(ROOT, file)} -> ${spec}`);
+      }
+    }
+    expect(offenders).to.deep.equal([]);
+  });
+
+  it('storage never imports http, endpoints or the registry', () => {
+    const offenders: string[] = [];
+    for (const file of sources(join(ROOT, 'src', 'storage'))) {
+      for (const spec of imports(file)) {
+        const folder = srcFolderOf(target(file, spec));
+        if (folder === 'http' || folder === 'endpoints' || folder === 'registry') offenders.push(`${relative(ROOT, file)} -> ${spec}`);
+      }
+    }
+    expect(offenders).to.deep.equal([]);
+  });
+
+  it('endpoints never import http (the chain sits above the handlers)', () => {
+    const offenders: string[] = [];
+    for (const file of sources(join(ROOT, 'src', 'endpoints'))) {
+      for (const spec of imports(file)) {
+        if (srcFolderOf(target(file, spec)) === 'http') offenders.push(`${relative(ROOT, file)} -> ${spec}`);
+      }
+    }
+    expect(offenders).to.deep.equal([]);
+  });
+
+  it('every folder of the request line has an index.ts', () => {
+    for (const folder of ['http', 'http/filters', 'endpoints', 'endpoints/handlers', 'registry', 'registry/strategies', 'storage', 'admission']) {
+      expect(statSync(join(ROOT, 'src', folder, 'index.ts')).isFile(), folder).to.equal(true);
+    }
+  });
+});

@@ -8,7 +8,7 @@
  */
 import { expect } from 'chai';
 import { MvccStore, type KvClient, type ResponseHeader, type TxnRequest, type TxnResponse } from '../../../../raft';
-import { GenericRegistry } from '../../../../src/registry/generic-registry';
+import { GenericRegistry, strategyFor } from '../../../../src/registry';
 import { buildApiServerParts } from '../../../../src/server/default-parts';
 import { ObjectStore } from '../../../../src/storage/object-store';
 import { ApiError } from '../../../../src/util/api-error';
@@ -49,14 +49,14 @@ describe('chaos finding: a precondition update racing a delete', () => {
     const hooks: { beforeTxn?: () => void } = {};
     const kv = memoryKv(store, hooks);
     const parts = buildApiServerParts(kv, { runtimeConfig: '', storeHealthy: async () => undefined });
-    const registry = new GenericRegistry(new ObjectStore(kv), parts.strategyFor, { checkNamespaceForCreate: async () => {} });
+    const registry = new GenericRegistry({ store: new ObjectStore(kv), strategyFor });
     const configmaps = parts.catalogue.lookup('', 'v1', 'configmaps');
     if (configmaps === undefined) throw new Error('no configmaps in the catalogue');
     const created = await registry.create(configmaps, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'raced' }, data: { v: 'a' } }, { dryRun: false, subresource: '' });
     const rv = (created.metadata as { resourceVersion: string }).resourceVersion;
     if (deleteFirst) hooks.beforeTxn = () => store.deleteRange({ key: Buffer.from('/registry/configmaps/default/raced') });
     try {
-      await registry.update(configmaps, 'default', 'raced', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'raced', resourceVersion: rv }, data: { v: 'b' } }, { dryRun: false, subresource: '', allowCreate: false });
+      await registry.update(configmaps, 'default', 'raced', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'raced', resourceVersion: rv }, data: { v: 'b' } }, { dryRun: false, subresource: '' });
       return 200;
     } catch (err) {
       if (err instanceof ApiError) return err.code;

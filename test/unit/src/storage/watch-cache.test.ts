@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { ApiError } from '../../../../src/util';
-import type { ApiError as ApiErrorType } from '../../../../src/util';
+import { StorageError } from '../../../../src/storage/errors';
+import { toApiError } from '../../../../src/registry/errors';
 import type { JsonObject, ObjectStore, StoreWatchEvent } from '../../../../src/storage/object-store';
 import { WatchCache, encodedEvent, type CachedEvent } from '../../../../src/storage/watch-cache';
 
@@ -11,7 +11,7 @@ class FakeStore {
   items: Array<{ key: string; object: JsonObject; modRevision: number }> = [];
   revision = 10;
   deliver?: (events: StoreWatchEvent[], revision: number) => void;
-  fail?: (err: ApiErrorType) => void;
+  fail?: (err: StorageError) => void;
   watchesOpened = 0;
 
   async list() {
@@ -19,7 +19,7 @@ class FakeStore {
     return { items: this.items, revision: this.revision, remaining: 0 };
   }
 
-  watch(_prefix: string, _after: number, onEvents: (events: StoreWatchEvent[], revision: number) => void, onError: (err: ApiErrorType) => void) {
+  watch(_prefix: string, _after: number, onEvents: (events: StoreWatchEvent[], revision: number) => void, onError: (err: StorageError) => void) {
     this.watchesOpened++;
     this.deliver = onEvents;
     this.fail = onError;
@@ -55,8 +55,9 @@ describe('WatchCache', () => {
       cache.list('/registry/configmaps/');
       expect.fail('served while filling');
     } catch (err) {
-      expect((err as ApiError).code).to.equal(429);
-      expect((err as ApiError).retryAfterSeconds).to.equal(1);
+      expect((err as StorageError).code).to.equal('NotReady');
+      expect(toApiError(err).code).to.equal(429);
+      expect(toApiError(err).retryAfterSeconds).to.equal(1);
     }
     store.listRelease?.();
     await settle();
@@ -88,8 +89,9 @@ describe('WatchCache', () => {
       cache.subscribe('/registry/configmaps/', 11, () => {}, () => {});
       expect.fail('subscribed before the window');
     } catch (err) {
-      expect((err as ApiError).code).to.equal(410);
-      expect((err as ApiError).message).to.match(/^too old resource version: 11 \(1[34]\)$/);
+      expect((err as StorageError).code).to.equal('Compacted');
+      expect(toApiError(err).code).to.equal(410);
+      expect(toApiError(err).message).to.match(/^too old resource version: 11 \(1[34]\)$/);
     }
     cache.stop();
   });
@@ -107,8 +109,9 @@ describe('WatchCache', () => {
       await cache.waitForRevision(99, 50);
       expect.fail('no timeout');
     } catch (err) {
-      expect((err as ApiError).code).to.equal(504);
-      expect((err as ApiError).message).to.contain('Too large resource version');
+      expect((err as StorageError).code).to.equal('ResourceVersionTooLarge');
+      expect(toApiError(err).code).to.equal(504);
+      expect(toApiError(err).message).to.contain('Too large resource version');
     }
     cache.stop();
   });
@@ -134,7 +137,7 @@ describe('WatchCache', () => {
     await settle();
     let reset = false;
     cache.subscribe('/registry/', 10, () => {}, () => (reset = true));
-    store.fail?.(new ApiError(410, 'Expired', 'compacted'));
+    store.fail?.(new StorageError('Compacted', 'compacted'));
     expect(reset).to.equal(true);
     expect(cache.isReady).to.equal(false);
     await settle();

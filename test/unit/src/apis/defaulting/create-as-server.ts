@@ -1,10 +1,11 @@
-import { JsonObject, applyDefaults, prepareForCreate } from '../../../../../src/apis/defaulting';
+import { JsonObject, applyDefaults } from '../../../../../src/apis/defaulting';
+import { strategyOfObject } from '../../registry/strategies/strategy-of-object';
 
 /** What a create returns, minus server-assigned metadata: decode defaults, then the create strategy. */
 export function createdAsServer(sent: JsonObject): JsonObject {
   const object = structuredClone(sent);
   applyDefaults(object);
-  prepareForCreate(object);
+  strategyOfObject(object).prepareForCreate(object);
   return object;
 }
 

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { JsonObject, applyDefaults, prepareForUpdate } from '../../../../../src/apis/defaulting';
+import { JsonObject, applyDefaults } from '../../../../../src/apis/defaulting';
+import { strategyOfObject } from '../../registry/strategies/strategy-of-object';
 import { createdAsServer } from './create-as-server';
 
 // Facts: k8s.io/apiserver v1.25 pkg/registry/rest/update.go BeforeUpdate (generation not settable) and
@@ -7,7 +8,7 @@ import { createdAsServer } from './create-as-server';
 function updatedAsServer(sent: JsonObject, stored: JsonObject, subresource: '' | 'status' = ''): JsonObject {
   const object = structuredClone(sent);
   applyDefaults(object);
-  prepareForUpdate(object, stored, subresource);
+  strategyOfObject(object).prepareForUpdate(object, stored, subresource);
   return object;
 }
 

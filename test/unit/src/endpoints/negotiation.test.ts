@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ApiError } from '../../../../src/util';
-import { negotiateResponse, requestRepresentation } from '../../../../src/http/negotiation';
+import { negotiateResponse, requestRepresentation } from '../../../../src/endpoints/negotiation';
 
 describe('content negotiation', () => {
   it('defaults to JSON and honours the client order', () => {

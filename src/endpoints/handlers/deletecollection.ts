@@ -1,0 +1,20 @@
+/** DELETE of a collection: every object the selectors match, one delete each, as v1.25's DeleteCollection. */
+import { ApiError } from '../../util';
+import { metadataOf } from '../../registry';
+import type { RequestScope } from '../request-scope';
+
+export async function deleteCollection(scope: RequestScope): Promise<void> {
+  const options = await scope.deleteOptions();
+  const filter = scope.selectorFilter();
+  const listed = await scope.registry.list(scope.resource, scope.namespace, { mode: { kind: 'latest' }, limit: 0 }, filter);
+  for (const item of listed.items) {
+    const meta = metadataOf(item);
+    try {
+      await scope.registry.delete(scope.resource, String(meta.namespace ?? ''), String(meta.name), options);
+    } catch (err) {
+      // Deleted meanwhile by someone else: the collection is still gone.
+      if (!(err instanceof ApiError && err.code === 404)) throw err;
+    }
+  }
+  scope.ctx.response.writeObject(200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' }, { protobuf: false, table: false });
+}

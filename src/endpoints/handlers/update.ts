@@ -1,0 +1,19 @@
+/**
+ * PUT (spec 01 §4.2): replace an object, or its status, finalize or scale subresource; a PUT to a
+ * missing name creates it where the kind allows (201).
+ */
+import type { UpdateSubresource } from '../../registry';
+import type { RequestScope } from '../request-scope';
+import { updateScale } from '../scale-subresource';
+
+export async function update(scope: RequestScope): Promise<void> {
+  if (scope.subresource === 'scale') return updateScale(scope);
+  const object = await scope.decodeBody();
+  const result = await scope.registry.update(scope.resource, scope.namespace, scope.name, object, {
+    dryRun: scope.dryRun('UpdateOptions'),
+    fieldManager: scope.fieldManager(),
+    subresource: scope.subresource as UpdateSubresource,
+    user: scope.ctx.user,
+  });
+  scope.respond(result.created ? 201 : 200, result.object);
+}

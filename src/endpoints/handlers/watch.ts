@@ -1,0 +1,55 @@
+/**
+ * WATCH (spec 01 §2.5, §6): a stream of events from the watch cache, in the negotiated
+ * representation or as one-row Tables, until timeoutSeconds (default: a random time between
+ * --min-request-timeout and twice it) or the client leaves.
+ */
+import { errors } from '../../util';
+import type { JsonObject } from '../body-codec';
+import type { RequestScope } from '../request-scope';
+import { WatchStream } from '../watch-stream';
+import { tableRequest } from './table-response';
+
+export async function watch(scope: RequestScope, activeWatches: Set<WatchStream>): Promise<void> {
+  const table = tableRequest(scope);
+  const choice = scope.ctx.response.negotiate(scope.offer(true));
+  const { strategy, resource } = scope;
+  const asTable = table !== undefined
+    ? (object: JsonObject, noHeaders: boolean) => {
+      const rendered = strategy.toTable([object], { resourceVersion: (object.metadata as JsonObject | undefined)?.resourceVersion }, table);
+      // After the first event a watching client has the columns already (kube sends them once).
+      if (noHeaders) rendered.columnDefinitions = null;
+      return rendered;
+    }
+    : undefined;
+  const filter = scope.selectorFilter();
+  const timeoutText = scope.query.get('timeoutSeconds');
+  let timeoutSeconds = scope.config.minWatchTimeoutSeconds * (1 + Math.random());
+  if (timeoutText !== null && timeoutText !== '') {
+    const n = Number(timeoutText);
+    if (!Number.isFinite(n) || n < 0) throw errors.badRequest(`timeoutSeconds: invalid value "${timeoutText}"`);
+    timeoutSeconds = n;
+  }
+  const stream = new WatchStream({
+    registry: scope.registry,
+    store: scope.config.store,
+    codec: scope.config.codec,
+    resource,
+    namespace: scope.namespace,
+    name: scope.name,
+    filter,
+    representation: table !== undefined ? 'json' : choice.representation,
+    resourceVersion: scope.query.get('resourceVersion') ?? '',
+    allowBookmarks: scope.query.get('allowWatchBookmarks') === 'true',
+    sendInitialEvents: scope.query.get('sendInitialEvents') === 'true',
+    resourceVersionMatch: scope.query.get('resourceVersionMatch') ?? '',
+    timeoutMs: timeoutSeconds * 1000,
+    cache: scope.config.cache,
+    asTable,
+  });
+  activeWatches.add(stream);
+  try {
+    await stream.run(scope.ctx.response.stream());
+  } finally {
+    activeWatches.delete(stream);
+  }
+}

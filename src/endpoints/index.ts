@@ -1,0 +1,12 @@
+/**
+ * The resource endpoints (apiserver pkg/endpoints): request info, the per-request context the
+ * filters fill, negotiation and the one response writer, body codecs, and one handler per verb.
+ * src/http builds the filter chain in front of these; nothing here imports src/http.
+ */
+export { ResourceEndpoints } from './resource-endpoints';
+export { RequestContext, MAX_REQUEST_BODY_BYTES, type BodySource, type RequestHeaders } from './request-context';
+export { parseRequestInfo, decodePathSegments, type RequestInfo, type ResourceRequestInfo, type NonResourceRequestInfo, type Verb } from './request-info';
+export { ResponseWriter, type HttpResponse, type RepresentationOffer, type StreamTracker, type WatchSink } from './response-writer';
+export { BodyCodec, type ProtobufObjectCodec, type JsonObject } from './body-codec';
+export { negotiateResponse, parseMediaRanges, requestRepresentation, mediaTypeOf, type Representation, type ResponseChoice, type MediaRange } from './negotiation';
+export type { EndpointsConfig, FieldValidationLevel, ResourceResolver, ServerSideApply, TypedDecode } from './request-scope';

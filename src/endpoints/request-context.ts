@@ -1,0 +1,85 @@
+/**
+ * The state of one request as it passes the filter chain and reaches a handler. The listener
+ * creates it; each filter sets the fields it owns, in the chain's order (src/http/filters):
+ *
+ * | field            | set by                                     |
+ * |------------------|--------------------------------------------|
+ * | info             | request info (path checked and parsed once) |
+ * | user, audiences  | authentication; replaced by impersonation  |
+ * | requestingUser   | impersonation (the user who asked)         |
+ * | annotations      | audit hook and later stages                |
+ *
+ * Handlers read these fields and never parse the path or the credentials again. `headers` is
+ * the request's headers with credentials removed once authentication has used them.
+ */
+import type { X509Certificate } from 'node:crypto';
+import { errors } from '../util';
+import type { UserInfo } from '../authn/user-info';
+import { ANONYMOUS } from '../authn/user-info';
+import type { RequestInfo } from './request-info';
+import type { ResponseWriter } from './response-writer';
+
+export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
+
+export type RequestHeaders = Record<string, string | string[] | undefined>;
+
+/** The request's body, read once on demand. */
+export interface BodySource {
+  readonly contentLength: number | undefined;
+  [Symbol.asyncIterator](): AsyncIterator<Buffer>;
+}
+
+export class RequestContext {
+  /** Set by the request-info filter; read only after it ran. */
+  info!: RequestInfo;
+  /** Who the request acts as: anonymous until authentication, the target after impersonation. */
+  user: UserInfo = ANONYMOUS;
+  /** Whose credentials the request carried, when it impersonates someone else. */
+  requestingUser?: UserInfo;
+  /** Audiences the credential was valid for (bound service-account tokens). */
+  audiences: readonly string[] = [];
+  /** Audit annotations (key → value) added by any stage. */
+  readonly annotations: Record<string, string> = {};
+  private body?: Promise<Buffer>;
+
+  constructor(
+    readonly method: string,
+    /** The raw path, still percent-encoded, as the client sent it. */
+    readonly rawPath: string,
+    readonly query: URLSearchParams,
+    readonly headers: RequestHeaders,
+    readonly response: ResponseWriter,
+    private readonly bodySource: BodySource,
+    /** The client's certificate chain, leaf first; read lazily from the TLS socket. */
+    private readonly peerCertificateSource: () => readonly X509Certificate[],
+    readonly startedAt: bigint = process.hrtime.bigint(),
+  ) {}
+
+  get peerCertificates(): readonly X509Certificate[] {
+    return this.peerCertificateSource();
+  }
+
+  header(name: string): string | undefined {
+    const value = this.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  }
+
+  /** The body, at most MAX_REQUEST_BODY_BYTES (413 beyond); empty for GET and HEAD. */
+  readBody(): Promise<Buffer> {
+    if (this.method === 'GET' || this.method === 'HEAD') return Promise.resolve(Buffer.alloc(0));
+    this.body ??= readLimited(this.bodySource);
+    return this.body;
+  }
+}
+
+async function readLimited(source: BodySource): Promise<Buffer> {
+  if ((source.contentLength ?? 0) > MAX_REQUEST_BODY_BYTES) throw errors.requestEntityTooLarge(MAX_REQUEST_BODY_BYTES);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of source) {
+    total += chunk.length;
+    if (total > MAX_REQUEST_BODY_BYTES) throw errors.requestEntityTooLarge(MAX_REQUEST_BODY_BYTES);
+    chunks.push(chunk);
+  }
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+}

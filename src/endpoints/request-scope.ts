@@ -1,0 +1,234 @@
+/**
+ * What every verb handler needs about one resource request (apiserver
+ * pkg/endpoints/handlers/rest.go RequestScope): the served resource and its strategy, the
+ * request's namespace and name, and the request options parsed the way v1.25 parses them
+ * (dryRun, fieldManager, fieldValidation, selectors, DeleteOptions), plus body decoding with
+ * the kind's schema. Handlers hold no state of their own; a scope lives for one request.
+ */
+import { ApiError, errors } from '../util';
+import { parseFieldSelector, parseLabelSelector, SelectorParseError, validateFieldSelector } from '../apis/selectors';
+import { apiVersionOf, type DeleteOptions, type GenericRegistry, type ResourceStrategy, type ServedResource } from '../registry';
+import type { ObjectStore, WatchCache } from '../storage';
+import type { BodyCodec, JsonObject } from './body-codec';
+import { requestRepresentation, type Representation } from './negotiation';
+import type { RequestContext } from './request-context';
+import type { ResourceRequestInfo } from './request-info';
+import type { RepresentationOffer } from './response-writer';
+
+export type FieldValidationLevel = 'Ignore' | 'Warn' | 'Strict';
+
+/** Checks a decoded object against its kind's schema, as decoding into the Go type does: wrong types are a 400, unknown fields are pruned (and reported per level). */
+export type TypedDecode = (object: JsonObject, level: FieldValidationLevel, rawJson?: string) => { object: JsonObject; warnings: string[] };
+
+export interface ResourceResolver {
+  lookup(group: string, version: string, resource: string): ServedResource | undefined;
+}
+
+export interface ServerSideApply {
+  apply(live: JsonObject | undefined, config: JsonObject, manager: string, force: boolean, subresource: string): JsonObject;
+  managerFromUserAgent(userAgent: string | undefined): string;
+  parseConfig(body: Buffer): JsonObject;
+}
+
+/** What the resource endpoints are built with (the server assembles it). */
+export interface EndpointsConfig {
+  resolver: ResourceResolver;
+  registry: GenericRegistry;
+  store: ObjectStore;
+  cache: WatchCache;
+  codec: BodyCodec;
+  /** Applies a patch document of the given content type to the current object. */
+  applyPatch: (patchType: string, current: JsonObject, patch: Buffer) => JsonObject;
+  minWatchTimeoutSeconds: number;
+  typedDecode?: TypedDecode;
+  /** The strict YAML converter's duplicate-key error for a YAML body, if any. */
+  yamlDuplicateKeysError?: (text: string) => string | undefined;
+  /** Server-side apply (spec §4.9); absent: apply patches are refused with 415. */
+  serverSideApply?: ServerSideApply;
+  /** Deprecated group-versions: the Warning text, and the metric to set. */
+  deprecationOf?: (group: string, version: string, resource: string) => { warning: string; removedRelease: string } | undefined;
+  onDeprecatedRequest?: (labels: { group: string; version: string; resource: string; subresource: string; removedRelease: string }) => void;
+}
+
+export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
+
+export const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
+export const PATCH_CONTENT_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', APPLY_PATCH_TYPE];
+
+export function optionsInvalid(kind: OptionsKind | 'ListOptions', field: string, type: string, detail: string, reason: string): ApiError {
+  return errors.invalid('meta.k8s.io', kind, '', `${kind}.meta.k8s.io "" is invalid: ${field}: ${type}: ${detail}`, [{ reason, message: `${type}: ${detail}`, field }]);
+}
+
+export class RequestScope {
+  readonly strategy: ResourceStrategy;
+  /** '' for cluster-scoped resources. */
+  readonly namespace: string;
+
+  constructor(
+    readonly ctx: RequestContext,
+    readonly info: ResourceRequestInfo,
+    readonly resource: ServedResource,
+    readonly config: EndpointsConfig,
+  ) {
+    this.strategy = config.registry.strategyFor(resource);
+    this.namespace = resource.namespaced ? info.namespace : '';
+  }
+
+  get name(): string {
+    return this.info.name;
+  }
+
+  get subresource(): string {
+    return this.info.subresource;
+  }
+
+  get query(): URLSearchParams {
+    return this.ctx.query;
+  }
+
+  get registry(): GenericRegistry {
+    return this.config.registry;
+  }
+
+  get apiVersion(): string {
+    return apiVersionOf(this.resource);
+  }
+
+  /** What this endpoint can answer in: Protobuf for built-in kinds; a Table for reads. */
+  offer(table = false): RepresentationOffer {
+    return { protobuf: this.config.codec.protobufSupports(this.apiVersion, this.resource.kind), table };
+  }
+
+  /** Writes `object` in the request's representation. */
+  respond(status: number, object: JsonObject): void {
+    this.ctx.response.writeObject(status, object, this.offer());
+  }
+
+  /**
+   * dryRun (spec §4.8): `All` runs every stage but persistence; an empty value changes nothing;
+   * anything else is refused as kube-apiserver's options validation refuses it (422 on the
+   * request's options kind).
+   */
+  dryRun(kind: OptionsKind): boolean {
+    const values = this.query.getAll('dryRun').filter((v) => v !== '');
+    const unsupported = values.filter((v) => v !== 'All');
+    if (unsupported.length > 0) {
+      const shown = `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`;
+      throw optionsInvalid(kind, 'dryRun', 'Unsupported value', `${shown}: supported values: "All"`, 'FieldValueNotSupported');
+    }
+    return values.length > 0;
+  }
+
+  /** The manager of a non-apply write: the fieldManager parameter, else from the User-Agent, as v1.25 does. */
+  fieldManager(): string | undefined {
+    const given = this.query.get('fieldManager');
+    if (given !== null && given !== '') return given;
+    return this.config.serverSideApply?.managerFromUserAgent(this.ctx.header('user-agent'));
+  }
+
+  fieldValidation(): FieldValidationLevel {
+    const value = this.query.get('fieldValidation') ?? '';
+    if (value === '') return 'Warn';
+    if (value === 'Ignore' || value === 'Warn' || value === 'Strict') return value;
+    throw errors.badRequest(`fieldValidation: Unsupported value: "${value}": supported values: "Ignore", "Strict", "Warn"`);
+  }
+
+  /** Warnings go out as `Warning: 299` headers on the response. */
+  warn(warnings: readonly string[]): void {
+    for (const warning of warnings) this.ctx.response.warn(warning);
+  }
+
+  /** Decodes a body and checks it against the kind's schema; pruned fields become warnings. */
+  async decodeBody(): Promise<JsonObject> {
+    const body = await this.ctx.readBody();
+    const { codec, typedDecode } = this.config;
+    const representation: Representation = requestRepresentation(this.ctx.header('content-type'), codec.protobufSupports(this.apiVersion, this.resource.kind));
+    const object = codec.decode(representation, body);
+    if (typedDecode === undefined) return object;
+    // The kind is the served one when the body does not name it (it is checked against the path later).
+    const typed = { ...object, apiVersion: object.apiVersion ?? this.apiVersion, kind: object.kind ?? this.resource.kind };
+    if (typed.apiVersion !== this.apiVersion || typed.kind !== this.resource.kind) return object;
+    const level = this.fieldValidation();
+    const yamlDuplicates = representation === 'yaml' && level !== 'Ignore' ? this.config.yamlDuplicateKeysError?.(body.toString('utf8')) : undefined;
+    if (yamlDuplicates === undefined) {
+      const decoded = typedDecode(typed, level, representation === 'json' ? body.toString('utf8') : undefined);
+      this.warn(decoded.warnings);
+      return decoded.object;
+    }
+    // YAML duplicates come first among the strict errors, as kube-apiserver collects them.
+    const decoded = typedDecode(typed, level === 'Strict' ? 'Warn' : level);
+    if (level === 'Strict') {
+      const kind = this.resource.kind;
+      throw errors.badRequest(`${kind} in version "${this.resource.version}" cannot be handled as a ${kind}: strict decoding error: ${[yamlDuplicates, ...decoded.warnings].join(', ')}`);
+    }
+    this.warn([yamlDuplicates, ...decoded.warnings]);
+    return decoded.object;
+  }
+
+  /** Decodes a body of another kind than the resource's (Scale, DeleteOptions): no schema check. */
+  async decodeAs(apiVersion: string, kind: string): Promise<JsonObject> {
+    const body = await this.ctx.readBody();
+    const { codec } = this.config;
+    return codec.decode(requestRepresentation(this.ctx.header('content-type'), codec.protobufSupports(apiVersion, kind)), body);
+  }
+
+  /** The filter of the labelSelector and fieldSelector parameters; undefined when they select everything. */
+  selectorFilter(): ((object: JsonObject) => boolean) | undefined {
+    const labelSelector = this.query.get('labelSelector') ?? '';
+    const fieldSelector = this.query.get('fieldSelector') ?? '';
+    try {
+      const labels = labelSelector === '' ? undefined : parseLabelSelector(labelSelector);
+      const fields = fieldSelector === '' ? undefined : validateFieldSelector(this.resource.group, this.resource.version, this.resource.resource, parseFieldSelector(fieldSelector));
+      if ((labels === undefined || labels.isEmpty()) && (fields === undefined || fields.isEmpty())) return undefined;
+      const strategy = this.strategy;
+      return (object) => {
+        if (labels !== undefined && !labels.matches((object.metadata as JsonObject | undefined)?.labels as Record<string, string> | undefined)) return false;
+        return fields === undefined || fields.matches(strategy.selectableFields(object));
+      };
+    } catch (err) {
+      if (err instanceof SelectorParseError) throw errors.badRequest(err.message);
+      throw err;
+    }
+  }
+
+  /** DeleteOptions from the query and an optional body, checked as v1.25 checks them. */
+  async deleteOptions(): Promise<DeleteOptions> {
+    const meta = this.config.codec.protobufSupports('meta.k8s.io/v1', 'DeleteOptions') ? 'meta.k8s.io/v1' : 'v1';
+    // DeleteOptions may come as a body, or not at all.
+    const body = (await this.ctx.readBody()).length > 0 ? await this.decodeAs(meta, 'DeleteOptions') : {};
+    const q = this.query;
+    const options: DeleteOptions = { dryRun: this.dryRun('DeleteOptions') || (Array.isArray(body.dryRun) && body.dryRun.includes('All')), user: this.ctx.user };
+    const grace = q.get('gracePeriodSeconds') ?? (body.gracePeriodSeconds !== undefined ? String(body.gracePeriodSeconds) : null);
+    if (grace !== null && grace !== '') {
+      const n = Number(grace);
+      if (!Number.isInteger(n)) throw errors.badRequest(`gracePeriodSeconds: invalid value "${grace}"`);
+      options.gracePeriodSeconds = n;
+    }
+    let policy = q.get('propagationPolicy') ?? (typeof body.propagationPolicy === 'string' ? body.propagationPolicy : null);
+    const orphan = q.get('orphanDependents') ?? (typeof body.orphanDependents === 'boolean' ? String(body.orphanDependents) : null);
+    if (policy !== null && orphan !== null) {
+      throw optionsInvalid('DeleteOptions', 'propagationPolicy', 'Invalid value', `"${policy}": orphanDependents and deletionPropagation cannot be both set`, 'FieldValueInvalid');
+    }
+    if (orphan !== null) policy = orphan === 'true' ? 'Orphan' : 'Background';
+    if (policy !== null && policy !== '') {
+      if (policy !== 'Orphan' && policy !== 'Background' && policy !== 'Foreground') {
+        throw optionsInvalid('DeleteOptions', 'propagationPolicy', 'Unsupported value', `"${policy}": supported values: "Foreground", "Background", "Orphan", "nil"`, 'FieldValueNotSupported');
+      }
+      options.propagationPolicy = policy;
+    }
+    const pre = body.preconditions as JsonObject | undefined;
+    if (pre !== undefined && pre !== null && typeof pre === 'object') {
+      options.preconditions = {};
+      if (typeof pre.uid === 'string') options.preconditions.uid = pre.uid;
+      if (typeof pre.resourceVersion === 'string') options.preconditions.resourceVersion = pre.resourceVersion;
+    }
+    return options;
+  }
+
+  /** The content type of a PATCH (415 for one v1.25 does not take). */
+  patchType(): string {
+    const contentType = (this.ctx.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
+    if (!PATCH_CONTENT_TYPES.includes(contentType) || (contentType === APPLY_PATCH_TYPE && this.config.serverSideApply === undefined)) throw errors.unsupportedMediaType(PATCH_CONTENT_TYPES);
+    return contentType;
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * The entry of every resource request once the filter chain has run: resolves the served
+ * resource named by the request info, refuses what the path cannot take (404 for unknown
+ * resources and subresources, 405 for verbs the resource does not serve), adds the deprecation
+ * warning, and hands a RequestScope to the verb's handler.
+ */
+import { errors } from '../util';
+import { deleteCollection, deleteObject, create, get, list, patch, update, watch } from './handlers';
+import type { RequestContext } from './request-context';
+import type { ResourceRequestInfo } from './request-info';
+import { RequestScope, type EndpointsConfig } from './request-scope';
+import type { WatchStream } from './watch-stream';
+
+/** Subresources served by the handlers of the main resource; log, exec, ... come later. */
+const SERVED_SUBRESOURCES = new Set(['', 'status', 'finalize', 'scale']);
+
+export class ResourceEndpoints {
+  private readonly activeWatches = new Set<WatchStream>();
+
+  constructor(private readonly config: EndpointsConfig) {}
+
+  /** On shutdown: every watch gets a last BOOKMARK (if it asked for bookmarks) and ends, so clients resume elsewhere. */
+  closeAllWatches(): void {
+    for (const stream of [...this.activeWatches]) stream.closeWithBookmark();
+  }
+
+  async serve(ctx: RequestContext, info: ResourceRequestInfo): Promise<void> {
+    const resource = this.config.resolver.lookup(info.group, info.version, info.resource);
+    if (resource === undefined) throw errors.pathNotFound();
+    const { subresource, verb } = info;
+    if (subresource !== '' && !resource.subresources.some((s) => s.name === subresource)) throw errors.pathNotFound();
+    const deprecation = this.config.deprecationOf?.(info.group, info.version, info.resource);
+    if (deprecation !== undefined) {
+      ctx.response.warn(deprecation.warning);
+      this.config.onDeprecatedRequest?.({ group: info.group, version: info.version, resource: info.resource, subresource, removedRelease: deprecation.removedRelease });
+    }
+    const scope = new RequestScope(ctx, info, resource, this.config);
+    if (subresource === 'scale') {
+      if (verb === 'get') return get(scope);
+      if (verb === 'update') return update(scope);
+      if (verb === 'patch') return patch(scope);
+      throw errors.methodNotAllowed();
+    }
+    if (!SERVED_SUBRESOURCES.has(subresource) || (subresource === 'finalize' && verb !== 'update')) throw errors.methodNotAllowed();
+    if (resource.namespaced && info.namespace === '' && verb !== 'list' && verb !== 'watch') throw errors.pathNotFound();
+    if (!resource.verbs.includes(verb)) throw errors.methodNotAllowed();
+    switch (verb) {
+      case 'get': return get(scope);
+      case 'list': return list(scope);
+      case 'watch': return watch(scope, this.activeWatches);
+      case 'create': return create(scope);
+      case 'update': return update(scope);
+      case 'patch': return patch(scope);
+      case 'delete': return deleteObject(scope);
+      case 'deletecollection': return deleteCollection(scope);
+    }
+  }
+}

@@ -1,0 +1,201 @@
+/**
+ * The one writer of every response to a request: objects, Tables, documents, streams and error
+ * `Status` bodies (apiserver pkg/endpoints/handlers/responsewriters). The representation is
+ * negotiated once per request (spec 01 §4.6), from the Accept header and what the endpoint
+ * offers, and every later write uses that choice. Warnings collected during the request
+ * (deprecated versions, pruned fields, admission) go out as `Warning: 299` headers on whatever
+ * response is written, so no stage can drop another's.
+ *
+ * Contract: exactly one of writeObject, writeEncoded, writeStatus or stream() starts a
+ * response; after a stream has started, only the stream writes. writeStatus after the headers
+ * went out ends the response (the client sees a cut stream, as with kube-apiserver).
+ */
+import { ApiError } from '../util';
+import type { BodyCodec, JsonObject } from './body-codec';
+import { mediaTypeOf, negotiateResponse, type Representation, type ResponseChoice } from './negotiation';
+
+/** What node:http and node:http2 compatibility responses both offer. */
+export interface HttpResponse {
+  readonly headersSent: boolean;
+  readonly writableEnded: boolean;
+  readonly writableLength?: number;
+  readonly writableNeedDrain?: boolean;
+  writeHead(status: number, headers: Record<string, string | string[]>): unknown;
+  write(chunk: Buffer): boolean;
+  end(chunk?: Buffer | string): unknown;
+  on(event: 'close', listener: () => void): unknown;
+  once(event: 'drain', listener: () => void): unknown;
+  flushHeaders?(): void;
+}
+
+/** A response written piece by piece: watch events, or an unpaged list streamed item by item. */
+export interface WatchSink {
+  /** Sends the 200 header; called once before the first event. */
+  start(contentType: string): void;
+  /** Writes bytes; false when the socket buffer is full. */
+  write(chunk: Buffer): boolean;
+  end(): void;
+  /** Called when the client goes away. */
+  onClose(callback: () => void): void;
+  /** Bytes written but not yet taken by the socket. */
+  bufferedBytes(): number;
+  /** Resolves when the socket has taken what was buffered (or the client left). */
+  drained(): Promise<void>;
+}
+
+/** What an endpoint can answer in: Protobuf (built-in kinds) and a meta.k8s.io Table (reads). */
+export interface RepresentationOffer {
+  readonly protobuf: boolean;
+  readonly table: boolean;
+}
+
+/** Open streams, so that a stopping server can end them; returns the function that forgets one. */
+export type StreamTracker = (end: () => void) => () => void;
+
+const CACHE_CONTROL = 'no-cache, private';
+/** v1.25 drops warnings beyond this many bytes in total (spec 02 §8). */
+const WARNINGS_MAX_BYTES = 4096;
+
+function isPrettyQuery(query: URLSearchParams): boolean {
+  const value = query.get('pretty');
+  return value !== null && value !== 'false' && value !== '0';
+}
+
+export class ResponseWriter {
+  /** The status code sent, for metrics and audit; 0 until something was written. */
+  status = 0;
+  private choice?: ResponseChoice;
+  private readonly warnings: string[] = [];
+  private warningBytes = 0;
+
+  constructor(
+    private readonly res: HttpResponse,
+    private readonly accept: string | undefined,
+    private readonly query: URLSearchParams,
+    private readonly codec: BodyCodec,
+    private readonly trackStream: StreamTracker = () => () => {},
+  ) {}
+
+  get headersSent(): boolean {
+    return this.res.headersSent;
+  }
+
+  /** Adds a `Warning: 299` header to the response; duplicates are sent once. */
+  warn(text: string): void {
+    if (this.warnings.includes(text)) return;
+    const size = text.length;
+    if (this.warningBytes + size > WARNINGS_MAX_BYTES) return;
+    this.warningBytes += size;
+    this.warnings.push(text);
+  }
+
+  /**
+   * The representation of this request's response, negotiated on the first call; later calls
+   * return the same choice whatever they offer (one negotiation per request). Throws 406.
+   */
+  negotiate(offer: RepresentationOffer): ResponseChoice {
+    if (this.choice === undefined) {
+      const choice = negotiateResponse(this.accept, offer.protobuf, offer.table);
+      this.choice = isPrettyQuery(this.query) && !choice.pretty ? { ...choice, pretty: true } : choice;
+    }
+    return this.choice;
+  }
+
+  private headers(contentType: string, extra: Record<string, string | string[]> = {}): Record<string, string | string[]> {
+    const headers: Record<string, string | string[]> = { 'Content-Type': contentType, 'Cache-Control': CACHE_CONTROL, ...extra };
+    if (this.warnings.length > 0) headers.Warning = this.warnings.map((w) => `299 - ${JSON.stringify(w)}`);
+    return headers;
+  }
+
+  /** Encodes `object` in the negotiated representation (negotiating now if nothing did yet). */
+  writeObject(status: number, object: JsonObject, offer: RepresentationOffer = { protobuf: false, table: false }): void {
+    const choice = this.negotiate(offer);
+    const representation: Representation = choice.table !== undefined ? 'json' : choice.representation;
+    this.writeEncoded(status, mediaTypeOf(representation), this.codec.encode(representation, object, choice.pretty));
+  }
+
+  /** A body already encoded (documents, metrics, health text, cached OpenAPI). */
+  writeEncoded(status: number, contentType: string, body: Buffer | string, extraHeaders: Record<string, string | string[]> = {}): void {
+    this.status = status;
+    this.res.writeHead(status, this.headers(contentType, extraHeaders));
+    this.res.end(body);
+  }
+
+  /** 304 Not Modified: no body, no content type. */
+  writeNotModified(etag: string): void {
+    this.status = 304;
+    this.res.writeHead(304, { ETag: etag });
+    this.res.end();
+  }
+
+  /**
+   * The one place a failure becomes a `Status` body: in the request's representation when one
+   * was negotiated (a Protobuf client gets Protobuf errors), else in what the Accept header
+   * prefers among the Status's representations, else JSON.
+   */
+  writeStatus(err: ApiError): void {
+    if (this.res.headersSent) {
+      if (!this.res.writableEnded) this.res.end();
+      return;
+    }
+    let representation: Representation = 'json';
+    let pretty = isPrettyQuery(this.query);
+    const protobuf = this.codec.protobufSupports('v1', 'Status');
+    try {
+      const choice = this.choice ?? negotiateResponse(this.accept, protobuf);
+      representation = choice.table !== undefined || (choice.representation === 'protobuf' && !protobuf) ? 'json' : choice.representation;
+      pretty = pretty || choice.pretty;
+    } catch {
+      // An unacceptable Accept still gets its error, as JSON.
+    }
+    const extra: Record<string, string> = {};
+    if (err.retryAfterSeconds !== undefined) extra['Retry-After'] = String(err.retryAfterSeconds);
+    const status = err.toStatus();
+    const body = representation === 'json' ? Buffer.from(JSON.stringify(status, null, pretty ? 2 : undefined) + '\n') : this.codec.encode(representation, status, false);
+    this.status = err.code;
+    this.res.writeHead(err.code, this.headers(representation === 'json' ? 'application/json' : mediaTypeOf(representation), extra));
+    this.res.end(body);
+  }
+
+  /** Starts nothing yet: the sink sends its 200 header when the first bytes are ready. */
+  stream(): WatchSink {
+    const res = this.res;
+    let closeCallbacks: Array<() => void> = [];
+    let closed = false;
+    const close = () => {
+      if (closed) return;
+      closed = true;
+      forget();
+      for (const cb of closeCallbacks) cb();
+      closeCallbacks = [];
+    };
+    const endStream = () => {
+      if (!res.writableEnded) res.end();
+      close();
+    };
+    const forget = this.trackStream(endStream);
+    res.on('close', close);
+    return {
+      start: (contentType) => {
+        this.status = 200;
+        // No Content-Length: HTTP/1.1 streams it chunked, HTTP/2 as DATA frames.
+        res.writeHead(200, this.headers(contentType));
+        res.flushHeaders?.();
+      },
+      write: (chunk) => (closed ? false : res.write(chunk)),
+      bufferedBytes: () => res.writableLength ?? 0,
+      drained: () => new Promise<void>((resolve) => {
+        if (closed || !res.writableNeedDrain) resolve();
+        else {
+          res.once('drain', () => resolve());
+          closeCallbacks.push(resolve);
+        }
+      }),
+      end: endStream,
+      onClose: (cb) => {
+        if (closed) cb();
+        else closeCallbacks.push(cb);
+      },
+    };
+  }
+}

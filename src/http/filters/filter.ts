@@ -1,0 +1,11 @@
+/**
+ * A stage of the request pipeline (src/http/filters/README.md has the chain). A filter reads
+ * and sets fields of the request context; it stops the request by throwing an ApiError, which
+ * the chain writes as a Status. Synchronous filters return undefined and cost no await.
+ */
+import type { RequestContext } from '../../endpoints';
+
+export interface Filter {
+  readonly name: string;
+  run(ctx: RequestContext): void | Promise<void>;
+}

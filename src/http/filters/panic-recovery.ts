@@ -1,0 +1,15 @@
+/**
+ * The outermost stage (apiserver WithPanicRecovery): whatever a later stage throws becomes a
+ * Status. Typed API errors are the request's answer; anything else is a bug, logged with its
+ * stack and answered 500, so a failure never leaves a client without a response.
+ */
+import { ApiError, errors } from '../../util';
+import type { RequestContext } from '../../endpoints';
+
+export function recoverFromFailure(ctx: RequestContext, err: unknown, log: ((line: string) => void) | undefined): void {
+  const apiError = err instanceof ApiError ? err : errors.internal(err);
+  if (!(err instanceof ApiError)) {
+    log?.(`internal error on ${ctx.method} ${ctx.info?.path ?? '(unparsed path)'}: ${(err as Error)?.stack ?? String(err)}`);
+  }
+  ctx.response.writeStatus(apiError);
+}

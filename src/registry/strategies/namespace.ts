@@ -1,0 +1,37 @@
+/**
+ * Namespaces (pkg/registry/core/namespace): phase Active and the `kubernetes` finalizer at
+ * creation; updates keep spec.finalizers, which only namespaces/finalize changes; a deleted
+ * namespace becomes Terminating and stays while spec.finalizers (the namespace controller's)
+ * is not empty.
+ */
+import { ensureObject } from '../../apis/defaulting';
+import type { JsonObject } from '../strategy';
+import { keepOldField } from './object-fields';
+import { withStatus, type KindRules } from './kind-rules';
+
+function hasSpecFinalizers(namespace: JsonObject): boolean {
+  const finalizers = (namespace.spec as JsonObject | undefined)?.finalizers;
+  return Array.isArray(finalizers) && finalizers.length > 0;
+}
+
+export const namespaceRules: KindRules = withStatus(() => ({ phase: 'Active' }), {
+  // The kubernetes finalizer is required at creation, but may be removed over the object's life.
+  prepareForCreate: (namespace) => {
+    const spec = ensureObject(namespace, 'spec');
+    const finalizers = Array.isArray(spec.finalizers) ? spec.finalizers : [];
+    if (!finalizers.includes('kubernetes')) spec.finalizers = [...finalizers, 'kubernetes'];
+  },
+  prepareForUpdate: (namespace, old) => keepOldField(ensureObject(namespace, 'spec'), ensureObject(old, 'spec'), 'finalizers'),
+  prepareForSubresourceUpdate: (subresource, namespace, old) => {
+    if (subresource !== 'finalize') return;
+    // namespaces/finalize changes spec.finalizers and nothing else (FinalizeREST).
+    const finalizers = (namespace.spec as JsonObject | undefined)?.finalizers;
+    for (const key of Object.keys(namespace)) delete namespace[key];
+    Object.assign(namespace, structuredClone(old));
+    namespace.spec = { ...((old.spec as JsonObject | undefined) ?? {}), finalizers: Array.isArray(finalizers) ? finalizers : [] };
+  },
+  prepareForDeletion: (namespace) => {
+    namespace.status = { ...((namespace.status as JsonObject | undefined) ?? {}), phase: 'Terminating' };
+  },
+  hasPendingFinalizers: hasSpecFinalizers,
+});

@@ -1,0 +1,7 @@
+/**
+ * Objects over the store's KV client (the one place a revision becomes a resourceVersion) and
+ * the watch cache that serves every watch of a replica from one store stream.
+ */
+export { ObjectStore, openStoreWatchCount, keyBytes, storeError, type JsonObject, type StoredObject, type ListOptions, type ListResult, type SideKeys, type StoreWatch, type StoreWatchEvent, type WatchEventType } from './object-store';
+export { WatchCache, encodedEvent, type CachedEvent, type CacheListener, type WatchCacheOptions } from './watch-cache';
+export { StorageError, isStorageError, type StorageErrorCode } from './errors';

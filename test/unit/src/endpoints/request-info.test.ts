@@ -1,0 +1,69 @@
+import { expect } from 'chai';
+import { parseRequestInfo } from '../../../../src/endpoints/request-info';
+
+const q = (s = '') => new URLSearchParams(s);
+
+describe('request info', () => {
+  it('reads the path shapes of spec §4.1', () => {
+    expect(parseRequestInfo('GET', '/api/v1/namespaces/default/configmaps/a', q())).to.include({ group: '', version: 'v1', namespace: 'default', resource: 'configmaps', name: 'a', subresource: '', verb: 'get' });
+    expect(parseRequestInfo('GET', '/apis/apps/v1/deployments', q())).to.include({ group: 'apps', resource: 'deployments', namespace: '', verb: 'list' });
+    expect(parseRequestInfo('GET', '/apis/apps/v1/namespaces/x/deployments', q('watch=1'))).to.include({ namespace: 'x', verb: 'watch' });
+    expect(parseRequestInfo('PUT', '/apis/apps/v1/namespaces/x/deployments/d/status', q())).to.include({ name: 'd', subresource: 'status', verb: 'update' });
+    expect(parseRequestInfo('DELETE', '/api/v1/namespaces/x/pods', q())).to.include({ verb: 'deletecollection' });
+  });
+
+  it('treats namespaces/NAME as the namespace object itself', () => {
+    expect(parseRequestInfo('GET', '/api/v1/namespaces/kube-system', q())).to.include({ resource: 'namespaces', name: 'kube-system', verb: 'get' });
+    expect(parseRequestInfo('PUT', '/api/v1/namespaces/gone/finalize', q())).to.include({ resource: 'namespaces', name: 'gone', subresource: 'finalize' });
+    expect(parseRequestInfo('GET', '/api/v1/namespaces', q())).to.include({ resource: 'namespaces', verb: 'list' });
+  });
+
+  it('leaves discovery and other documents as non-resource requests', () => {
+    for (const path of ['/api', '/api/v1', '/apis', '/apis/apps', '/apis/apps/v1', '/version', '/healthz', '/openapi/v2']) {
+      expect(parseRequestInfo('GET', path, q()).isResourceRequest, path).to.equal(false);
+    }
+  });
+});
+
+describe('request info: hostile paths', () => {
+  const refused = (path: string) => {
+    try {
+      parseRequestInfo('DELETE', path, q());
+    } catch (err) {
+      return (err as { code?: number }).code;
+    }
+    return 200;
+  };
+
+  it('refuses dot segments, raw or percent-encoded, before any routing', () => {
+    for (const path of [
+      '/api/v1/namespaces/default/configmaps/../secrets/token',
+      '/api/v1/namespaces/default/configmaps/%2e%2e/secrets/token',
+      '/api/v1/namespaces/default/configmaps/%2E%2E/secrets/token',
+      '/api/v1/namespaces/default/configmaps/./x',
+      '/api/v1/namespaces/default/configmaps/%2e',
+    ]) {
+      expect(refused(path), path).to.equal(400);
+    }
+  });
+
+  it('refuses backslashes, encoded slashes, NUL bytes and escapes that do not decode', () => {
+    for (const path of [
+      '/api/v1/namespaces/default/configmaps/a\\b',
+      '/api/v1/namespaces/default/configmaps/a%5Cb',
+      '/api/v1/namespaces/default/configmaps/..%2Fsecrets%2Ftoken',
+      '/api/v1/namespaces/default/configmaps/a%00',
+      '/api/v1/namespaces/default/configmaps/%C0%AE',
+      '/api/v1/namespaces/default/configmaps/%E0%A4%A',
+      '/api/v1/namespaces/default/configmaps/%zz',
+      '/api/v1/namespaces//configmaps',
+    ]) {
+      expect(refused(path), path).to.equal(400);
+    }
+  });
+
+  it('decodes each segment once: an encoded name is the name, not more path', () => {
+    expect(parseRequestInfo('GET', '/api/v1/namespaces/default/configmaps/a%3Ab', q())).to.include({ name: 'a:b', resource: 'configmaps', namespace: 'default' });
+    expect(parseRequestInfo('GET', '/apis/', q())).to.include({ isResourceRequest: false, path: '/apis' });
+  });
+});
