@@ -94,9 +94,15 @@ export function webSocketProtocolsWithoutToken(headers: HeaderMap): string {
   return subprotocols(headers).filter((protocol) => !protocol.startsWith(WEBSOCKET_BEARER_PROTOCOL_PREFIX)).join(',');
 }
 
+/**
+ * Shorter tokens are not searched for: they would match ordinary words of a reason ("expired"),
+ * and no authenticator of ours quotes a token anyway; this guards against a webhook echoing one.
+ */
+const MIN_REDACTED_TOKEN_LENGTH = 12;
+
 /** `reason` with every occurrence of `token` replaced, so no reason can carry the credential. */
 export function redactToken(reason: string, token: string): string {
-  if (token.length < 4 || !reason.includes(token)) return reason;
+  if (token.length < MIN_REDACTED_TOKEN_LENGTH || !reason.includes(token)) return reason;
   return reason.split(token).join('[redacted]');
 }
 

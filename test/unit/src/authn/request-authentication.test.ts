@@ -102,7 +102,7 @@ describe('authn: bearer tokens and the request union', () => {
         [SECRET]: { outcome: 'failed', reason: `token ${SECRET} is revoked` },
         both: { outcome: 'failed', reason: 'first' },
       }),
-      new TableTokens('webhook', { down: { outcome: 'failed', reason: 'throw' }, both: { outcome: 'failed', reason: 'second' } }),
+      new TableTokens('webhook', { 'webhook-down-token': { outcome: 'failed', reason: 'throw' }, both: { outcome: 'failed', reason: 'second' } }),
     ]);
 
     function union(authenticators: RequestAuthenticator[], anonymous = true): RequestAuthentication {
@@ -141,9 +141,10 @@ describe('authn: bearer tokens and the request union', () => {
       const quoted = await union(fronts()).authenticate(request(['Authorization', `Bearer ${SECRET}`]));
       expect(JSON.stringify(quoted)).to.not.include(SECRET);
       expect(JSON.stringify(quoted)).to.include('[redacted]');
-      const thrown = await union(fronts()).authenticate(request(['Authorization', 'Bearer down']));
+      const thrown = await union(fronts()).authenticate(request(['Authorization', 'Bearer webhook-down-token']));
       expect(thrown.outcome).to.equal('unauthorized');
-      expect(JSON.stringify(thrown)).to.not.include('for down');
+      expect(JSON.stringify(thrown)).to.not.include('webhook-down-token');
+      expect(JSON.stringify(thrown)).to.include('cannot reach the service for [redacted]');
     });
 
     it('lets the first success win even after a failure (a foreign client certificate with a good token)', async () => {
