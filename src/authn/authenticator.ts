@@ -20,9 +20,31 @@ import type { X509Certificate } from 'node:crypto';
 import type { UserInfo } from './user-info';
 
 export type AuthenticationResult =
-  | { readonly outcome: 'authenticated'; readonly user: UserInfo; readonly audiences?: readonly string[] }
+  | {
+    readonly outcome: 'authenticated';
+    readonly user: UserInfo;
+    readonly audiences?: readonly string[];
+    /**
+     * Optional, for the token cache (token-cache.ts): a cheap synchronous check that the
+     * credential still holds (its account, Secret or Pod still exists with the same uid; it has
+     * not expired). An entry that carries one is rechecked on every cache hit and may be kept
+     * longer; false evicts it and the token is verified again from scratch.
+     */
+    readonly recheck?: () => boolean;
+  }
   | { readonly outcome: 'not-mine' }
-  | { readonly outcome: 'failed'; readonly reason: string };
+  | {
+    readonly outcome: 'failed';
+    readonly reason: string;
+    /** Optional: which authenticators failed and why, when a union speaks for several. */
+    readonly failures?: readonly AuthenticatorFailure[];
+  };
+
+/** One authenticator's failure, for the log and metrics (the reason never holds a credential). */
+export interface AuthenticatorFailure {
+  readonly authenticator: string;
+  readonly reason: string;
+}
 
 export const NOT_MINE: AuthenticationResult = Object.freeze({ outcome: 'not-mine' as const });
 
@@ -32,8 +54,12 @@ export function authenticationFailed(reason: string): AuthenticationResult {
 
 /** What an authenticator may look at: headers and the TLS client certificate chain. */
 export interface AuthenticationRequest {
-  /** Header names in lower case, as node:http gives them. */
-  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /**
+   * Header names in lower case, as node:http gives them. Repeated headers should arrive as
+   * lists (`distinctHeaders(req.rawHeaders)` or `req.headersDistinct`): node's `headers` joins
+   * them with ", ", which would merge two groups of the authenticating proxy into one.
+   */
+  readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
   /** The chain the client presented, leaf first; empty when it presented none. Not yet verified. */
   readonly peerCertificates: readonly X509Certificate[];
 }
