@@ -47,6 +47,18 @@ export class UnsupportedRoleRefError extends Error {
   }
 }
 
+/** Descriptions per binding and subject index, computed once: the allow path stays cheap. */
+const descriptions = new WeakMap<ParsedBinding, string[]>();
+
+function cachedDescription(binding: ParsedBinding, subjectIndex: number): string {
+  let list = descriptions.get(binding);
+  if (list === undefined) {
+    list = [];
+    descriptions.set(binding, list);
+  }
+  return (list[subjectIndex] ??= describeBinding(binding, binding.subjects[subjectIndex]));
+}
+
 /** Where a rule came from, as rule.go's describers print it. */
 export function describeBinding(binding: ParsedBinding, subject: Subject): string {
   if (binding.namespace === '') {
@@ -167,7 +179,7 @@ function compareStrings(a: string, b: string): number {
 }
 
 /** A visitor returns false to stop. `source` is undefined when `error` is set. */
-export type RuleVisitor = (source: { binding: ParsedBinding; subject: Subject } | undefined, rule: NormalizedRule | undefined, error: Error | undefined) => boolean;
+export type RuleVisitor = (source: { binding: ParsedBinding; subject: Subject; subjectIndex: number } | undefined, rule: NormalizedRule | undefined, error: Error | undefined) => boolean;
 
 export interface RbacAuthorizerOptions {
   log?: (line: string) => void;
@@ -267,7 +279,7 @@ export class RbacAuthorizer implements Authorizer, RuleResolver {
           if (!visitor(undefined, undefined, err as Error)) return;
           continue;
         }
-        const source = { binding, subject: binding.subjects[subjectIndex] };
+        const source = { binding, subject: binding.subjects[subjectIndex], subjectIndex };
         for (const rule of rules) if (!visitor(source, rule, undefined)) return;
       }
     }
@@ -296,7 +308,7 @@ export class RbacAuthorizer implements Authorizer, RuleResolver {
     this.visitRulesFor(attributes.user, attributes.namespace, (source, rule, error) => {
       if (rule !== undefined && source !== undefined && ruleAllows(attributes, rule)) {
         allowed = true;
-        reason = `RBAC: allowed by ${describeBinding(source.binding, source.subject)}`;
+        reason = `RBAC: allowed by ${cachedDescription(source.binding, source.subjectIndex)}`;
         return false;
       }
       if (error !== undefined) errors.push(error);
