@@ -36,6 +36,13 @@ export interface AuthorizationResult {
   readonly decision: AuthorizationDecision;
   /** Why; '' when there is nothing worth telling. */
   readonly reason: string;
+  /**
+   * Set when the authorizer could not evaluate (a webhook that failed or timed out): v1.25's
+   * authorizers return an error beside their decision. A request nobody allowed whose chain
+   * reported an error is answered 500, not 403 (see authz/forbidden.ts); reviews report it as
+   * `status.evaluationError`. Never holds secrets.
+   */
+  readonly error?: string;
 }
 
 export interface Authorizer {
