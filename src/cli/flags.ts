@@ -1,17 +1,19 @@
 /**
  * A small command-line flag parser in kube-apiserver's style: `--name=value` or `--name value`,
  * booleans as `--name` or `--name=false`. Unknown flags are errors, so a typo never silently
- * starts a server with a default.
+ * starts a server with a default. Lists come in pflag's two kinds: `list` (StringSlice: values
+ * split at commas, and repeating the flag adds more) and `array` (StringArray: each occurrence is
+ * one value, commas included). Given on the command line, a list replaces its default.
  */
 
 export interface FlagSpec {
   name: string;
-  kind: 'string' | 'number' | 'boolean' | 'duration';
-  default: string | number | boolean;
+  kind: 'string' | 'number' | 'boolean' | 'duration' | 'list' | 'array';
+  default: string | number | boolean | string[];
   help: string;
 }
 
-export type FlagValues = Record<string, string | number | boolean>;
+export type FlagValues = Record<string, string | number | boolean | string[]>;
 
 export class FlagError extends Error {
   constructor(message: string) {
@@ -23,7 +25,8 @@ export class FlagError extends Error {
 export function parseFlags(args: string[], specs: FlagSpec[]): FlagValues {
   const byName = new Map(specs.map((s) => [s.name, s]));
   const values: FlagValues = {};
-  for (const spec of specs) values[spec.name] = spec.default;
+  for (const spec of specs) values[spec.name] = Array.isArray(spec.default) ? [...spec.default] : spec.default;
+  const given = new Set<string>();
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (!arg.startsWith('--')) throw new FlagError(`unexpected argument "${arg}"`);
@@ -36,13 +39,22 @@ export function parseFlags(args: string[], specs: FlagSpec[]): FlagValues {
     else if (spec.kind === 'boolean') raw = 'true';
     else if (i + 1 < args.length) raw = args[++i];
     else throw new FlagError(`flag needs an argument: --${name}`);
-    values[name] = convert(spec, raw);
+    if (spec.kind === 'list' || spec.kind === 'array') {
+      const added = spec.kind === 'list' ? raw.split(',').map((v) => v.trim()).filter((v) => v !== '') : [raw];
+      values[name] = given.has(name) ? [...(values[name] as string[]), ...added] : added;
+    } else {
+      values[name] = convert(spec, raw);
+    }
+    given.add(name);
   }
   return values;
 }
 
 function convert(spec: FlagSpec, raw: string): string | number | boolean {
   switch (spec.kind) {
+    case 'list':
+    case 'array':
+      return raw;
     case 'string':
       return raw;
     case 'number': {
@@ -79,8 +91,9 @@ export function formatHelp(command: string, summary: string, specs: FlagSpec[]):
   const lines = [`Usage: carina ${command} [flags]`, '', summary, '', 'Flags:'];
   const width = Math.max(...specs.map((s) => s.name.length + (s.kind === 'boolean' ? 0 : s.kind.length + 1))) + 4;
   for (const s of specs) {
-    const left = `  --${s.name}${s.kind === 'boolean' ? '' : ' ' + s.kind}`;
-    const def = s.default === '' ? '' : ` (default ${JSON.stringify(s.default)})`;
+    const left = `  --${s.name}${s.kind === 'boolean' ? '' : ' ' + (s.kind === 'list' ? 'strings' : s.kind === 'array' ? 'stringArray' : s.kind)}`;
+    const empty = s.default === '' || (Array.isArray(s.default) && s.default.length === 0);
+    const def = empty ? '' : ` (default ${Array.isArray(s.default) ? JSON.stringify(s.default.join(',')) : JSON.stringify(s.default)})`;
     lines.push(`${left.padEnd(width + 2)}  ${s.help}${def}`);
   }
   return lines.join('\n') + '\n';

@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { EtcdClient, type KvClient } from '../../raft';
-import { FlagError, formatHelp, parseFlags, type FlagSpec } from './flags';
+import { FlagError, formatHelp, parseFlags, type FlagSpec, type FlagValues } from './flags';
 import { parseInitialCluster, startStoreServer, type RunningStoreServer } from '../server/store-server';
 import { startApiServer, storeHealthCheck, withTimeout } from '../server/api-server';
 import { buildApiServerParts, startControllers } from '../server/default-parts';
@@ -13,6 +13,7 @@ import { localClusterDown, localClusterUp } from './local-cluster';
 import { addMember, formatMemberTable, memberStatus, parseMemberId, promoteMember, removeMember, transferLeadership } from './members';
 import { snapshotCommand } from './snapshot';
 import { chaosCommand } from './chaos';
+import { SECURITY_FLAGS, securityFromFlags } from './security-flags';
 
 const SERVER_FLAGS: FlagSpec[] = [
   { name: 'data-dir', kind: 'string', default: './data', help: 'Directory for the replica\'s Raft log and store.' },
@@ -43,6 +44,7 @@ const SERVER_FLAGS: FlagSpec[] = [
   { name: 'service-cluster-ip-range', kind: 'string', default: '10.0.0.0/24', help: 'IPv4 CIDR from which Services get their cluster IPs (the first address is the kubernetes Service\'s).' },
   { name: 'service-node-port-range', kind: 'string', default: '30000-32767', help: 'Port range for NodePort and LoadBalancer Services.' },
   { name: 'watch-cache-history', kind: 'duration', default: 300_000, help: 'How far back the watch cache keeps events; a watch from an older resourceVersion gets 410 Gone.' },
+  ...SECURITY_FLAGS,
   { name: 'help', kind: 'boolean', default: false, help: 'Print this help.' },
 ];
 
@@ -118,8 +120,9 @@ async function main(argv: string[]): Promise<number> {
     watchCacheHistoryMs: flags['watch-cache-history'] as number,
     serviceNodePortRange: flags['service-node-port-range'] as string,
     identity,
+    security: securityFromFlags(flags),
   }, parts, log);
-  const controllers = startControllers(api.registry, parts, identity, log);
+  const controllers = startControllers(api.registry, api.cache, parts, identity, log);
   process.stdout.write(
     `carina: data in ${dataDir}\n` +
     (store !== undefined
@@ -279,7 +282,7 @@ function waitForStopSignal(): Promise<void> {
   });
 }
 
-async function startEmbeddedStore(flags: Record<string, string | number | boolean>, dataDir: string, log: (line: string) => void): Promise<RunningStoreServer> {
+async function startEmbeddedStore(flags: FlagValues, dataDir: string, log: (line: string) => void): Promise<RunningStoreServer> {
   const memberId = flags['member-id'] as number;
   const initialClusterState = flags['initial-cluster-state'];
   if (initialClusterState !== 'new' && initialClusterState !== 'existing') throw new FlagError(`--initial-cluster-state must be "new" or "existing", not "${String(initialClusterState)}"`);

@@ -20,7 +20,7 @@ import {
   verifySnapshotFile,
   type SnapshotFileSummary,
 } from '../../raft';
-import { FlagError, formatHelp, parseFlags, type FlagSpec } from './flags';
+import { FlagError, formatHelp, parseFlags, type FlagSpec, type FlagValues } from './flags';
 import { parseInitialCluster } from '../server/store-server';
 
 const SAVE_FLAGS: FlagSpec[] = [
@@ -69,7 +69,7 @@ export async function snapshotCommand(args: string[]): Promise<number> {
   }
 }
 
-async function save(file: string | undefined, flags: Record<string, string | number | boolean>): Promise<number> {
+async function save(file: string | undefined, flags: FlagValues): Promise<number> {
   if (flags.help) {
     process.stdout.write(formatHelp('snapshot save FILE', 'Saves a snapshot of a running cluster\'s store (consistent at one applied log index) to FILE.', SAVE_FLAGS));
     return 0;
@@ -94,7 +94,7 @@ async function save(file: string | undefined, flags: Record<string, string | num
   }
 }
 
-function status(file: string | undefined, flags: Record<string, string | number | boolean>): number {
+function status(file: string | undefined, flags: FlagValues): number {
   if (flags.help) {
     process.stdout.write(formatHelp('snapshot status FILE', 'Verifies a snapshot file and prints its revision, keys, size and hash.', STATUS_FLAGS));
     return 0;
@@ -125,7 +125,7 @@ function statusFields(s: SnapshotFileSummary): Record<string, string | number> {
   };
 }
 
-async function restore(file: string | undefined, flags: Record<string, string | number | boolean>): Promise<number> {
+async function restore(file: string | undefined, flags: FlagValues): Promise<number> {
   if (flags.help) {
     process.stdout.write(formatHelp('snapshot restore FILE', 'Creates the data directory of one member of a new cluster holding the snapshot\'s data. Restore every member from the same file with the same flags, then start each with carina server.', RESTORE_FLAGS));
     return 0;

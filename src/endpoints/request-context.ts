@@ -21,7 +21,7 @@ import type { ResponseWriter } from './response-writer';
 
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 
-export type RequestHeaders = Record<string, string | string[] | undefined>;
+export type RequestHeaders = Record<string, string | readonly string[] | undefined>;
 
 /** The request's body, read once on demand. */
 export interface BodySource {
@@ -47,7 +47,8 @@ export class RequestContext {
     /** The raw path, still percent-encoded, as the client sent it. */
     readonly rawPath: string,
     readonly query: URLSearchParams,
-    readonly headers: RequestHeaders,
+    /** Replaced (not changed) by the filters that remove credentials. */
+    public headers: RequestHeaders,
     readonly response: ResponseWriter,
     private readonly bodySource: BodySource,
     /** The client's certificate chain, leaf first; read lazily from the TLS socket. */
@@ -61,7 +62,7 @@ export class RequestContext {
 
   header(name: string): string | undefined {
     const value = this.headers[name];
-    return Array.isArray(value) ? value[0] : value;
+    return typeof value === 'string' || value === undefined ? value : value[0];
   }
 
   /** The body, at most MAX_REQUEST_BODY_BYTES (413 beyond); empty for GET and HEAD. */

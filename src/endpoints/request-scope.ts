@@ -48,6 +48,25 @@ export interface EndpointsConfig {
   /** Deprecated group-versions: the Warning text, and the metric to set. */
   deprecationOf?: (group: string, version: string, resource: string) => { warning: string; removedRelease: string } | undefined;
   onDeprecatedRequest?: (labels: { group: string; version: string; resource: string; subresource: string; removedRelease: string }) => void;
+  /**
+   * Resources and subresources that are not stored but answer a create (the review APIs,
+   * serviceaccounts/token), keyed "<group>/<resource>" or "<group>/<resource>/<subresource>".
+   */
+  virtualCreates?: ReadonlyMap<string, VirtualCreate>;
+}
+
+/** The answer of a create on a virtual resource: the object (kind `kind` of `apiVersion`) and its status code. */
+export interface VirtualCreateResult {
+  status: number;
+  object: JsonObject;
+  warnings?: readonly string[];
+}
+
+export interface VirtualCreate {
+  /** The kind the request body and the answer are, as served at this path. */
+  readonly apiVersion: string;
+  readonly kind: string;
+  create(scope: RequestScope, body: JsonObject): Promise<VirtualCreateResult>;
 }
 
 export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';

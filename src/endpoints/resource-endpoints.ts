@@ -8,7 +8,7 @@ import { errors } from '../util';
 import { deleteCollection, deleteObject, create, get, list, patch, update, watch } from './handlers';
 import type { RequestContext } from './request-context';
 import type { ResourceRequestInfo } from './request-info';
-import { RequestScope, type EndpointsConfig } from './request-scope';
+import { RequestScope, type EndpointsConfig, type VirtualCreate } from './request-scope';
 import type { WatchStream } from './watch-stream';
 
 /** Subresources served by the handlers of the main resource; log, exec, ... come later. */
@@ -35,6 +35,10 @@ export class ResourceEndpoints {
       this.config.onDeprecatedRequest?.({ group: info.group, version: info.version, resource: info.resource, subresource, removedRelease: deprecation.removedRelease });
     }
     const scope = new RequestScope(ctx, info, resource, this.config);
+    const virtual = this.config.virtualCreates?.get(`${info.group}/${info.resource}${subresource === '' ? '' : `/${subresource}`}`);
+    if (virtual !== undefined) return createVirtual(scope, virtual);
+    // Virtual resources without a handler are not served yet.
+    if (resource.createOnly === true) throw errors.pathNotFound();
     if (subresource === 'scale') {
       if (verb === 'get') return get(scope);
       if (verb === 'update') return update(scope);
@@ -55,4 +59,14 @@ export class ResourceEndpoints {
       case 'deletecollection': return deleteCollection(scope);
     }
   }
+}
+
+/** POST to a resource that is not stored: decode, let the handler answer, write its object. */
+async function createVirtual(scope: RequestScope, virtual: VirtualCreate): Promise<void> {
+  if (scope.info.verb !== 'create') throw errors.methodNotAllowed();
+  if (scope.resource.namespaced && scope.info.namespace === '') throw errors.pathNotFound();
+  const body = await scope.decodeAs(virtual.apiVersion, virtual.kind);
+  const result = await virtual.create(scope, body);
+  scope.warn(result.warnings ?? []);
+  scope.ctx.response.writeObject(result.status, result.object, { protobuf: scope.config.codec.protobufSupports(virtual.apiVersion, virtual.kind), table: false });
 }

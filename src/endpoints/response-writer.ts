@@ -102,6 +102,7 @@ export class ResponseWriter {
   }
 
   private headers(contentType: string, extra: Record<string, string | string[]> = {}): Record<string, string | string[]> {
+    // Cache-Control may be overridden by a document that can be cached (the issuer's keys).
     const headers: Record<string, string | string[]> = { 'Content-Type': contentType, 'Cache-Control': CACHE_CONTROL, ...extra };
     if (this.warnings.length > 0) headers.Warning = this.warnings.map((w) => `299 - ${JSON.stringify(w)}`);
     return headers;

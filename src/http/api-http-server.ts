@@ -9,6 +9,7 @@ import type { X509Certificate } from 'node:crypto';
 import http2 from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
+import { distinctHeaders } from '../authn';
 import { errors } from '../util';
 import { BodyCodec, RequestContext, ResponseWriter, type HttpResponse, type ResourceEndpoints } from '../endpoints';
 import type { ApiMetrics } from '../observability/api-metrics';
@@ -33,6 +34,8 @@ export interface ApiHttpServerOptions {
 
 type AnyRequest = IncomingMessage | http2.Http2ServerRequest;
 type AnyResponse = ServerResponse | http2.Http2ServerResponse;
+
+const MAX_HEADER_BYTES = 1024 * 1024;
 
 /** apiserver_request_total's verb label: what the request did, as kube-apiserver v1.25 names it. */
 const METRIC_VERBS: Record<string, string> = { create: 'POST', update: 'PUT', patch: 'PATCH', delete: 'DELETE', deletecollection: 'DELETE', get: 'GET', list: 'LIST', watch: 'WATCH' };
@@ -78,7 +81,7 @@ export class ApiHttpServer {
 
   async start(): Promise<string> {
     const { tls } = this.options;
-    const server = http2.createSecureServer({
+    const options: http2.SecureServerOptions = {
       allowHTTP1: true,
       cert: tls.cert,
       key: tls.key,
@@ -86,9 +89,15 @@ export class ApiHttpServer {
       requestCert: true,
       rejectUnauthorized: false,
       minVersion: 'TLSv1.2',
-    }, (req, res) => {
+      // kube-apiserver takes 1 MiB of headers (Go's MaxHeaderBytes), so an oversized token is the
+      // authenticator's to refuse with a 401, not the listener's with a 431.
+      settings: { maxHeaderListSize: MAX_HEADER_BYTES },
+    };
+    const server = http2.createSecureServer(options, (req, res) => {
       void this.serve(req, res);
     });
+    // The HTTP/1.1 fallback's parser reads its limit from the server object (node:_http_server).
+    (server as unknown as { maxHeaderSize: number }).maxHeaderSize = MAX_HEADER_BYTES;
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -119,8 +128,9 @@ export class ApiHttpServer {
 
   private async serve(req: AnyRequest, res: AnyResponse): Promise<void> {
     const method = (req.method ?? 'GET').toUpperCase();
-    const headers = { ...(req.headers as Record<string, string | string[] | undefined>) };
-    const accept = headers.accept as string | undefined;
+    // Every value of a repeated header is kept apart (a proxy's group headers), unlike req.headers.
+    const headers: Record<string, string[]> = distinctHeaders(req.rawHeaders);
+    const accept = headers.accept?.join(', ');
     let target: { rawPath: string; query: URLSearchParams };
     const socket = req.socket as TLSSocket;
     let peers: X509Certificate[] | undefined;
@@ -133,7 +143,7 @@ export class ApiHttpServer {
     }
     const response = new ResponseWriter(res as HttpResponse, accept, target.query, this.options.codec, this.trackStream);
     const ctx = new RequestContext(method, target.rawPath, target.query, headers, response, {
-      contentLength: headers['content-length'] === undefined ? undefined : Number(headers['content-length']),
+      contentLength: headers['content-length'] === undefined ? undefined : Number(headers['content-length'][0]),
       [Symbol.asyncIterator]: () => (req as AsyncIterable<Buffer>)[Symbol.asyncIterator](),
     }, () => (peers ??= peerCertificates(socket)));
     try {

@@ -26,8 +26,8 @@ export interface DiscoveryDocuments {
   openApiV3Document(path: string): { body: Buffer; etag: string } | undefined;
 }
 
-/** A JSON document at a fixed path (for example /.well-known/openid-configuration). */
-export type ExtraDocument = () => JsonObject | undefined;
+/** A document at a fixed path (for example /.well-known/openid-configuration), already encoded. */
+export type ExtraDocument = () => { body: string; contentType: string; cacheControl: string } | undefined;
 
 export interface NonResourceRoutesOptions {
   discovery: DiscoveryDocuments;
@@ -62,6 +62,13 @@ export class NonResourceRoutes {
     if (path === '/metrics') {
       const rendered = await this.options.metrics.render();
       response.writeEncoded(200, rendered.contentType, rendered.body);
+      return;
+    }
+    const extra = this.options.extraDocuments?.get(path);
+    if (extra !== undefined) {
+      const served = extra();
+      if (served === undefined) throw errors.pathNotFound();
+      response.writeEncoded(200, served.contentType, served.body, { 'Cache-Control': served.cacheControl });
       return;
     }
     const document = this.jsonDocument(path);
@@ -99,12 +106,6 @@ export class NonResourceRoutes {
     if (path === '/api') return discovery.apiVersions(this.options.advertiseAddress);
     if (path === '/apis') return discovery.apiGroupList();
     if (path === '/openapi/v3') return discovery.openApiV3Index();
-    const extra = this.options.extraDocuments?.get(path);
-    if (extra !== undefined) {
-      const document = extra();
-      if (document === undefined) throw errors.pathNotFound();
-      return document;
-    }
     const groupPath = /^\/apis\/([^/]+)$/.exec(path);
     if (groupPath !== null) {
       const group = discovery.apiGroup(groupPath[1]);

@@ -12,6 +12,8 @@ export interface ServedResource {
   namespaced: boolean;
   verbs: string[];
   subresources: Array<{ name: string }>;
+  /** A virtual resource whose only verb is create (reviews, bindings): nothing is stored. */
+  createOnly?: boolean;
   /** Where its objects are stored, when that is another version (events.k8s.io/v1 events are core v1 events). */
   storage?: { group: string; version: string; resource: string };
 }

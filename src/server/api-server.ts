@@ -10,7 +10,6 @@ import type { KvClient } from '../../raft';
 import { apiServerUrl, loadOrCreateClusterCertificates, writeAdminKubeconfig } from '../certificates';
 import { BodyCodec, ResourceEndpoints, type ProtobufObjectCodec, type ResourceResolver, type ServerSideApply, type TypedDecode } from '../endpoints';
 import { ApiHttpServer } from '../http/api-http-server';
-import { auditFilter, authenticationFilter, authorizationFilter, impersonationFilter, requestInfoFilter } from '../http/filters';
 import { startupHookCheck, type HealthCheck } from '../http/health-checks';
 import { NonResourceRoutes, type DiscoveryDocuments } from '../http/non-resource-routes';
 import { ApiMetrics } from '../observability/api-metrics';
@@ -21,7 +20,12 @@ import { KubernetesServiceController } from '../controllers/kubernetes-service';
 import { errors } from '../util';
 import { bootstrapNamespaces } from './system-namespaces';
 import { adoptSharedClusterCa } from './shared-ca';
-import { clusterCaAuthentication, forbiddenError, interimAuthorizer, mastersOnlyImpersonator } from './interim-security';
+import { AdmissionChain } from '../admission';
+import { PolicyReconciler } from '../authz';
+import { registryRbacClient, rbacEscalationCheck } from './rbac-parts';
+import { buildSecurity, type ApiServerSecurity } from './security-parts';
+
+export type { ApiServerSecurity } from './security-parts';
 
 export interface ApiServerConfig {
   dataDir: string;
@@ -40,6 +44,8 @@ export interface ApiServerConfig {
   watchCacheHistoryMs: number;
   /** The address the `kubernetes` Endpoints publish for this replica ('' picks one, as kube-apiserver does). */
   advertiseAddress: string;
+  /** Authentication and authorization options (kube-apiserver's flags). */
+  security: ApiServerSecurity;
 }
 
 /**
@@ -93,6 +99,8 @@ export interface RunningApiServer {
   url: string;
   kubeconfigPath: string;
   registry: GenericRegistry;
+  /** This replica's watch cache, for controllers that follow objects. */
+  cache: WatchCache;
   /** Starts failing /readyz, waits the shutdown delay, then stops listening. */
   stop(): Promise<void>;
 }
@@ -105,6 +113,15 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const store = new ObjectStore(parts.kv);
   const cache = new WatchCache(store, { log, historyWindowMs: config.watchCacheHistoryMs });
   cache.start();
+  const advertisedHost = config.bindAddress === '0.0.0.0' || config.bindAddress === '::' ? '127.0.0.1' : config.bindAddress;
+  const security = await buildSecurity({
+    security: config.security,
+    dataDir: config.dataDir,
+    clusterCaPem: certificates.ca.certPem,
+    externalAddress: `${advertisedHost}:${config.securePort}`,
+    cache,
+    log,
+  });
   const nodePorts = parseNodePortRange(config.serviceNodePortRange);
   const allocator = new ServiceAllocator(store, { serviceCidr: config.serviceClusterIpRange, nodePortMin: nodePorts.min, nodePortMax: nodePorts.max });
   const registry = new GenericRegistry({
@@ -115,6 +132,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     converter: parts.convertVersion,
     trackManagedFields: parts.trackManagedFields,
     checkNamespaceForCreate: namespaceLifecycle(store, cache),
+    admission: new AdmissionChain([rbacEscalationCheck(security.rbac, security.authorization.authorizer)]),
   });
   const namespaces = parts.resolver.lookup('', 'v1', 'namespaces');
   if (namespaces === undefined) throw new Error('the catalogue has no namespaces resource');
@@ -133,10 +151,12 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     yamlDuplicateKeysError: parts.yamlDuplicateKeysError,
     deprecationOf,
     onDeprecatedRequest: (labels) => metrics.deprecatedApiRequested(labels),
+    virtualCreates: security.virtualCreates,
   });
   const startedAt = Date.now();
   let shuttingDown = false;
   let bootstrapped = false;
+  let policyReconciled = false;
   const ping: HealthCheck = { name: 'ping', check: async () => undefined };
   const logCheck: HealthCheck = { name: 'log', check: async () => undefined };
   const etcd: HealthCheck = { name: 'etcd', check: parts.storeHealthy };
@@ -145,6 +165,9 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const watchCacheReady: HealthCheck = { name: 'informer-sync', check: async () => (cache.isReady ? undefined : 'watch cache filling') };
   const shutdown: HealthCheck = { name: 'shutdown', check: async () => (shuttingDown ? 'process is shutting down' : undefined) };
   const storeConsistency: HealthCheck = { name: 'store-consistency', check: async () => parts.storeCorruption?.() };
+  const rbacBootstrap = startupHookCheck('poststarthook/rbac/bootstrap-roles', () => policyReconciled, config.livezGracePeriodMs, startedAt);
+  const rbacBootstrapReady = startupHookCheck('poststarthook/rbac/bootstrap-roles', () => policyReconciled, 0, startedAt);
+  const authorizerSynced: HealthCheck = { name: 'poststarthook/authorization-sync', check: async () => (security.isSynced ? undefined : 'authorizers have not listed their objects yet') };
   metrics.gauge('carina_store_watch_streams', 'Watch streams this replica holds open on the store (the watch cache needs one, whatever the number of watchers).', openStoreWatchCount);
   if (parts.raftStatus !== undefined) {
     const raft = parts.raftStatus;
@@ -159,27 +182,21 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     });
   }
   metrics.gauge('carina_watch_cache_watchers', 'Watches served from this replica\'s watch cache.', () => cache.watcherCount);
-  const authorizer = interimAuthorizer;
   const routes = new NonResourceRoutes({
     discovery: parts.discovery,
     metrics,
-    livezChecks: [ping, logCheck, etcd, bootstrap],
-    readyzChecks: [ping, logCheck, etcd, { name: 'etcd-readiness', check: parts.storeHealthy }, watchCacheReady, bootstrapReady, storeConsistency, shutdown],
+    livezChecks: [ping, logCheck, etcd, bootstrap, rbacBootstrap],
+    readyzChecks: [ping, logCheck, etcd, { name: 'etcd-readiness', check: parts.storeHealthy }, watchCacheReady, bootstrapReady, rbacBootstrapReady, authorizerSynced, storeConsistency, shutdown],
     // /healthz is the deprecated /livez plus readiness of the store, but not the shutdown (only /readyz fails during the shutdown delay).
-    healthzChecks: [ping, logCheck, etcd, { name: 'etcd-readiness', check: parts.storeHealthy }, watchCacheReady, bootstrapReady, storeConsistency],
+    healthzChecks: [ping, logCheck, etcd, { name: 'etcd-readiness', check: parts.storeHealthy }, watchCacheReady, bootstrapReady, rbacBootstrapReady, authorizerSynced, storeConsistency],
     advertiseAddress: `${config.bindAddress === '0.0.0.0' ? '127.0.0.1' : config.bindAddress}:${config.securePort}`,
+    extraDocuments: security.documents,
   });
   const server = new ApiHttpServer({
     bindAddress: config.bindAddress,
     port: config.securePort,
-    tls: { cert: certificates.serving.certPem, key: certificates.serving.keyPem, ca: certificates.ca.certPem },
-    filters: [
-      requestInfoFilter,
-      authenticationFilter(clusterCaAuthentication(certificates.ca.certPem), log),
-      auditFilter(undefined),
-      impersonationFilter(mastersOnlyImpersonator, (attributes) => authorizer.authorize(attributes)),
-      authorizationFilter(authorizer, forbiddenError),
-    ],
+    tls: { cert: certificates.serving.certPem, key: certificates.serving.keyPem, ca: security.clientCaBundle },
+    filters: security.filters,
     endpoints,
     routes,
     metrics,
@@ -188,8 +205,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   });
   const address = await server.start();
   const port = Number(address.slice(address.lastIndexOf(':') + 1));
-  const host = config.bindAddress === '0.0.0.0' || config.bindAddress === '::' ? '127.0.0.1' : config.bindAddress;
-  const url = apiServerUrl(host, port);
+  const url = apiServerUrl(advertisedHost, port);
   const kubeconfigPath = await writeAdminKubeconfig(config.dataDir, certificates, url);
   const lookup = (group: string, resource: string) => {
     const found = parts.resolver.lookup(group, 'v1', resource);
@@ -207,18 +223,31 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     identity: config.identity,
     log,
   });
-  // System namespaces are created in the background: the store may still be electing a leader.
+  // System namespaces and v1.25's default RBAC policy are created in the background: the store
+  // may still be electing a leader. Every replica reconciles; the writes are idempotent.
   void (async () => {
     for (;;) {
       try {
         await bootstrapNamespaces(registry, namespaces);
         bootstrapped = true;
         if (!shuttingDown) kubernetesService.start();
-        return;
+        break;
       } catch (err) {
         if (shuttingDown) return;
         log(`bootstrapping system namespaces: ${(err as Error).message}; retrying`);
         await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+    const reconciler = new PolicyReconciler(registryRbacClient(registry, (g, v, r) => parts.resolver.lookup(g, v, r), namespaces), { log });
+    for (;;) {
+      try {
+        await reconciler.ensure();
+        policyReconciled = true;
+        return;
+      } catch (err) {
+        if (shuttingDown) return;
+        log(`reconciling the default RBAC policy: ${(err as Error).message}; retrying`);
+        await new Promise((r) => setTimeout(r, 1000));
       }
     }
   })();
@@ -227,12 +256,14 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     url,
     kubeconfigPath,
     registry,
+    cache,
     stop: async () => {
       shuttingDown = true;
       // Releasing this replica's endpoint lease needs the store; a replica without a quorum must still stop.
       await withTimeout(kubernetesService.stop(), 2000);
       if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
       await server.stop();
+      await security.stop();
       cache.stop();
     },
   };

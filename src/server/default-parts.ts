@@ -19,7 +19,9 @@ import { NamespaceController } from '../controllers/namespace-controller';
 import { LeaderElector } from '../controllers/leader-election';
 import type { DiscoveryDocuments } from '../http/non-resource-routes';
 import type { GenericRegistry } from '../registry';
-import { ObjectStore, type JsonObject } from '../storage';
+import { ObjectStore, type JsonObject, type WatchCache } from '../storage';
+import { ClusterRoleAggregationController } from '../authz';
+import { registryRbacClient } from './rbac-parts';
 import { errors } from '../util';
 import type { ApiServerParts } from './api-server';
 
@@ -69,8 +71,8 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
     resolver: {
       lookup: (group, version, resource) => {
         const info = catalogue.lookup(group, version, resource);
-        // Virtual resources (reviews, bindings) are not stored objects; later issues serve them.
-        return info === undefined || info.createOnly || info.storageVersionHash === '' ? undefined : info;
+        // Unstored read-only resources (componentstatuses) are not served yet; create-only ones are, through virtualCreates.
+        return info === undefined || (!info.createOnly && info.storageVersionHash === '') ? undefined : info;
       },
     },
     discovery,
@@ -158,7 +160,7 @@ export function storedResources(catalogue: Catalogue): ResourceInfo[] {
  * The cluster-wide controllers (namespace controller, garbage collector) run on the replica
  * that holds the kube-system/carina-controller-manager Lease; every replica campaigns for it.
  */
-export function startControllers(registry: GenericRegistry, parts: DefaultParts, identity: string, log: (line: string) => void): { stop(): Promise<void> } {
+export function startControllers(registry: GenericRegistry, cache: WatchCache, parts: DefaultParts, identity: string, log: (line: string) => void): { stop(): Promise<void> } {
   const store = new ObjectStore(parts.kv);
   const resources = storedResources(parts.catalogue);
   const namespaces = parts.catalogue.lookup('', 'v1', 'namespaces');
@@ -179,9 +181,11 @@ export function startControllers(registry: GenericRegistry, parts: DefaultParts,
         return parts.catalogue.lookupKind(slash < 0 ? '' : apiVersion.slice(0, slash), slash < 0 ? apiVersion : apiVersion.slice(slash + 1), kind);
       };
       const gc = new GarbageCollector({ registry, store, resources: () => resources, resourceForKind, log });
+      const aggregation = new ClusterRoleAggregationController(cache, registryRbacClient(registry, (g, v, r) => parts.catalogue.lookup(g, v, r), namespaces), { log });
       namespaceController.start();
       gc.start();
-      running = [namespaceController, gc];
+      aggregation.start();
+      running = [namespaceController, gc, aggregation];
     },
     onStoppedLeading: () => {
       for (const controller of running) controller.stop();

@@ -121,6 +121,11 @@ export class CarinaApiProcess {
     }
   }
 
+  /** The cluster CA (PEM) from the admin kubeconfig. */
+  get caPem(): string {
+    return this.creds().ca;
+  }
+
   private creds(): Credentials {
     if (this.credentials === undefined) {
       const text = readFileSync(this.kubeconfig, 'utf8');

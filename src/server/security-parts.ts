@@ -1,0 +1,202 @@
+/**
+ * The security stages of a replica, assembled from kube-apiserver's options: authentication
+ * (src/authn) and authorization (src/authz) for the filter chain, the TLS client-CA bundle, the
+ * create-only review resources (TokenReview, the SubjectAccessReviews, SelfSubjectRulesReview),
+ * serviceaccounts/token, the service-account issuer's discovery documents, and the RBAC
+ * escalation check. The service-account signing key pair is the cluster's (`<pki>/sa.key`,
+ * `sa.pub`) unless flags name other files.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  JWKS_PATH,
+  OPENID_CONFIGURATION_PATH,
+  buildAuthentication,
+  evaluateTokenRequest,
+  generateServiceAccountKeyPair,
+  reviewToken,
+  type Authentication,
+  type AuthenticationOptions,
+  type ObjectLookup,
+} from '../authn';
+import {
+  RbacAuthorizer,
+  createAuthorization,
+  evaluateLocalSubjectAccessReview,
+  evaluateSelfSubjectAccessReview,
+  evaluateSelfSubjectRulesReview,
+  evaluateSubjectAccessReview,
+  type Authorization,
+  type AuthorizationConfig,
+  type ReviewOutcome,
+} from '../authz';
+import { pkiDirectory, writeFileAtomically } from '../certificates';
+import type { JsonObject, VirtualCreate } from '../endpoints';
+import { authenticationFilter, authorizationFilter, auditFilter, impersonationFilter, requestInfoFilter, type AuditBackend, type Filter } from '../http/filters';
+import type { WatchCache } from '../storage';
+
+export interface ApiServerSecurity {
+  authentication: AuthenticationOptions;
+  authorization: Omit<AuthorizationConfig, 'feed' | 'log'>;
+}
+
+export interface SecurityParts {
+  authentication: Authentication;
+  authorization: Authorization;
+  /** The RBAC rules the escalation check reads (the RBAC authorizer's, or one of its own when RBAC is not a mode). */
+  rbac: RbacAuthorizer;
+  /** CAs whose certificates the TLS handshake asks clients for (cluster CA, --client-ca-file, the proxy's CA). */
+  clientCaBundle: string;
+  filters: Filter[];
+  virtualCreates: Map<string, VirtualCreate>;
+  /** /.well-known/openid-configuration and /openid/v1/jwks, when a service-account issuer is configured. */
+  documents: Map<string, () => { body: string; contentType: string; cacheControl: string } | undefined>;
+  readonly isSynced: boolean;
+  stop(): Promise<void>;
+}
+
+export const SERVICE_ACCOUNT_KEY_FILE = 'sa.key';
+export const SERVICE_ACCOUNT_PUBLIC_KEY_FILE = 'sa.pub';
+
+/** The cluster's service-account key pair in <pki>, made on first start like the CA. */
+async function ensureServiceAccountKeys(dataDir: string): Promise<{ keyFile: string; publicKeyFile: string }> {
+  const dir = pkiDirectory(dataDir);
+  const keyFile = join(dir, SERVICE_ACCOUNT_KEY_FILE);
+  const publicKeyFile = join(dir, SERVICE_ACCOUNT_PUBLIC_KEY_FILE);
+  const present = await readFile(keyFile, 'utf8').then(() => true, () => false);
+  if (!present) {
+    const pair = await generateServiceAccountKeyPair();
+    await writeFileAtomically(publicKeyFile, pair.publicKeyPem, 0o644);
+    await writeFileAtomically(keyFile, pair.privateKeyPem, 0o600);
+  }
+  return { keyFile, publicKeyFile };
+}
+
+function cacheLookup(cache: WatchCache, resource: string): ObjectLookup {
+  return (namespace, name) => cache.get(`/registry/${resource}/${namespace}/${name}`);
+}
+
+function reviewAnswer(outcome: ReviewOutcome): { status: number; object: JsonObject } {
+  if (!outcome.ok) throw outcome.error;
+  return { status: 201, object: outcome.object };
+}
+
+export async function buildSecurity(options: {
+  security: ApiServerSecurity;
+  dataDir: string;
+  clusterCaPem: string;
+  /** host:port clients reach this server at, for the issuer's default jwks_uri. */
+  externalAddress: string;
+  cache: WatchCache;
+  audit?: AuditBackend;
+  log: (line: string) => void;
+}): Promise<SecurityParts> {
+  const { security, cache, log } = options;
+  const clusterKeys = await ensureServiceAccountKeys(options.dataDir);
+  const given = security.authentication;
+  const lookups = { serviceAccount: cacheLookup(cache, 'serviceaccounts'), secret: cacheLookup(cache, 'secrets'), pod: cacheLookup(cache, 'pods') };
+  const authentication = await buildAuthentication({
+    ...given,
+    clusterCaPem: options.clusterCaPem,
+    serviceAccountKeyFiles: (given.serviceAccountKeyFiles ?? []).length > 0 ? given.serviceAccountKeyFiles : [clusterKeys.publicKeyFile],
+    serviceAccountSigningKeyFile: (given.serviceAccountSigningKeyFile ?? '') !== '' ? given.serviceAccountSigningKeyFile : clusterKeys.keyFile,
+    externalAddress: options.externalAddress,
+  }, { lookups, log });
+  const authorization = createAuthorization({ ...security.authorization, feed: cache, log });
+  // v1.25's RBAC storage checks escalation whatever the authorization mode.
+  const rbac = authorization.rbac ?? new RbacAuthorizer(cache, { log });
+  const ownRbac = authorization.rbac === undefined;
+  authentication.start();
+  authorization.start();
+  if (ownRbac) rbac.start();
+
+  const caFiles = [given.clientCaFile, given.requestHeader?.clientCaFile].filter((f): f is string => f !== undefined && f !== '');
+  const clientCaBundle = [options.clusterCaPem, ...(await Promise.all(caFiles.map((file) => readFile(file, 'utf8'))))].join('\n');
+
+  const authorizer = authorization.authorizer;
+  const filters: Filter[] = [
+    requestInfoFilter,
+    authenticationFilter(authentication.requests, authentication.requestHeaderNames, log),
+    auditFilter(options.audit),
+    impersonationFilter((attributes) => authorizer.authorize(attributes)),
+    authorizationFilter(authorizer),
+  ];
+
+  const virtualCreates = new Map<string, VirtualCreate>([
+    ['authentication.k8s.io/tokenreviews', {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenReview',
+      async create(scope, body) {
+        const answer = await reviewToken({ body, namespace: scope.info.namespace, apiVersion: 'authentication.k8s.io/v1', tokens: authentication.tokens, apiAudiences: authentication.apiAudiences, anonymous: authentication.anonymous });
+        if (answer instanceof Error) throw answer;
+        return { status: 201, object: answer };
+      },
+    }],
+    ['authorization.k8s.io/subjectaccessreviews', {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      create: async (_scope, body) => reviewAnswer(await evaluateSubjectAccessReview(body, authorizer)),
+    }],
+    ['authorization.k8s.io/localsubjectaccessreviews', {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'LocalSubjectAccessReview',
+      create: async (scope, body) => reviewAnswer(await evaluateLocalSubjectAccessReview(body, scope.info.namespace, authorizer)),
+    }],
+    ['authorization.k8s.io/selfsubjectaccessreviews', {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      create: async (scope, body) => reviewAnswer(await evaluateSelfSubjectAccessReview(body, scope.ctx.user, authorizer)),
+    }],
+    ['authorization.k8s.io/selfsubjectrulesreviews', {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectRulesReview',
+      create: async (scope, body) => reviewAnswer(await evaluateSelfSubjectRulesReview(body, scope.ctx.user, authorization.ruleResolver)),
+    }],
+  ]);
+  const signer = authentication.tokenSigner;
+  if (signer !== undefined) {
+    virtualCreates.set('/serviceaccounts/token', {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      async create(scope, body) {
+        const outcome = await evaluateTokenRequest({
+          namespace: scope.info.namespace,
+          name: scope.info.name,
+          body,
+          serviceAccount: lookups.serviceAccount(scope.info.namespace, scope.info.name),
+          pods: lookups.pod,
+          secrets: lookups.secret,
+          signer,
+          apiAudiences: authentication.apiAudiences,
+          maxExpirationSeconds: authentication.tokenRequestLimits.maxExpirationSeconds,
+          extendExpiration: authentication.tokenRequestLimits.extendExpiration,
+        });
+        if (outcome instanceof Error) throw outcome;
+        return { status: 201, object: outcome.tokenRequest, warnings: outcome.warnings };
+      },
+    });
+  }
+  const documents = new Map<string, () => { body: string; contentType: string; cacheControl: string } | undefined>();
+  const discovery = authentication.issuerDiscovery;
+  if (discovery !== undefined) {
+    documents.set(OPENID_CONFIGURATION_PATH, () => discovery.openidConfiguration);
+    documents.set(JWKS_PATH, () => discovery.jwks);
+  }
+  return {
+    authentication,
+    authorization,
+    rbac,
+    clientCaBundle,
+    filters,
+    virtualCreates,
+    documents,
+    get isSynced() {
+      return authorization.isSynced && rbac.isSynced;
+    },
+    async stop() {
+      if (ownRbac) rbac.stop();
+      await authorization.stop();
+      await authentication.stop();
+    },
+  };
+}
