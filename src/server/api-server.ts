@@ -21,7 +21,7 @@ import { ServiceAllocator, parseNodePortRange } from '../registry/service-alloca
 import { KubernetesServiceController } from '../controllers/kubernetes-service';
 import { errors } from '../util';
 import { bootstrapNamespaces, namespaceLifecycle } from './system-namespaces';
-import { adoptSharedClusterCa } from './shared-ca';
+import { checkSharedClusterCa } from './shared-ca';
 
 export interface ApiServerConfig {
   dataDir: string;
@@ -104,10 +104,11 @@ export interface RunningApiServer {
 const CREATE_ON_UPDATE_KINDS = new Set(['Endpoints', 'Event', 'LimitRange', 'Lease', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding', 'EndpointSlice']);
 
 export async function startApiServer(config: ApiServerConfig, parts: ApiServerParts, log: (line: string) => void): Promise<RunningApiServer> {
-  await adoptSharedClusterCa(parts.kv, config.dataDir, log);
+  // The shared PKI is in <data-dir>/pki before this (the CLI made or required it); the store only checks it is the cluster's.
   const certificates = await loadOrCreateClusterCertificates(config.dataDir, {
     serving: { dnsNames: config.servingDnsNames, ipAddresses: config.servingIpAddresses },
   });
+  await checkSharedClusterCa(parts.kv, config.dataDir, log);
   const store = new ObjectStore(parts.kv);
   const registryHooks = { checkNamespaceForCreate: async (_namespace: string) => {} };
   const registry = new GenericRegistry(store, parts.strategyFor, registryHooks);
