@@ -13,7 +13,7 @@ import { localClusterDown, localClusterUp } from './local-cluster';
 import { addMember, formatMemberTable, memberStatus, parseMemberId, promoteMember, removeMember, transferLeadership } from './members';
 import { snapshotCommand } from './snapshot';
 import { chaosCommand } from './chaos';
-import { STORE_CLIENT_FLAGS, STORE_TLS_FLAGS, externalEtcdTls, foundsSharedPki, prepareSharedPki, resolveStoreTls, storeClientTls } from './store-flags';
+import { ENCRYPTION_PROVIDER_CONFIG_FLAG, STORE_CLIENT_FLAGS, STORE_TLS_FLAGS, encryptionProviders, externalEtcdTls, foundsSharedPki, prepareSharedPki, resolveStoreTls, storeClientTls } from './store-flags';
 import { pkiCommand } from './pki';
 
 const SERVER_FLAGS: FlagSpec[] = [
@@ -45,8 +45,9 @@ const SERVER_FLAGS: FlagSpec[] = [
   { name: 'service-cluster-ip-range', kind: 'string', default: '10.0.0.0/24', help: 'IPv4 CIDR from which Services get their cluster IPs (the first address is the kubernetes Service\'s).' },
   { name: 'service-node-port-range', kind: 'string', default: '30000-32767', help: 'Port range for NodePort and LoadBalancer Services.' },
   { name: 'watch-cache-history', kind: 'duration', default: 300_000, help: 'How far back the watch cache keeps events; a watch from an older resourceVersion gets 410 Gone.' },
-  // The store's TLS (etcd's and kube-apiserver's flag names): src/cli/store-flags.ts.
+  // The store's TLS (etcd's and kube-apiserver's flag names) and encryption at rest: src/cli/store-flags.ts.
   ...STORE_TLS_FLAGS,
+  ENCRYPTION_PROVIDER_CONFIG_FLAG,
   { name: 'help', kind: 'boolean', default: false, help: 'Print this help.' },
 ];
 
@@ -76,6 +77,8 @@ async function main(argv: string[]): Promise<number> {
   }
   const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
   const dataDir = resolve(flags['data-dir'] as string);
+  // Read before anything starts: a bad configuration must not leave a replica half up.
+  const encryption = await encryptionProviders(flags);
   let store: RunningStoreServer | undefined;
   let kv: KvClient;
   const etcdServers = (flags['etcd-servers'] as string).split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -125,6 +128,7 @@ async function main(argv: string[]): Promise<number> {
     watchCacheHistoryMs: flags['watch-cache-history'] as number,
     serviceNodePortRange: flags['service-node-port-range'] as string,
     identity,
+    encryptionProviders: encryption,
   }, parts, log);
   const controllers = startControllers(api.registry, parts, identity, log);
   process.stdout.write(

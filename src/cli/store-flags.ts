@@ -10,6 +10,8 @@
  * Left empty, the server's flags mean the files in <data-dir>/pki that the replica issues for
  * itself from the shared store CA (src/certificates/store-pki.ts); given, they are used as they
  * are, and nothing is issued in their place. The store never runs without TLS.
+ *
+ * Also kube-apiserver's --encryption-provider-config (src/storage/encryption).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,6 +27,7 @@ import {
   storeNamesForAddresses,
 } from '../certificates';
 import type { StoreTls } from '../server/store-server';
+import { isEncryptionError, loadEncryptionConfiguration, type ValueTransformer } from '../storage/encryption';
 import { FlagError, type FlagSpec, type FlagValues } from './flags';
 
 export const STORE_TLS_FLAGS: FlagSpec[] = [
@@ -142,4 +145,23 @@ export function storeClientTls(flags: FlagValues): EtcdClientTls {
     throw new FlagError('the store requires a client certificate: give --cacert, --cert and --key (as etcdctl), or --data-dir of a member whose pki holds them');
   }
   return { ca: readPem(ca, 'cacert'), cert: readPem(cert, 'cert'), key: readPem(key, 'key') };
+}
+
+export const ENCRYPTION_PROVIDER_CONFIG_FLAG: FlagSpec = {
+  name: 'encryption-provider-config',
+  kind: 'string',
+  default: '',
+  help: 'File with an EncryptionConfiguration (apiserver.config.k8s.io/v1): how resources (Secrets, usually) are encrypted in the store: identity, aescbc, aesgcm, secretbox; the first provider and key write.',
+};
+
+/** The transformers of --encryption-provider-config, or undefined without the flag; a bad file is a FlagError with kube's message. */
+export async function encryptionProviders(flags: FlagValues): Promise<Map<string, ValueTransformer> | undefined> {
+  const file = flags['encryption-provider-config'] as string;
+  if (file === '') return undefined;
+  try {
+    return await loadEncryptionConfiguration(file);
+  } catch (err) {
+    if (isEncryptionError(err)) throw new FlagError(`--encryption-provider-config: ${err.message}`);
+    throw err;
+  }
 }

@@ -17,6 +17,8 @@ import type { ObjectStrategy } from '../registry/object-strategy';
 import type { ServedResource } from '../registry/served-resource';
 import { ObjectStore, openStoreWatchCount, type JsonObject } from '../storage/object-store';
 import { WatchCache } from '../storage/watch-cache';
+import { EncryptionAtRest, type ValueTransformer } from '../storage/encryption';
+import { resourceKeyPrefix } from '../registry/served-resource';
 import { ServiceAllocator, parseNodePortRange } from '../registry/service-allocator';
 import { KubernetesServiceController } from '../controllers/kubernetes-service';
 import { errors } from '../util';
@@ -40,6 +42,8 @@ export interface ApiServerConfig {
   watchCacheHistoryMs: number;
   /** The address the `kubernetes` Endpoints publish for this replica ('' picks one, as kube-apiserver does). */
   advertiseAddress: string;
+  /** Encryption at rest: one transformer per group-resource, from --encryption-provider-config (src/storage/encryption). */
+  encryptionProviders?: Map<string, ValueTransformer>;
 }
 
 /**
@@ -109,7 +113,9 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     serving: { dnsNames: config.servingDnsNames, ipAddresses: config.servingIpAddresses },
   });
   await checkSharedClusterCa(parts.kv, config.dataDir, log);
-  const store = new ObjectStore(parts.kv);
+  const valueTransformer = config.encryptionProviders === undefined ? undefined : EncryptionAtRest.forResources(config.encryptionProviders, resourceKeyPrefix);
+  if (valueTransformer !== undefined) log(`encryption at rest for ${valueTransformer.keyPrefixes.join(', ')}`);
+  const store = new ObjectStore(parts.kv, { valueTransformer });
   const registryHooks = { checkNamespaceForCreate: async (_namespace: string) => {} };
   const registry = new GenericRegistry(store, parts.strategyFor, registryHooks);
   const cache = new WatchCache(store, { log, historyWindowMs: config.watchCacheHistoryMs });

@@ -45,7 +45,22 @@ export class CarinaApiProcess {
   log = '';
   private credentials?: Credentials;
 
-  private constructor(readonly dataDir: string, readonly port: number, private readonly args: string[]) {}
+  private constructor(readonly dataDir: string, readonly port: number, private readonly args: string[], readonly etcdPort = 0) {}
+
+  /** host:port of the embedded store's etcd API (TLS, client certificates only). */
+  get etcdEndpoint(): string {
+    return `127.0.0.1:${this.etcdPort}`;
+  }
+
+  /** The replica's own client certificate of its store (<data-dir>/pki), for reading the store raw. */
+  storeClientTls(): { ca: string; cert: string; key: string } {
+    const pki = join(this.dataDir, 'pki');
+    return {
+      ca: readFileSync(join(pki, 'etcd', 'ca.crt'), 'utf8'),
+      cert: readFileSync(join(pki, 'apiserver-etcd-client.crt'), 'utf8'),
+      key: readFileSync(join(pki, 'apiserver-etcd-client.key'), 'utf8'),
+    };
+  }
 
   get url(): string {
     return `https://127.0.0.1:${this.port}`;
@@ -70,7 +85,7 @@ export class CarinaApiProcess {
     if (options.etcdServers !== undefined) args.push('--etcd-servers', options.etcdServers);
     if (options.etcdTls !== undefined) args.push('--etcd-cafile', options.etcdTls.caFile, '--etcd-certfile', options.etcdTls.clientCertFile, '--etcd-keyfile', options.etcdTls.clientKeyFile);
     args.push(...(options.extraArgs ?? []));
-    const server = new CarinaApiProcess(dataDir, apiPort, args);
+    const server = new CarinaApiProcess(dataDir, apiPort, args, etcdPort);
     await server.launch();
     return server;
   }
@@ -95,7 +110,7 @@ export class CarinaApiProcess {
       '--election-timeout', '300ms',
       '--heartbeat-interval', '50ms',
       ...extraArgs,
-    ]));
+    ], ports[3 * i + 1]));
     await Promise.all(servers.map((s) => s.launch()));
     return servers;
   }
