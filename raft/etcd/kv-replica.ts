@@ -109,7 +109,7 @@ export interface KvReplicaOptions {
    * Mutual TLS: `peer` on the Raft transport (both directions), `client` for this replica's
    * own calls to other members' etcd API (forwarded membership changes). Absent: plaintext.
    */
-  tls?: { peer: MutualTls; client: MutualTls };
+  tls?: { peer: MutualTls; client: MutualTls; allowedPeerCommonName?: string };
   clusterId?: bigint;
   tickMs?: number;
   electionTicks?: number;
@@ -274,6 +274,7 @@ export class KvReplica implements KvClient {
       id: options.id,
       listenAddress: options.raftListenAddress ?? self.raftAddress,
       tls: options.tls?.peer,
+      allowedPeerCommonName: options.tls?.allowedPeerCommonName,
       onMessage: (m) => {
         replica?.membership.heardFrom(m.from);
         node?.step(m);

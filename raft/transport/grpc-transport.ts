@@ -82,6 +82,12 @@ export interface GrpcTransportOptions {
    * as server and as client) and the peer CA. Absent: plaintext (in-process tests only).
    */
   tls?: MutualTls;
+  /**
+   * With tls: the only subject CN a sending peer's certificate may have (etcd's
+   * --peer-cert-allowed-cn), so that a client certificate from the same CA cannot act as a
+   * peer. A stream from another certificate is refused before any of its messages is read.
+   */
+  allowedPeerCommonName?: string;
 }
 
 /** Counters for tests and metrics; they only grow. */
@@ -106,6 +112,8 @@ export interface GrpcTransportStats {
   messagesMisrouted: number;
   /** Batches refused as malformed. */
   batchesRejected: number;
+  /** Streams refused because the sender's certificate is not a peer's (allowedPeerCommonName). */
+  streamsRefused: number;
   snapshotsReceived: number;
   snapshotsRejected: number;
 }
@@ -126,6 +134,7 @@ function newStats(): GrpcTransportStats {
     batchesReceived: 0,
     messagesMisrouted: 0,
     batchesRejected: 0,
+    streamsRefused: 0,
     snapshotsReceived: 0,
     snapshotsRejected: 0,
   };
@@ -609,7 +618,20 @@ export class GrpcTransport implements Transport {
     queueMicrotask(() => this.ctx.reportSnapshotStatus(peer, ok));
   }
 
+  /** Whether the stream's sender presented a peer's certificate; answers the call and counts it when not. */
+  private refusedPeer(call: grpc.ServerReadableStream<unknown, unknown>, callback: (err: grpc.ServerErrorResponse) => void): boolean {
+    const allowed = this.options.allowedPeerCommonName;
+    if (allowed === undefined || this.options.tls === undefined) return false;
+    const subject = call.getAuthContext()?.sslPeerCertificate?.subject as { CN?: string | string[] } | undefined;
+    const cn = subject?.CN;
+    if (cn === allowed) return false;
+    this.stats.streamsRefused++;
+    callback(statusError(grpc.status.PERMISSION_DENIED, 'the peer certificate is not one the peers accept'));
+    return true;
+  }
+
   private receiveMessages(call: grpc.ServerReadableStream<Uint8Array[], EmptyReply>, callback: grpc.sendUnaryData<EmptyReply>): void {
+    if (this.refusedPeer(call, (err) => callback(err, null))) return;
     let done = false;
     const finish = (err: grpc.ServerErrorResponse | null): void => {
       if (done) return;
@@ -654,6 +676,7 @@ export class GrpcTransport implements Transport {
   }
 
   private receiveSnapshot(call: grpc.ServerReadableStream<SnapshotChunk, SnapshotAck>, callback: grpc.sendUnaryData<SnapshotAck>): void {
+    if (this.refusedPeer(call, (err) => callback(err, null))) return;
     const assembler = new SnapshotAssembler(this.settings.maxSnapshotBytes);
     let done = false;
     const reject = (reason: string): void => {

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import type { EtcdClientTls, MutualTls } from '../../raft';
 import {
   CertificateError,
+  STORE_PEER_COMMON_NAME,
   STORE_PKI_FILES,
   createSharedPki,
   loadOrCreateStoreCertificates,
@@ -37,6 +38,7 @@ export const STORE_TLS_FLAGS: FlagSpec[] = [
   { name: 'peer-cert-file', kind: 'string', default: '', help: 'Certificate the Raft transport presents to peers, as server and as client (default <data-dir>/pki/etcd/peer.crt).' },
   { name: 'peer-key-file', kind: 'string', default: '', help: 'Key of --peer-cert-file (default <data-dir>/pki/etcd/peer.key).' },
   { name: 'peer-trusted-ca-file', kind: 'string', default: '', help: 'CA whose certificates the Raft transport requires of every peer, as etcd\'s --peer-client-cert-auth (default <data-dir>/pki/etcd/ca.crt).' },
+  { name: 'peer-cert-allowed-cn', kind: 'string', default: '', help: 'The only subject CN a peer\'s certificate may have, so that a client certificate from the same CA cannot act as a peer (default carina-store-peer, the CN of the peer certificates Carina issues, unless --peer-cert-file is given).' },
   { name: 'etcd-cafile', kind: 'string', default: '', help: 'With --etcd-servers: CA that the etcd servers\' certificates must come from (kube-apiserver\'s flag).' },
   { name: 'etcd-certfile', kind: 'string', default: '', help: 'With --etcd-servers: client certificate presented to etcd.' },
   { name: 'etcd-keyfile', kind: 'string', default: '', help: 'With --etcd-servers: key of --etcd-certfile.' },
@@ -112,8 +114,10 @@ export async function resolveStoreTls(flags: FlagValues, dataDir: string, addres
     key: pick('peer-key-file', issued?.peer.keyPem),
     ca: pick('peer-trusted-ca-file', issued?.caCertPem),
   };
+  // With the peer certificates Carina issues, only their CN is a peer's: a client certificate of the same CA is not.
+  const allowedCn = given('peer-cert-allowed-cn') !== '' ? given('peer-cert-allowed-cn') : given('peer-cert-file') === '' ? STORE_PEER_COMMON_NAME : undefined;
   // Calls to other members present the peer certificate (it has clientAuth, as etcd's peer certificates do).
-  return { server, peer, client: { cert: peer.cert, key: peer.key, ca: server.ca } };
+  return { server, peer, client: { cert: peer.cert, key: peer.key, ca: server.ca }, allowedPeerCommonName: allowedCn };
 }
 
 /** --etcd-cafile, --etcd-certfile, --etcd-keyfile, for --etcd-servers; undefined when none is given. */

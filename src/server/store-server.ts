@@ -15,6 +15,8 @@ export interface StoreTls {
   peer: MutualTls;
   /** What this replica presents when it calls another member's etcd API (forwarded membership changes). */
   client: MutualTls;
+  /** The only CN a peer's certificate may have (etcd's --peer-cert-allowed-cn); undefined: any from the peer CA. */
+  allowedPeerCommonName?: string;
 }
 
 export interface StoreServerConfig {
@@ -61,7 +63,7 @@ export async function startStoreServer(config: StoreServerConfig, log: (line: st
     autoCompaction: compactionOn ? { intervalMs: config.autoCompactionIntervalMs, retentionMs: config.autoCompactionRetentionMs } : null,
     progressNotifyIntervalMs: config.progressNotifyIntervalMs,
     maxRequestBytes: config.maxRequestBytes,
-    tls: { peer: config.tls.peer, client: config.tls.client },
+    tls: { peer: config.tls.peer, client: config.tls.client, allowedPeerCommonName: config.tls.allowedPeerCommonName },
     logger: log,
   });
   const raftAddress = await replica.start();

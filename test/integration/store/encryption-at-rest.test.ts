@@ -79,6 +79,19 @@ describe('secrets encrypted at rest: raw store, API, key rotation (carina server
     expect((await server.kubectl(['create', 'configmap', 'plain', `--from-literal=v=${SECRET_TEXT}`])).code).to.equal(0);
   });
 
+  it('keeps no private key anywhere in the store: the CA keys never enter it, only the cluster CA certificate', async () => {
+    const client = new EtcdClient({ endpoints: [server.etcdEndpoint], tls: server.storeClientTls(), timeoutMs: 10_000 });
+    try {
+      const all = await client.range({ key: Buffer.from([0]), rangeEnd: Buffer.from([0]) });
+      expect(all.kvs.length).to.be.above(0);
+      for (const kv of all.kvs) expect(Buffer.from(kv.value).includes(Buffer.from('PRIVATE KEY')), Buffer.from(kv.key).toString()).to.equal(false);
+      const published = all.kvs.find((kv) => Buffer.from(kv.key).toString() === '/carina/pki/ca.crt');
+      expect(Buffer.from(published?.value ?? []).toString()).to.contain('BEGIN CERTIFICATE');
+    } finally {
+      await client.close();
+    }
+  });
+
   it('rotates twice: a new key added first, every Secret rewritten by kubectl replace, the old key removed, all still readable', async () => {
     await restartWith(aescbc(['key2', KEY2], ['key1', KEY1]));
     // Readable with key1 still listed, though key2 now writes.
