@@ -62,9 +62,9 @@ export interface ChaosClusterOptions {
 }
 
 /** The ports each replica uses on its own namespace's address. */
-const API_PORT = 23100;
-const ETCD_PORT = 23101;
-const RAFT_PORT = 23102;
+export const API_PORT = 23100;
+export const ETCD_PORT = 23101;
+export const RAFT_PORT = 23102;
 /** A learner restores the store from the leader's snapshot or log: seconds, even under load. */
 const JOIN_TIMEOUT_MS = 60_000;
 /** A removed member hands off leadership (if it led) and stops itself. */
