@@ -153,6 +153,7 @@ async function restore(file: string | undefined, flags: Record<string, string | 
   process.stdout.write(
     `carina: restored ${source} into ${dataDir} as member ${memberId} of new cluster ${summary.clusterId.toString(16)}: ` +
     `revision ${summary.revision} (was ${summary.source.revision}), compact revision ${summary.compactRevision}, ${summary.keyCount} keys\n` +
+    `carina: give it the cluster's shared PKI first (its store ports accept only the store CA's certificates): carina pki copy --from <a member's data-dir>/pki --to ${dataDir}/pki\n` +
     `carina: start it with: carina server --data-dir ${dataDir} --member-id ${memberId} --initial-cluster ${flags['initial-cluster'] as string}` +
     ` --listen-etcd-address ${etcdAddressOf(members, memberId)}\n`,
   );

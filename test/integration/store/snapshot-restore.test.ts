@@ -142,7 +142,9 @@ function runCli(args: string[], timeoutMs = 30_000, command: string[] = [process
   const talksToStore = isEtcdctl || args[0] === 'members' || (args[0] === 'snapshot' && args[1] === 'save');
   const tlsFlags = !talksToStore ? [] : isEtcdctl ? pki.etcdctlFlags : pki.carinaFlags;
   return new Promise((resolve) => {
-    const child = spawn(command[0], [...command.slice(1), ...tlsFlags, ...args], { env: { ...process.env, ETCDCTL_API: '3' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // etcdctl takes its flags before the command, carina after its subcommand.
+    const argv = isEtcdctl ? [...tlsFlags, ...args] : [...args, ...tlsFlags];
+    const child = spawn(command[0], [...command.slice(1), ...argv], { env: { ...process.env, ETCDCTL_API: '3' }, stdio: ['ignore', 'pipe', 'pipe'] });
     children.add(child);
     let stdout = '';
     let stderr = '';
