@@ -6,6 +6,8 @@
 export * from './kv';
 export {
   EtcdClient,
+  type EtcdClientOptions,
+  type EtcdClientTls,
   EtcdGrpcServer,
   KvReplica,
   type MembershipError,
@@ -17,6 +19,7 @@ export {
   type MembersResponse,
   type MembershipErrorCode,
 } from './etcd';
+export { isMutualTls, type MutualTls } from './transport';
 export { decodeSnapshotFile, SnapshotFileError, verifySnapshotFile, type SnapshotFileSummary } from './etcd/snapshot-file';
 export { DEFAULT_REVISION_BUMP, restoreSnapshot, type SnapshotRestoreOptions, type SnapshotRestoreSummary } from './etcd/snapshot-restore';
 export type { ConsistencyCheckResult, StoreCorruption } from './etcd/consistency-check';

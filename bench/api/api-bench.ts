@@ -20,7 +20,7 @@
  */
 import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { EtcdClient } from '../../raft/etcd/etcd-client';
+import { EtcdClient, type EtcdClientTls } from '../../raft/etcd/etcd-client';
 import { prefixEnd } from '../../raft/kv';
 import { ApiClient } from '../support/api-client';
 import { CarinaServer } from '../support/carina-server';
@@ -163,8 +163,8 @@ async function apiRound(server: CarinaServer, round: number): Promise<Figures> {
 }
 
 /** The same operations straight on the replica's store, as the API layer issues them. */
-async function storeRound(endpoint: string, round: number): Promise<Figures> {
-  const kv = new EtcdClient({ endpoints: [endpoint] });
+async function storeRound(endpoint: string, tls: EtcdClientTls, round: number): Promise<Figures> {
+  const kv = new EtcdClient({ endpoints: [endpoint], tls });
   try {
     const enc = (s: string) => Buffer.from(s);
     const create = (key: string, value: string) => kv.txn({
@@ -275,7 +275,7 @@ async function main(): Promise<void> {
   try {
     for (let round = 0; round < ROUNDS; round++) {
       process.stderr.write(`round ${round + 1}/${ROUNDS}: store\n`);
-      storeRounds.push(await storeRound(server.etcdEndpoint, round));
+      storeRounds.push(await storeRound(server.etcdEndpoint, server.storeTls(), round));
       process.stderr.write(`round ${round + 1}/${ROUNDS}: API\n`);
       apiRounds.push(await apiRound(server, round));
       process.stderr.write(`round ${round + 1}/${ROUNDS}: write verbs\n`);

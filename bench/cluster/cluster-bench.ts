@@ -15,7 +15,7 @@
  * CONCURRENT_OPS (2000), DRAIN_SECONDS (30), WRITE_VIA (haproxy; or leader, follower: where the
  * fan-out's writes go). Ports 24100-24202. Run: make bench-cluster.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import { join } from 'node:path';
 import { localClusterDown, localClusterUp } from '../../src/cli/local-cluster';
@@ -91,7 +91,8 @@ async function cluster(): Promise<ClusterFigures> {
   try {
     log('3 replicas: carina local-cluster up');
     const up = await localClusterUp({ dir, replicas: 3, ports, lbPort: LB_PORT, carinaScript: CARINA_MAIN, log: (line) => log(`  ${line}`) });
-    const members: ClusterMember[] = up.members.map((m, i) => ({ id: m.id, apiUrl: m.apiUrl, etcdEndpoint: `127.0.0.1:${ports[i].etcd}`, pidFile: m.pidFile, log: m.log }));
+    const storeTls = { ca: readFileSync(up.storeClient.cacert, 'utf8'), cert: readFileSync(up.storeClient.cert, 'utf8'), key: readFileSync(up.storeClient.key, 'utf8') };
+    const members: ClusterMember[] = up.members.map((m, i) => ({ id: m.id, apiUrl: m.apiUrl, etcdEndpoint: `127.0.0.1:${ports[i].etcd}`, storeTls, pidFile: m.pidFile, log: m.log }));
     const credentials = credentialsFromDataDir(join(dir, 'member-1'));
     await waitCaughtUp(members, credentials);
     const createGet = await createGetRounds(up.url, credentials, '3 replicas via HAProxy');

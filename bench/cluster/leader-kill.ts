@@ -9,7 +9,8 @@
  */
 import { spawn } from 'node:child_process';
 import { openSync, readFileSync, writeFileSync } from 'node:fs';
-import { memberStatus } from '../../src/cli/members';
+import type { EtcdClientTls } from '../../raft';
+import { memberStatus, type StoreAccess } from '../../src/cli/members';
 import { ApiClient, type ApiCredentials } from '../support/api-client';
 import { readyzStatus } from '../support/carina-server';
 import { monotonicMs } from '../support/latency';
@@ -22,8 +23,14 @@ export interface ClusterMember {
   id: number;
   apiUrl: string;
   etcdEndpoint: string;
+  /** The store's etcd API takes only clients with a certificate from the store CA. */
+  storeTls: EtcdClientTls;
   pidFile: string;
   log: string;
+}
+
+function storeOf(members: ClusterMember[]): StoreAccess {
+  return { endpoints: members.map((m) => m.etcdEndpoint), tls: members[0]?.storeTls };
 }
 
 export interface FailoverResult {
@@ -45,7 +52,7 @@ export function memberPid(member: ClusterMember): number {
 export async function findLeader(members: ClusterMember[]): Promise<ClusterMember> {
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const rows = await memberStatus(members.map((m) => m.etcdEndpoint), 1000).catch(() => []);
+    const rows = await memberStatus(storeOf(members), 1000).catch(() => []);
     const leader = members.find((m) => rows.some((r) => r.role === 'leader' && r.id === String(m.id)));
     if (leader !== undefined) return leader;
     if (Date.now() > deadline) throw new Error('no leader reported within 10 s');
@@ -58,7 +65,7 @@ export async function waitCaughtUp(members: ClusterMember[], credentials: ApiCre
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const ready = await Promise.all(members.map((m) => readyzStatus(m.apiUrl, credentials.ca)));
-    const rows = await memberStatus(members.map((m) => m.etcdEndpoint), 1000).catch(() => []);
+    const rows = await memberStatus(storeOf(members), 1000).catch(() => []);
     const leaderIndex = rows.find((r) => r.role === 'leader')?.index;
     if (ready.every((s) => s === 200) && rows.length === members.length && leaderIndex !== undefined && rows.every((r) => r.applied !== undefined && leaderIndex - r.applied <= maxLag)) return;
     if (Date.now() > deadline) throw new Error(`members not caught up within ${timeoutMs} ms: ${JSON.stringify(rows)}`);
@@ -111,7 +118,7 @@ export async function killLeaderOnce(members: ClusterMember[], lbUrl: string, cr
 
   const newLeader = (async () => {
     for (;;) {
-      const rows = await memberStatus(survivors.map((m) => m.etcdEndpoint), 300).catch(() => []);
+      const rows = await memberStatus(storeOf(survivors), 300).catch(() => []);
       const row = rows.find((r) => r.role === 'leader' && r.id !== String(leader.id));
       if (row !== undefined) return { ms: monotonicMs() - killedAt, id: row.id };
       if (monotonicMs() - killedAt > GIVE_UP_MS) throw new Error(`no new leader within ${GIVE_UP_MS} ms`);

@@ -23,7 +23,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { EtcdClient } from '../../raft/etcd/etcd-client';
+import { EtcdClient, type EtcdClientTls } from '../../raft/etcd/etcd-client';
 import { CarinaStoreCluster } from '../../test/support/carina-store-cluster';
 import { EtcdCluster, findEtcdBinary } from '../../test/support/etcd-process';
 
@@ -227,8 +227,15 @@ const WATCH_PREFIX = '/bench/watch/';
 /** The end of the watched range: the prefix with its last byte incremented ('/' + 1 = '0'). */
 const WATCH_END = '/bench/watch0';
 
+/**
+ * The client certificate and CA of each cluster's endpoints: both systems run as production
+ * does, TLS with client-certificate authentication, so both pay the same TLS cost. The
+ * calibration's no-op server is plaintext and has no entry.
+ */
+const tlsByEndpoint = new Map<string, EtcdClientTls>();
+
 function client(endpoint: string): EtcdClient {
-  return new EtcdClient({ endpoints: [endpoint], timeoutMs: 30_000 });
+  return new EtcdClient({ endpoints: [endpoint], timeoutMs: 30_000, tls: tlsByEndpoint.get(endpoint) });
 }
 
 async function withClient<T>(endpoint: string, body: (c: EtcdClient) => Promise<T>): Promise<T> {
@@ -362,6 +369,7 @@ function clusterResource(cluster: CarinaStoreCluster | EtcdCluster): Resource {
 async function startCluster(system: SystemName): Promise<RunningCluster> {
   const cluster = system === 'carina' ? await CarinaStoreCluster.start(3) : await EtcdCluster.start(3);
   const resource = track(clusterResource(cluster));
+  for (const endpoint of cluster.clientEndpoints) tlsByEndpoint.set(endpoint, cluster.clientTls);
   return { endpoints: cluster.clientEndpoints, resource };
 }
 

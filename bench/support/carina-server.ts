@@ -4,10 +4,12 @@
  * data in a temporary directory removed on stop.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { EtcdClientTls } from '../../raft';
+import { STORE_PKI_FILES, pkiDirectory } from '../../src/certificates';
 import { credentialsFromDataDir, type ApiCredentials } from './api-client';
 
 /** The compiled `carina` entry point of this build (src/cli/main.js in the same output folder). */
@@ -33,6 +35,13 @@ export class CarinaServer {
 
   get etcdEndpoint(): string {
     return `127.0.0.1:${this.ports.etcd}`;
+  }
+
+  /** The replica's own store client certificate and the store CA: its etcd API takes no client without one. */
+  storeTls(): EtcdClientTls {
+    const pki = pkiDirectory(this.dataDir);
+    const read = (name: string) => readFileSync(join(pki, name), 'utf8');
+    return { ca: read(STORE_PKI_FILES.storeCaCert), cert: read(STORE_PKI_FILES.clientCert), key: read(STORE_PKI_FILES.clientKey) };
   }
 
   get pid(): number {

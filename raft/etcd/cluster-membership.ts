@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ConfChange, ConfState, NodeId } from '../core/types';
 import type { RaftNode } from '../node';
-import type { GrpcTransport } from '../transport';
+import type { GrpcTransport, MutualTls } from '../transport';
 import { KvError } from '../kv/errors';
 import type { Member, ResponseHeader } from '../kv/types';
 import type { MemberAddResponse, MembersResponse } from './codec';
@@ -30,6 +30,8 @@ export interface MembershipHost {
   readonly tickMs: number;
   readonly electionTicks: number;
   readonly requestTimeoutMs: number;
+  /** What this member presents to other members' etcd API (their client port authenticates it); absent: plaintext. */
+  readonly clientTls?: MutualTls;
   header(): ResponseHeader;
   isStopped(): boolean;
   /** Proposes a member-attribute entry; resolves once it is applied here. */
@@ -76,7 +78,12 @@ export class ClusterMembership {
   /** The members of the current configuration, learners included, as etcd's MemberList reports them. */
   list(): Member[] {
     const conf = this.host.node.status().confState;
-    return this.current(conf).map((m) => toMember(m, conf.learners.includes(m.id)));
+    return this.current(conf).map((m) => toMember(m, conf.learners.includes(m.id), this.peerScheme));
+  }
+
+  /** Peer URLs say https when the peers speak TLS, as etcd's do. */
+  private get peerScheme(): 'http' | 'https' {
+    return this.host.clientTls === undefined ? 'http' : 'https';
   }
 
   heardFrom(id: NodeId): void {
@@ -84,7 +91,7 @@ export class ClusterMembership {
   }
 
   /**
-   * etcd's MemberAdd: a new member at `peerUrls` (one URL, http://host:port of its Raft
+   * etcd's MemberAdd: a new member at `peerUrls` (one URL, https://host:port (or http://) of its Raft
    * transport) with a fresh id, as a learner or a voter. As in etcd, the new member publishes
    * its name and client URLs itself once it runs; `name` and `clientUrls` only seed them.
    */
@@ -104,7 +111,7 @@ export class ClusterMembership {
         const context = encodeMemberContext({ name: request.name ?? '', raftAddress, clientUrls: request.clientUrls ?? [], clusterId: this.host.registry.clusterId });
         await this.change({ type: isLearner ? 'addLearnerNode' : 'addNode', nodeId: id, context });
         const record = this.host.registry.get(id) ?? { id, name: '', raftAddress, clientUrls: [] };
-        return { header: this.host.header(), member: toMember(record, isLearner), members: this.list() };
+        return { header: this.host.header(), member: toMember(record, isLearner, this.peerScheme), members: this.list() };
       },
       (leader) => leader.memberAdd(request.peerUrls, isLearner),
     );
@@ -260,7 +267,7 @@ export class ClusterMembership {
     for (const peer of this.host.registry.list()) {
       const url = peer.clientUrls[0];
       if (peer.id === this.host.id || url === undefined) continue;
-      const client = new EtcdClient({ endpoints: [url], timeoutMs: 2_000 });
+      const client = new EtcdClient({ endpoints: [url], timeoutMs: 2_000, tls: this.host.clientTls });
       try {
         const status = await client.status();
         if (status.header.clusterId !== this.host.registry.clusterId || status.leader !== status.header.memberId) continue;
@@ -286,7 +293,7 @@ export class ClusterMembership {
     if (leader === 0) throw new KvError('NO_LEADER');
     const url = this.host.registry.get(leader)?.clientUrls[0];
     if (url === undefined) throw new KvError('NOT_LEADER', `the leader (member ${leader}) has published no client URL yet`);
-    const client = new EtcdClient({ endpoints: [url], timeoutMs: this.host.requestTimeoutMs });
+    const client = new EtcdClient({ endpoints: [url], timeoutMs: this.host.requestTimeoutMs, tls: this.host.clientTls });
     try {
       const response = await there(client);
       // Answer as this member: etcdctl compares the header's member id with its next call's.
@@ -343,14 +350,14 @@ export class ClusterMembership {
   }
 }
 
-function toMember(m: MemberRecord, isLearner: boolean): Member {
-  return { id: BigInt(m.id), name: m.name, peerUrls: m.raftAddress === '' ? [] : [`http://${m.raftAddress}`], clientUrls: m.clientUrls, isLearner };
+function toMember(m: MemberRecord, isLearner: boolean, peerScheme: 'http' | 'https'): Member {
+  return { id: BigInt(m.id), name: m.name, peerUrls: m.raftAddress === '' ? [] : [`${peerScheme}://${m.raftAddress}`], clientUrls: m.clientUrls, isLearner };
 }
 
 /** etcd's MemberAdd takes peer URLs; Carina's transport has one address per member. */
 function raftAddressOf(peerUrls: string[]): string {
   if (peerUrls.length !== 1) throw new KvError('BAD_URLS');
-  const match = /^http:\/\/((?:\[[^\]]+\]|[^:/[\]]+):(\d{1,5}))\/?$/.exec(peerUrls[0].trim());
+  const match = /^https?:\/\/((?:\[[^\]]+\]|[^:/[\]]+):(\d{1,5}))\/?$/.exec(peerUrls[0].trim());
   if (match === null || Number(match[2]) === 0 || Number(match[2]) > 65535) throw new KvError('BAD_URLS');
   return match[1];
 }

@@ -1,9 +1,15 @@
 /**
  * A client of etcd's v3 gRPC API (a real etcd, or Carina's store serving the same API) written on
- * `node:http2` directly: plaintext HTTP/2 (h2c) to `host:port` endpoints, one session per
- * endpoint kept open, one stream per unary call, and the Watch service as one bidirectional
- * stream that carries every watch of the client. @grpc/grpc-js is not used: for sequential unary
- * calls its per-call machinery costs several times what the call itself does.
+ * `node:http2` directly: HTTP/2 over TLS to `https://host:port` endpoints (or to bare `host:port`
+ * ones when `tls` is given), presenting a client certificate when it has one, as etcdctl with
+ * --cacert/--cert/--key; plaintext h2c to `http://` ones. One session per endpoint kept open,
+ * one stream per unary call, and the Watch service as one bidirectional stream that carries
+ * every watch of the client. @grpc/grpc-js is not used: for sequential unary calls its per-call
+ * machinery costs several times what the call itself does.
+ *
+ * TLS: the server's certificate must chain to `tls.ca` (the system's CAs when absent) and name
+ * the endpoint's host. A handshake that fails (the server refused our certificate, or we its)
+ * fails the call as UNAVAILABLE with the reason; nothing was sent, so it may fail over.
  *
  * Errors: a non-OK gRPC status becomes the KvError that raft/kv/errors.ts maps it to; a failed
  * session or stream, a timeout and a protocol violation become KvError 'UNAVAILABLE' (the
@@ -19,6 +25,7 @@
  */
 import * as http2 from 'node:http2';
 import * as net from 'node:net';
+import * as tls from 'node:tls';
 import type { Writable } from 'node:stream';
 import { KvError, kvErrorFromGrpc } from '../kv/errors';
 import type {
@@ -72,9 +79,23 @@ import {
   type GrpcStatus,
 } from './grpc-framing';
 
+/** What the client presents and trusts on TLS endpoints (kube-apiserver's --etcd-cafile, --etcd-certfile, --etcd-keyfile). */
+export interface EtcdClientTls {
+  /** PEM CA bundle the server's certificate must chain to; the system's CAs when absent. */
+  ca?: string;
+  /** PEM client certificate and its key, for servers that authenticate clients (both or neither). */
+  cert?: string;
+  key?: string;
+}
+
 export interface EtcdClientOptions {
-  /** `host:port` (or `http://host:port`) of each member; plaintext HTTP/2 only. */
+  /**
+   * Each member: `https://host:port` (TLS), `http://host:port` (plaintext), or `host:port`
+   * (TLS when `tls` is given, else plaintext).
+   */
   endpoints: string[];
+  /** TLS settings for TLS endpoints. */
+  tls?: EtcdClientTls;
   /** Deadline of each call, retries included, in milliseconds; 0 for none. Default 30 s. */
   timeoutMs?: number;
   /** Largest message sent or received, in bytes. Default 512 MiB. */
@@ -151,20 +172,27 @@ class Endpoint {
     readonly authority: string,
     readonly host: string,
     readonly port: number,
+    readonly secure: boolean,
   ) {}
 }
 
-function parseEndpoint(text: string): Endpoint {
+function parseEndpoint(text: string, tlsByDefault: boolean): Endpoint {
   let rest = text.trim();
-  if (rest.startsWith('https://')) throw new Error(`endpoint ${text}: TLS is not supported`);
-  if (rest.startsWith('http://')) rest = rest.slice('http://'.length);
+  let secure = tlsByDefault;
+  if (rest.startsWith('https://')) {
+    rest = rest.slice('https://'.length);
+    secure = true;
+  } else if (rest.startsWith('http://')) {
+    rest = rest.slice('http://'.length);
+    secure = false;
+  }
   rest = rest.replace(/\/+$/, '');
   const match = /^(\[[^\]]+\]|[^:/[\]]+):(\d{1,5})$/.exec(rest);
   if (match === null) throw new Error(`endpoint ${JSON.stringify(text)} is not host:port`);
   const port = Number(match[2]);
   if (port <= 0 || port > 65535) throw new Error(`endpoint ${text}: bad port`);
   const host = match[1].startsWith('[') ? match[1].slice(1, -1) : match[1];
-  return new Endpoint(rest, host, port);
+  return new Endpoint(rest, host, port, secure);
 }
 
 type Outcome = { ok: true; message: Uint8Array } | { ok: false; error: KvError; notSent: boolean };
@@ -195,10 +223,13 @@ export class EtcdClient implements KvClient {
   private readonly connectionWindow: number;
   private watchMux: WatchMux | null = null;
   private closed = false;
+  private readonly tls: EtcdClientTls | undefined;
 
   constructor(options: EtcdClientOptions) {
     if (options.endpoints.length === 0) throw new Error('EtcdClient needs at least one endpoint');
-    this.endpoints = options.endpoints.map(parseEndpoint);
+    if ((options.tls?.cert === undefined) !== (options.tls?.key === undefined)) throw new Error('EtcdClient: a client certificate needs its key, and a key its certificate');
+    this.tls = options.tls;
+    this.endpoints = options.endpoints.map((e) => parseEndpoint(e, options.tls !== undefined));
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.streamWindow = options.streamWindowBytes ?? DEFAULT_STREAM_WINDOW;
@@ -472,9 +503,9 @@ export class EtcdClient implements KvClient {
   private connection(ep: Endpoint): Connection {
     const existing = ep.connection;
     if (existing !== null && existing.usable) return existing;
-    const session = http2.connect(`http://${ep.authority}`, {
+    const session = http2.connect(`${ep.secure ? 'https' : 'http'}://${ep.authority}`, {
       createConnection: () => {
-        const socket = net.connect({ host: ep.host, port: ep.port });
+        const socket = ep.secure ? this.tlsConnect(ep) : net.connect({ host: ep.host, port: ep.port });
         socket.setNoDelay(true);
         return socket;
       },
@@ -503,6 +534,25 @@ export class EtcdClient implements KvClient {
     });
     session.unref();
     return connection;
+  }
+
+  /**
+   * A TLS connection that offers only h2, as gRPC requires. The server's name is checked
+   * against the endpoint's host (an IP address against the certificate's IP SANs); SNI is sent
+   * only for a DNS name, as TLS forbids it for an address.
+   */
+  private tlsConnect(ep: Endpoint): tls.TLSSocket {
+    const settings = this.tls ?? {};
+    return tls.connect({
+      host: ep.host,
+      port: ep.port,
+      servername: net.isIP(ep.host) === 0 ? ep.host : undefined,
+      ca: settings.ca,
+      cert: settings.cert,
+      key: settings.key,
+      ALPNProtocols: ['h2'],
+      minVersion: 'TLSv1.2',
+    });
   }
 
   private attempt(ep: Endpoint, path: string, frame: Uint8Array, deadline: number): Promise<Outcome> {

@@ -1,6 +1,9 @@
 /**
  * EtcdGrpcServer: etcd's v3 gRPC API (KV, Watch, Lease, Cluster, Maintenance) served from a
- * KvReplica, written directly on node:http2 (plaintext h2c, as etcd's default client URLs are).
+ * KvReplica, written directly on node:http2. With `tls` (what `carina server` always passes) it
+ * serves HTTP/2 over TLS with client-certificate authentication, as etcd with --client-cert-auth:
+ * a client without a certificate from the trusted CA fails the handshake, so no request of
+ * its is ever read. Without `tls` it is plaintext h2c (in-process tests only).
  * A direct implementation keeps the unary path to one decode, one call and one encode, with no
  * per-call machinery; grpc-framing.ts supplies the wire pieces.
  *
@@ -14,7 +17,8 @@
  * clients recognise them.
  */
 import * as http2 from 'node:http2';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import type { MutualTls } from '../transport';
 import { KvError, isKvError } from '../kv/errors';
 import type { Watcher } from '../kv/watch-hub';
 import { codecFor, ETCD_METHODS, methodPath, type EtcdMethodName, type EtcdRequestOf, type EtcdResponseOf, type WatchRequest } from './codec';
@@ -27,6 +31,8 @@ export interface EtcdGrpcServerOptions {
   /** Largest request message accepted; etcd: --max-request-bytes plus 512 KiB of gRPC overhead. */
   maxReceiveBytes?: number;
   logger?: (line: string) => void;
+  /** This server's certificate and the CA that clients' certificates must come from (etcd's --cert-file, --key-file, --trusted-ca-file). */
+  tls?: MutualTls;
 }
 
 type UnaryHandler = (request: never) => Promise<unknown>;
@@ -35,7 +41,9 @@ type UnaryHandler = (request: never) => Promise<unknown>;
 const SNAPSHOT_CHUNK_BYTES = 1024 * 1024;
 
 export class EtcdGrpcServer {
-  private server: http2.Http2Server | null = null;
+  private server: http2.Http2Server | http2.Http2SecureServer | null = null;
+  /** Connections whose TLS handshake failed (no client certificate, an untrusted one, not TLS at all). */
+  refusedHandshakes = 0;
   private readonly sessions = new Set<http2.ServerHttp2Session>();
   private readonly routes = new Map<string, { name: EtcdMethodName; unary?: UnaryHandler }>();
 
@@ -77,15 +85,33 @@ export class EtcdGrpcServer {
   /** Starts listening; returns the bound host:port. */
   async start(): Promise<string> {
     const { host, port } = splitHostPort(this.options.listenAddress);
-    const server = http2.createServer({ settings: { initialWindowSize: 4 * 1024 * 1024 } });
-    server.on('session', (session) => {
+    const settings = { initialWindowSize: 4 * 1024 * 1024 };
+    const tls = this.options.tls;
+    const server: http2.Http2Server | http2.Http2SecureServer = tls === undefined
+      ? http2.createServer({ settings })
+      : http2.createSecureServer({
+        settings,
+        ca: tls.ca,
+        cert: tls.cert,
+        key: tls.key,
+        // Client-certificate authentication: the handshake itself refuses a client without one.
+        requestCert: true,
+        rejectUnauthorized: true,
+        minVersion: 'TLSv1.2',
+      });
+    if (tls !== undefined) {
+      server.on('tlsClientError', () => {
+        this.refusedHandshakes++;
+      });
+    }
+    server.on('session', (session: http2.ServerHttp2Session) => {
       this.sessions.add(session);
       session.on('close', () => this.sessions.delete(session));
       session.on('error', () => undefined);
     });
     // Small responses must not wait for Nagle's algorithm.
-    server.on('connection', (socket: import('node:net').Socket) => socket.setNoDelay(true));
-    server.on('stream', (stream, headers) => this.onStream(stream, headers));
+    server.on('connection', (socket: Socket) => socket.setNoDelay(true));
+    server.on('stream', (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => this.onStream(stream, headers));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => {

@@ -5,7 +5,7 @@
  */
 export { KvReplica, type KvReplicaMember, type KvReplicaOptions } from './kv-replica';
 export { EtcdGrpcServer, type EtcdGrpcServerOptions } from './grpc-server';
-export { EtcdClient } from './etcd-client';
+export { EtcdClient, type EtcdClientOptions, type EtcdClientTls } from './etcd-client';
 export { MemberRegistry, type MemberRecord } from './member-registry';
 export { isMembershipError, type MembershipError, type MembershipErrorCode } from './membership-errors';
 export type { MemberAddResponse, MembersResponse } from './codec';

@@ -40,7 +40,7 @@ import { isRaftError } from '../core/errors';
 import type { NodeId } from '../core/types';
 import { RaftNode, type AppliedEntry, type StateMachine, type Transport } from '../node';
 import { LevelStorage, crc32 } from '../storage';
-import { GrpcTransport } from '../transport';
+import { GrpcTransport, type MutualTls } from '../transport';
 import { KvError, isKvError } from '../kv/errors';
 import { LevelMvcc } from '../kv/level-mvcc';
 import { decodeImage, encodeImage, encodeRecordValue } from '../kv/mvcc-codec';
@@ -105,6 +105,11 @@ export interface KvReplicaOptions {
   initialClusterState?: 'new' | 'existing';
   /** Where the Raft transport listens; defaults to this member's raftAddress. */
   raftListenAddress?: string;
+  /**
+   * Mutual TLS: `peer` on the Raft transport (both directions), `client` for this replica's
+   * own calls to other members' etcd API (forwarded membership changes). Absent: plaintext.
+   */
+  tls?: { peer: MutualTls; client: MutualTls; allowedPeerCommonName?: string };
   clusterId?: bigint;
   tickMs?: number;
   electionTicks?: number;
@@ -226,6 +231,7 @@ export class KvReplica implements KvClient {
       tickMs: options.tickMs ?? 100,
       electionTicks: options.electionTicks ?? 10,
       requestTimeoutMs: options.requestTimeoutMs ?? 7_000,
+      clientTls: options.tls?.client,
       header: () => replica.header(),
       isStopped: () => replica.stopped,
       proposeAttributes: async (update) => {
@@ -267,6 +273,8 @@ export class KvReplica implements KvClient {
     const transport = new GrpcTransport({
       id: options.id,
       listenAddress: options.raftListenAddress ?? self.raftAddress,
+      tls: options.tls?.peer,
+      allowedPeerCommonName: options.tls?.allowedPeerCommonName,
       onMessage: (m) => {
         replica?.membership.heardFrom(m.from);
         node?.step(m);

@@ -20,6 +20,12 @@
  * having been acted on. Messages addressed to another node are dropped: an address can outlive
  * the member that used it.
  *
+ * Security: with `tls`, both directions use TLS with client-certificate authentication (etcd's
+ * --peer-client-cert-auth): the server asks every connecting peer for a certificate from the
+ * peer CA and ends the handshake of one without it before a byte of gRPC is read; a sender
+ * checks the receiver's certificate against the same CA and the peer's address. Without `tls`
+ * (the library's in-process tests only) the transport is plaintext.
+ *
  * Callbacks (onUnreachable, onSnapshotStatus) never run inside send(): the node calls send()
  * from its drive loop, which must not be re-entered.
  */
@@ -27,6 +33,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { Message, NodeId } from '../core/types';
 import { isLocalMessage } from '../core/types';
 import type { Transport } from '../node/contracts';
+import type { MutualTls } from './mutual-tls';
 import {
   decodeMessage,
   encodeMessage,
@@ -70,6 +77,17 @@ export interface GrpcTransportOptions {
   maxSnapshotBytes?: number;
   /** How long a new stream may wait for the receiver's answer before it counts as failed. Default 5 s. */
   connectTimeoutMs?: number;
+  /**
+   * Mutual TLS on the peer port, in both directions: this member's peer certificate (presented
+   * as server and as client) and the peer CA. Absent: plaintext (in-process tests only).
+   */
+  tls?: MutualTls;
+  /**
+   * With tls: the only subject CN a sending peer's certificate may have (etcd's
+   * --peer-cert-allowed-cn), so that a client certificate from the same CA cannot act as a
+   * peer. A stream from another certificate is refused before any of its messages is read.
+   */
+  allowedPeerCommonName?: string;
 }
 
 /** Counters for tests and metrics; they only grow. */
@@ -94,6 +112,8 @@ export interface GrpcTransportStats {
   messagesMisrouted: number;
   /** Batches refused as malformed. */
   batchesRejected: number;
+  /** Streams refused because the sender's certificate is not a peer's (allowedPeerCommonName). */
+  streamsRefused: number;
   snapshotsReceived: number;
   snapshotsRejected: number;
 }
@@ -114,6 +134,7 @@ function newStats(): GrpcTransportStats {
     batchesReceived: 0,
     messagesMisrouted: 0,
     batchesRejected: 0,
+    streamsRefused: 0,
     snapshotsReceived: 0,
     snapshotsRejected: 0,
   };
@@ -155,6 +176,7 @@ interface Settings {
   maxSnapshotBytes: number;
   connectTimeoutMs: number;
   maxGrpcMessageBytes: number;
+  tls: MutualTls | undefined;
 }
 
 function positiveInteger(value: number | undefined, fallback: number, what: string): number {
@@ -178,7 +200,20 @@ function settingsFrom(o: GrpcTransportOptions): Settings {
     maxSnapshotBytes: positiveInteger(o.maxSnapshotBytes, DEFAULT_MAX_SNAPSHOT_BYTES, 'maxSnapshotBytes'),
     connectTimeoutMs: positiveInteger(o.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS, 'connectTimeoutMs'),
     maxGrpcMessageBytes: Math.max(MIN_GRPC_MESSAGE_BYTES, 2 * maxBatchBytes, snapshotChunkBytes + CHUNK_HEADER_ALLOWANCE),
+    tls: o.tls,
   };
+}
+
+/** The receiver's certificate must come from the peer CA and name the address dialled. */
+function clientCredentials(tls: MutualTls | undefined): grpc.ChannelCredentials {
+  if (tls === undefined) return grpc.credentials.createInsecure();
+  return grpc.credentials.createSsl(Buffer.from(tls.ca), Buffer.from(tls.key), Buffer.from(tls.cert));
+}
+
+/** `true` is gRPC's checkClientCertificate: a peer without a certificate from the CA fails the handshake. */
+function serverCredentials(tls: MutualTls | undefined): grpc.ServerCredentials {
+  if (tls === undefined) return grpc.ServerCredentials.createInsecure();
+  return grpc.ServerCredentials.createSsl(Buffer.from(tls.ca), [{ cert_chain: Buffer.from(tls.cert), private_key: Buffer.from(tls.key) }], true);
 }
 
 /** What a PeerLink needs from its transport. */
@@ -227,7 +262,7 @@ class PeerLink {
     private readonly ctx: LinkContext,
   ) {
     const s = ctx.settings;
-    this.client = new grpc.Client(address, grpc.credentials.createInsecure(), {
+    this.client = new grpc.Client(address, clientCredentials(s.tls), {
       'grpc.max_send_message_length': s.maxGrpcMessageBytes,
       'grpc.max_receive_message_length': s.maxGrpcMessageBytes,
       'grpc.keepalive_time_ms': CLIENT_KEEPALIVE_TIME_MS,
@@ -488,7 +523,7 @@ export class GrpcTransport implements Transport {
     this.server = server;
     const address = this.options.listenAddress;
     const port = await new Promise<number>((resolve, reject) => {
-      server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, boundPort) => (err ? reject(err) : resolve(boundPort)));
+      server.bindAsync(address, serverCredentials(s.tls), (err, boundPort) => (err ? reject(err) : resolve(boundPort)));
     });
     if (this.stopped) {
       server.forceShutdown();
@@ -583,7 +618,20 @@ export class GrpcTransport implements Transport {
     queueMicrotask(() => this.ctx.reportSnapshotStatus(peer, ok));
   }
 
+  /** Whether the stream's sender presented a peer's certificate; answers the call and counts it when not. */
+  private refusedPeer(call: grpc.ServerReadableStream<unknown, unknown>, callback: (err: grpc.ServerErrorResponse) => void): boolean {
+    const allowed = this.options.allowedPeerCommonName;
+    if (allowed === undefined || this.options.tls === undefined) return false;
+    const subject = call.getAuthContext()?.sslPeerCertificate?.subject as { CN?: string | string[] } | undefined;
+    const cn = subject?.CN;
+    if (cn === allowed) return false;
+    this.stats.streamsRefused++;
+    callback(statusError(grpc.status.PERMISSION_DENIED, 'the peer certificate is not one the peers accept'));
+    return true;
+  }
+
   private receiveMessages(call: grpc.ServerReadableStream<Uint8Array[], EmptyReply>, callback: grpc.sendUnaryData<EmptyReply>): void {
+    if (this.refusedPeer(call, (err) => callback(err, null))) return;
     let done = false;
     const finish = (err: grpc.ServerErrorResponse | null): void => {
       if (done) return;
@@ -628,6 +676,7 @@ export class GrpcTransport implements Transport {
   }
 
   private receiveSnapshot(call: grpc.ServerReadableStream<SnapshotChunk, SnapshotAck>, callback: grpc.sendUnaryData<SnapshotAck>): void {
+    if (this.refusedPeer(call, (err) => callback(err, null))) return;
     const assembler = new SnapshotAssembler(this.settings.maxSnapshotBytes);
     let done = false;
     const reject = (reason: string): void => {

@@ -29,3 +29,4 @@ export {
   snapshotChunks,
   type SnapshotChunk,
 } from './codec';
+export { isMutualTls, type MutualTls } from './mutual-tls';

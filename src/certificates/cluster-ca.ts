@@ -61,13 +61,13 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const CA_VALIDITY_MS = 10 * 365 * DAY_MS;
 const LEAF_VALIDITY_MS = 365 * DAY_MS;
 /** A leaf this close to its end is reissued at start, so a server that restarts now and then never serves an expired one. */
-const LEAF_RENEW_BEFORE_MS = 30 * DAY_MS;
+export const LEAF_RENEW_BEFORE_MS = 30 * DAY_MS;
 /** Certificates start a little in the past so a peer whose clock is a few minutes behind still accepts them. */
-const BACKDATE_MS = 5 * 60 * 1000;
+export const BACKDATE_MS = 5 * 60 * 1000;
 const RSA_BITS = 2048;
 
-const OID_SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
-const OID_CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
+export const OID_SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
+export const OID_CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 
 export type CertificateErrorCode =
   /** A file in the pki directory exists but cannot be read as a PEM certificate or key. */
@@ -80,7 +80,14 @@ export type CertificateErrorCode =
   /** A requested SAN is neither an IP address nor a plausible DNS name, or a subject name is empty. */
   | 'INVALID_NAME'
   /** Reading or writing the pki directory failed (permissions, disk full, ...). */
-  | 'IO_ERROR';
+  | 'IO_ERROR'
+  /**
+   * A file of the PKI every replica shares (the CAs, the service-account key pair) is missing
+   * where this replica may not create it: it must be copied from the cluster (store-pki.ts).
+   */
+  | 'SHARED_PKI_MISSING'
+  /** A copy would replace a shared CA or key by a different one. */
+  | 'SHARED_PKI_MISMATCH';
 
 export class CertificateError extends Error {
   readonly code: CertificateErrorCode;
@@ -146,13 +153,13 @@ function randomSerialNumberHex(): string {
   return bytes.toString('hex');
 }
 
-interface SubjectAltNames {
+export interface SubjectAltNames {
   dnsNames: string[];
   /** In canonicalIp's spelling. */
   ipAddresses: string[];
 }
 
-const DNS_NAME = /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?$/;
+export const DNS_NAME = /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?$/;
 
 /** The defaults plus the extra names, validated, deduplicated (IPs compared by their bytes), in a stable order. */
 function servingSubjectAltNames(names: ServingCertificateNames): SubjectAltNames {
@@ -183,7 +190,7 @@ function servingSubjectAltNames(names: ServingCertificateNames): SubjectAltNames
  * An IP address in one canonical spelling (WHATWG URL's), so "::1" and "0:0:0:0:0:0:0:1" compare
  * equal; null when it is not an IP address.
  */
-function canonicalIp(ip: string): string | null {
+export function canonicalIp(ip: string): string | null {
   const family = isIP(ip);
   if (family === 0) return null;
   try {
@@ -208,7 +215,7 @@ function canonicalIpFromBytes(bytes: string): string | null {
 // ---------------------------------------------------------------------------------------------
 // Issuing
 
-interface CertificateTemplate {
+export interface CertificateTemplate {
   subject: forge.pki.CertificateField[];
   notBefore: Date;
   notAfter: Date;
@@ -216,7 +223,7 @@ interface CertificateTemplate {
   extensions: object[];
 }
 
-function buildAndSign(template: CertificateTemplate, subjectKeyPem: string, issuer: { cert: forge.pki.Certificate; keyPem: string } | null): string {
+export function buildAndSign(template: CertificateTemplate, subjectKeyPem: string, issuer: { cert: forge.pki.Certificate; keyPem: string } | null): string {
   const subjectKey = forge.pki.privateKeyFromPem(subjectKeyPem);
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.setRsaPublicKey(subjectKey.n, subjectKey.e);
@@ -235,9 +242,9 @@ function buildAndSign(template: CertificateTemplate, subjectKeyPem: string, issu
   return forge.pki.certificateToPem(cert);
 }
 
-function caTemplate(now: Date): CertificateTemplate {
+export function caTemplate(now: Date, commonName: string = CA_COMMON_NAME): CertificateTemplate {
   return {
-    subject: [{ shortName: 'CN', value: CA_COMMON_NAME }],
+    subject: [{ shortName: 'CN', value: commonName }],
     notBefore: new Date(now.getTime() - BACKDATE_MS),
     notAfter: new Date(now.getTime() + CA_VALIDITY_MS),
     extensions: [
@@ -248,7 +255,7 @@ function caTemplate(now: Date): CertificateTemplate {
 }
 
 /** A leaf never outlives its CA: a certificate valid past its issuer's end would fail then anyway. */
-function leafValidity(now: Date, ca: forge.pki.Certificate): { notBefore: Date; notAfter: Date } {
+export function leafValidity(now: Date, ca: forge.pki.Certificate): { notBefore: Date; notAfter: Date } {
   const wanted = now.getTime() + LEAF_VALIDITY_MS;
   return { notBefore: new Date(now.getTime() - BACKDATE_MS), notAfter: new Date(Math.min(wanted, ca.validity.notAfter.getTime())) };
 }
@@ -290,7 +297,7 @@ function clientTemplate(now: Date, ca: forge.pki.Certificate, identity: ClientId
   };
 }
 
-function parseForgeCertificate(certPem: string): forge.pki.Certificate {
+export function parseForgeCertificate(certPem: string): forge.pki.Certificate {
   return forge.pki.certificateFromPem(certPem);
 }
 
@@ -360,7 +367,7 @@ async function syncDirectory(dir: string): Promise<void> {
   }
 }
 
-async function readIfPresent(file: string): Promise<string | null> {
+export async function readIfPresent(file: string): Promise<string | null> {
   try {
     return await fs.readFile(file, 'utf8');
   } catch (error) {
@@ -369,7 +376,7 @@ async function readIfPresent(file: string): Promise<string | null> {
   }
 }
 
-function damaged(file: string, what: string, cause: unknown): CertificateError {
+export function damaged(file: string, what: string, cause: unknown): CertificateError {
   return new CertificateError(
     'DAMAGED_FILE',
     `${file} is not a readable ${what} (${(cause as Error).message}); Carina does not overwrite files it cannot read: move it away to have a new one made`,
@@ -378,12 +385,12 @@ function damaged(file: string, what: string, cause: unknown): CertificateError {
 }
 
 /** A certificate both as Node sees it (for signature, key and issuer checks) and as forge sees it (for names and extensions). */
-interface ParsedCertificate {
+export interface ParsedCertificate {
   x509: X509Certificate;
   forge: forge.pki.Certificate;
 }
 
-function parseCertificateFile(file: string, pem: string): ParsedCertificate {
+export function parseCertificateFile(file: string, pem: string): ParsedCertificate {
   try {
     return { x509: new X509Certificate(pem), forge: parseForgeCertificate(pem) };
   } catch (error) {
@@ -391,7 +398,7 @@ function parseCertificateFile(file: string, pem: string): ParsedCertificate {
   }
 }
 
-function parseKeyFile(file: string, pem: string): KeyObject {
+export function parseKeyFile(file: string, pem: string): KeyObject {
   try {
     return createPrivateKey(pem);
   } catch (error) {
@@ -489,12 +496,12 @@ export async function loadOrCreateClusterCertificates(dataDir: string, options: 
 }
 
 /** Key first, then certificate: see the crash argument in the module comment. */
-async function writePair(certFile: string, keyFile: string, pair: CertificateAndKey): Promise<void> {
+export async function writePair(certFile: string, keyFile: string, pair: CertificateAndKey): Promise<void> {
   await writeFileAtomically(keyFile, pair.keyPem, 0o600);
   await writeFileAtomically(certFile, pair.certPem, 0o644);
 }
 
-interface LoadedCa {
+export interface LoadedCa {
   pair: CertificateAndKey;
   x509: X509Certificate;
 }
@@ -504,7 +511,7 @@ interface LoadedCa {
  * without ca.crt is the trace of a first start that crashed; nothing was issued from it, and it
  * is replaced.
  */
-async function loadCa(certFile: string, keyFile: string, now: Date): Promise<LoadedCa | null> {
+export async function loadCa(certFile: string, keyFile: string, now: Date): Promise<LoadedCa | null> {
   const certPem = await readIfPresent(certFile);
   if (certPem === null) return null;
   const keyPem = await readIfPresent(keyFile);
@@ -526,9 +533,9 @@ async function loadCa(certFile: string, keyFile: string, now: Date): Promise<Loa
 }
 
 /** A leaf pair on disk: absent, present but to be issued again, or usable as it is. */
-type LoadedLeaf = { state: 'missing' } | { state: 'stale' } | { state: 'fits'; pair: CertificateAndKey };
+export type LoadedLeaf = { state: 'missing' } | { state: 'stale' } | { state: 'fits'; pair: CertificateAndKey };
 
-async function loadLeaf(certFile: string, keyFile: string, ca: LoadedCa, now: Date, fitsPurpose: (cert: ParsedCertificate) => boolean): Promise<LoadedLeaf> {
+export async function loadLeaf(certFile: string, keyFile: string, ca: LoadedCa, now: Date, fitsPurpose: (cert: ParsedCertificate) => boolean): Promise<LoadedLeaf> {
   const certPem = await readIfPresent(certFile);
   if (certPem === null) return { state: 'missing' };
   const cert = parseCertificateFile(certFile, certPem);
@@ -546,7 +553,7 @@ async function loadLeaf(certFile: string, keyFile: string, ca: LoadedCa, now: Da
   return fits ? { state: 'fits', pair: { certPem, keyPem } } : { state: 'stale' };
 }
 
-function hasExtendedKeyUsage(cert: ParsedCertificate, oid: string): boolean {
+export function hasExtendedKeyUsage(cert: ParsedCertificate, oid: string): boolean {
   return (cert.x509.keyUsage ?? []).includes(oid);
 }
 
@@ -560,7 +567,7 @@ function isAltNameList(value: unknown): value is AltName[] {
 }
 
 /** The certificate's SANs: DNS names lower-cased, IP addresses in canonicalIp's spelling. */
-function certificateSans(cert: forge.pki.Certificate): { dns: Set<string>; ips: Set<string> } {
+export function certificateSans(cert: forge.pki.Certificate): { dns: Set<string>; ips: Set<string> } {
   const dns = new Set<string>();
   const ips = new Set<string>();
   const extension: unknown = cert.getExtension('subjectAltName');
@@ -586,7 +593,7 @@ function servingFits(cert: ParsedCertificate, sans: SubjectAltNames): boolean {
   return sans.dnsNames.every((name) => present.dns.has(name)) && sans.ipAddresses.every((ip) => present.ips.has(ip));
 }
 
-function subjectValues(cert: forge.pki.Certificate, shortName: string): string[] {
+export function subjectValues(cert: forge.pki.Certificate, shortName: string): string[] {
   return cert.subject.attributes.filter((attribute) => attribute.shortName === shortName).map((attribute) => String(attribute.value));
 }
 

@@ -2,7 +2,9 @@
  * The cluster's PKI: the CA that `carina server` creates on its first start, the API server's
  * serving certificate and the `system:admin` client certificate issued from it (kept in
  * `<data-dir>/pki/`), and the admin kubeconfig that carries them (`<data-dir>/admin.kubeconfig`).
- * Client-certificate authentication trusts this CA. Other modules use only what is exported here.
+ * Client-certificate authentication trusts this CA. The shared PKI (cluster CA, store CA,
+ * service-account key pair) and the store's own certificates are in store-pki.ts. Other modules
+ * use only what is exported here.
  */
 export {
   ADMIN_GROUP,
@@ -51,3 +53,27 @@ export {
   type KubeconfigOptions,
   type KubeconfigUser,
 } from './kubeconfig';
+export {
+  DEFAULT_STORE_DNS_NAMES,
+  DEFAULT_STORE_IP_ADDRESSES,
+  SHARED_PKI_FILES,
+  STORE_CA_COMMON_NAME,
+  STORE_CLIENT_COMMON_NAME,
+  STORE_PEER_COMMON_NAME,
+  STORE_PKI_FILES,
+  STORE_SERVER_COMMON_NAME,
+  copySharedPki,
+  createSharedPki,
+  createStoreCa,
+  generateServiceAccountKeyPair,
+  issueStoreClientCertificate,
+  issueStorePeerCertificate,
+  loadOrCreateStoreCertificates,
+  loadServiceAccountKeyPair,
+  missingSharedPkiFiles,
+  requireSharedPki,
+  storeNamesForAddresses,
+  type ServiceAccountKeyPair,
+  type StoreCertificateNames,
+  type StoreCertificates,
+} from './store-pki';

@@ -5,14 +5,18 @@
  * (SIGKILL or SIGTERM) and started again on the same data; members can be added (a learner in a
  * new namespace, caught up, promoted) and removed while the cluster serves, with HAProxy's
  * backends following the membership.
+ *
+ * The cluster's shared PKI is made once in the run's directory and copied into each replica's
+ * data directory before its first start, as an operator copies it between hosts; the harness
+ * reaches the stores with a client certificate of its own from the store CA.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EtcdClient } from '../../raft';
-import { currentContextCredentials, parseKubeconfig, type KubeconfigCredentials } from '../certificates';
-import { readyz, waitReady } from '../cli/local-cluster';
-import { addMember, promoteMember, removeMember } from '../cli/members';
+import { EtcdClient, type EtcdClientTls } from '../../raft';
+import { STORE_PKI_FILES, copySharedPki, currentContextCredentials, issueStoreClientCertificate, parseKubeconfig, pkiDirectory, type KubeconfigCredentials } from '../certificates';
+import { distributeSharedPki, readyz, waitReady } from '../cli/local-cluster';
+import { addMember, promoteMember, removeMember, type StoreAccess } from '../cli/members';
 import { ChaosLoadBalancer } from './chaos-load-balancer';
 import type { MemberRemoval, MembershipOperations } from './fault-injectors';
 import type { NetnsTopology } from './netns-topology';
@@ -58,9 +62,9 @@ export interface ChaosClusterOptions {
 }
 
 /** The ports each replica uses on its own namespace's address. */
-const API_PORT = 23100;
-const ETCD_PORT = 23101;
-const RAFT_PORT = 23102;
+export const API_PORT = 23100;
+export const ETCD_PORT = 23101;
+export const RAFT_PORT = 23102;
 /** A learner restores the store from the leader's snapshot or log: seconds, even under load. */
 const JOIN_TIMEOUT_MS = 60_000;
 /** A removed member hands off leadership (if it led) and stops itself. */
@@ -97,6 +101,8 @@ export class ChaosCluster implements MembershipOperations {
   private readonly replicas: Replica[] = [];
   private readonly loadBalancer: ChaosLoadBalancer;
   private credentialsCache?: KubeconfigCredentials;
+  private storeTlsValue?: EtcdClientTls;
+  private sharedPki = '';
 
   constructor(private readonly options: ChaosClusterOptions) {
     const topology = options.topology;
@@ -149,6 +155,16 @@ export class ChaosCluster implements MembershipOperations {
     return `${this.addressOf(member)}:${ETCD_PORT}`;
   }
 
+  /** The harness's client certificate of the store (issued at start()). */
+  get storeTls(): EtcdClientTls {
+    if (this.storeTlsValue === undefined) throw new ChaosClusterError('the cluster has not started: no store client certificate yet');
+    return this.storeTlsValue;
+  }
+
+  private storeAccess(members: number[]): StoreAccess {
+    return { endpoints: members.map((m) => this.etcdEndpointOf(m)), tls: this.storeTls };
+  }
+
   /** The admin credentials; the replicas share one CA, so member 1's work everywhere. */
   get credentials(): KubeconfigCredentials {
     if (this.credentialsCache === undefined) {
@@ -165,6 +181,13 @@ export class ChaosCluster implements MembershipOperations {
 
   async start(): Promise<void> {
     mkdirSync(this.options.dir, { recursive: true });
+    this.sharedPki = await distributeSharedPki(this.options.dir, this.replicas.map((r) => r.dataDir));
+    const storeCa = {
+      certPem: readFileSync(join(this.sharedPki, STORE_PKI_FILES.storeCaCert), 'utf8'),
+      keyPem: readFileSync(join(this.sharedPki, STORE_PKI_FILES.storeCaKey), 'utf8'),
+    };
+    const client = await issueStoreClientCertificate(storeCa, 'carina-chaos');
+    this.storeTlsValue = { ca: storeCa.certPem, cert: client.certPem, key: client.keyPem };
     for (const replica of this.replicas) this.spawnReplica(replica);
     for (const replica of this.replicas) {
       await waitReady(this.apiUrlOf(replica.member), join(replica.dataDir, 'pki', 'ca.crt'), 90_000, `member ${replica.member}`);
@@ -234,16 +257,18 @@ export class ChaosCluster implements MembershipOperations {
     const slot = Math.max(...this.replicas.map((r) => r.slot)) + 1;
     await topology.addMember(slot);
     const address = topology.addressOf(slot);
-    const endpoints = this.members.map((m) => this.etcdEndpointOf(m));
-    const added = await addMember(endpoints, { name: `slot-${slot}`, peerAddress: `${address}:${RAFT_PORT}`, clientUrl: `http://${address}:${ETCD_PORT}`, learner: true }, MEMBERSHIP_REQUEST_TIMEOUT_MS);
+    const store = this.storeAccess(this.members);
+    const added = await addMember(store, { name: `slot-${slot}`, peerAddress: `${address}:${RAFT_PORT}`, clientUrl: `https://${address}:${ETCD_PORT}`, learner: true }, MEMBERSHIP_REQUEST_TIMEOUT_MS);
     const member = Number(added.id);
     const initialCluster = /--initial-cluster (\S+)/.exec(added.text)?.[1];
     if (initialCluster === undefined) throw new ChaosClusterError(`carina members add printed no --initial-cluster:\n${added.text}`);
     const replica: Replica = { member, slot, dataDir: join(this.options.dir, `member-${member}`), logFile: join(this.options.dir, `member-${member}.log`), initialCluster, joinedLater: true, state: 'joining' };
     this.replicas.push(replica);
+    // What `carina members add` tells the operator to do before the first start.
+    await copySharedPki(this.sharedPki, pkiDirectory(replica.dataDir));
     this.options.log(`member ${member} added as a learner (slot ${slot}, ${address}); starting it with --initial-cluster ${initialCluster}`);
     this.spawnReplica(replica);
-    const promoted = promoteMember(endpoints, added.id, { wait: true, waitTimeoutMs: JOIN_TIMEOUT_MS, progress: (line) => this.options.log(line) }, MEMBERSHIP_REQUEST_TIMEOUT_MS);
+    const promoted = promoteMember(store, added.id, { wait: true, waitTimeoutMs: JOIN_TIMEOUT_MS, progress: (line) => this.options.log(line) }, MEMBERSHIP_REQUEST_TIMEOUT_MS);
     await unlessProcessExits(replica.child, promoted, `member ${member} exited while joining`, replica.logFile);
     replica.state = 'voter';
     this.options.log(`member ${member} promoted`);
@@ -267,7 +292,7 @@ export class ChaosCluster implements MembershipOperations {
       if (child === undefined || child.exitCode !== null || child.signalCode !== null) resolve(child?.exitCode ?? null);
       else child.once('exit', (code) => resolve(code));
     });
-    await removeMember(others.map((m) => this.etcdEndpointOf(m)), BigInt(member), MEMBERSHIP_REQUEST_TIMEOUT_MS);
+    await removeMember(this.storeAccess(others), BigInt(member), MEMBERSHIP_REQUEST_TIMEOUT_MS);
     replica.state = 'removed';
     this.options.log(`member ${member} removed`);
     await this.updateLoadBalancer();
@@ -297,7 +322,7 @@ export class ChaosCluster implements MembershipOperations {
 
   /** One member's store status, asked of its etcd API; undefined when it does not answer. */
   async memberStatus(member: number, timeoutMs = 2000): Promise<MemberStatus | undefined> {
-    const client = new EtcdClient({ endpoints: [this.etcdEndpointOf(member)], timeoutMs });
+    const client = new EtcdClient({ endpoints: [this.etcdEndpointOf(member)], tls: this.storeTls, timeoutMs });
     try {
       const status = await client.status();
       return { member, leader: status.leader === 0n ? null : status.leader.toString(), revision: status.header.revision, appliedIndex: status.raftAppliedIndex };
@@ -310,7 +335,7 @@ export class ChaosCluster implements MembershipOperations {
 
   /** The store's member list as one member reports it (ids, learner or not); undefined if it does not answer. */
   async listedMembers(member: number, timeoutMs = 3000): Promise<Array<{ id: string; isLearner: boolean }> | undefined> {
-    const client = new EtcdClient({ endpoints: [this.etcdEndpointOf(member)], timeoutMs });
+    const client = new EtcdClient({ endpoints: [this.etcdEndpointOf(member)], tls: this.storeTls, timeoutMs });
     try {
       return (await client.memberList()).members.map((m) => ({ id: m.id.toString(), isLearner: m.isLearner }));
     } catch {

@@ -151,7 +151,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosReport> {
     const { states: recovery, membership } = await settledReplicaStates(cluster, RECOVERY_WAIT_MS);
     const violations: Violation[] = [...faultViolations, ...judgeRecovery(recovery, membership)];
     const truthFrom = recovery.find((r) => r.ready && r.revision !== null)?.member ?? 1;
-    const truth = await readStoreHistory(cluster.etcdEndpointOf(truthFrom), `/registry/configmaps/${NAMESPACE}/`, NAME_PREFIX);
+    const truth = await readStoreHistory(cluster.etcdEndpointOf(truthFrom), cluster.storeTls, `/registry/configmaps/${NAMESPACE}/`, NAME_PREFIX);
     violations.push(...checkWrites(history, truth));
     const linearizability = checkObjectLinearizability(history, truth);
     violations.push(...linearizability.violations);

@@ -4,7 +4,7 @@
  * the history, which is why the run turns automatic compaction off), and the probe of each
  * replica's state for the recovery check.
  */
-import { EtcdClient } from '../../raft';
+import { EtcdClient, type EtcdClientTls } from '../../raft';
 import type { ChaosCluster } from './chaos-cluster';
 import type { StoreChange } from './chaos-history';
 import type { ReplicaState } from './recovery-check';
@@ -26,8 +26,8 @@ function prefixEnd(prefix: Uint8Array): Uint8Array {
  * Every change of the objects whose key starts with directory + namePrefix (directory: e.g.
  * '/registry/configmaps/default/'), up to the replica's current revision, in order.
  */
-export async function readStoreHistory(endpoint: string, directory: string, namePrefix: string, timeoutMs = 30_000): Promise<StoreChange[]> {
-  const client = new EtcdClient({ endpoints: [endpoint], timeoutMs });
+export async function readStoreHistory(endpoint: string, tls: EtcdClientTls, directory: string, namePrefix: string, timeoutMs = 30_000): Promise<StoreChange[]> {
+  const client = new EtcdClient({ endpoints: [endpoint], tls, timeoutMs });
   try {
     const key = encoder.encode(directory + namePrefix);
     const live = await client.range({ key, rangeEnd: prefixEnd(key) });
@@ -74,7 +74,7 @@ export async function readStoreHistory(endpoint: string, directory: string, name
 /** One replica's readiness, leader, revision and store hash. */
 export async function probeReplica(cluster: ChaosCluster, member: number): Promise<ReplicaState> {
   const ready = await cluster.memberReady(member);
-  const client = new EtcdClient({ endpoints: [cluster.etcdEndpointOf(member)], timeoutMs: 3000 });
+  const client = new EtcdClient({ endpoints: [cluster.etcdEndpointOf(member)], tls: cluster.storeTls, timeoutMs: 3000 });
   try {
     const status = await client.status();
     const hash = await client.call('hashKV', {}, 'read');

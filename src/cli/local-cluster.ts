@@ -4,12 +4,16 @@
  * (`make cluster`). Each replica is a detached `carina server`; HAProxy passes TLS through,
  * balances connections by least count (long watches spread too) and checks each replica's
  * /readyz. The admin kubeconfig written for the cluster points at the load balancer.
+ *
+ * The cluster's shared PKI is made once in <dir>/pki and copied into every member's data
+ * directory before it starts (as an operator copies it between hosts): the store's ports accept
+ * only the store CA's certificates, so the members must share it from their first start.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { join, resolve } from 'node:path';
-import { kubeconfigToYaml, parseKubeconfig } from '../certificates';
+import { STORE_PKI_FILES, copySharedPki, createSharedPki, kubeconfigToYaml, parseKubeconfig, pkiDirectory } from '../certificates';
 import { packagePath } from '../util';
 
 export interface LocalClusterOptions {
@@ -29,6 +33,18 @@ export interface LocalCluster {
   kubeconfig: string;
   url: string;
   members: Array<{ id: number; apiUrl: string; pidFile: string; log: string }>;
+  /** The store's etcd API of every member (host:port), TLS with client certificates. */
+  etcdEndpoints: string[];
+  /** A client certificate of the store (member 1's) and the store CA, for etcdctl and carina members. */
+  storeClient: { cacert: string; cert: string; key: string };
+}
+
+/** Makes `<dir>/pki` the cluster's shared PKI (if not yet) and copies it into each data directory. */
+export async function distributeSharedPki(dir: string, dataDirs: string[]): Promise<string> {
+  const shared = join(dir, 'pki');
+  await createSharedPki(shared);
+  for (const dataDir of dataDirs) await copySharedPki(shared, pkiDirectory(dataDir));
+  return shared;
 }
 
 function memberPorts(options: LocalClusterOptions): Array<{ api: number; etcd: number; raft: number }> {
@@ -103,6 +119,8 @@ export async function localClusterUp(options: LocalClusterOptions): Promise<Loca
   const log = options.log ?? (() => {});
   const ports = memberPorts(options);
   const initialCluster = ports.map((p, i) => `${i + 1}@127.0.0.1:${p.raft}@127.0.0.1:${p.etcd}`).join(',');
+  const shared = await distributeSharedPki(dir, ports.map((_, i) => join(dir, `member-${i + 1}`)));
+  log(`shared PKI in ${shared}, copied to each member's pki directory`);
   const members = ports.map((p, i) => {
     const id = i + 1;
     const dataDir = join(dir, `member-${id}`);
@@ -136,7 +154,14 @@ export async function localClusterUp(options: LocalClusterOptions): Promise<Loca
   const kubeconfigFile = join(dir, 'admin.kubeconfig');
   writeFileSync(kubeconfigFile, kubeconfigToYaml(kubeconfig), { mode: 0o600 });
   log(`load balancer: ${url}; kubeconfig ${kubeconfigFile}`);
-  return { kubeconfig: kubeconfigFile, url, members: members.map(({ id, apiUrl, pidFile, log: logFile }) => ({ id, apiUrl, pidFile, log: logFile })) };
+  const memberPki = pkiDirectory(members[0].dataDir);
+  return {
+    kubeconfig: kubeconfigFile,
+    url,
+    members: members.map(({ id, apiUrl, pidFile, log: logFile }) => ({ id, apiUrl, pidFile, log: logFile })),
+    etcdEndpoints: ports.map((p) => `127.0.0.1:${p.etcd}`),
+    storeClient: { cacert: join(memberPki, STORE_PKI_FILES.storeCaCert), cert: join(memberPki, STORE_PKI_FILES.clientCert), key: join(memberPki, STORE_PKI_FILES.clientKey) },
+  };
 }
 
 function alive(pid: number): boolean {

@@ -14,6 +14,8 @@ import { addMember, formatMemberTable, memberStatus, parseMemberId, promoteMembe
 import { snapshotCommand } from './snapshot';
 import { chaosCommand } from './chaos';
 import { SECURITY_FLAGS, securityFromFlags } from './security-flags';
+import { ENCRYPTION_PROVIDER_CONFIG_FLAG, STORE_CLIENT_FLAGS, STORE_TLS_FLAGS, encryptionProviders, externalEtcdTls, foundsSharedPki, prepareSharedPki, resolveStoreTls, storeClientTls } from './store-flags';
+import { pkiCommand } from './pki';
 
 const SERVER_FLAGS: FlagSpec[] = [
   { name: 'data-dir', kind: 'string', default: './data', help: 'Directory for the replica\'s Raft log and store.' },
@@ -22,7 +24,7 @@ const SERVER_FLAGS: FlagSpec[] = [
   { name: 'initial-cluster', kind: 'string', default: '', help: 'Members of a new cluster: id@raftHost:port@etcdHost:port,... (default: this member alone, on --listen-peer-address and --listen-etcd-address).' },
   { name: 'initial-cluster-state', kind: 'string', default: 'new', help: '"new": bootstrap a new cluster of --initial-cluster; "existing": join a running cluster that already added this member (carina members add prints the flags), starting empty and catching up from the leader\'s log or snapshot.' },
   { name: 'listen-peer-address', kind: 'string', default: '127.0.0.1:2380', help: 'host:port for Raft traffic from the other replicas.' },
-  { name: 'listen-etcd-address', kind: 'string', default: '127.0.0.1:2379', help: 'host:port where the store serves the etcd v3 gRPC API (plaintext).' },
+  { name: 'listen-etcd-address', kind: 'string', default: '127.0.0.1:2379', help: 'host:port where the store serves the etcd v3 gRPC API (TLS with client certificates only).' },
   { name: 'heartbeat-interval', kind: 'duration', default: 100, help: 'Raft heartbeat interval (one tick).' },
   { name: 'election-timeout', kind: 'duration', default: 1000, help: 'Raft election timeout.' },
   { name: 'snapshot-count', kind: 'number', default: 100_000, help: 'Applied entries between two snapshots of the store (etcd 3.4: 100000).' },
@@ -35,7 +37,7 @@ const SERVER_FLAGS: FlagSpec[] = [
   { name: 'bind-address', kind: 'string', default: '127.0.0.1', help: 'Address the Kubernetes API (HTTPS) listens on.' },
   { name: 'secure-port', kind: 'number', default: 6443, help: 'Port of the Kubernetes API (HTTPS, HTTP/2 and HTTP/1.1); 0 serves no Kubernetes API (the store alone).' },
   { name: 'advertise-address', kind: 'string', default: '', help: 'IP address published in the kubernetes Endpoints for this replica (default: --bind-address unless loopback, else the host\'s first non-loopback IPv4).' },
-  { name: 'etcd-servers', kind: 'string', default: '', help: 'Comma-separated etcd v3 endpoints (http://host:port) to store objects in instead of the embedded replicated store.' },
+  { name: 'etcd-servers', kind: 'string', default: '', help: 'Comma-separated etcd v3 endpoints (https://host:port, or http:// for a plaintext etcd) to store objects in instead of the embedded replicated store.' },
   { name: 'tls-san', kind: 'string', default: '', help: 'Extra comma-separated DNS names and IP addresses for the serving certificate.' },
   { name: 'runtime-config', kind: 'string', default: '', help: 'Comma-separated <group>/<version>[=true|false] pairs enabling or disabling API group versions.' },
   { name: 'livez-grace-period', kind: 'duration', default: 0, help: 'Time after start during which unfinished start-up hooks count as live.' },
@@ -45,6 +47,9 @@ const SERVER_FLAGS: FlagSpec[] = [
   { name: 'service-node-port-range', kind: 'string', default: '30000-32767', help: 'Port range for NodePort and LoadBalancer Services.' },
   { name: 'watch-cache-history', kind: 'duration', default: 300_000, help: 'How far back the watch cache keeps events; a watch from an older resourceVersion gets 410 Gone.' },
   ...SECURITY_FLAGS,
+  // The store's TLS (etcd's and kube-apiserver's flag names) and encryption at rest: src/cli/store-flags.ts.
+  ...STORE_TLS_FLAGS,
+  ENCRYPTION_PROVIDER_CONFIG_FLAG,
   { name: 'help', kind: 'boolean', default: false, help: 'Print this help.' },
 ];
 
@@ -55,13 +60,14 @@ const SERVER_SUMMARY = 'Starts one replica of Carina: the Raft-replicated key-va
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-    process.stdout.write('Usage: carina <command> [flags]\n\nCommands:\n  server          start one replica (see carina server --help)\n  local-cluster   up|down: replicas and HAProxy on loopback (see carina local-cluster --help)\n  members         list|add|promote|remove|transfer-leader: the members of a running cluster (see carina members --help)\n  snapshot        save|status|restore: backups of the store (see carina snapshot --help)\n  chaos           failure injection against a cluster in network namespaces (see carina chaos --help)\n');
+    process.stdout.write('Usage: carina <command> [flags]\n\nCommands:\n  server          start one replica (see carina server --help)\n  local-cluster   up|down: replicas and HAProxy on loopback (see carina local-cluster --help)\n  members         list|add|promote|remove|transfer-leader: the members of a running cluster (see carina members --help)\n  snapshot        save|status|restore: backups of the store (see carina snapshot --help)\n  chaos           failure injection against a cluster in network namespaces (see carina chaos --help)\n  pki             init|copy: the PKI a cluster\'s replicas share (see carina pki --help)\n');
     return command === undefined ? 1 : 0;
   }
   if (command === 'local-cluster') return localCluster(rest);
   if (command === 'snapshot') return snapshotCommand(rest);
   if (command === 'chaos') return chaosCommand(rest);
   if (command === 'members') return members(rest);
+  if (command === 'pki') return pkiCommand(rest);
   if (command !== 'server') {
     process.stderr.write(`carina: unknown command "${command}" (try carina --help)\n`);
     return 1;
@@ -73,11 +79,15 @@ async function main(argv: string[]): Promise<number> {
   }
   const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
   const dataDir = resolve(flags['data-dir'] as string);
+  // Read before anything starts: a bad configuration must not leave a replica half up.
+  const encryption = await encryptionProviders(flags);
   let store: RunningStoreServer | undefined;
   let kv: KvClient;
   const etcdServers = (flags['etcd-servers'] as string).split(',').map((s) => s.trim()).filter((s) => s !== '');
   if (etcdServers.length > 0) {
-    kv = new EtcdClient({ endpoints: etcdServers });
+    // An API server over an external etcd founds its own cluster CA, as before.
+    await prepareSharedPki(dataDir, true, log);
+    kv = new EtcdClient({ endpoints: etcdServers, tls: externalEtcdTls(flags) });
   } else {
     store = await startEmbeddedStore(flags, dataDir, log);
     kv = store.replica;
@@ -89,7 +99,7 @@ async function main(argv: string[]): Promise<number> {
   if (flags['secure-port'] === 0) {
     if (store === undefined) throw new FlagError('--secure-port=0 with --etcd-servers would serve nothing');
     process.stdout.write(
-      `carina: data in ${dataDir}\ncarina: etcd v3 API (the store) on http://${store.etcdAddress}\ncarina: Raft peers on ${store.raftAddress}\n` +
+      `carina: data in ${dataDir}\ncarina: etcd v3 API (the store) on https://${store.etcdAddress}\ncarina: Raft peers on ${store.raftAddress}\n` +
       'carina: Kubernetes API: off (--secure-port=0)\ncarina: ready\n',
     );
     const removed = await waitForStopSignalOrRemoval(store);
@@ -121,12 +131,13 @@ async function main(argv: string[]): Promise<number> {
     serviceNodePortRange: flags['service-node-port-range'] as string,
     identity,
     security: securityFromFlags(flags),
+    encryptionProviders: encryption,
   }, parts, log);
   const controllers = startControllers(api.registry, api.cache, parts, identity, log);
   process.stdout.write(
     `carina: data in ${dataDir}\n` +
     (store !== undefined
-      ? `carina: etcd v3 API (the store) on http://${store.etcdAddress}\ncarina: Raft peers on ${store.raftAddress}\n`
+      ? `carina: etcd v3 API (the store) on https://${store.etcdAddress}\ncarina: Raft peers on ${store.raftAddress}\n`
       : `carina: objects stored in etcd at ${etcdServers.join(',')}\n`) +
     `carina: Kubernetes API on ${api.url}\n` +
     `carina: admin kubeconfig ${api.kubeconfigPath}\n` +
@@ -143,20 +154,21 @@ async function main(argv: string[]): Promise<number> {
 
 const ENDPOINTS_FLAG: FlagSpec = { name: 'endpoints', kind: 'string', default: '127.0.0.1:2379', help: 'Comma-separated etcd v3 API addresses of one or more members (host:port).' };
 const HELP_FLAG: FlagSpec = { name: 'help', kind: 'boolean', default: false, help: 'Print this help.' };
+const CLIENT_FLAGS: FlagSpec[] = [ENDPOINTS_FLAG, ...STORE_CLIENT_FLAGS];
 
 const MEMBERS_COMMANDS: Record<string, { usage: string; summary: string; flags: FlagSpec[] }> = {
   list: {
     usage: 'members [list]',
     summary: 'Lists the members of a running cluster (learners included) with their role, term, log indexes and lag behind the leader.',
-    flags: [ENDPOINTS_FLAG, HELP_FLAG],
+    flags: [...CLIENT_FLAGS, HELP_FLAG],
   },
   add: {
     usage: 'members add NAME',
     summary: 'Adds a member (etcd\'s MemberAdd) and prints the flags to start it with (--initial-cluster-state existing).',
     flags: [
-      ENDPOINTS_FLAG,
+      ...CLIENT_FLAGS,
       { name: 'peer-address', kind: 'string', default: '', help: 'host:port of the new member\'s Raft transport (required).' },
-      { name: 'client-url', kind: 'string', default: '', help: 'http://host:port of the new member\'s etcd v3 API (required).' },
+      { name: 'client-url', kind: 'string', default: '', help: 'https://host:port of the new member\'s etcd v3 API (required).' },
       { name: 'learner', kind: 'boolean', default: false, help: 'Add it as a learner (no vote until promoted): the safe way to add a member.' },
       HELP_FLAG,
     ],
@@ -165,7 +177,7 @@ const MEMBERS_COMMANDS: Record<string, { usage: string; summary: string; flags: 
     usage: 'members promote ID',
     summary: 'Promotes a learner to a voter; refused until the learner is in sync with the leader (90% of its log).',
     flags: [
-      ENDPOINTS_FLAG,
+      ...CLIENT_FLAGS,
       { name: 'wait', kind: 'boolean', default: false, help: 'Wait, printing the learner\'s progress, until it has caught up, then promote it.' },
       { name: 'wait-timeout', kind: 'duration', default: 600_000, help: 'How long --wait waits.' },
       HELP_FLAG,
@@ -174,12 +186,12 @@ const MEMBERS_COMMANDS: Record<string, { usage: string; summary: string; flags: 
   remove: {
     usage: 'members remove ID',
     summary: 'Removes a member (it stops itself); refused if the running voters left would be fewer than their quorum.',
-    flags: [ENDPOINTS_FLAG, HELP_FLAG],
+    flags: [...CLIENT_FLAGS, HELP_FLAG],
   },
   'transfer-leader': {
     usage: 'members transfer-leader ID',
     summary: 'Hands leadership to the given voter (etcd\'s MoveLeader).',
-    flags: [ENDPOINTS_FLAG, HELP_FLAG],
+    flags: [...CLIENT_FLAGS, HELP_FLAG],
   },
 };
 
@@ -201,29 +213,30 @@ async function members(args: string[]): Promise<number> {
   }
   if (takesArgument && positional === undefined) throw new FlagError(`carina ${spec.usage}: missing ${sub === 'add' ? 'NAME' : 'ID'}`);
   const endpoints = (flags.endpoints as string).split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const store = { endpoints, tls: storeClientTls(flags) };
   try {
     switch (sub) {
       case 'add': {
         if (!flags['peer-address'] || !flags['client-url']) throw new FlagError('carina members add: --peer-address and --client-url are required');
-        const added = await addMember(endpoints, { name: positional as string, peerAddress: flags['peer-address'] as string, clientUrl: flags['client-url'] as string, learner: flags.learner as boolean });
+        const added = await addMember(store, { name: positional as string, peerAddress: flags['peer-address'] as string, clientUrl: flags['client-url'] as string, learner: flags.learner as boolean });
         process.stdout.write(added.text);
         return 0;
       }
       case 'promote':
-        process.stdout.write(await promoteMember(endpoints, parseMemberId(positional as string), {
+        process.stdout.write(await promoteMember(store, parseMemberId(positional as string), {
           wait: flags.wait as boolean,
           waitTimeoutMs: flags['wait-timeout'] as number,
           progress: (line) => process.stdout.write(`${line}\n`),
         }));
         return 0;
       case 'remove':
-        process.stdout.write(await removeMember(endpoints, parseMemberId(positional as string)));
+        process.stdout.write(await removeMember(store, parseMemberId(positional as string)));
         return 0;
       case 'transfer-leader':
-        process.stdout.write(await transferLeadership(endpoints, parseMemberId(positional as string)));
+        process.stdout.write(await transferLeadership(store, parseMemberId(positional as string)));
         return 0;
       default: {
-        const rows = await memberStatus(endpoints);
+        const rows = await memberStatus(store);
         process.stdout.write(formatMemberTable(rows));
         return rows.some((r) => r.role === 'unreachable') ? 2 : 0;
       }
@@ -265,6 +278,7 @@ async function localCluster(args: string[]): Promise<number> {
   });
   process.stdout.write(`carina: ${cluster.members.length} replicas behind ${cluster.url}\n` +
     `carina: kubectl --kubeconfig ${cluster.kubeconfig} get ns\n` +
+    `carina: etcdctl --endpoints ${cluster.etcdEndpoints.join(',')} --cacert ${cluster.storeClient.cacert} --cert ${cluster.storeClient.cert} --key ${cluster.storeClient.key} member list\n` +
     `carina: stop with: make cluster-down (or carina local-cluster down --dir ${dir})\n`);
   return 0;
 }
@@ -289,11 +303,15 @@ async function startEmbeddedStore(flags: FlagValues, dataDir: string, log: (line
   if (initialClusterState === 'existing' && !flags['initial-cluster']) throw new FlagError('--initial-cluster-state=existing needs --initial-cluster (carina members add prints it)');
   const members = flags['initial-cluster']
     ? parseInitialCluster(flags['initial-cluster'] as string)
-    : [{ id: memberId, name: `member-${memberId}`, raftAddress: flags['listen-peer-address'] as string, clientUrls: [`http://${flags['listen-etcd-address'] as string}`] }];
+    : [{ id: memberId, name: `member-${memberId}`, raftAddress: flags['listen-peer-address'] as string, clientUrls: [`https://${flags['listen-etcd-address'] as string}`] }];
   const self = members.find((m) => m.id === memberId);
   if (!self) throw new FlagError(`--member-id ${memberId} is not in --initial-cluster`);
   if (flags.name) self.name = flags.name as string;
+  // Certificates before anything listens: both of the store's ports speak only mutual TLS.
+  await prepareSharedPki(dataDir, foundsSharedPki(memberId, members.map((m) => m.id), initialClusterState), log);
+  const tls = await resolveStoreTls(flags, dataDir, [self.raftAddress, flags['listen-peer-address'] as string, flags['listen-etcd-address'] as string, ...self.clientUrls], log);
   return startStoreServer({
+    tls,
     memberId,
     name: self.name,
     dataDir,

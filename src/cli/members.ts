@@ -4,8 +4,15 @@
  * etcd v3 API as `etcdctl endpoint status` does; and the online membership changes, through
  * etcd's Cluster service: add (a learner or a voter), promote (optionally waiting, with
  * progress, until the learner has caught up), remove, and transfer-leader (etcd's MoveLeader).
+ * Every call goes over TLS with the caller's client certificate (StoreAccess).
  */
-import { EtcdClient, isKvError, isMembershipError, isStoreUnavailable } from '../../raft';
+import { EtcdClient, isKvError, isMembershipError, isStoreUnavailable, type EtcdClientTls } from '../../raft';
+
+/** Where the store is and how to reach it: its etcd API requires a client certificate from the store CA. */
+export interface StoreAccess {
+  endpoints: string[];
+  tls?: EtcdClientTls;
+}
 
 export interface MemberRow {
   id: string;
@@ -21,8 +28,8 @@ export interface MemberRow {
   error?: string;
 }
 
-export async function memberStatus(endpoints: string[], timeoutMs = 3000): Promise<MemberRow[]> {
-  const first = new EtcdClient({ endpoints, timeoutMs });
+export async function memberStatus(store: StoreAccess, timeoutMs = 3000): Promise<MemberRow[]> {
+  const first = new EtcdClient({ endpoints: store.endpoints, tls: store.tls, timeoutMs });
   let members;
   try {
     members = (await first.memberList()).members;
@@ -37,7 +44,7 @@ export async function memberStatus(endpoints: string[], timeoutMs = 3000): Promi
       rows.push({ id: member.id.toString(), name: member.name, endpoint, role: member.isLearner ? 'learner (unstarted)' : 'unstarted', term: undefined, index: undefined, applied: undefined, lag: undefined, health: '-' });
       continue;
     }
-    const client = new EtcdClient({ endpoints: [endpoint], timeoutMs });
+    const client = new EtcdClient({ endpoints: [member.clientUrls[0]], tls: store.tls, timeoutMs });
     try {
       const status = await client.status();
       rows.push({
@@ -77,7 +84,7 @@ export interface AddMemberRequest {
   name: string;
   /** host:port of the new member's Raft transport. */
   peerAddress: string;
-  /** URL of the new member's etcd v3 API (http://host:port). */
+  /** URL of the new member's etcd v3 API (https://host:port). */
   clientUrl: string;
   learner: boolean;
 }
@@ -86,10 +93,10 @@ export interface AddMemberRequest {
  * Adds a member and returns what to print: as `etcdctl member add`, the settings the new member
  * must start with (the cluster as it is now, itself included, and --initial-cluster-state existing).
  */
-export async function addMember(endpoints: string[], request: AddMemberRequest, timeoutMs = 10_000): Promise<{ id: bigint; text: string }> {
-  const client = new EtcdClient({ endpoints, timeoutMs });
+export async function addMember(store: StoreAccess, request: AddMemberRequest, timeoutMs = 10_000): Promise<{ id: bigint; text: string }> {
+  const client = new EtcdClient({ endpoints: store.endpoints, tls: store.tls, timeoutMs });
   try {
-    const response = await client.memberAdd([`http://${request.peerAddress}`], request.learner);
+    const response = await client.memberAdd([`https://${request.peerAddress}`], request.learner);
     const newId = response.member.id;
     const clientAddress = request.clientUrl.replace(/^https?:\/\//, '').replace(/\/+$/, '');
     const initialCluster = response.members
@@ -99,6 +106,10 @@ export async function addMember(endpoints: string[], request: AddMemberRequest, 
       .join(',');
     const text =
       `Member ${newId} added to cluster ${response.header.clusterId}${request.learner ? ' as a learner' : ''}\n\n` +
+      'Give it the certificates first: its store ports accept only peers and clients whose certificates come from the\n' +
+      'cluster\'s store CA, so it needs the shared PKI (ca.crt ca.key sa.key sa.pub etcd/ca.crt etcd/ca.key) of any member:\n' +
+      '  carina pki copy --from <a member\'s data-dir>/pki --to <its data-dir>/pki    (or copy those six files with scp, keys mode 0600)\n' +
+      'It issues its own server, peer and client certificates from them when it starts.\n\n' +
       'Start the new member with:\n' +
       `  carina server --name ${request.name} --member-id ${newId} --initial-cluster-state existing --initial-cluster ${initialCluster} --listen-etcd-address ${clientAddress}\n` +
       (request.learner ? `then, once it has caught up: carina members promote ${newId} --wait\n` : '');
@@ -108,8 +119,8 @@ export async function addMember(endpoints: string[], request: AddMemberRequest, 
   }
 }
 
-export async function removeMember(endpoints: string[], id: bigint, timeoutMs = 10_000): Promise<string> {
-  const client = new EtcdClient({ endpoints, timeoutMs });
+export async function removeMember(store: StoreAccess, id: bigint, timeoutMs = 10_000): Promise<string> {
+  const client = new EtcdClient({ endpoints: store.endpoints, tls: store.tls, timeoutMs });
   try {
     const response = await client.memberRemove(id);
     return `Member ${id} removed from cluster ${response.header.clusterId}\n`;
@@ -132,8 +143,8 @@ export interface PromoteOptions {
  * Waiting also rides out a cluster that cannot answer for a moment (an election, a member
  * stopping); if such an attempt was applied after all, the next one finds the member a voter.
  */
-export async function promoteMember(endpoints: string[], id: bigint, options: PromoteOptions, timeoutMs = 10_000): Promise<string> {
-  const client = new EtcdClient({ endpoints, timeoutMs });
+export async function promoteMember(store: StoreAccess, id: bigint, options: PromoteOptions, timeoutMs = 10_000): Promise<string> {
+  const client = new EtcdClient({ endpoints: store.endpoints, tls: store.tls, timeoutMs });
   const deadline = Date.now() + options.waitTimeoutMs;
   const say = options.progress ?? (() => undefined);
   let lastLine = '';
@@ -156,7 +167,7 @@ export async function promoteMember(endpoints: string[], id: bigint, options: Pr
           throw err;
         }
       }
-      const line = await learnerProgress(endpoints, id, timeoutMs);
+      const line = await learnerProgress(store, id, timeoutMs);
       if (line !== lastLine) say(line);
       lastLine = line;
       await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 500));
@@ -180,8 +191,8 @@ export function promoteAttemptFailure(err: unknown): { retry: boolean; mayHaveAp
   return { retry: false, mayHaveApplied: false };
 }
 
-async function learnerProgress(endpoints: string[], id: bigint, timeoutMs: number): Promise<string> {
-  const rows = await memberStatus(endpoints, timeoutMs).catch(() => []);
+async function learnerProgress(store: StoreAccess, id: bigint, timeoutMs: number): Promise<string> {
+  const rows = await memberStatus(store, timeoutMs).catch(() => []);
   const learner = rows.find((r) => r.id === id.toString());
   const leader = rows.find((r) => r.role === 'leader');
   if (learner === undefined) return `member ${id}: not listed yet`;
@@ -192,13 +203,13 @@ async function learnerProgress(endpoints: string[], id: bigint, timeoutMs: numbe
 }
 
 /** etcd's MoveLeader, sent to the current leader (only it can hand over). */
-export async function transferLeadership(endpoints: string[], target: bigint, timeoutMs = 10_000): Promise<string> {
-  const rows = await memberStatus(endpoints, timeoutMs);
+export async function transferLeadership(store: StoreAccess, target: bigint, timeoutMs = 10_000): Promise<string> {
+  const rows = await memberStatus(store, timeoutMs);
   const leader = rows.find((r) => r.role === 'leader');
   if (leader === undefined) throw new Error('no member reports itself as the leader');
   if (leader.id === target.toString()) return `Member ${target} already leads\n`;
   if (!rows.some((r) => r.id === target.toString())) throw new Error(`member ${target} is not in the cluster`);
-  const client = new EtcdClient({ endpoints: [leader.endpoint], timeoutMs });
+  const client = new EtcdClient({ endpoints: [leader.endpoint], tls: store.tls, timeoutMs });
   try {
     await client.moveLeader(target);
     return `Leadership transferred from ${leader.id} to ${target}\n`;

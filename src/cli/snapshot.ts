@@ -1,7 +1,8 @@
 /**
  * `carina snapshot save|status|restore`: backups of the store, as etcdctl/etcdutl snapshot.
  *
- *   carina snapshot save FILE --endpoints host:port,...      a running cluster's store, to FILE
+ *   carina snapshot save FILE --endpoints host:port,... --cacert CA --cert CERT --key KEY
+ *                                                           a running cluster's store, to FILE
  *   carina snapshot status FILE [--write-out json]           revision, keys, size, hash of FILE
  *   carina snapshot restore FILE --data-dir DIR --member-id N --initial-cluster ...
  *                           [--bump-revision N] [--mark-compacted=false]
@@ -22,9 +23,11 @@ import {
 } from '../../raft';
 import { FlagError, formatHelp, parseFlags, type FlagSpec, type FlagValues } from './flags';
 import { parseInitialCluster } from '../server/store-server';
+import { STORE_CLIENT_FLAGS, storeClientTls } from './store-flags';
 
 const SAVE_FLAGS: FlagSpec[] = [
   { name: 'endpoints', kind: 'string', default: '127.0.0.1:2379', help: 'Comma-separated etcd v3 API addresses (host:port) of members; the first that answers is used.' },
+  ...STORE_CLIENT_FLAGS,
   { name: 'help', kind: 'boolean', default: false, help: 'Print this help.' },
 ];
 
@@ -77,7 +80,7 @@ async function save(file: string | undefined, flags: FlagValues): Promise<number
   const target = resolve(requireFile(file, 'save'));
   const endpoints = (flags.endpoints as string).split(',').map((e) => e.trim()).filter((e) => e !== '');
   const partial = `${target}.part`;
-  const client = new EtcdClient({ endpoints });
+  const client = new EtcdClient({ endpoints, tls: storeClientTls(flags) });
   const progress = new ProgressPrinter();
   try {
     const saved = await client.snapshot(createWriteStream(partial), (received, remaining) => progress.update(received, remaining));
@@ -150,6 +153,7 @@ async function restore(file: string | undefined, flags: FlagValues): Promise<num
   process.stdout.write(
     `carina: restored ${source} into ${dataDir} as member ${memberId} of new cluster ${summary.clusterId.toString(16)}: ` +
     `revision ${summary.revision} (was ${summary.source.revision}), compact revision ${summary.compactRevision}, ${summary.keyCount} keys\n` +
+    `carina: give it the cluster's shared PKI first (its store ports accept only the store CA's certificates): carina pki copy --from <a member's data-dir>/pki --to ${dataDir}/pki\n` +
     `carina: start it with: carina server --data-dir ${dataDir} --member-id ${memberId} --initial-cluster ${flags['initial-cluster'] as string}` +
     ` --listen-etcd-address ${etcdAddressOf(members, memberId)}\n`,
   );
@@ -159,7 +163,7 @@ async function restore(file: string | undefined, flags: FlagValues): Promise<num
 /** The member's etcd API address from --initial-cluster, which carina server does not infer. */
 function etcdAddressOf(members: Array<{ id: number; clientUrls: string[] }>, memberId: number): string {
   const url = members.find((m) => m.id === memberId)?.clientUrls[0] ?? '';
-  return url.replace(/^http:\/\//, '');
+  return url.replace(/^https?:\/\//, '');
 }
 
 function readSnapshotFile(path: string): Buffer {

@@ -527,7 +527,8 @@ export class GenericRegistry {
       for (const held of allocator.releaseFor(old)) explicit.delete(held);
       if (!options.dryRun) {
         try {
-          if (sameContent(this.toStorage(resource, next), stored)) return old;
+          // A value stored with an older encryption key is rewritten even unchanged (kube: GuaranteedUpdate and stale data).
+          if (current.stale !== true && sameContent(this.toStorage(resource, next), stored)) return old;
           const written = await this.store.replaceIfUnchanged(current.key, this.toStorage(resource, next), current.modRevision, side);
           return written === undefined ? undefined : this.outgoing(resource, written.object);
         } catch (err) {
@@ -538,7 +539,7 @@ export class GenericRegistry {
       }
     }
     const toWrite = this.toStorage(resource, next);
-    if (sameContent(toWrite, stored)) return old;
+    if (current.stale !== true && sameContent(toWrite, stored)) return old;
     if (options.dryRun) return this.outgoing(resource, next);
     const written = await this.store.replaceIfUnchanged(current.key, toWrite, current.modRevision);
     return written === undefined ? undefined : this.outgoing(resource, written.object);

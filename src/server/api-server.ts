@@ -14,12 +14,13 @@ import { startupHookCheck, type HealthCheck } from '../http/health-checks';
 import { NonResourceRoutes, type DiscoveryDocuments } from '../http/non-resource-routes';
 import { ApiMetrics } from '../observability/api-metrics';
 import { deprecationOf } from '../apis/deprecations';
-import { GenericRegistry, ServiceAllocator, namespaceLifecycle, parseNodePortRange, strategyFor } from '../registry';
+import { GenericRegistry, ServiceAllocator, namespaceLifecycle, parseNodePortRange, resourceKeyPrefix, strategyFor } from '../registry';
 import { ObjectStore, WatchCache, openStoreWatchCount, type JsonObject } from '../storage';
+import { EncryptionAtRest, type ValueTransformer } from '../storage/encryption';
 import { KubernetesServiceController } from '../controllers/kubernetes-service';
 import { errors } from '../util';
 import { bootstrapNamespaces } from './system-namespaces';
-import { adoptSharedClusterCa } from './shared-ca';
+import { checkSharedClusterCa } from './shared-ca';
 import { AdmissionChain } from '../admission';
 import { PolicyReconciler } from '../authz';
 import { registryRbacClient, rbacEscalationCheck } from './rbac-parts';
@@ -46,6 +47,8 @@ export interface ApiServerConfig {
   advertiseAddress: string;
   /** Authentication and authorization options (kube-apiserver's flags). */
   security: ApiServerSecurity;
+  /** Encryption at rest: one transformer per group-resource, from --encryption-provider-config (src/storage/encryption). */
+  encryptionProviders?: Map<string, ValueTransformer>;
 }
 
 /**
@@ -106,11 +109,14 @@ export interface RunningApiServer {
 }
 
 export async function startApiServer(config: ApiServerConfig, parts: ApiServerParts, log: (line: string) => void): Promise<RunningApiServer> {
-  await adoptSharedClusterCa(parts.kv, config.dataDir, log);
+  // The shared PKI is in <data-dir>/pki before this (the CLI made or required it); the store only checks it is the cluster's.
   const certificates = await loadOrCreateClusterCertificates(config.dataDir, {
     serving: { dnsNames: config.servingDnsNames, ipAddresses: config.servingIpAddresses },
   });
-  const store = new ObjectStore(parts.kv);
+  await checkSharedClusterCa(parts.kv, config.dataDir, log);
+  const valueTransformer = config.encryptionProviders === undefined ? undefined : EncryptionAtRest.forResources(config.encryptionProviders, resourceKeyPrefix);
+  if (valueTransformer !== undefined) log(`encryption at rest for ${valueTransformer.keyPrefixes.join(', ')}`);
+  const store = new ObjectStore(parts.kv, { valueTransformer });
   const cache = new WatchCache(store, { log, historyWindowMs: config.watchCacheHistoryMs });
   cache.start();
   const advertisedHost = config.bindAddress === '0.0.0.0' || config.bindAddress === '::' ? '127.0.0.1' : config.bindAddress;

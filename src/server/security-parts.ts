@@ -4,7 +4,7 @@
  * create-only review resources (TokenReview, the SubjectAccessReviews, SelfSubjectRulesReview),
  * serviceaccounts/token, the service-account issuer's discovery documents, and the RBAC
  * escalation check. The service-account signing key pair is the cluster's (`<pki>/sa.key`,
- * `sa.pub`) unless flags name other files.
+ * `sa.pub`, shared by every replica with the rest of the PKI) unless flags name other files.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,7 +13,6 @@ import {
   OPENID_CONFIGURATION_PATH,
   buildAuthentication,
   evaluateTokenRequest,
-  generateServiceAccountKeyPair,
   reviewToken,
   type Authentication,
   type AuthenticationOptions,
@@ -30,7 +29,7 @@ import {
   type AuthorizationConfig,
   type ReviewOutcome,
 } from '../authz';
-import { pkiDirectory, writeFileAtomically } from '../certificates';
+import { STORE_PKI_FILES, pkiDirectory } from '../certificates';
 import type { JsonObject, VirtualCreate } from '../endpoints';
 import { authenticationFilter, authorizationFilter, auditFilter, impersonationFilter, requestInfoFilter, type AuditBackend, type Filter } from '../http/filters';
 import type { WatchCache } from '../storage';
@@ -55,21 +54,10 @@ export interface SecurityParts {
   stop(): Promise<void>;
 }
 
-export const SERVICE_ACCOUNT_KEY_FILE = 'sa.key';
-export const SERVICE_ACCOUNT_PUBLIC_KEY_FILE = 'sa.pub';
-
-/** The cluster's service-account key pair in <pki>, made on first start like the CA. */
-async function ensureServiceAccountKeys(dataDir: string): Promise<{ keyFile: string; publicKeyFile: string }> {
+/** The cluster's service-account key pair, made with the rest of the shared PKI (src/certificates/store-pki.ts). */
+function clusterServiceAccountKeys(dataDir: string): { keyFile: string; publicKeyFile: string } {
   const dir = pkiDirectory(dataDir);
-  const keyFile = join(dir, SERVICE_ACCOUNT_KEY_FILE);
-  const publicKeyFile = join(dir, SERVICE_ACCOUNT_PUBLIC_KEY_FILE);
-  const present = await readFile(keyFile, 'utf8').then(() => true, () => false);
-  if (!present) {
-    const pair = await generateServiceAccountKeyPair();
-    await writeFileAtomically(publicKeyFile, pair.publicKeyPem, 0o644);
-    await writeFileAtomically(keyFile, pair.privateKeyPem, 0o600);
-  }
-  return { keyFile, publicKeyFile };
+  return { keyFile: join(dir, STORE_PKI_FILES.serviceAccountKey), publicKeyFile: join(dir, STORE_PKI_FILES.serviceAccountPublicKey) };
 }
 
 function cacheLookup(cache: WatchCache, resource: string): ObjectLookup {
@@ -92,7 +80,7 @@ export async function buildSecurity(options: {
   log: (line: string) => void;
 }): Promise<SecurityParts> {
   const { security, cache, log } = options;
-  const clusterKeys = await ensureServiceAccountKeys(options.dataDir);
+  const clusterKeys = clusterServiceAccountKeys(options.dataDir);
   const given = security.authentication;
   const lookups = { serviceAccount: cacheLookup(cache, 'serviceaccounts'), secret: cacheLookup(cache, 'secrets'), pod: cacheLookup(cache, 'pods') };
   const authentication = await buildAuthentication({

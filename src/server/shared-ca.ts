@@ -1,64 +1,71 @@
 /**
- * One cluster CA for every replica. The first replica to start puts its CA in the store (key
- * /carina/pki/ca, outside /registry/); every replica then writes that CA into its own
- * <data-dir>/pki before loading its certificates, so leaves issued by an older local CA are
- * issued again from the shared one. An admin kubeconfig written by any replica is then
- * accepted by all of them, which is what clients behind a load balancer need.
- * The CA key lives in the store like the Secrets do: whoever can read the store owns the cluster.
+ * One cluster CA for every replica, checked through the store; no private key in it.
+ *
+ * Every replica holds the cluster's shared PKI in its own <data-dir>/pki (copied there out of
+ * band: src/certificates/store-pki.ts says why and how). What the store holds is only the
+ * cluster CA's certificate, at /carina/pki/ca.crt: the first replica to start puts its own
+ * there, and every replica compares its local ca.crt with it, refusing to start on a mismatch,
+ * so a replica given another cluster's PKI fails at once and says so instead of issuing admin
+ * certificates that the other replicas reject.
+ *
+ * Earlier versions kept the CA's certificate and key at /carina/pki/ca. A replica that finds
+ * that key deletes it (the store's history keeps the old value until it is compacted away).
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KvClient } from '../../raft';
-import { PKI_FILES, loadOrCreateClusterCertificates, pkiDirectory, writeFileAtomically } from '../certificates';
+import { PKI_FILES, pkiDirectory } from '../certificates';
 
-export const SHARED_CA_KEY = '/carina/pki/ca';
+export const SHARED_CA_CERT_KEY = '/carina/pki/ca.crt';
+/** Where earlier versions kept the CA with its private key. */
+export const LEGACY_SHARED_CA_KEY = '/carina/pki/ca';
 
-interface StoredCa {
-  certPem: string;
-  keyPem: string;
+export class SharedCaMismatchError extends Error {
+  readonly code = 'SHARED_CA_MISMATCH';
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'SharedCaMismatchError';
+  }
 }
 
-const key = Buffer.from(SHARED_CA_KEY);
+const certKey = Buffer.from(SHARED_CA_CERT_KEY);
+const legacyKey = Buffer.from(LEGACY_SHARED_CA_KEY);
 
-async function readShared(kv: KvClient): Promise<StoredCa | undefined> {
-  const response = await kv.range({ key });
-  const kv0 = response.kvs[0];
-  return kv0 === undefined ? undefined : (JSON.parse(Buffer.from(kv0.value).toString('utf8')) as StoredCa);
-}
-
-async function writeLocal(dataDir: string, ca: StoredCa): Promise<void> {
-  const dir = pkiDirectory(dataDir);
-  const current = await readFile(join(dir, PKI_FILES.caCert), 'utf8').catch(() => '');
-  if (current === ca.certPem) return;
-  // A member that joins a running cluster finds the CA shared before it made any of its own.
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  await writeFileAtomically(join(dir, PKI_FILES.caKey), ca.keyPem, 0o600);
-  await writeFileAtomically(join(dir, PKI_FILES.caCert), ca.certPem, 0o644);
-}
-
-/** Makes <data-dir>/pki hold the cluster's shared CA, publishing the local one if none is shared yet. */
-export async function adoptSharedClusterCa(kv: KvClient, dataDir: string, log: (line: string) => void, timeoutMs = 60_000): Promise<void> {
+/**
+ * Publishes this replica's cluster CA certificate if none is, else checks that it is the
+ * published one; removes a CA key left in the store by an earlier version. Store errors are
+ * retried until `timeoutMs` (the store may still be electing a leader); a mismatch is not.
+ */
+export async function checkSharedClusterCa(kv: KvClient, dataDir: string, log: (line: string) => void, timeoutMs = 60_000): Promise<void> {
+  const local = await readFile(join(pkiDirectory(dataDir), PKI_FILES.caCert), 'utf8');
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      let shared = await readShared(kv);
-      if (shared === undefined) {
-        const local = await loadOrCreateClusterCertificates(dataDir);
-        const candidate: StoredCa = { certPem: local.ca.certPem, keyPem: local.ca.keyPem };
-        const response = await kv.txn({
-          compare: [{ key, target: 'CREATE', createRevision: 0, result: 'EQUAL' }],
-          success: [{ requestPut: { key, value: Buffer.from(JSON.stringify(candidate)) } }],
-          failure: [],
-        });
-        shared = response.succeeded ? candidate : await readShared(kv);
-        if (response.succeeded) log('cluster CA published to the store');
+      const legacy = await kv.deleteRange({ key: legacyKey });
+      if (legacy.deleted > 0) log(`removed the cluster CA key that an earlier version kept in the store at ${LEGACY_SHARED_CA_KEY}`);
+      const response = await kv.txn({
+        compare: [{ key: certKey, target: 'CREATE', createRevision: 0, result: 'EQUAL' }],
+        success: [{ requestPut: { key: certKey, value: Buffer.from(local) } }],
+        failure: [{ requestRange: { key: certKey } }],
+      });
+      if (response.succeeded) {
+        log('cluster CA certificate published to the store');
+        return;
       }
-      if (shared === undefined) throw new Error('the shared CA vanished');
-      await writeLocal(dataDir, shared);
+      const range = response.responses[0];
+      const shared = range !== undefined && 'responseRange' in range ? range.responseRange.kvs[0] : undefined;
+      if (shared === undefined) throw new Error('the published CA certificate vanished');
+      if (Buffer.from(shared.value).toString('utf8') !== local) {
+        throw new SharedCaMismatchError(
+          `this replica's cluster CA (${join(pkiDirectory(dataDir), PKI_FILES.caCert)}) is not the one the cluster uses: ` +
+            'copy the cluster\'s shared PKI from another member (carina pki copy) into an empty pki directory',
+        );
+      }
       return;
     } catch (err) {
-      if (Date.now() > deadline) throw err;
-      log(`sharing the cluster CA: ${(err as Error).message}; retrying`);
+      if (err instanceof SharedCaMismatchError || Date.now() > deadline) throw err;
+      log(`checking the cluster CA against the store: ${(err as Error).message}; retrying`);
       await new Promise((r) => setTimeout(r, 500));
     }
   }

@@ -1,9 +1,23 @@
 /**
- * Starts one replica of Carina's store and its etcd v3 API: the part of `carina server` that
- * exists today. The Kubernetes API server (issue 4) will be started here too, over the same
- * replica through raft/index.ts.
+ * Starts one replica of Carina's store and its etcd v3 API, the store half of `carina server`.
+ * Both of the store's ports are TLS with client-certificate authentication (etcd's
+ * --client-cert-auth and --peer-client-cert-auth): `tls` is required, so no replica started
+ * here ever listens in plaintext. The certificates come from src/certificates/store-pki.ts or
+ * from the operator's files (src/cli/store-flags.ts).
  */
-import { EtcdGrpcServer, KvReplica, type KvReplicaMember } from '../../raft';
+import { EtcdGrpcServer, KvReplica, type KvReplicaMember, type MutualTls } from '../../raft';
+
+/** What the store's ports present and trust. */
+export interface StoreTls {
+  /** The etcd API's certificate and the CA its clients' certificates must come from (--cert-file, --key-file, --trusted-ca-file). */
+  server: MutualTls;
+  /** The Raft transport's certificate, presented both ways, and the peer CA (--peer-cert-file, --peer-key-file, --peer-trusted-ca-file). */
+  peer: MutualTls;
+  /** What this replica presents when it calls another member's etcd API (forwarded membership changes). */
+  client: MutualTls;
+  /** The only CN a peer's certificate may have (etcd's --peer-cert-allowed-cn); undefined: any from the peer CA. */
+  allowedPeerCommonName?: string;
+}
 
 export interface StoreServerConfig {
   memberId: number;
@@ -23,6 +37,7 @@ export interface StoreServerConfig {
   initialClusterState?: 'new' | 'existing';
   /** Entries kept behind a snapshot for slow followers (default: the replica's). */
   snapshotCatchupEntries?: number;
+  tls: StoreTls;
 }
 
 export interface RunningStoreServer {
@@ -48,10 +63,11 @@ export async function startStoreServer(config: StoreServerConfig, log: (line: st
     autoCompaction: compactionOn ? { intervalMs: config.autoCompactionIntervalMs, retentionMs: config.autoCompactionRetentionMs } : null,
     progressNotifyIntervalMs: config.progressNotifyIntervalMs,
     maxRequestBytes: config.maxRequestBytes,
+    tls: { peer: config.tls.peer, client: config.tls.client, allowedPeerCommonName: config.tls.allowedPeerCommonName },
     logger: log,
   });
   const raftAddress = await replica.start();
-  const grpc = new EtcdGrpcServer(replica, { listenAddress: config.listenEtcdAddress, maxReceiveBytes: config.maxRequestBytes + 512 * 1024, logger: log });
+  const grpc = new EtcdGrpcServer(replica, { listenAddress: config.listenEtcdAddress, maxReceiveBytes: config.maxRequestBytes + 512 * 1024, logger: log, tls: config.tls.server });
   const etcdAddress = await grpc.start();
   return {
     replica,
@@ -69,7 +85,8 @@ export async function startStoreServer(config: StoreServerConfig, log: (line: st
 
 /**
  * Parses `--initial-cluster`: comma-separated `id@raftHost:port@etcdHost:port` entries, for
- * example `1@127.0.0.1:2380@127.0.0.1:2379,2@127.0.0.1:12380@127.0.0.1:12379`.
+ * example `1@127.0.0.1:2380@127.0.0.1:2379,2@127.0.0.1:12380@127.0.0.1:12379`. Client URLs are
+ * https: the store's etcd API speaks only TLS.
  */
 export function parseInitialCluster(value: string): KvReplicaMember[] {
   const members = value.split(',').filter((s) => s.trim() !== '').map((entry) => {
@@ -78,7 +95,7 @@ export function parseInitialCluster(value: string): KvReplicaMember[] {
     if (parts.length !== 3 || !Number.isInteger(id) || id <= 0) {
       throw new Error(`--initial-cluster entry "${entry}": expected id@raftHost:port@etcdHost:port with a positive integer id`);
     }
-    return { id, name: `member-${id}`, raftAddress: parts[1], clientUrls: [`http://${parts[2]}`] };
+    return { id, name: `member-${id}`, raftAddress: parts[1], clientUrls: [`https://${parts[2]}`] };
   });
   const ids = new Set(members.map((m) => m.id));
   if (ids.size !== members.length) throw new Error('--initial-cluster: a member id appears twice');

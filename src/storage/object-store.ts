@@ -4,9 +4,12 @@
  * without their resourceVersion, which is always the key's mod_revision on the way out.
  * Every write is one etcd transaction guarded by a compare, so two replicas racing on one key
  * cannot both win (the loser gets a Conflict or AlreadyExists and nothing stored changes).
+ * An optional value transformer (encryption at rest, ./encryption) is applied to the stored
+ * bytes of each object by its key, on every write and every read, watch events included.
  */
 import { KvError, isKvError, isStoreUnavailable, prefixEnd, type Compare, type RequestOp, type Event as KvEvent, type KeyValue, type KvClient, type WatchHandle, type WatchResponse } from '../../raft';
 import { StorageError } from './errors';
+import type { StoredValueTransformer } from './encryption';
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -14,6 +17,16 @@ export interface StoredObject {
   key: string;
   object: JsonObject;
   modRevision: number;
+  /**
+   * Read with an older encryption key or provider than the one that writes now: an update must
+   * write it even if nothing changed, as kube's GuaranteedUpdate does, so rotation completes.
+   */
+  stale?: boolean;
+}
+
+export interface ObjectStoreOptions {
+  /** Applied to the stored bytes of every object (encryption at rest); keys it does not cover pass unchanged. */
+  valueTransformer?: StoredValueTransformer;
 }
 
 export interface ListOptions {
@@ -82,11 +95,23 @@ export function keyBytes(key: string): Uint8Array {
   return encoder.encode(key);
 }
 
-function decodeObject(kv: KeyValue, revisionOverride?: number): JsonObject {
-  const object = JSON.parse(Buffer.from(kv.value).toString('utf8')) as JsonObject;
-  const metadata = (object.metadata ??= {}) as JsonObject;
-  metadata.resourceVersion = String(revisionOverride ?? kv.modRevision);
-  return object;
+/** A stored value as an object with its resourceVersion, and whether it was stored with an older key. */
+type Decode = (kv: KeyValue, revisionOverride?: number) => { object: JsonObject; stale: boolean };
+
+function decoderFor(transformer: StoredValueTransformer | undefined): Decode {
+  return (kv, revisionOverride) => {
+    let bytes: Uint8Array = kv.value;
+    let stale = false;
+    if (transformer !== undefined) {
+      const read = transformer.fromStorage(Buffer.from(kv.key).toString('utf8'), bytes);
+      bytes = read.value;
+      stale = read.stale;
+    }
+    const object = JSON.parse(Buffer.from(bytes).toString('utf8')) as JsonObject;
+    const metadata = (object.metadata ??= {}) as JsonObject;
+    metadata.resourceVersion = String(revisionOverride ?? kv.modRevision);
+    return { object, stale };
+  };
 }
 
 function encodeObject(object: JsonObject): Uint8Array {
@@ -138,14 +163,24 @@ async function withLeader<T>(call: () => Promise<T>, idempotent: boolean): Promi
 
 export class ObjectStore {
   private readonly kv: Pick<KvClient, 'range' | 'txn' | 'watch'>;
+  private readonly decode: Decode;
+  private readonly transformer: StoredValueTransformer | undefined;
 
-  constructor(client: KvClient) {
+  constructor(client: KvClient, options: ObjectStoreOptions = {}) {
+    this.transformer = options.valueTransformer;
+    this.decode = decoderFor(options.valueTransformer);
     // Every call goes through withLeader: reads are idempotent, writes retry only where nothing was proposed.
     this.kv = {
       range: (request) => withLeader(() => client.range(request), true),
       txn: (request) => withLeader(() => client.txn(request), false),
       watch: (request, onResponse, onError) => client.watch(request, onResponse, onError),
     };
+  }
+
+  /** An object's stored bytes: JSON without its resourceVersion, through the value transformer. */
+  private encode(key: string, object: JsonObject): Uint8Array {
+    const plain = encodeObject(object);
+    return this.transformer === undefined ? plain : this.transformer.toStorage(key, plain);
   }
 
   /** The store's newest revision as a quorum read sees it. */
@@ -162,7 +197,9 @@ export class ObjectStore {
     try {
       const response = await this.kv.range({ key: keyBytes(key), serializable: options.serializable, revision: options.revision });
       const kv = response.kvs[0];
-      return kv === undefined ? undefined : { key, object: decodeObject(kv), modRevision: kv.modRevision };
+      if (kv === undefined) return undefined;
+      const { object, stale } = this.decode(kv);
+      return stale ? { key, object, modRevision: kv.modRevision, stale } : { key, object, modRevision: kv.modRevision };
     } catch (err) {
       throw storeError(err);
     }
@@ -185,7 +222,7 @@ export class ObjectStore {
         if (revision === 0) revision = response.header.revision;
         for (let i = 0; i < response.kvs.length; i++) {
           const kv = response.kvs[i];
-          const object = decodeObject(kv);
+          const object = this.decode(kv).object;
           if (options.filter !== undefined && !options.filter(object)) continue;
           if (limit > 0 && items.length === limit) {
             return { items, revision, nextKey: Buffer.from(kv.key).toString('utf8'), remaining: response.count - i };
@@ -207,7 +244,7 @@ export class ObjectStore {
     try {
       const response = await this.kv.txn({
         compare: [{ key: bytes, target: 'CREATE', createRevision: 0, result: 'EQUAL' }, ...claimCompares(side)],
-        success: [{ requestPut: { key: bytes, value: encodeObject(object) } }, ...sideOps(side)],
+        success: [{ requestPut: { key: bytes, value: this.encode(key, object) } }, ...sideOps(side)],
         failure: [],
       });
       if (!response.succeeded) {
@@ -227,7 +264,7 @@ export class ObjectStore {
     try {
       const response = await this.kv.txn({
         compare: [{ key: bytes, target: 'MOD', modRevision: expectedModRevision, result: 'EQUAL' }, ...claimCompares(side)],
-        success: [{ requestPut: { key: bytes, value: encodeObject(object) } }, ...sideOps(side)],
+        success: [{ requestPut: { key: bytes, value: this.encode(key, object) } }, ...sideOps(side)],
         failure: [],
       });
       if (!response.succeeded) {
@@ -283,7 +320,18 @@ export class ObjectStore {
         if (!response.created) onEvents([], response.header.revision);
         return;
       }
-      onEvents(response.events.map(toWatchEvent), response.header.revision);
+      let events: StoreWatchEvent[];
+      try {
+        events = response.events.map((event) => toWatchEvent(event, this.decode));
+      } catch (err) {
+        // A value that does not decrypt ends the watch as a store failure, never silently.
+        uncount();
+        stopped = true;
+        handle?.cancel();
+        onError(storeError(err));
+        return;
+      }
+      onEvents(events, response.header.revision);
     };
     openStoreWatches++;
     let counted = true;
@@ -314,16 +362,16 @@ export class ObjectStore {
   }
 }
 
-function toWatchEvent(event: KvEvent): StoreWatchEvent {
+function toWatchEvent(event: KvEvent, decode: Decode): StoreWatchEvent {
   const key = Buffer.from(event.kv.key).toString('utf8');
   if (event.type === 'DELETE') {
-    const previous = event.prevKv !== undefined ? decodeObject(event.prevKv, event.kv.modRevision) : { metadata: { resourceVersion: String(event.kv.modRevision) } };
+    const previous = event.prevKv !== undefined ? decode(event.prevKv, event.kv.modRevision).object : { metadata: { resourceVersion: String(event.kv.modRevision) } };
     return { type: 'DELETED', key, object: previous, revision: event.kv.modRevision, size: event.prevKv?.value.length ?? 0 };
   }
-  const object = decodeObject(event.kv);
+  const object = decode(event.kv).object;
   const created = event.kv.createRevision === event.kv.modRevision;
   const result: StoreWatchEvent = { type: created ? 'ADDED' : 'MODIFIED', key, object, revision: event.kv.modRevision, size: event.kv.value.length };
-  if (event.prevKv !== undefined) result.previous = decodeObject(event.prevKv);
+  if (event.prevKv !== undefined) result.previous = decode(event.prevKv).object;
   return result;
 }
 

@@ -399,7 +399,7 @@ kubectlSuite('kubectl against carina server (embedded store)', async () => {
 
 kubectlSuite('kubectl against carina server --etcd-servers (etcd 3.4)', async () => {
   const etcd = await EtcdCluster.start(1);
-  const server = await CarinaApiProcess.start({ etcdServers: etcd.members[0].clientEndpoint });
+  const server = await CarinaApiProcess.start({ etcdServers: etcd.members[0].clientUrl, etcdTls: etcd.tls });
   return {
     server,
     cleanup: async () => {

@@ -8,7 +8,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { distinctFreePorts } from './etcd-process';
+import { distributeSharedPki } from '../../src/cli/local-cluster';
+import { distinctFreePorts, type TestStorePkiFiles } from './etcd-process';
 
 const REPO = resolve(__dirname, '..', '..', '..');
 
@@ -28,6 +29,8 @@ export interface CommandResult {
 
 export interface CarinaApiOptions {
   etcdServers?: string;
+  /** With etcdServers: the etcd cluster's CA and client certificate (--etcd-cafile, --etcd-certfile, --etcd-keyfile). */
+  etcdTls?: Pick<TestStorePkiFiles, 'caFile' | 'clientCertFile' | 'clientKeyFile'>;
   extraArgs?: string[];
 }
 
@@ -42,7 +45,22 @@ export class CarinaApiProcess {
   log = '';
   private credentials?: Credentials;
 
-  private constructor(readonly dataDir: string, readonly port: number, private readonly args: string[]) {}
+  private constructor(readonly dataDir: string, readonly port: number, private readonly args: string[], readonly etcdPort = 0) {}
+
+  /** host:port of the embedded store's etcd API (TLS, client certificates only). */
+  get etcdEndpoint(): string {
+    return `127.0.0.1:${this.etcdPort}`;
+  }
+
+  /** The replica's own client certificate of its store (<data-dir>/pki), for reading the store raw. */
+  storeClientTls(): { ca: string; cert: string; key: string } {
+    const pki = join(this.dataDir, 'pki');
+    return {
+      ca: readFileSync(join(pki, 'etcd', 'ca.crt'), 'utf8'),
+      cert: readFileSync(join(pki, 'apiserver-etcd-client.crt'), 'utf8'),
+      key: readFileSync(join(pki, 'apiserver-etcd-client.key'), 'utf8'),
+    };
+  }
 
   get url(): string {
     return `https://127.0.0.1:${this.port}`;
@@ -65,18 +83,21 @@ export class CarinaApiProcess {
       '--heartbeat-interval', '50ms',
     ];
     if (options.etcdServers !== undefined) args.push('--etcd-servers', options.etcdServers);
+    if (options.etcdTls !== undefined) args.push('--etcd-cafile', options.etcdTls.caFile, '--etcd-certfile', options.etcdTls.clientCertFile, '--etcd-keyfile', options.etcdTls.clientKeyFile);
     args.push(...(options.extraArgs ?? []));
-    const server = new CarinaApiProcess(dataDir, apiPort, args);
+    const server = new CarinaApiProcess(dataDir, apiPort, args, etcdPort);
     await server.launch();
     return server;
   }
 
   /**
    * `size` replicas of one cluster on loopback, each serving the Kubernetes API on its own port.
-   * They share one CA through the store, so any replica's kubeconfig works with all of them.
+   * They share one PKI, copied into each data directory before the first start as an operator
+   * would, so any replica's kubeconfig works with all of them.
    */
   static async startCluster(size: number, extraArgs: string[] = []): Promise<CarinaApiProcess[]> {
     const root = mkdtempSync(join(tmpdir(), 'carina-api-cluster-'));
+    await distributeSharedPki(root, Array.from({ length: size }, (_, i) => join(root, `member-${i + 1}`)));
     const ports = await distinctFreePorts(size * 3);
     const initialCluster = Array.from({ length: size }, (_, i) => `${i + 1}@127.0.0.1:${ports[3 * i + 2]}@127.0.0.1:${ports[3 * i + 1]}`).join(',');
     const servers = Array.from({ length: size }, (_, i) => new CarinaApiProcess(join(root, `member-${i + 1}`), ports[3 * i], [
@@ -89,7 +110,7 @@ export class CarinaApiProcess {
       '--election-timeout', '300ms',
       '--heartbeat-interval', '50ms',
       ...extraArgs,
-    ]));
+    ], ports[3 * i + 1]));
     await Promise.all(servers.map((s) => s.launch()));
     return servers;
   }

@@ -2,11 +2,17 @@
  * Starts Carina store replicas (`carina server`, the built CLI) on loopback, for integration
  * tests and benchmarks, with the same shape as EtcdCluster so that a test or a benchmark can run
  * against either. Every process it starts is killed by close(), which also removes the data.
+ *
+ * As an operator would: the cluster's shared PKI is made once (<dir>/pki) and copied into every
+ * member's data directory before it starts; the tests reach the stores with a client
+ * certificate of their own from the store CA (`clientTls`, files in `tls`).
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { EtcdClientTls } from '../../raft/etcd/etcd-client';
 import { distinctFreePorts, EtcdMember, waitForAgreedLeader } from './etcd-process';
+import { makeStoreTestPki, type StoreTestPki } from './store-test-pki';
 
 export interface CarinaStoreClusterOptions {
   startTimeoutMs?: number;
@@ -18,6 +24,8 @@ const CLI = join(__dirname, '..', '..', 'src', 'cli', 'main.js');
 
 export class CarinaStoreCluster {
   readonly members: EtcdMember[] = [];
+  /** The shared PKI and the tests' client certificate (files, PEM, flags). */
+  pki!: StoreTestPki;
 
   private constructor(readonly dir: string) {}
 
@@ -30,6 +38,8 @@ export class CarinaStoreCluster {
     mkdirSync(base, { recursive: true });
     const cluster = new CarinaStoreCluster(mkdtempSync(join(base, 'carina-store-')));
     try {
+      const dataDirs = Array.from({ length: size }, (_, i) => join(cluster.dir, `member-${i + 1}`));
+      cluster.pki = await makeStoreTestPki(cluster.dir, dataDirs);
       const list = await distinctFreePorts(size * 2);
       const initialCluster = Array.from({ length: size }, (_, i) => `${i + 1}@127.0.0.1:${list[2 * i + 1]}@127.0.0.1:${list[2 * i]}`).join(',');
       for (let i = 0; i < size; i++) {
@@ -46,7 +56,7 @@ export class CarinaStoreCluster {
           '--secure-port=0',
           ...(options.extraArgs ?? []),
         ];
-        cluster.members.push(new EtcdMember(`carina-${id}`, dataDir, list[2 * i], list[2 * i + 1], args, process.execPath));
+        cluster.members.push(new EtcdMember(`carina-${id}`, dataDir, list[2 * i], list[2 * i + 1], args, process.execPath, cluster.pki.clientTls));
       }
       for (const m of cluster.members) m.start('new');
       await cluster.waitHealthy(options.startTimeoutMs ?? 30_000);
@@ -55,6 +65,11 @@ export class CarinaStoreCluster {
       await cluster.close();
       throw err;
     }
+  }
+
+  /** What a client presents and trusts to reach the members. */
+  get clientTls(): EtcdClientTls {
+    return this.pki.clientTls;
   }
 
   member(index: number): EtcdMember {

@@ -4,14 +4,52 @@
  * data in a temporary directory (under CARINA_TMP if set); close() kills every process it
  * started and removes the directory. `etcd` comes from Debian's etcd-server package
  * (test/support/install-test-deps.sh installs it).
+ *
+ * Every cluster runs as a production one would: TLS with client-certificate authentication on
+ * the client and the peer URLs (--client-cert-auth, --peer-client-cert-auth), certificates from
+ * a CA made for the cluster in its directory (`tls` holds the files, `clientTls` their PEM).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { EtcdClient } from '../../raft/etcd/etcd-client';
+import { EtcdClient, type EtcdClientTls } from '../../raft/etcd/etcd-client';
+import { createStoreCa, issueStoreClientCertificate, issueStorePeerCertificate } from '../../src/certificates';
 import { freePort } from './raft-cluster';
+
+/** Files of a cluster's test PKI: the CA, a server/peer certificate, a client certificate. */
+export interface TestStorePkiFiles {
+  caFile: string;
+  serverCertFile: string;
+  serverKeyFile: string;
+  clientCertFile: string;
+  clientKeyFile: string;
+}
+
+/**
+ * A CA, one certificate for every server and peer on 127.0.0.1 (serverAuth and clientAuth) and
+ * one client certificate, written under `dir` (keys mode 0600); returns the files and the
+ * client's PEM material.
+ */
+export async function writeTestStorePki(dir: string): Promise<{ files: TestStorePkiFiles; clientTls: EtcdClientTls }> {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const ca = await createStoreCa();
+  const [server, client] = await Promise.all([issueStorePeerCertificate(ca, { ipAddresses: ['127.0.0.1'] }), issueStoreClientCertificate(ca, 'carina-test-client')]);
+  const files: TestStorePkiFiles = {
+    caFile: join(dir, 'ca.crt'),
+    serverCertFile: join(dir, 'server.crt'),
+    serverKeyFile: join(dir, 'server.key'),
+    clientCertFile: join(dir, 'client.crt'),
+    clientKeyFile: join(dir, 'client.key'),
+  };
+  writeFileSync(files.caFile, ca.certPem);
+  writeFileSync(files.serverCertFile, server.certPem);
+  writeFileSync(files.serverKeyFile, server.keyPem, { mode: 0o600 });
+  writeFileSync(files.clientCertFile, client.certPem);
+  writeFileSync(files.clientKeyFile, client.keyPem, { mode: 0o600 });
+  return { files, clientTls: { ca: ca.certPem, cert: client.certPem, key: client.keyPem } };
+}
 
 export interface EtcdClusterOptions {
   /** Where the members keep their data; default a new temporary directory, removed by close(). */
@@ -84,14 +122,21 @@ export class EtcdMember {
     readonly peerPort: number,
     private readonly args: (state: 'new' | 'existing') => string[],
     private readonly binary: string,
+    /** What a client presents and trusts to reach this member (its client port requires a certificate). */
+    readonly clientTls: EtcdClientTls,
   ) {}
 
   get clientEndpoint(): string {
     return `127.0.0.1:${this.clientPort}`;
   }
 
+  /** The client URL, https: every member started here serves TLS only. */
+  get clientUrl(): string {
+    return `https://127.0.0.1:${this.clientPort}`;
+  }
+
   get peerUrl(): string {
-    return `http://127.0.0.1:${this.peerPort}`;
+    return `https://127.0.0.1:${this.peerPort}`;
   }
 
   get running(): boolean {
@@ -153,13 +198,22 @@ export class EtcdCluster {
     readonly dir: string,
     ownsDir: boolean,
     readonly token: string,
+    /** The cluster's certificate files (for etcdctl, or kube-apiserver's --etcd-cafile/--etcd-certfile/--etcd-keyfile). */
+    readonly tls: TestStorePkiFiles,
+    /** The client certificate and CA as PEM, for EtcdClient. */
+    readonly clientTls: EtcdClientTls,
   ) {
     this.ownsDir = ownsDir;
   }
 
-  /** `host:port` of every member's client URL, in member order. */
+  /** `host:port` of every member's client URL, in member order (TLS: use with clientTls). */
   get clientEndpoints(): string[] {
     return this.members.map((m) => m.clientEndpoint);
+  }
+
+  /** https://host:port of every member. */
+  get clientUrls(): string[] {
+    return this.members.map((m) => m.clientUrl);
   }
 
   static async start(size: 1 | 3, options: EtcdClusterOptions = {}): Promise<EtcdCluster> {
@@ -177,11 +231,13 @@ export class EtcdCluster {
       mkdirSync(dir, { recursive: true });
     }
     const token = `carina-${randomBytes(6).toString('hex')}`;
-    const cluster = new EtcdCluster(dir, ownsDir, token);
+    const pki = await writeTestStorePki(join(dir, 'pki'));
+    const cluster = new EtcdCluster(dir, ownsDir, token, pki.files, pki.clientTls);
+    const f = pki.files;
     try {
       const ports = await distinctFreePorts(size * 2);
       const names = Array.from({ length: size }, (_, i) => `m${i + 1}`);
-      const initialCluster = names.map((n, i) => `${n}=http://127.0.0.1:${ports[2 * i + 1]}`).join(',');
+      const initialCluster = names.map((n, i) => `${n}=https://127.0.0.1:${ports[2 * i + 1]}`).join(',');
       for (let i = 0; i < size; i++) {
         const name = names[i];
         const clientPort = ports[2 * i];
@@ -190,10 +246,18 @@ export class EtcdCluster {
         const args = (state: 'new' | 'existing'): string[] => [
           `--name=${name}`,
           `--data-dir=${dataDir}`,
-          `--listen-client-urls=http://127.0.0.1:${clientPort}`,
-          `--advertise-client-urls=http://127.0.0.1:${clientPort}`,
-          `--listen-peer-urls=http://127.0.0.1:${peerPort}`,
-          `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
+          `--listen-client-urls=https://127.0.0.1:${clientPort}`,
+          `--advertise-client-urls=https://127.0.0.1:${clientPort}`,
+          `--listen-peer-urls=https://127.0.0.1:${peerPort}`,
+          `--initial-advertise-peer-urls=https://127.0.0.1:${peerPort}`,
+          `--cert-file=${f.serverCertFile}`,
+          `--key-file=${f.serverKeyFile}`,
+          `--trusted-ca-file=${f.caFile}`,
+          '--client-cert-auth',
+          `--peer-cert-file=${f.serverCertFile}`,
+          `--peer-key-file=${f.serverKeyFile}`,
+          `--peer-trusted-ca-file=${f.caFile}`,
+          '--peer-client-cert-auth',
           `--initial-cluster=${initialCluster}`,
           `--initial-cluster-state=${state}`,
           `--initial-cluster-token=${token}`,
@@ -203,7 +267,7 @@ export class EtcdCluster {
           ...(options.unsafeNoFsync === true ? ['--unsafe-no-fsync'] : []),
           ...(options.extraArgs ?? []),
         ];
-        cluster.members.push(new EtcdMember(name, dataDir, clientPort, peerPort, args, binary));
+        cluster.members.push(new EtcdMember(name, dataDir, clientPort, peerPort, args, binary, pki.clientTls));
       }
       for (const m of cluster.members) m.start('new');
       await cluster.waitHealthy(options.startTimeoutMs ?? 30_000);
@@ -271,7 +335,7 @@ export async function waitForAgreedLeader(members: EtcdMember[], timeoutMs: numb
   const deadline = Date.now() + timeoutMs;
   const expected = members.filter((m) => m.running);
   if (expected.length === 0) throw new Error(`${what}: no member is running`);
-  const clients = expected.map((m) => new EtcdClient({ endpoints: [m.clientEndpoint], timeoutMs: 1_000 }));
+  const clients = expected.map((m) => new EtcdClient({ endpoints: [m.clientUrl], tls: m.clientTls, timeoutMs: 1_000 }));
   try {
     for (;;) {
       const dead = expected.filter((m) => !m.running);

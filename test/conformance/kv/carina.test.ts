@@ -24,7 +24,7 @@ describe('Carina store, 3 replicas', function () {
       if (cluster === null) throw new Error('the carina cluster did not start');
       const leader = await cluster.waitHealthy();
       const index = pick === 'leader' ? leader : (leader + 1) % cluster.members.length;
-      const client = new EtcdClient({ endpoints: [cluster.clientEndpoints[index]], timeoutMs: 10_000 });
+      const client = new EtcdClient({ endpoints: [cluster.clientEndpoints[index]], tls: cluster.clientTls, timeoutMs: 10_000 });
       return { client, close: () => client.close() };
     });
   }

@@ -21,7 +21,7 @@ describe('etcd 3.4 reference', function () {
 
   defineKvConformance('etcd 3.4', async () => {
     if (cluster === null) throw new Error('the etcd cluster did not start');
-    const client = new EtcdClient({ endpoints: cluster.clientEndpoints, timeoutMs: 10_000 });
+    const client = new EtcdClient({ endpoints: cluster.clientEndpoints, tls: cluster.clientTls, timeoutMs: 10_000 });
     return { client, close: () => client.close() };
   });
 });

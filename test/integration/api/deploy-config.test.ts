@@ -1,7 +1,8 @@
 /**
  * The files in deploy/ stay usable: HAProxy accepts both configurations (the one for real hosts
- * and the one `carina local-cluster` writes), and the systemd unit passes only flags that
- * `carina server` knows.
+ * and the one `carina local-cluster` writes), the systemd unit passes only flags that
+ * `carina server` knows, and the example encryption configuration is valid once given a key
+ * (and refused as shipped, so that nobody runs with a published key).
  */
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
@@ -9,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { haproxyConfig } from '../../../src/cli/local-cluster';
+import { parseEncryptionConfiguration } from '../../../src/storage/encryption';
 
 const REPO = resolve(__dirname, '..', '..', '..', '..');
 
@@ -43,5 +45,14 @@ describe('deploy/ configuration', () => {
     for (const variable of [...unit.matchAll(/\$\{([A-Z_]+)\}/g)].map((m) => m[1])) {
       expect(env, variable).to.match(new RegExp(`^${variable}=`, 'm'));
     }
+  });
+
+  it('the example encryption configuration is refused as shipped and accepted with a generated key', () => {
+    const file = join(REPO, 'deploy', 'encryption', 'encryption.yaml.example');
+    const text = readFileSync(file, 'utf8');
+    expect(() => parseEncryptionConfiguration(text, file)).to.throw('secrets must be base64 encoded');
+    const config = parseEncryptionConfiguration(text.replace('REPLACE-WITH-32-RANDOM-BYTES-IN-BASE64', Buffer.alloc(32, 5).toString('base64')), file);
+    expect(config.resources[0].resources).to.deep.equal(['secrets']);
+    expect(config.resources[0].providers.map((p) => Object.keys(p)[0])).to.deep.equal(['aescbc', 'identity']);
   });
 });

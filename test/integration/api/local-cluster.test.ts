@@ -31,6 +31,8 @@ describe('carina local-cluster: three replicas behind HAProxy', function () {
   let cluster: LocalCluster;
   let pids: number[] = [];
   let ports: number[] = [];
+  /** The store takes only clients with a certificate from its CA: the one local-cluster points at. */
+  const storeClientFlags = () => ['--cacert', cluster.storeClient.cacert, '--cert', cluster.storeClient.cert, '--key', cluster.storeClient.key];
 
   before(async () => {
     ports = await distinctFreePorts(10);
@@ -49,7 +51,7 @@ describe('carina local-cluster: three replicas behind HAProxy', function () {
   });
 
   it('carina members shows one leader and every member caught up; /metrics shows the Raft state', async () => {
-    const result = spawnSync(process.execPath, [join(__dirname, '..', '..', '..', '..', 'bin', 'carina'), 'members', '--endpoints', `127.0.0.1:${ports[1]}`], { encoding: 'utf8', timeout: 30_000 });
+    const result = spawnSync(process.execPath, [join(__dirname, '..', '..', '..', '..', 'bin', 'carina'), 'members', '--endpoints', `127.0.0.1:${ports[1]}`, ...storeClientFlags()], { encoding: 'utf8', timeout: 30_000 });
     expect(result.status, result.stderr).to.equal(0);
     const rows = result.stdout.trim().split('\n');
     expect(rows[0]).to.match(/^ID\s+NAME\s+ENDPOINT\s+ROLE\s+TERM\s+INDEX\s+APPLIED\s+LAG\s+HEALTH$/);
@@ -82,7 +84,7 @@ describe('carina local-cluster: three replicas behind HAProxy', function () {
   });
 
   it('a leader told to stop hands leadership over before it goes', async () => {
-    const result = spawnSync(process.execPath, [join(__dirname, '..', '..', '..', '..', 'bin', 'carina'), 'members', '--endpoints', `127.0.0.1:${ports[4]},127.0.0.1:${ports[7]}`], { encoding: 'utf8', timeout: 30_000 });
+    const result = spawnSync(process.execPath, [join(__dirname, '..', '..', '..', '..', 'bin', 'carina'), 'members', '--endpoints', `127.0.0.1:${ports[4]},127.0.0.1:${ports[7]}`, ...storeClientFlags()], { encoding: 'utf8', timeout: 30_000 });
     const leaderRow = result.stdout.split('\n').find((r) => /\sleader\s/.test(r));
     expect(leaderRow, result.stdout).to.be.a('string');
     const leaderId = Number(String(leaderRow).split(/\s+/)[0]);

@@ -27,6 +27,8 @@ interface StoreUnderTest {
   peerUrls: string[];
   /** Each member's id, as the response headers and `member list` should report it. */
   memberIds: bigint[];
+  /** --cacert, --cert, --key: the store's etcd API accepts only clients with a certificate from its CA. */
+  tlsFlags: string[];
   /** Waits until the members agree on a leader; returns its index. */
   leaderIndex(): Promise<number>;
   close(): Promise<void>;
@@ -38,6 +40,7 @@ async function startStore(): Promise<StoreUnderTest> {
     clientEndpoints: cluster.clientEndpoints,
     peerUrls: cluster.members.map((m) => m.peerUrl),
     memberIds: cluster.members.map((_, i) => BigInt(i + 1)),
+    tlsFlags: cluster.pki.etcdctlFlags,
     leaderIndex: () => cluster.waitHealthy(),
     close: () => cluster.close(),
   };
@@ -123,8 +126,8 @@ class EtcdctlWatch {
   private readonly child: ChildProcess;
   private readonly exited: Promise<void>;
 
-  constructor(binary: string, endpoints: string[], args: string[]) {
-    this.child = spawn(binary, [`--endpoints=${endpoints.join(',')}`, 'watch', ...args], {
+  constructor(binary: string, endpoints: string[], tlsFlags: string[], args: string[]) {
+    this.child = spawn(binary, [`--endpoints=${endpoints.join(',')}`, ...tlsFlags, 'watch', ...args], {
       env: etcdctlEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -199,7 +202,7 @@ describe('etcdctl 3.4 against a 3-replica Carina store', function () {
   /** Runs etcdctl to completion (killed after ETCDCTL_TIMEOUT_MS, which fails the test). */
   function etcdctl(args: string[], options: EtcdctlOptions = {}): Promise<EtcdctlResult> {
     const endpoints = options.endpoints ?? s().clientEndpoints;
-    const argv = [`--endpoints=${endpoints.join(',')}`, ...args];
+    const argv = [`--endpoints=${endpoints.join(',')}`, ...s().tlsFlags, ...args];
     return new Promise((resolve, reject) => {
       const child = execFile(
         ETCDCTL,
@@ -251,7 +254,7 @@ describe('etcdctl 3.4 against a 3-replica Carina store', function () {
   }
 
   function startWatch(args: string[], endpoints?: string[]): EtcdctlWatch {
-    return new EtcdctlWatch(ETCDCTL, endpoints ?? s().clientEndpoints, args);
+    return new EtcdctlWatch(ETCDCTL, endpoints ?? s().clientEndpoints, s().tlsFlags, args);
   }
 
   /**
@@ -785,7 +788,7 @@ describe('etcdctl 3.4 against a 3-replica Carina store', function () {
     ml.members.forEach((m: any, n: number) => {
       const i = byId[n];
       expect(m.peerURLs).to.deep.equal([s().peerUrls[i]]);
-      expect(m.clientURLs).to.deep.equal([`http://${s().clientEndpoints[i]}`]);
+      expect(m.clientURLs).to.deep.equal([`https://${s().clientEndpoints[i]}`]);
       expect(m.name).to.be.a('string').and.not.equal('');
       expect(m).to.not.have.property('isLearner'); // false is omitted
     });
@@ -795,7 +798,7 @@ describe('etcdctl 3.4 against a 3-replica Carina store', function () {
     expect(lines).to.deep.equal(
       ml.members.map((m: any, n: number) => {
         const i = byId[n];
-        return `${s().memberIds[i].toString(16)}, started, ${m.name}, ${s().peerUrls[i]}, http://${s().clientEndpoints[i]}, false`;
+        return `${s().memberIds[i].toString(16)}, started, ${m.name}, ${s().peerUrls[i]}, https://${s().clientEndpoints[i]}, false`;
       }),
     );
 

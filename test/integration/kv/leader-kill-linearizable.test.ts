@@ -40,7 +40,7 @@ describe('Carina store, 3 replicas: kill -9 of the leader under concurrent clien
 
     const runClient = async (clientId: number) => {
       const random = new SeededRandom(clientId * 7919);
-      const client = new EtcdClient({ endpoints: [c.clientEndpoints[clientId % 3]], timeoutMs: 3_000 });
+      const client = new EtcdClient({ endpoints: [c.clientEndpoints[clientId % 3]], tls: c.clientTls, timeoutMs: 3_000 });
       try {
         while (!stop) {
           const key = KEYS[random.intBelow(KEYS.length)];
@@ -119,7 +119,7 @@ describe('Carina store, 3 replicas: kill -9 of the leader under concurrent clien
 
     // Final reads through every replica join the history: the state everyone ends with.
     for (let i = 0; i < 3; i++) {
-      const client = new EtcdClient({ endpoints: [c.clientEndpoints[i]], timeoutMs: 10_000 });
+      const client = new EtcdClient({ endpoints: [c.clientEndpoints[i]], tls: c.clientTls, timeoutMs: 10_000 });
       for (const key of KEYS) {
         const call = now();
         const r = await client.range({ key: enc(key) });
@@ -140,7 +140,7 @@ describe('Carina store, 3 replicas: kill -9 of the leader under concurrent clien
     const finalRevisions: number[] = [];
     const hashes: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const client = new EtcdClient({ endpoints: [c.clientEndpoints[i]], timeoutMs: 10_000 });
+      const client = new EtcdClient({ endpoints: [c.clientEndpoints[i]], tls: c.clientTls, timeoutMs: 10_000 });
       for (const w of acknowledged) {
         const r = await client.range({ key: enc(w.key), revision: w.revision, serializable: true });
         expect(r.kvs.map((kv) => dec(kv.value)), `replica ${i + 1}: ${w.key}@${w.revision}`).to.deep.equal([w.value]);

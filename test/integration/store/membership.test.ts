@@ -21,6 +21,7 @@ import { isKvError } from '../../../raft/kv/errors';
 import { isMembershipError } from '../../../raft/etcd/membership-errors';
 import { LevelStorage } from '../../../raft/storage';
 import { EtcdMember, findEtcdBinary, waitForAgreedLeader } from '../../support/etcd-process';
+import { makeStoreTestPki, type StoreTestPki } from '../../support/store-test-pki';
 import { until } from '../../support/until';
 
 const CLI = join(__dirname, '..', '..', '..', 'src', 'cli', 'main.js');
@@ -44,9 +45,12 @@ function run(binary: string, args: string[], env: NodeJS.ProcessEnv = process.en
   });
 }
 
-const carina = (args: string[]): Promise<CommandResult> => run(process.execPath, [CLI, ...args]);
+/** Set in before(): the cluster's shared PKI and this suite's client certificate of the store. */
+let pki: StoreTestPki;
+/** `carina members ...` with the suite's client certificate (the store requires one). */
+const carina = (args: string[]): Promise<CommandResult> => run(process.execPath, [CLI, ...args, ...(args[0] === 'members' ? pki.carinaFlags : [])]);
 const etcdctl = (endpoints: string[], args: string[]): Promise<CommandResult> =>
-  run(findEtcdBinary('etcdctl'), [`--endpoints=${endpoints.join(',')}`, '--command-timeout=10s', ...args], { ...process.env, ETCDCTL_API: '3' });
+  run(findEtcdBinary('etcdctl'), [`--endpoints=${endpoints.join(',')}`, '--command-timeout=10s', ...pki.etcdctlFlags, ...args], { ...process.env, ETCDCTL_API: '3' });
 
 /** Ports of the range this suite may use (21000-21999), checked free. */
 async function portsInRange(count: number): Promise<number[]> {
@@ -87,7 +91,7 @@ describe('store membership: add a learner, promote, remove, transfer leadership 
   const leaderId = () => waitForAgreedLeader(running(), 20_000, 'carina store');
 
   async function put(endpoints: string[], key: string, value: string): Promise<void> {
-    const client = new EtcdClient({ endpoints, timeoutMs: 10_000 });
+    const client = new EtcdClient({ endpoints, tls: pki.clientTls, timeoutMs: 10_000 });
     try {
       await client.put({ key: Buffer.from(key), value: Buffer.from(value) });
     } finally {
@@ -107,16 +111,17 @@ describe('store membership: add a learner, promote, remove, transfer leadership 
   before(async () => {
     dir = mkdtempSync(join(process.env.CARINA_TMP ?? tmpdir(), 'carina-membership-'));
     ports = await portsInRange(8);
+    pki = await makeStoreTestPki(dir, [1, 2, 3].map((id) => join(dir, `m${id}`)));
     const initialCluster = [1, 2, 3].map((id) => `${id}@127.0.0.1:${ports[2 * id - 1]}@127.0.0.1:${ports[2 * id - 2]}`).join(',');
     for (const id of [1, 2, 3]) {
       const dataDir = join(dir, `m${id}`);
       const args = (): string[] => [CLI, 'server', `--member-id=${id}`, `--name=m${id}`, `--data-dir=${dataDir}`, `--initial-cluster=${initialCluster}`, `--listen-etcd-address=127.0.0.1:${ports[2 * id - 2]}`, ...STORE_FLAGS];
-      const member = new EtcdMember(`carina-${id}`, dataDir, ports[2 * id - 2], ports[2 * id - 1], args, process.execPath);
+      const member = new EtcdMember(`carina-${id}`, dataDir, ports[2 * id - 2], ports[2 * id - 1], args, process.execPath, pki.clientTls);
       members.set(BigInt(id), member);
       member.start('new');
     }
     await leaderId();
-    const client = new EtcdClient({ endpoints: runningEndpoints(), timeoutMs: 10_000 });
+    const client = new EtcdClient({ endpoints: runningEndpoints(), tls: pki.clientTls, timeoutMs: 10_000 });
     try {
       for (let batch = 0; batch < 10; batch++) {
         await Promise.all(Array.from({ length: 20 }, (_, i) => client.put({ key: Buffer.from(`/data/${batch * 20 + i}`), value: Buffer.from(`v${batch * 20 + i}`) })));
@@ -132,7 +137,7 @@ describe('store membership: add a learner, promote, remove, transfer leadership 
   });
 
   it('carina members add registers a learner and prints how to start it; etcdctl lists it unstarted', async () => {
-    const r = await carina(['members', 'add', 'm4', `--peer-address=127.0.0.1:${ports[7]}`, `--client-url=http://127.0.0.1:${ports[6]}`, '--learner', `--endpoints=${endpointsOf([2n]).join(',')}`]);
+    const r = await carina(['members', 'add', 'm4', `--peer-address=127.0.0.1:${ports[7]}`, `--client-url=https://127.0.0.1:${ports[6]}`, '--learner', `--endpoints=${endpointsOf([2n]).join(',')}`]);
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stdout).to.match(/^Member \d+ added to cluster \d+ as a learner\n/);
     const command = /carina server (.*)\n/.exec(r.stdout)?.[1];
@@ -144,13 +149,14 @@ describe('store membership: add a learner, promote, remove, transfer leadership 
 
     const listed = await memberList(endpointsOf([3n])[0]);
     const learner = listed.members.find((m) => BigInt(m.ID) === newId);
-    expect(learner).to.deep.include({ isLearner: true, peerURLs: [`http://127.0.0.1:${ports[7]}`] });
+    expect(learner).to.deep.include({ isLearner: true, peerURLs: [`https://127.0.0.1:${ports[7]}`] });
     expect(learner?.name ?? '').to.equal('');
     expect(listed.members).to.have.length(4);
 
     const dataDir = join(dir, 'm4');
     const printed = (command as string).split(' ');
-    newMember = new EtcdMember('carina-4', dataDir, ports[6], ports[7], () => [CLI, 'server', ...printed, `--data-dir=${dataDir}`, ...STORE_FLAGS.filter((f) => !f.startsWith('--snapshot-count')), '--snapshot-count=100000'], process.execPath);
+    newMember = new EtcdMember('carina-4', dataDir, ports[6], ports[7], () => [CLI, 'server', ...printed, `--data-dir=${dataDir}`, ...STORE_FLAGS.filter((f) => !f.startsWith('--snapshot-count')), '--snapshot-count=100000'], process.execPath, pki.clientTls);
+    await pki.copyTo(dataDir);
     members.set(newId, newMember);
   });
 
@@ -161,7 +167,7 @@ describe('store membership: add a learner, promote, remove, transfer leadership 
     const e = await etcdctl(endpointsOf([1n]), ['member', 'promote', newId.toString(16)]);
     expect(e.code).to.not.equal(0);
     expect(e.stderr).to.contain('etcdserver: can only promote a learner member which is in sync with leader');
-    const client = new EtcdClient({ endpoints: endpointsOf([3n]) });
+    const client = new EtcdClient({ endpoints: endpointsOf([3n]) , tls: pki.clientTls});
     try {
       const err = await client.memberPromote(newId).then(() => null, (x: unknown) => x);
       expect(isMembershipError(err) && err.code).to.equal('LEARNER_NOT_READY');
@@ -178,7 +184,7 @@ describe('store membership: add a learner, promote, remove, transfer leadership 
     expect(r.stdout).to.match(new RegExp(`member ${newId}: (waiting for it to start|applied index \\d+ of the leader's \\d+ \\(\\d+%\\))`));
 
     // The new member serves what was written before it joined, and its own writes.
-    const client = new EtcdClient({ endpoints: [newMember.clientEndpoint], timeoutMs: 10_000 });
+    const client = new EtcdClient({ endpoints: [newMember.clientEndpoint], tls: pki.clientTls, timeoutMs: 10_000 });
     try {
       const got = await client.range({ key: Buffer.from('/data/123') });
       expect(Buffer.from(got.kvs[0].value).toString()).to.equal('v123');
@@ -229,12 +235,12 @@ describe('store membership: add a learner, promote, remove, transfer leadership 
 
   it('etcdctl member add --learner and member remove work against it as against etcd', async () => {
     const spare = (await portsInRange(1))[0];
-    const added = await etcdctl(runningEndpoints(), ['member', 'add', 'm5', `--peer-urls=http://127.0.0.1:${spare}`, '--learner']);
+    const added = await etcdctl(runningEndpoints(), ['member', 'add', 'm5', `--peer-urls=https://127.0.0.1:${spare}`, '--learner']);
     expect(added.code, added.stderr).to.equal(0);
     const id = /^Member\s+([0-9a-f]+) added to cluster\s+[0-9a-f]+$/m.exec(added.stdout);
     expect(id, added.stdout).to.not.equal(null);
     expect(added.stdout).to.contain('ETCD_NAME="m5"');
-    expect(added.stdout).to.contain(`m5=http://127.0.0.1:${spare}`);
+    expect(added.stdout).to.contain(`m5=https://127.0.0.1:${spare}`);
     expect(added.stdout).to.contain('ETCD_INITIAL_CLUSTER_STATE="existing"');
     const listed = await memberList(runningEndpoints()[0]);
     expect(listed.members.find((m) => BigInt(m.ID) === BigInt(`0x${(id as RegExpExecArray)[1]}`))).to.deep.include({ isLearner: true });
@@ -272,7 +278,7 @@ describe('store membership: add a learner, promote, remove, transfer leadership 
     await leaderId();
     const listed = await memberList(newMember.clientEndpoint);
     expect(listed.members.map((m) => m.name).sort()).to.deep.equal([...members.keys()].map((id) => (id === newId ? 'm4' : `m${id}`)).sort());
-    const client = new EtcdClient({ endpoints: [newMember.clientEndpoint], timeoutMs: 10_000 });
+    const client = new EtcdClient({ endpoints: [newMember.clientEndpoint], tls: pki.clientTls, timeoutMs: 10_000 });
     try {
       const got = await client.range({ key: Buffer.from('/while-m4-down') });
       expect(got.kvs).to.have.length(1);
@@ -299,12 +305,13 @@ describe('store membership: add a learner, promote, remove, transfer leadership 
 
   it('promote --wait rides out a cluster without a leader, and promotes once a quorum is back', async () => {
     const [clientPort, peerPort] = await portsInRange(2);
-    const added = await carina(['members', 'add', 'm6', `--peer-address=127.0.0.1:${peerPort}`, `--client-url=http://127.0.0.1:${clientPort}`, '--learner', `--endpoints=${runningEndpoints().join(',')}`]);
+    const added = await carina(['members', 'add', 'm6', `--peer-address=127.0.0.1:${peerPort}`, `--client-url=https://127.0.0.1:${clientPort}`, '--learner', `--endpoints=${runningEndpoints().join(',')}`]);
     expect(added.code, added.stderr).to.equal(0);
     const printed = (/carina server (.*)\n/.exec(added.stdout)?.[1] ?? '').split(' ');
     const learnerId = BigInt(/--member-id (\d+)/.exec(added.stdout)?.[1] ?? '0');
     const dataDir = join(dir, 'm6');
-    const learner = new EtcdMember('carina-6', dataDir, clientPort, peerPort, () => [CLI, 'server', ...printed, `--data-dir=${dataDir}`, ...STORE_FLAGS], process.execPath);
+    const learner = new EtcdMember('carina-6', dataDir, clientPort, peerPort, () => [CLI, 'server', ...printed, `--data-dir=${dataDir}`, ...STORE_FLAGS], process.execPath, pki.clientTls);
+    await pki.copyTo(dataDir);
     learner.start('existing');
     members.set(learnerId, learner);
 
@@ -313,7 +320,7 @@ describe('store membership: add a learner, promote, remove, transfer leadership 
     const downed = members.get(leader)!;
     const survivor = [...members.entries()].find(([id, m]) => id !== leader && id !== learnerId && m.running)![1];
     await downed.kill();
-    const probe = new EtcdClient({ endpoints: [survivor.clientEndpoint], timeoutMs: 2_000 });
+    const probe = new EtcdClient({ endpoints: [survivor.clientEndpoint], tls: pki.clientTls, timeoutMs: 2_000 });
     try {
       await until('the surviving voter has no leader', async () => ((await probe.status()).leader === 0n ? true : undefined), 10_000);
     } finally {

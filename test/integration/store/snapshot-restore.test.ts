@@ -13,13 +13,14 @@
  */
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EtcdClient } from '../../../raft/etcd/etcd-client';
 import { isKvError } from '../../../raft/kv/errors';
 import { findEtcdBinary } from '../../support/etcd-process';
+import { makeStoreTestPki, type StoreTestPki } from '../../support/store-test-pki';
 import { until } from '../../support/until';
 
 const CLI = join(__dirname, '..', '..', '..', 'src', 'cli', 'main.js');
@@ -40,6 +41,9 @@ function configMap(i: number): string {
   });
 }
 
+/** The shared PKI of every cluster in this file (a restored cluster keeps its PKI) and the tests' store client certificate. */
+let pki: StoreTestPki;
+
 /** Every process this file starts, killed in after() whatever happened. */
 const children = new Set<ChildProcess>();
 
@@ -54,6 +58,8 @@ class Replica {
   }
 
   start(): void {
+    // As an operator copies it before a member's first start; files already there are kept.
+    cpSync(pki.sharedPki, join(this.dataDir, 'pki'), { recursive: true, force: false });
     const child = spawn(process.execPath, [CLI, 'server', ...this.args], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     children.add(child);
@@ -130,9 +136,15 @@ function credentials(kubeconfig: string): { ca: string; cert: string; key: strin
   return { ca: field('certificate-authority-data'), cert: field('client-certificate-data'), key: field('client-key-data') };
 }
 
+/** carina (or etcdctl) with the tests' store client certificate wherever the command talks to the store. */
 function runCli(args: string[], timeoutMs = 30_000, command: string[] = [process.execPath, CLI]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const isEtcdctl = command[0] !== process.execPath;
+  const talksToStore = isEtcdctl || args[0] === 'members' || (args[0] === 'snapshot' && args[1] === 'save');
+  const tlsFlags = !talksToStore ? [] : isEtcdctl ? pki.etcdctlFlags : pki.carinaFlags;
   return new Promise((resolve) => {
-    const child = spawn(command[0], [...command.slice(1), ...args], { env: { ...process.env, ETCDCTL_API: '3' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // etcdctl takes its flags before the command, carina after its subcommand.
+    const argv = isEtcdctl ? [...tlsFlags, ...args] : [...args, ...tlsFlags];
+    const child = spawn(command[0], [...command.slice(1), ...argv], { env: { ...process.env, ETCDCTL_API: '3' }, stdio: ['ignore', 'pipe', 'pipe'] });
     children.add(child);
     let stdout = '';
     let stderr = '';
@@ -165,7 +177,7 @@ function cluster(root: string, name: string, basePort: number, options: { apiOn?
 }
 
 async function waitForLeader(members: Replica[], timeoutMs = 30_000): Promise<void> {
-  const clients = members.map((m) => new EtcdClient({ endpoints: [m.endpoint], timeoutMs: 1_000 }));
+  const clients = members.map((m) => new EtcdClient({ endpoints: [m.endpoint], tls: pki.clientTls, timeoutMs: 1_000 }));
   try {
     await until('one leader for every member', async () => {
       if (members.some((m) => !m.running)) throw new Error('a member exited');
@@ -189,6 +201,7 @@ describe('carina snapshot save and restore, and consistency checks (processes)',
 
   before(async () => {
     root = mkdtempSync(join(process.env.CARINA_TMP ?? tmpdir(), 'carina-snapshot-it-'));
+    pki = await makeStoreTestPki(root, []);
     snapshotFile = join(root, 'backup.snap');
     old = cluster(root, 'old', 22200);
     for (const m of old) m.start();
@@ -203,7 +216,7 @@ describe('carina snapshot save and restore, and consistency checks (processes)',
   });
 
   it('saves a snapshot of a running cluster while writes go on, holding exactly the writes up to one revision', async () => {
-    const client = new EtcdClient({ endpoints: old.map((m) => m.endpoint) });
+    const client = new EtcdClient({ endpoints: old.map((m) => m.endpoint) , tls: pki.clientTls});
     clients.push(client);
     for (let i = 0; i < 50; i++) await client.put({ key: enc(PREFIX + cmName(i)), value: enc(configMap(i)) });
     let writing = true;
@@ -286,7 +299,7 @@ describe('carina snapshot save and restore, and consistency checks (processes)',
       await until(`member ${m.id}'s Kubernetes API ready`, async () => (await m.request('/readyz')).status === 200, 60_000, () => m.log.slice(-3000));
     }
 
-    const client = new EtcdClient({ endpoints: [restored[1].endpoint] });
+    const client = new EtcdClient({ endpoints: [restored[1].endpoint] , tls: pki.clientTls});
     clients.push(client);
     const all = await client.range({ key: enc(PREFIX), rangeEnd: enc(PREFIX.slice(0, -1) + '0') });
     expect(all.kvs.map((kv) => dec(kv.key))).to.deep.equal(Array.from({ length: snapshotKeys }, (_, i) => PREFIX + cmName(i)));
@@ -331,7 +344,7 @@ describe('carina snapshot save and restore, and consistency checks (processes)',
     expect(before.text).to.include('[+]store-consistency ok');
     expect(healthy.log).to.not.include('report a store digest different');
     // Checks have run (every second) on the healthy cluster without finding anything.
-    const client = new EtcdClient({ endpoints: [healthy.endpoint, storeOnly.endpoint] });
+    const client = new EtcdClient({ endpoints: [healthy.endpoint, storeOnly.endpoint], tls: pki.clientTls });
     clients.push(client);
     const applied = (await client.status()).raftAppliedIndex;
     expect(applied, 'the test hook fires at a fixed index; start-up must stay below it').to.be.below(CORRUPT_AFTER_INDEX);
@@ -355,7 +368,7 @@ describe('carina snapshot save and restore, and consistency checks (processes)',
     const ready = await healthy.request('/readyz?verbose');
     expect(ready.status, ready.text).to.equal(200);
     expect(ready.text).to.include('[+]store-consistency ok');
-    const direct = new EtcdClient({ endpoints: [victim.endpoint], timeoutMs: 5_000 });
+    const direct = new EtcdClient({ endpoints: [victim.endpoint], tls: pki.clientTls, timeoutMs: 5_000 });
     clients.push(direct);
     try {
       await direct.range({ key: enc(PREFIX + cmName(0)) });

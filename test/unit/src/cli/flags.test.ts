@@ -26,8 +26,8 @@ describe('carina flags', () => {
 
   it('parses --initial-cluster and refuses malformed or repeated members', () => {
     expect(parseInitialCluster('1@127.0.0.1:2380@127.0.0.1:2379,2@h:1@h:2')).to.deep.equal([
-      { id: 1, name: 'member-1', raftAddress: '127.0.0.1:2380', clientUrls: ['http://127.0.0.1:2379'] },
-      { id: 2, name: 'member-2', raftAddress: 'h:1', clientUrls: ['http://h:2'] },
+      { id: 1, name: 'member-1', raftAddress: '127.0.0.1:2380', clientUrls: ['https://127.0.0.1:2379'] },
+      { id: 2, name: 'member-2', raftAddress: 'h:1', clientUrls: ['https://h:2'] },
     ]);
     expect(() => parseInitialCluster('1@a:1')).to.throw(/expected id@raftHost:port@etcdHost:port/);
     expect(() => parseInitialCluster('1@a:1@b:2,1@c:3@d:4')).to.throw(/appears twice/);

@@ -1,37 +1,91 @@
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { KvClient, RangeRequest, RangeResponse } from '../../../../raft';
-import { loadOrCreateClusterCertificates } from '../../../../src/certificates';
-import { SHARED_CA_KEY, adoptSharedClusterCa } from '../../../../src/server/shared-ca';
+import type { DeleteRangeRequest, DeleteRangeResponse, KvClient, TxnRequest, TxnResponse } from '../../../../raft';
+import { createSharedPki, pkiDirectory } from '../../../../src/certificates';
+import { LEGACY_SHARED_CA_KEY, SHARED_CA_CERT_KEY, checkSharedClusterCa } from '../../../../src/server/shared-ca';
 
-/** A store that already holds the shared CA: all adoptSharedClusterCa needs of it is a range. */
-function storeHolding(ca: { certPem: string; keyPem: string }): KvClient {
-  const store = {
-    range: async (request: RangeRequest): Promise<RangeResponse> => {
-      expect(Buffer.from(request.key).toString()).to.equal(SHARED_CA_KEY);
-      const value = Buffer.from(JSON.stringify(ca));
-      return { header: { clusterId: 1n, memberId: 1n, revision: 5, raftTerm: 2 }, kvs: [{ key: request.key, value, createRevision: 3, modRevision: 3, version: 1, lease: 0n }], more: false, count: 1 };
+const HEADER = { clusterId: 1n, memberId: 1n, revision: 5, raftTerm: 2 };
+
+/** A store of plain keys: enough of etcd's txn (create-revision compare, put, range) and delete for the check. */
+function memoryStore(initial: Record<string, string> = {}): { kv: KvClient; values: Map<string, string> } {
+  const values = new Map(Object.entries(initial));
+  const kv = {
+    deleteRange: async (request: DeleteRangeRequest): Promise<DeleteRangeResponse> => {
+      const key = Buffer.from(request.key).toString();
+      const deleted = values.delete(key) ? 1 : 0;
+      return { header: HEADER, deleted, prevKvs: [] };
+    },
+    txn: async (request: TxnRequest): Promise<TxnResponse> => {
+      const compare = request.compare[0];
+      const key = Buffer.from(compare.key).toString();
+      const succeeded = !values.has(key);
+      const ops = succeeded ? request.success : request.failure;
+      const responses = ops.map((op) => {
+        if ('requestPut' in op) {
+          values.set(Buffer.from(op.requestPut.key).toString(), Buffer.from(op.requestPut.value ?? new Uint8Array()).toString());
+          return { responsePut: { header: HEADER } };
+        }
+        if ('requestRange' in op) {
+          const k = Buffer.from(op.requestRange.key).toString();
+          const v = values.get(k);
+          const kvs = v === undefined ? [] : [{ key: Buffer.from(k), value: Buffer.from(v), createRevision: 3, modRevision: 3, version: 1, lease: 0n }];
+          return { responseRange: { header: HEADER, kvs, more: false, count: kvs.length } };
+        }
+        throw new Error('unexpected op');
+      });
+      return { header: HEADER, succeeded, responses } as unknown as TxnResponse;
     },
   };
-  return store as unknown as KvClient;
+  return { kv: kv as unknown as KvClient, values };
 }
 
-describe('shared cluster CA', () => {
+describe('shared cluster CA check', () => {
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'carina-shared-ca-'));
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('is written into the data directory of a member that joins with no pki directory yet (found by carina chaos member-add)', async () => {
-    const founder = await loadOrCreateClusterCertificates(join(dir, 'founder'));
-    const joiner = join(dir, 'joiner');
+  it('publishes only the CA certificate, never a private key, when the store has none', async () => {
+    const founder = join(dir, 'founder');
+    await createSharedPki(pkiDirectory(founder));
+    const store = memoryStore();
+    await checkSharedClusterCa(store.kv, founder, () => undefined, 1000);
+    expect([...store.values.keys()]).to.deep.equal([SHARED_CA_CERT_KEY]);
+    const stored = store.values.get(SHARED_CA_CERT_KEY) as string;
+    expect(stored).to.contain('BEGIN CERTIFICATE');
+    expect(stored).not.to.contain('PRIVATE KEY');
+  });
+
+  it('accepts a replica that holds the published CA, and refuses one holding another cluster\'s', async () => {
+    const founder = join(dir, 'founder');
+    const copy = join(dir, 'copy');
+    const stranger = join(dir, 'stranger');
+    await createSharedPki(pkiDirectory(founder));
+    await createSharedPki(pkiDirectory(stranger));
+    const { copySharedPki } = await import('../../../../src/certificates');
+    await copySharedPki(pkiDirectory(founder), pkiDirectory(copy));
+    const store = memoryStore();
+    await checkSharedClusterCa(store.kv, founder, () => undefined, 1000);
+    await checkSharedClusterCa(store.kv, copy, () => undefined, 1000);
+    let failure: unknown;
+    try {
+      await checkSharedClusterCa(store.kv, stranger, () => undefined, 1000);
+    } catch (err) {
+      failure = err;
+    }
+    expect((failure as { code?: string }).code).to.equal('SHARED_CA_MISMATCH');
+  });
+
+  it('deletes the CA key that earlier versions kept in the store', async () => {
+    const founder = join(dir, 'founder');
+    await createSharedPki(pkiDirectory(founder));
+    const store = memoryStore({ [LEGACY_SHARED_CA_KEY]: JSON.stringify({ certPem: 'x', keyPem: '-----BEGIN RSA PRIVATE KEY-----' }) });
     const log: string[] = [];
-    await adoptSharedClusterCa(storeHolding({ certPem: founder.ca.certPem, keyPem: founder.ca.keyPem }), joiner, (line) => log.push(line), 1000);
-    expect(readFileSync(join(joiner, 'pki', 'ca.crt'), 'utf8')).to.equal(founder.ca.certPem);
-    expect(readFileSync(join(joiner, 'pki', 'ca.key'), 'utf8')).to.equal(founder.ca.keyPem);
-    expect(log).to.deep.equal([]);
+    await checkSharedClusterCa(store.kv, founder, (line) => log.push(line), 1000);
+    expect(store.values.has(LEGACY_SHARED_CA_KEY)).to.equal(false);
+    expect(log.join('\n')).to.contain('removed the cluster CA key');
   });
 });
