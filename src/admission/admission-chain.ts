@@ -11,7 +11,17 @@ import { errors } from '../util';
 import type { UserInfo } from '../authn/user-info';
 import type { JsonObject } from '../storage';
 
-export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE';
+export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+
+/**
+ * Where admission writes what the client and the audit log should see: `Warning` headers
+ * (webhooks' warnings, PodSecurity's) and audit annotations (spec 02 §6.1). Absent for the
+ * server's own writes.
+ */
+export interface AdmissionRecorder {
+  warn(text: string): void;
+  annotate(key: string, value: string): void;
+}
 
 /** admissionregistration.k8s.io/v1 sideEffects: only `None` and `NoneOnDryRun` may see dry runs. */
 export type SideEffects = 'None' | 'NoneOnDryRun' | 'Some' | 'Unknown';
@@ -32,6 +42,9 @@ export interface AdmissionAttributes {
   readonly dryRun: boolean;
   /** Who asks; absent for the server's own writes (controllers, bootstrap). */
   readonly userInfo?: UserInfo;
+  /** The request's options object (CreateOptions, UpdateOptions, PatchOptions, DeleteOptions), as webhooks receive it. */
+  readonly options?: JsonObject;
+  readonly recorder?: AdmissionRecorder;
 }
 
 export interface AdmissionPlugin {

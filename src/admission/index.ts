@@ -1,1 +1,1 @@
-export { AdmissionChain, type AdmissionAttributes, type AdmissionOperation, type AdmissionPlugin, type SideEffects } from './admission-chain';
+export { AdmissionChain, type AdmissionAttributes, type AdmissionOperation, type AdmissionPlugin, type AdmissionRecorder, type SideEffects } from './admission-chain';

@@ -74,6 +74,15 @@ export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | '
 export const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
 export const PATCH_CONTENT_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', APPLY_PATCH_TYPE];
 
+/** The fields of a Create/Update/PatchOptions object a request set, as admission webhooks receive it. */
+export function optionsBody(dryRun: boolean, fieldManager: string | undefined, force?: boolean): JsonObject {
+  const body: JsonObject = {};
+  if (dryRun) body.dryRun = ['All'];
+  if (fieldManager !== undefined) body.fieldManager = fieldManager;
+  if (force === true) body.force = true;
+  return body;
+}
+
 export function optionsInvalid(kind: OptionsKind | 'ListOptions', field: string, type: string, detail: string, reason: string): ApiError {
   return errors.invalid('meta.k8s.io', kind, '', `${kind}.meta.k8s.io "" is invalid: ${field}: ${type}: ${detail}`, [{ reason, message: `${type}: ${detail}`, field }]);
 }
@@ -152,6 +161,19 @@ export class RequestScope {
     throw errors.badRequest(`fieldValidation: Unsupported value: "${value}": supported values: "Ignore", "Strict", "Warn"`);
   }
 
+  /**
+   * Who writes, the options object admission webhooks are given, and where admission's warnings
+   * and audit annotations go: what every write handler passes to the registry.
+   */
+  writer(kind: OptionsKind, options: JsonObject = {}): { user: RequestContext['user']; options: JsonObject; recorder: { warn(text: string): void; annotate(key: string, value: string): void } } {
+    const ctx = this.ctx;
+    return {
+      user: ctx.user,
+      options: { kind, apiVersion: 'meta.k8s.io/v1', ...options },
+      recorder: { warn: (text) => ctx.response.warn(text), annotate: (key, value) => { ctx.annotations[key] = value; } },
+    };
+  }
+
   /** Warnings go out as `Warning: 299` headers on the response. */
   warn(warnings: readonly string[]): void {
     for (const warning of warnings) this.ctx.response.warn(warning);
@@ -216,7 +238,8 @@ export class RequestScope {
     // DeleteOptions may come as a body, or not at all.
     const body = (await this.ctx.readBody()).length > 0 ? await this.decodeAs(meta, 'DeleteOptions') : {};
     const q = this.query;
-    const options: DeleteOptions = { dryRun: this.dryRun('DeleteOptions') || (Array.isArray(body.dryRun) && body.dryRun.includes('All')), user: this.ctx.user };
+    const dryRun = this.dryRun('DeleteOptions') || (Array.isArray(body.dryRun) && body.dryRun.includes('All'));
+    const options: DeleteOptions = { dryRun, ...this.writer('DeleteOptions', { ...body, kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1', ...(dryRun ? { dryRun: ['All'] } : {}) }) };
     const grace = q.get('gracePeriodSeconds') ?? (body.gracePeriodSeconds !== undefined ? String(body.gracePeriodSeconds) : null);
     if (grace !== null && grace !== '') {
       const n = Number(grace);

@@ -7,7 +7,7 @@
 import { labelSelectorFromObject, labelSelectorFromSet } from '../apis/selectors';
 import { errors } from '../util';
 import type { JsonObject } from './body-codec';
-import { PATCH_CONTENT_TYPES, type RequestScope } from './request-scope';
+import { PATCH_CONTENT_TYPES, optionsBody, type RequestScope } from './request-scope';
 
 const SCALE_API_VERSION = 'autoscaling/v1';
 
@@ -67,7 +67,7 @@ export async function updateScale(scope: RequestScope): Promise<void> {
   const parent = await scope.registry.guaranteedUpdate(scope.resource, scope.namespace, scope.name, (current) => {
     current.spec = { ...((current.spec as JsonObject | undefined) ?? {}), replicas };
     return current;
-  }, { dryRun, subresource: '', fieldManager: scope.fieldManager(), preconditionRv: typeof rv === 'string' && rv !== '' ? rv : undefined, user: scope.ctx.user });
+  }, { dryRun, subresource: '', fieldManager: scope.fieldManager(), preconditionRv: typeof rv === 'string' && rv !== '' ? rv : undefined, ...scope.writer('UpdateOptions', optionsBody(dryRun, scope.fieldManager())) });
   respondScale(scope, parent);
 }
 
@@ -85,6 +85,6 @@ export async function patchScale(scope: RequestScope): Promise<void> {
     if (typeof rv === 'string' && rv !== '' && rv !== (current.metadata as JsonObject).resourceVersion) throw errors.staleResourceVersion({ group: resource.group, resource: resource.resource }, name);
     current.spec = { ...((current.spec as JsonObject | undefined) ?? {}), replicas };
     return current;
-  }, { dryRun, subresource: '', fieldManager: scope.fieldManager(), user: scope.ctx.user });
+  }, { dryRun, subresource: '', fieldManager: scope.fieldManager(), ...scope.writer('PatchOptions', optionsBody(dryRun, scope.fieldManager())) });
   respondScale(scope, parent);
 }

@@ -7,7 +7,7 @@
  * as Status errors (errors.ts), so callers above see only ApiErrors.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { AdmissionChain, type AdmissionAttributes } from '../admission';
+import { AdmissionChain, type AdmissionAttributes, type AdmissionRecorder } from '../admission';
 import type { UserInfo } from '../authn/user-info';
 import { errors, type GroupResource } from '../util';
 import { isStorageError, type JsonObject, type ObjectStore, type SideKeys, type StoredObject, type WatchCache } from '../storage';
@@ -24,6 +24,10 @@ export interface WriteOptions {
   subresource: UpdateSubresource;
   /** Who asks (admission sees it); absent for the server's own writes. */
   user?: UserInfo;
+  /** The request's options object, for admission webhooks. */
+  options?: JsonObject;
+  /** Where admission's warnings and audit annotations go. */
+  recorder?: AdmissionRecorder;
 }
 
 export interface DeleteOptions {
@@ -32,6 +36,8 @@ export interface DeleteOptions {
   propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
   preconditions?: { uid?: string; resourceVersion?: string };
   user?: UserInfo;
+  options?: JsonObject;
+  recorder?: AdmissionRecorder;
 }
 
 export interface ListResponse {
@@ -109,8 +115,8 @@ function nowTimestamp(clock: () => number, offsetMs = 0): string {
 }
 
 /** What admission plugins are told of the object a request is about. */
-function admissionTarget(resource: ServedResource, namespace: string, name: string, subresource: string, user: UserInfo | undefined) {
-  return { group: resource.group, version: resource.version, resource: resource.resource, subresource, kind: resource.kind, namespace: resource.namespaced ? namespace : '', name, userInfo: user };
+function admissionTarget(resource: ServedResource, namespace: string, name: string, subresource: string, request: { user?: UserInfo; options?: JsonObject; recorder?: AdmissionRecorder }) {
+  return { group: resource.group, version: resource.version, resource: resource.resource, subresource, kind: resource.kind, namespace: resource.namespaced ? namespace : '', name, userInfo: request.user, options: request.options, recorder: request.recorder };
 }
 
 /** A name that can be stored: the key is built from it, so it must be one path segment. */
@@ -353,7 +359,7 @@ export class GenericRegistry {
     delete metadata.deletionGracePeriodSeconds;
     delete metadata.generation;
     strategy.applyDefaults(object);
-    const attributes = { ...admissionTarget(resource, namespace, name, '', options.user), operation: 'CREATE' as const, dryRun: options.dryRun };
+    const attributes = { ...admissionTarget(resource, namespace, name, '', options), operation: 'CREATE' as const, dryRun: options.dryRun };
     const admitted = await this.admission.mutate({ ...attributes, object });
     if (admitted !== undefined && admitted !== object) {
       object = admitted;
@@ -489,7 +495,7 @@ export class GenericRegistry {
     const strategy = this.strategyFor(resource);
     const name = objectName(old);
     const attributes = {
-      ...admissionTarget(resource, typeof oldMeta.namespace === 'string' ? oldMeta.namespace : '', name, options.subresource, options.user),
+      ...admissionTarget(resource, typeof oldMeta.namespace === 'string' ? oldMeta.namespace : '', name, options.subresource, options),
       operation: 'UPDATE' as const,
       oldObject: old,
       dryRun: options.dryRun,
@@ -570,7 +576,7 @@ export class GenericRegistry {
       if (pre?.resourceVersion !== undefined && pre.resourceVersion !== metadata.resourceVersion) {
         throw errors.conflict(gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(metadata.resourceVersion)}`);
       }
-      const attributes: AdmissionAttributes = { ...admissionTarget(resource, namespace, name, '', options.user), operation: 'DELETE', oldObject: object, dryRun: options.dryRun };
+      const attributes: AdmissionAttributes = { ...admissionTarget(resource, namespace, name, '', options), operation: 'DELETE', oldObject: object, dryRun: options.dryRun };
       await this.admission.mutate(attributes);
       await this.admission.validate(attributes);
       const finalizers = Array.isArray(metadata.finalizers) ? [...(metadata.finalizers as string[])] : [];

@@ -7,7 +7,7 @@
 import { ApiError, errors } from '../../util';
 import type { UpdateSubresource } from '../../registry';
 import type { JsonObject } from '../body-codec';
-import { APPLY_PATCH_TYPE, optionsInvalid, type RequestScope, type ServerSideApply } from '../request-scope';
+import { APPLY_PATCH_TYPE, optionsBody, optionsInvalid, type RequestScope, type ServerSideApply } from '../request-scope';
 import { patchScale } from '../scale-subresource';
 
 export async function patch(scope: RequestScope): Promise<void> {
@@ -16,6 +16,8 @@ export async function patch(scope: RequestScope): Promise<void> {
   if (patchType === APPLY_PATCH_TYPE) return applyPatch(scope, scope.config.serverSideApply as ServerSideApply);
   if (scope.query.has('force')) throw optionsInvalid('PatchOptions', 'force', 'Forbidden', 'may not be specified for non-apply patch', 'FieldValueForbidden');
   const level = scope.fieldValidation();
+  const dryRun = scope.dryRun('PatchOptions');
+  const fieldManager = scope.fieldManager();
   const body = await scope.ctx.readBody();
   const { typedDecode, applyPatch: applyPatchDocument } = scope.config;
   let warnings: string[] = [];
@@ -27,10 +29,10 @@ export async function patch(scope: RequestScope): Promise<void> {
     warnings = typed.warnings;
     return typed.object;
   }, {
-    dryRun: scope.dryRun('PatchOptions'),
-    fieldManager: scope.fieldManager(),
+    dryRun,
+    fieldManager,
     subresource: scope.subresource as UpdateSubresource,
-    user: scope.ctx.user,
+    ...scope.writer('PatchOptions', optionsBody(dryRun, fieldManager)),
   });
   scope.warn(warnings);
   scope.respond(200, patched);
@@ -68,7 +70,7 @@ async function applyPatch(scope: RequestScope, ssa: ServerSideApply): Promise<vo
       if (subresource !== '') throw errors.notFound({ group: resource.group, resource: resource.resource }, name);
       const created = ssa.apply(undefined, { ...config, metadata: { ...metadata, name } }, manager, force, '');
       try {
-        const object = await registry.create(resource, namespace, created, { dryRun, subresource: '', user: scope.ctx.user });
+        const object = await registry.create(resource, namespace, created, { dryRun, subresource: '', ...scope.writer('CreateOptions', optionsBody(dryRun, manager, force)) });
         scope.respond(201, object);
         return;
       } catch (err) {
@@ -77,7 +79,7 @@ async function applyPatch(scope: RequestScope, ssa: ServerSideApply): Promise<vo
         throw err;
       }
     }
-    const patched = await registry.guaranteedUpdate(resource, namespace, name, (current) => ssa.apply(current, config, manager, force, subresource), { dryRun, subresource, user: scope.ctx.user });
+    const patched = await registry.guaranteedUpdate(resource, namespace, name, (current) => ssa.apply(current, config, manager, force, subresource), { dryRun, subresource, ...scope.writer('PatchOptions', optionsBody(dryRun, manager, force)) });
     scope.respond(200, patched);
     return;
   }

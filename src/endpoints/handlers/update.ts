@@ -3,17 +3,19 @@
  * missing name creates it where the kind allows (201).
  */
 import type { UpdateSubresource } from '../../registry';
-import type { RequestScope } from '../request-scope';
+import { optionsBody, type RequestScope } from '../request-scope';
 import { updateScale } from '../scale-subresource';
 
 export async function update(scope: RequestScope): Promise<void> {
   if (scope.subresource === 'scale') return updateScale(scope);
   const object = await scope.decodeBody();
+  const dryRun = scope.dryRun('UpdateOptions');
+  const fieldManager = scope.fieldManager();
   const result = await scope.registry.update(scope.resource, scope.namespace, scope.name, object, {
-    dryRun: scope.dryRun('UpdateOptions'),
-    fieldManager: scope.fieldManager(),
+    dryRun,
+    fieldManager,
     subresource: scope.subresource as UpdateSubresource,
-    user: scope.ctx.user,
+    ...scope.writer('UpdateOptions', optionsBody(dryRun, fieldManager)),
   });
   scope.respond(result.created ? 201 : 200, result.object);
 }
