@@ -25,13 +25,13 @@ build: install
 test-deps:
 	bash test/support/install-test-deps.sh
 
-# The whole suite; ends with the plain line "N passed, M failed".
+# The whole suite; ends with the plain line "N passed, M failed, K skipped".
 test: build test-deps
 	$(MOCHA) --reporter $(REPORTER)
 
 # Only the deterministic Raft simulation (SEED=n replays one run, SEEDS=n sets the count).
 sim: build
-	$(MOCHA) --reporter $(REPORTER) 'dist/test/sim/**/*.test.js'
+	$(MOCHA) --no-config --timeout 20000 --exit --forbid-only --reporter $(REPORTER) 'dist/test/sim/**/*.test.js'
 
 # A long simulation soak: SEEDS (default 50000) seeds, split over the machine's cores.
 soak: build

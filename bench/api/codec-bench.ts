@@ -1,6 +1,6 @@
 /**
  * In-process encode and decode cost of the two wire representations the API serves: JSON as
- * the HTTP layer writes it (JSON.stringify plus a newline, src/http/body-codec.ts) and the
+ * the HTTP layer writes it (JSON.stringify plus a newline, src/endpoints/body-codec.ts) and the
  * Kubernetes Protobuf body (src/codec ProtobufCodec, the same instance the server uses), for a
  * ~2 KiB Pod, a 10,000-item ConfigMapList and a 10,000-item PodList. Medians of repeated runs.
  */
