@@ -4,18 +4,18 @@
  * cluster CA), user `system:admin` (the admin client certificate and key, inline) and context
  * `carina`, which is the current one.
  *
- * It is YAML, written by the small serializer below rather than a YAML library: a kubeconfig
- * needs only block mappings, block sequences and strings. Every string is double-quoted, so no
- * value can be read back as something else (YAML 1.1, which kubectl's parser follows, would read
- * an unquoted `no` or `0x1F` as a boolean or a number). The reader accepts that same subset
- * (plus plain scalars and comments, for a file touched by hand) and refuses anything else with a
- * KubeconfigError: it is for reading our own files back, not a general YAML parser.
+ * It is YAML written and read with the `yaml` package. Every string is double-quoted, so no value
+ * can be read back as something else (YAML 1.1, which kubectl's parser follows, would read an
+ * unquoted `no` or `0x1F` as a boolean or a number). The reader checks that the file has what
+ * Carina writes (a current context, its cluster and inline certificates) and refuses the rest
+ * with a KubeconfigError.
  *
  * The file holds a private key: it is written atomically with mode 0600.
  */
 import { promises as fs } from 'node:fs';
 import { isIP } from 'node:net';
 import * as path from 'node:path';
+import { parse, stringify } from 'yaml';
 import { ADMIN_USER, writeFileAtomically, type CertificateAndKey, type ClusterCertificates } from './cluster-ca';
 
 export const ADMIN_KUBECONFIG_NAME = 'admin.kubeconfig';
@@ -23,7 +23,7 @@ export const KUBECONFIG_CLUSTER_NAME = 'carina';
 export const KUBECONFIG_CONTEXT_NAME = 'carina';
 
 export type KubeconfigErrorCode =
-  /** The file is not in the YAML subset this module reads. */
+  /** The file is not YAML. */
   | 'UNSUPPORTED_YAML'
   /** The YAML is readable but is not a kubeconfig with what Carina writes (a current context, its cluster and user, inline certificates). */
   | 'INCOMPLETE_KUBECONFIG'
@@ -127,208 +127,29 @@ export function currentContextCredentials(config: Kubeconfig): KubeconfigCredent
 }
 
 // ---------------------------------------------------------------------------------------------
-// The YAML subset
+// YAML, through the `yaml` package.
 
 export type YamlValue = string | number | boolean | null | YamlValue[] | { [key: string]: YamlValue };
 type YamlMapping = { [key: string]: YamlValue };
 
-const PLAIN_KEY = /^[A-Za-z0-9_./][A-Za-z0-9_./-]*$/;
-
 function isMapping(value: YamlValue): value is YamlMapping {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isNonEmptyCollection(value: YamlValue): value is YamlValue[] | YamlMapping {
-  return Array.isArray(value) ? value.length > 0 : isMapping(value) && Object.keys(value).length > 0;
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /**
- * A double-quoted YAML string. JSON's escapes are all YAML escapes too; beyond JSON, DEL, the C1
- * controls and U+2028/U+2029 are escaped, since YAML 1.1 reads some of them as line breaks.
+ * Every string double-quoted, so no value can be read back as something else (YAML 1.1, which
+ * kubectl's parser follows, would read an unquoted `no` or `0x1F` as a boolean or a number).
  */
-function quoteString(value: string): string {
-  return JSON.stringify(value).replace(/[\u007f-\u009f\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-function inlineValue(value: YamlValue): string {
-  if (typeof value === 'string') return quoteString(value);
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new KubeconfigError('UNSUPPORTED_YAML', `cannot write the number ${value}`);
-    return String(value);
-  }
-  if (typeof value === 'boolean') return value ? 'true' : 'false';
-  if (value === null) return 'null';
-  // Only empty collections are written inline.
-  return Array.isArray(value) ? '[]' : '{}';
-}
-
-function emitMapping(mapping: YamlMapping, indent: number, out: string[]): void {
-  const pad = ' '.repeat(indent);
-  for (const [key, value] of Object.entries(mapping)) {
-    const yamlKey = PLAIN_KEY.test(key) ? key : quoteString(key);
-    if (Array.isArray(value) && value.length > 0) {
-      // Kubernetes' own style: a sequence under a key is not indented further.
-      out.push(`${pad}${yamlKey}:`);
-      emitSequence(value, indent, out);
-    } else if (isMapping(value) && isNonEmptyCollection(value)) {
-      out.push(`${pad}${yamlKey}:`);
-      emitMapping(value, indent + 2, out);
-    } else {
-      out.push(`${pad}${yamlKey}: ${inlineValue(value)}`);
-    }
-  }
-}
-
-function emitSequence(items: YamlValue[], indent: number, out: string[]): void {
-  const pad = ' '.repeat(indent);
-  for (const item of items) {
-    if (isNonEmptyCollection(item)) {
-      // The item is written as a block two columns in, and its first line then carries the dash.
-      const first = out.length;
-      if (Array.isArray(item)) emitSequence(item, indent + 2, out);
-      else emitMapping(item, indent + 2, out);
-      out[first] = `${pad}- ${out[first].slice(indent + 2)}`;
-    } else {
-      out.push(`${pad}- ${inlineValue(item)}`);
-    }
-  }
-}
-
-/** The YAML text of a mapping, in the subset parseYamlSubset reads. */
-export function toYaml(document: YamlMapping): string {
-  const out: string[] = [];
-  emitMapping(document, 0, out);
-  return `${out.join('\n')}\n`;
-}
-
 export function kubeconfigToYaml(config: Kubeconfig): string {
-  return toYaml(config);
+  return stringify(config, { defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN', lineWidth: 0 });
 }
 
-interface Line {
-  indent: number;
-  text: string;
-  /** 1-based, for messages. */
-  number: number;
-}
-
-const KEY_LINE = /^([A-Za-z0-9_./][A-Za-z0-9_./-]*|"(?:[^"\\]|\\.)*"):(?: +(.*))?$/;
-
-function isSequenceItem(text: string): boolean {
-  return text === '-' || text.startsWith('- ');
-}
-
-function unsupported(line: Line | undefined, what: string): KubeconfigError {
-  return new KubeconfigError('UNSUPPORTED_YAML', line === undefined ? what : `line ${line.number}: ${what}`);
-}
-
-function parseScalar(text: string, line: Line): YamlValue {
-  if (text.startsWith('"')) {
-    try {
-      const value: unknown = JSON.parse(text);
-      if (typeof value === 'string') return value;
-    } catch {
-      // Falls through to the error below: a YAML-only escape or text after the closing quote.
-    }
-    throw unsupported(line, `unsupported double-quoted string ${text}`);
+function parseYaml(text: string): YamlValue {
+  try {
+    return parse(text) as YamlValue;
+  } catch (error) {
+    throw new KubeconfigError('UNSUPPORTED_YAML', `not YAML: ${(error as Error).message}`, { cause: error });
   }
-  if (text.startsWith("'")) {
-    if (!/^'(?:[^']|'')*'$/.test(text)) throw unsupported(line, `unsupported single-quoted string ${text}`);
-    return text.slice(1, -1).replace(/''/g, "'");
-  }
-  if (text === '[]') return [];
-  if (text === '{}') return {};
-  // A comment after a plain value ends it.
-  const plain = text.replace(/\s+#.*$/, '').trimEnd();
-  if (plain === 'null' || plain === '~' || plain === '') return null;
-  if (plain === 'true') return true;
-  if (plain === 'false') return false;
-  if (/^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$/.test(plain)) return Number(plain);
-  if (/^[[\]{}&*!|>'"%@`,]/.test(plain)) throw unsupported(line, `unsupported value ${text}`);
-  return plain;
-}
-
-class YamlSubsetParser {
-  private position = 0;
-
-  constructor(private readonly lines: Line[]) {}
-
-  parseDocument(): YamlValue {
-    if (this.lines.length === 0) return null;
-    const value = this.parseBlock(this.lines[0].indent);
-    if (this.position < this.lines.length) throw unsupported(this.lines[this.position], 'unexpected indentation');
-    return value;
-  }
-
-  private parseBlock(indent: number): YamlValue {
-    return isSequenceItem(this.lines[this.position].text) ? this.parseSequence(indent) : this.parseMapping(indent);
-  }
-
-  private parseSequence(indent: number): YamlValue[] {
-    const items: YamlValue[] = [];
-    while (this.position < this.lines.length) {
-      const line = this.lines[this.position];
-      if (line.indent !== indent || !isSequenceItem(line.text)) break;
-      const rest = line.text.slice(1);
-      const content = rest.trimStart();
-      if (content === '') {
-        this.position += 1;
-        const next = this.lines[this.position];
-        items.push(next !== undefined && next.indent > indent ? this.parseBlock(next.indent) : null);
-      } else if (KEY_LINE.test(content) || isSequenceItem(content)) {
-        // "- key: value" opens a block whose column is that of "key": read it as if it stood on its own line.
-        const column = indent + 1 + (rest.length - content.length);
-        this.lines[this.position] = { indent: column, text: content, number: line.number };
-        items.push(this.parseBlock(column));
-      } else {
-        items.push(parseScalar(content, line));
-        this.position += 1;
-      }
-    }
-    return items;
-  }
-
-  private parseMapping(indent: number): YamlMapping {
-    const entries: [string, YamlValue][] = [];
-    const seen = new Set<string>();
-    while (this.position < this.lines.length) {
-      const line = this.lines[this.position];
-      if (line.indent < indent) break;
-      if (line.indent > indent) throw unsupported(line, 'unexpected indentation');
-      if (isSequenceItem(line.text)) break;
-      const match = KEY_LINE.exec(line.text);
-      if (match === null) throw unsupported(line, `expected "key: value", found ${line.text}`);
-      const key = match[1].startsWith('"') ? (parseScalar(match[1], line) as string) : match[1];
-      if (seen.has(key)) throw unsupported(line, `key ${key} appears twice`);
-      seen.add(key);
-      this.position += 1;
-      const rest = match[2];
-      let value: YamlValue;
-      if (rest !== undefined && rest.trim() !== '' && !rest.trimStart().startsWith('#')) {
-        value = parseScalar(rest.trim(), line);
-      } else {
-        const next = this.lines[this.position];
-        const nested = next !== undefined && (next.indent > indent || (next.indent === indent && isSequenceItem(next.text)));
-        value = nested ? this.parseBlock(next.indent) : null;
-      }
-      entries.push([key, value]);
-    }
-    return Object.fromEntries(entries);
-  }
-}
-
-/** Reads the YAML subset that toYaml writes (see the module comment). */
-export function parseYamlSubset(text: string): YamlValue {
-  const lines: Line[] = [];
-  text.split('\n').forEach((raw, index) => {
-    const withoutCr = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    const content = withoutCr.trimStart();
-    if (content === '' || content.startsWith('#') || content === '---') return;
-    const indentText = withoutCr.slice(0, withoutCr.length - content.length);
-    if (indentText.includes('\t')) throw unsupported({ indent: 0, text: '', number: index + 1 }, 'tab in indentation');
-    lines.push({ indent: indentText.length, text: content.trimEnd(), number: index + 1 });
-  });
-  return new YamlSubsetParser(lines).parseDocument();
 }
 
 function field(value: YamlValue | undefined, name: string, where: string): string {
@@ -351,7 +172,7 @@ function namedEntries(document: YamlMapping, listName: string, bodyName: string)
 
 /** A kubeconfig from its YAML, checked to have the fields Carina writes. */
 export function parseKubeconfig(text: string): Kubeconfig {
-  const document = parseYamlSubset(text);
+  const document = parseYaml(text);
   if (!isMapping(document)) throw new KubeconfigError('INCOMPLETE_KUBECONFIG', 'a kubeconfig is a mapping');
   if (document.kind !== 'Config' || document.apiVersion !== 'v1') throw new KubeconfigError('INCOMPLETE_KUBECONFIG', 'not a v1 Config');
   return {

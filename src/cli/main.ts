@@ -14,6 +14,7 @@ import { addMember, formatMemberTable, memberStatus, parseMemberId, promoteMembe
 import { snapshotCommand } from './snapshot';
 import { chaosCommand } from './chaos';
 import { SECURITY_FLAGS, securityFromFlags } from './security-flags';
+import { startCompactor } from '../storage/compactor';
 import { ENCRYPTION_PROVIDER_CONFIG_FLAG, STORE_CLIENT_FLAGS, STORE_TLS_FLAGS, encryptionProviders, externalEtcdTls, foundsSharedPki, prepareSharedPki, resolveStoreTls, storeClientTls } from './store-flags';
 import { pkiCommand } from './pki';
 
@@ -37,6 +38,7 @@ const SERVER_FLAGS: FlagSpec[] = [
   { name: 'bind-address', kind: 'string', default: '127.0.0.1', help: 'Address the Kubernetes API (HTTPS) listens on.' },
   { name: 'secure-port', kind: 'number', default: 6443, help: 'Port of the Kubernetes API (HTTPS, HTTP/2 and HTTP/1.1); 0 serves no Kubernetes API (the store alone).' },
   { name: 'advertise-address', kind: 'string', default: '', help: 'IP address published in the kubernetes Endpoints for this replica (default: --bind-address unless loopback, else the host\'s first non-loopback IPv4).' },
+  { name: 'etcd-compaction-interval', kind: 'duration', default: 300_000, help: 'With --etcd-servers: how often the history of the external etcd is compacted, as kube-apiserver does (0 disables).' },
   { name: 'etcd-servers', kind: 'string', default: '', help: 'Comma-separated etcd v3 endpoints (https://host:port, or http:// for a plaintext etcd) to store objects in instead of the embedded replicated store.' },
   { name: 'tls-san', kind: 'string', default: '', help: 'Extra comma-separated DNS names and IP addresses for the serving certificate.' },
   { name: 'runtime-config', kind: 'string', default: '', help: 'Comma-separated <group>/<version>[=true|false] pairs enabling or disabling API group versions.' },
@@ -83,11 +85,15 @@ async function main(argv: string[]): Promise<number> {
   const encryption = await encryptionProviders(flags);
   let store: RunningStoreServer | undefined;
   let kv: KvClient;
+  let compactor: { stop(): void } | undefined;
   const etcdServers = (flags['etcd-servers'] as string).split(',').map((s) => s.trim()).filter((s) => s !== '');
   if (etcdServers.length > 0) {
     // An API server over an external etcd founds its own cluster CA, as before.
     await prepareSharedPki(dataDir, true, log);
     kv = new EtcdClient({ endpoints: etcdServers, tls: externalEtcdTls(flags) });
+    // kube-apiserver compacts its etcd; the embedded store compacts itself (--auto-compaction-*).
+    const interval = flags['etcd-compaction-interval'] as number;
+    if (interval > 0) compactor = startCompactor(kv, interval, log);
   } else {
     store = await startEmbeddedStore(flags, dataDir, log);
     kv = store.replica;
@@ -147,6 +153,7 @@ async function main(argv: string[]): Promise<number> {
   if (removed) process.stdout.write('carina: this member was removed from the cluster: stopping\n');
   await withTimeout(controllers.stop(), 2000);
   await api.stop();
+  compactor?.stop();
   if (store !== undefined) await store.stop();
   else await kv.close();
   return 0;

@@ -3,7 +3,7 @@
  * handled here; Protobuf is plugged in (src/codec) as a `ProtobufObjectCodec`.
  */
 import { fromYaml, toYaml } from '../codec';
-import { errors } from '../util';
+import { MAX_BODY_DEPTH, errors, nestsDeeperThan } from '../util';
 import type { Representation } from './negotiation';
 
 export type JsonObject = { [key: string]: unknown };
@@ -47,6 +47,7 @@ export class BodyCodec {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       throw errors.badRequest("couldn't get version/kind; json parse error: the request body is not a JSON object");
     }
+    refuseTooDeep(value);
     return value as JsonObject;
   }
 
@@ -58,4 +59,9 @@ export class BodyCodec {
     if (representation === 'yaml') return Buffer.from(toYaml(object), 'utf8');
     return Buffer.from(pretty ? JSON.stringify(object, null, 2) + '\n' : JSON.stringify(object) + '\n', 'utf8');
   }
+}
+
+/** A 400 for a document nested deeper than any object needs (and than recursive code can walk). */
+export function refuseTooDeep(value: unknown): void {
+  if (nestsDeeperThan(value, MAX_BODY_DEPTH)) throw errors.badRequest(`the request body nests more than ${MAX_BODY_DEPTH} levels deep`);
 }

@@ -53,20 +53,38 @@ export interface ResponseChoice {
   pretty: boolean;
   /** Set when the client asked for a meta.k8s.io Table (JSON only, as in v1.25) and the caller can render one. */
   table?: 'meta.k8s.io/v1' | 'meta.k8s.io/v1beta1';
+  /**
+   * Set when the client asked for metadata only (client-go's metadata informers):
+   * `as=PartialObjectMetadata` or `as=PartialObjectMetadataList`, of meta.k8s.io v1 or v1beta1.
+   */
+  partial?: { kind: 'PartialObjectMetadata' | 'PartialObjectMetadataList'; apiVersion: 'meta.k8s.io/v1' | 'meta.k8s.io/v1beta1' };
 }
+
+const PARTIAL_KINDS = new Set(['PartialObjectMetadata', 'PartialObjectMetadataList']);
 
 /**
  * The representation for a response. `protobufAllowed` is false for documents that have no
  * Protobuf form (discovery is JSON-only in v1.25 when asked for it as JSON, custom resources).
  */
-export function negotiateResponse(accept: string | undefined, protobufAllowed: boolean, tableAllowed = false): ResponseChoice {
+export function negotiateResponse(accept: string | undefined, protobufAllowed: boolean, tableAllowed = false, partialAllowed = false): ResponseChoice {
   const ranges = parseMediaRanges(accept);
   if (ranges.length === 0) return { representation: 'json', pretty: false };
   for (const range of ranges) {
-    if (range.params.as === 'Table' && tableAllowed && `${range.type}/${range.subtype}` === JSON_MEDIA_TYPE && range.params.g === 'meta.k8s.io' && (range.params.v === 'v1' || range.params.v === 'v1beta1')) {
-      return { representation: 'json', pretty: range.params.pretty === '1' || range.params.pretty === 'true', table: `meta.k8s.io/${range.params.v}` };
+    const metaVersion = range.params.g === 'meta.k8s.io' && (range.params.v === 'v1' || range.params.v === 'v1beta1') ? range.params.v : undefined;
+    if (range.params.as === 'Table' && tableAllowed && `${range.type}/${range.subtype}` === JSON_MEDIA_TYPE && metaVersion !== undefined) {
+      return { representation: 'json', pretty: range.params.pretty === '1' || range.params.pretty === 'true', table: `meta.k8s.io/${metaVersion}` };
     }
-    // Conversions the server does not offer (PartialObjectMetadata, aggregated discovery) are skipped.
+    if (partialAllowed && PARTIAL_KINDS.has(range.params.as ?? '') && metaVersion !== undefined) {
+      const full = `${range.type}/${range.subtype}`;
+      const partial = { kind: range.params.as as 'PartialObjectMetadata' | 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${metaVersion}` as const };
+      const pretty = range.params.pretty === '1' || range.params.pretty === 'true';
+      if (full === JSON_MEDIA_TYPE) return { representation: 'json', pretty, partial };
+      if (full === YAML_MEDIA_TYPE) return { representation: 'yaml', pretty, partial };
+      // meta.k8s.io's types always have a Protobuf form (v1; v1beta1 is the same message under another version).
+      if (full === PROTOBUF_MEDIA_TYPE && metaVersion === 'v1') return { representation: 'protobuf', pretty: false, partial };
+      continue;
+    }
+    // Conversions the server does not offer (aggregated discovery, ...) are skipped.
     if (range.params.as !== undefined) continue;
     const pretty = range.params.pretty === '1' || range.params.pretty === 'true';
     const full = `${range.type}/${range.subtype}`;
@@ -77,14 +95,17 @@ export function negotiateResponse(accept: string | undefined, protobufAllowed: b
   throw errors.notAcceptable(protobufAllowed ? SUPPORTED_MEDIA_TYPES : [JSON_MEDIA_TYPE, YAML_MEDIA_TYPE]);
 }
 
-/** The representation of a request body, or 415. */
+/** The representation of a request body, or 415 (also for a Content-Type that is no media type at all). */
 export function requestRepresentation(contentType: string | undefined, protobufAllowed: boolean): Representation {
-  const range = parseMediaRanges(contentType ?? JSON_MEDIA_TYPE)[0];
-  const full = range === undefined ? JSON_MEDIA_TYPE : `${range.type}/${range.subtype}`;
+  const accepted = protobufAllowed ? SUPPORTED_MEDIA_TYPES : [JSON_MEDIA_TYPE, YAML_MEDIA_TYPE];
+  if (contentType === undefined || contentType.trim() === '') return 'json';
+  const range = parseMediaRanges(contentType)[0];
+  if (range === undefined) throw errors.unsupportedMediaType(accepted);
+  const full = `${range.type}/${range.subtype}`;
   if (full === JSON_MEDIA_TYPE) return 'json';
   if (full === YAML_MEDIA_TYPE) return 'yaml';
   if (full === PROTOBUF_MEDIA_TYPE && protobufAllowed) return 'protobuf';
-  throw errors.unsupportedMediaType(protobufAllowed ? SUPPORTED_MEDIA_TYPES : [JSON_MEDIA_TYPE, YAML_MEDIA_TYPE]);
+  throw errors.unsupportedMediaType(accepted);
 }
 
 export function mediaTypeOf(representation: Representation): string {

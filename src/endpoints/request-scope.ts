@@ -11,6 +11,8 @@ import { apiVersionOf, type DeleteOptions, type GenericRegistry, type ResourceSt
 import type { ObjectStore, WatchCache } from '../storage';
 import type { BodyCodec, JsonObject } from './body-codec';
 import { requestRepresentation, type Representation } from './negotiation';
+import { dryRunValues, int64Query, optionsInvalidError, validateWriteOptions, type WriteOptionsKind } from './request-options';
+import { FieldPath, notSupported } from '../apis/validation';
 import type { RequestContext } from './request-context';
 import type { ResourceRequestInfo } from './request-info';
 import type { RepresentationOffer } from './response-writer';
@@ -53,6 +55,13 @@ export interface EndpointsConfig {
    * serviceaccounts/token), keyed "<group>/<resource>" or "<group>/<resource>/<subresource>".
    */
   virtualCreates?: ReadonlyMap<string, VirtualCreate>;
+  /** Unstored resources that answer get and list (componentstatuses), keyed "<group>/<resource>". */
+  virtualReads?: ReadonlyMap<string, VirtualRead>;
+}
+
+/** get and list of a resource that is not stored: the objects, as served. */
+export interface VirtualRead {
+  list(scope: RequestScope): Promise<JsonObject[]>;
 }
 
 /** The answer of a create on a virtual resource: the object (kind `kind` of `apiVersion`) and its status code. */
@@ -86,6 +95,8 @@ export function optionsBody(dryRun: boolean, fieldManager: string | undefined, f
 export function optionsInvalid(kind: OptionsKind | 'ListOptions', field: string, type: string, detail: string, reason: string): ApiError {
   return errors.invalid('meta.k8s.io', kind, '', `${kind}.meta.k8s.io "" is invalid: ${field}: ${type}: ${detail}`, [{ reason, message: `${type}: ${detail}`, field }]);
 }
+
+export { int64Query };
 
 export class RequestScope {
   readonly strategy: ResourceStrategy;
@@ -122,9 +133,9 @@ export class RequestScope {
     return apiVersionOf(this.resource);
   }
 
-  /** What this endpoint can answer in: Protobuf for built-in kinds; a Table for reads. */
-  offer(table = false): RepresentationOffer {
-    return { protobuf: this.config.codec.protobufSupports(this.apiVersion, this.resource.kind), table };
+  /** What this endpoint can answer in: Protobuf for built-in kinds; for reads also a Table or metadata only. */
+  offer(read = false): RepresentationOffer {
+    return { protobuf: this.config.codec.protobufSupports(this.apiVersion, this.resource.kind), table: read, partial: read };
   }
 
   /** Writes `object` in the request's representation. */
@@ -135,15 +146,11 @@ export class RequestScope {
   /**
    * dryRun (spec §4.8): `All` runs every stage but persistence; an empty value changes nothing;
    * anything else is refused as kube-apiserver's options validation refuses it (422 on the
-   * request's options kind).
+   * request's options kind; writes validate all their options at once, validateWriteOptions).
    */
   dryRun(kind: OptionsKind): boolean {
-    const values = this.query.getAll('dryRun').filter((v) => v !== '');
-    const unsupported = values.filter((v) => v !== 'All');
-    if (unsupported.length > 0) {
-      const shown = `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`;
-      throw optionsInvalid(kind, 'dryRun', 'Unsupported value', `${shown}: supported values: "All"`, 'FieldValueNotSupported');
-    }
+    const values = dryRunValues(this.query);
+    if (values.some((v) => v !== 'All')) throw optionsInvalidError(kind, [notSupported(FieldPath.root('dryRun'), values, ['All'])]);
     return values.length > 0;
   }
 
@@ -154,11 +161,15 @@ export class RequestScope {
     return this.config.serverSideApply?.managerFromUserAgent(this.ctx.header('user-agent'));
   }
 
+  /** The fieldValidation directive (validated with the other options: validateWriteOptions); unset is Warn. */
   fieldValidation(): FieldValidationLevel {
     const value = this.query.get('fieldValidation') ?? '';
-    if (value === '') return 'Warn';
-    if (value === 'Ignore' || value === 'Warn' || value === 'Strict') return value;
-    throw errors.badRequest(`fieldValidation: Unsupported value: "${value}": supported values: "Ignore", "Strict", "Warn"`);
+    return value === 'Ignore' || value === 'Strict' ? value : 'Warn';
+  }
+
+  /** The 422 for options v1.25 refuses (dryRun, fieldManager, fieldValidation; force for patches). */
+  validateOptions(kind: WriteOptionsKind, isApply = false): void {
+    validateWriteOptions(kind, this.query, isApply);
   }
 
   /**
@@ -179,11 +190,15 @@ export class RequestScope {
     for (const warning of warnings) this.ctx.response.warn(warning);
   }
 
-  /** Decodes a body and checks it against the kind's schema; pruned fields become warnings. */
-  async decodeBody(): Promise<JsonObject> {
-    const body = await this.ctx.readBody();
+  /**
+   * Decodes a body and checks it against the kind's schema; pruned fields become warnings. In
+   * v1.25's order: the media type (415), the body's size (413), the options (422), the body (400).
+   */
+  async decodeBody(kind: WriteOptionsKind): Promise<JsonObject> {
     const { codec, typedDecode } = this.config;
     const representation: Representation = requestRepresentation(this.ctx.header('content-type'), codec.protobufSupports(this.apiVersion, this.resource.kind));
+    const body = await this.ctx.readBody();
+    this.validateOptions(kind);
     const object = codec.decode(representation, body);
     if (typedDecode === undefined) return object;
     // The kind is the served one when the body does not name it (it is checked against the path later).
@@ -240,12 +255,8 @@ export class RequestScope {
     const q = this.query;
     const dryRun = this.dryRun('DeleteOptions') || (Array.isArray(body.dryRun) && body.dryRun.includes('All'));
     const options: DeleteOptions = { dryRun, ...this.writer('DeleteOptions', { ...body, kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1', ...(dryRun ? { dryRun: ['All'] } : {}) }) };
-    const grace = q.get('gracePeriodSeconds') ?? (body.gracePeriodSeconds !== undefined ? String(body.gracePeriodSeconds) : null);
-    if (grace !== null && grace !== '') {
-      const n = Number(grace);
-      if (!Number.isInteger(n)) throw errors.badRequest(`gracePeriodSeconds: invalid value "${grace}"`);
-      options.gracePeriodSeconds = n;
-    }
+    const grace = int64Query(q, 'gracePeriodSeconds') ?? (typeof body.gracePeriodSeconds === 'number' ? body.gracePeriodSeconds : undefined);
+    if (grace !== undefined) options.gracePeriodSeconds = grace;
     let policy = q.get('propagationPolicy') ?? (typeof body.propagationPolicy === 'string' ? body.propagationPolicy : null);
     const orphan = q.get('orphanDependents') ?? (typeof body.orphanDependents === 'boolean' ? String(body.orphanDependents) : null);
     if (policy !== null && orphan !== null) {

@@ -5,10 +5,12 @@
  * warning, and hands a RequestScope to the verb's handler.
  */
 import { errors } from '../util';
+import { UNSERVED_SUBRESOURCES } from '../apis/discovery';
 import { deleteCollection, deleteObject, create, get, list, patch, update, watch } from './handlers';
 import type { RequestContext } from './request-context';
 import type { ResourceRequestInfo } from './request-info';
-import { RequestScope, type EndpointsConfig, type VirtualCreate } from './request-scope';
+import { RequestScope, type EndpointsConfig, type VirtualCreate, type VirtualRead } from './request-scope';
+import { apiVersionOf, metadataOf } from '../registry';
 import type { WatchStream } from './watch-stream';
 
 /** Subresources served by the handlers of the main resource; log, exec, ... come later. */
@@ -28,7 +30,9 @@ export class ResourceEndpoints {
     const resource = this.config.resolver.lookup(info.group, info.version, info.resource);
     if (resource === undefined) throw errors.pathNotFound();
     const { subresource, verb } = info;
-    if (subresource !== '' && !resource.subresources.some((s) => s.name === subresource)) throw errors.pathNotFound();
+    if (subresource !== '' && (!resource.subresources.some((s) => s.name === subresource) || UNSERVED_SUBRESOURCES.has(`${info.resource}/${subresource}`))) throw errors.pathNotFound();
+    // A cluster-scoped resource has no namespaced path (namespaces/NAME is the namespace itself).
+    if (!resource.namespaced && info.namespace !== '' && resource.resource !== 'namespaces') throw errors.pathNotFound();
     const deprecation = this.config.deprecationOf?.(info.group, info.version, info.resource);
     if (deprecation !== undefined) {
       ctx.response.warn(deprecation.warning);
@@ -37,8 +41,10 @@ export class ResourceEndpoints {
     const scope = new RequestScope(ctx, info, resource, this.config);
     const virtual = this.config.virtualCreates?.get(`${info.group}/${info.resource}${subresource === '' ? '' : `/${subresource}`}`);
     if (virtual !== undefined) return createVirtual(scope, virtual);
-    // Virtual resources without a handler are not served yet.
-    if (resource.createOnly === true) throw errors.pathNotFound();
+    const virtualRead = subresource === '' ? this.config.virtualReads?.get(`${info.group}/${info.resource}`) : undefined;
+    if (virtualRead !== undefined) return readVirtual(scope, virtualRead);
+    // Unstored resources without a handler are not served yet.
+    if (resource.createOnly === true || resource.storageVersionHash === '') throw errors.pathNotFound();
     if (subresource === 'scale') {
       if (verb === 'get') return get(scope);
       if (verb === 'update') return update(scope);
@@ -69,4 +75,19 @@ async function createVirtual(scope: RequestScope, virtual: VirtualCreate): Promi
   const result = await virtual.create(scope, body);
   scope.warn(result.warnings ?? []);
   scope.ctx.response.writeObject(result.status, result.object, { protobuf: scope.config.codec.protobufSupports(virtual.apiVersion, virtual.kind), table: false });
+}
+
+/** get or list of an unstored resource: its handler lists the objects; selectors and names filter them here. */
+async function readVirtual(scope: RequestScope, virtual: VirtualRead): Promise<void> {
+  const { verb } = scope.info;
+  if (verb !== 'get' && verb !== 'list') throw errors.methodNotAllowed();
+  const filter = scope.selectorFilter();
+  const items = (await virtual.list(scope)).filter((item) => filter === undefined || filter(item));
+  if (verb === 'get') {
+    const found = items.find((item) => metadataOf(item).name === scope.name);
+    if (found === undefined) throw errors.notFound({ group: scope.resource.group, resource: scope.resource.resource }, scope.name);
+    scope.respond(200, found);
+    return;
+  }
+  scope.ctx.response.writeObject(200, { kind: scope.resource.listKind, apiVersion: apiVersionOf(scope.resource), metadata: {}, items }, scope.offer(true));
 }

@@ -47,6 +47,8 @@ export interface WatchSink {
 export interface RepresentationOffer {
   readonly protobuf: boolean;
   readonly table: boolean;
+  /** Reads may answer with metadata only (PartialObjectMetadata); see negotiation.ts. */
+  readonly partial?: boolean;
 }
 
 /** Open streams, so that a stopping server can end them; returns the function that forgets one. */
@@ -95,7 +97,7 @@ export class ResponseWriter {
    */
   negotiate(offer: RepresentationOffer): ResponseChoice {
     if (this.choice === undefined) {
-      const choice = negotiateResponse(this.accept, offer.protobuf, offer.table);
+      const choice = negotiateResponse(this.accept, offer.protobuf, offer.table, offer.partial ?? false);
       this.choice = isPrettyQuery(this.query) && !choice.pretty ? { ...choice, pretty: true } : choice;
     }
     return this.choice;

@@ -60,6 +60,7 @@ export async function getScale(scope: RequestScope): Promise<void> {
 
 /** PUT of a Scale: the parent's spec.replicas, with the Scale's resourceVersion as a precondition. */
 export async function updateScale(scope: RequestScope): Promise<void> {
+  scope.validateOptions('UpdateOptions');
   const dryRun = scope.dryRun('UpdateOptions');
   const scale = await scope.decodeAs(SCALE_API_VERSION, 'Scale');
   const replicas = replicasFromScale(scale, scope.name);
@@ -73,6 +74,7 @@ export async function updateScale(scope: RequestScope): Promise<void> {
 
 /** PATCH of a Scale: the patch applies to the Scale view; only spec.replicas reaches the parent. */
 export async function patchScale(scope: RequestScope): Promise<void> {
+  scope.validateOptions('PatchOptions');
   const dryRun = scope.dryRun('PatchOptions');
   const contentType = (scope.ctx.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
   if (!PATCH_CONTENT_TYPES.includes(contentType)) throw errors.unsupportedMediaType(PATCH_CONTENT_TYPES);

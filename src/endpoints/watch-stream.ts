@@ -11,6 +11,7 @@ import { encodedEvent, type CachedEvent, type ObjectStore, type WatchCache } fro
 import type { BodyCodec, JsonObject } from './body-codec';
 import { mediaTypeOf, type Representation } from './negotiation';
 import type { WatchSink } from './response-writer';
+import { asPartialObjectMetadata } from './partial-metadata';
 
 export interface WatchStreamOptions {
   registry: GenericRegistry;
@@ -31,6 +32,8 @@ export interface WatchStreamOptions {
   maxBufferedBytes?: number;
   /** Set when the client watches as a Table: each object becomes a one-row Table, headers on the first only. */
   asTable?: (object: JsonObject, noHeaders: boolean) => JsonObject;
+  /** Set when the client watches metadata only: each object becomes a PartialObjectMetadata of this apiVersion. */
+  partialApiVersion?: string;
 }
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -63,6 +66,7 @@ export class WatchStream {
 
   /** The event's object as this watcher receives it: itself, or a Table row. */
   private shown(type: WatchEventType, object: JsonObject): JsonObject {
+    if (this.options.partialApiVersion !== undefined && type !== 'ERROR') return asPartialObjectMetadata(object, this.options.partialApiVersion);
     if (this.options.asTable === undefined || type === 'ERROR' || type === 'BOOKMARK') return object;
     const table = this.options.asTable(object, this.headersSent);
     this.headersSent = true;
@@ -208,7 +212,7 @@ export class WatchStream {
     const apiVersion = apiVersionOf(this.options.resource);
     const bytes = this.options.asTable !== undefined
       ? this.encodeEvent(eventType, this.shown(eventType, this.typed(event.object)))
-      : encodedEvent(event, `${apiVersion}|${eventType}|${this.options.representation}`, () => this.encodeEvent(eventType, this.typed(event.object)));
+      : encodedEvent(event, `${apiVersion}|${eventType}|${this.options.representation}|${this.options.partialApiVersion ?? ''}`, () => this.encodeEvent(eventType, this.shown(eventType, this.typed(event.object))));
     this.sink.write(bytes);
     // A watcher that cannot keep up is closed; it resumes from the last version it received.
     if (this.sink.bufferedBytes() > (this.options.maxBufferedBytes ?? 16 * 1024 * 1024)) this.overflowed = true;

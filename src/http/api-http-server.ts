@@ -38,7 +38,13 @@ type AnyResponse = ServerResponse | http2.Http2ServerResponse;
 const MAX_HEADER_BYTES = 1024 * 1024;
 
 /** apiserver_request_total's verb label: what the request did, as kube-apiserver v1.25 names it. */
-const METRIC_VERBS: Record<string, string> = { create: 'POST', update: 'PUT', patch: 'PATCH', delete: 'DELETE', deletecollection: 'DELETE', get: 'GET', list: 'LIST', watch: 'WATCH' };
+const METRIC_VERBS: Record<string, string> = { create: 'POST', update: 'PUT', patch: 'PATCH', delete: 'DELETE', deletecollection: 'DELETECOLLECTION', get: 'GET', list: 'LIST', watch: 'WATCH' };
+
+/** kube-apiserver's CleanVerb: server-side apply is counted as APPLY. */
+function metricVerb(verb: string, contentType: string | undefined): string {
+  if (verb === 'patch' && contentType === 'application/apply-patch+yaml') return 'APPLY';
+  return METRIC_VERBS[verb] ?? verb.toUpperCase();
+}
 
 /** Splits an origin-form (or absolute-form) request target into the raw path and the query. */
 export function splitRequestTarget(target: string): { rawPath: string; query: URLSearchParams } {
@@ -127,6 +133,12 @@ export class ApiHttpServer {
   };
 
   private async serve(req: AnyRequest, res: AnyResponse): Promise<void> {
+    if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+      // HTTP/1.1 requires Host; Go's server refuses before any handler, in plain text.
+      res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
+      res.end('400 Bad Request: missing required Host header');
+      return;
+    }
     const method = (req.method ?? 'GET').toUpperCase();
     // Every value of a repeated header is kept apart (a proxy's group headers), unlike req.headers.
     const headers: Record<string, string[]> = distinctHeaders(req.rawHeaders);
@@ -159,7 +171,7 @@ export class ApiHttpServer {
     if (info === undefined || !info.isResourceRequest) return;
     const seconds = Number(process.hrtime.bigint() - ctx.startedAt) / 1e9;
     this.options.metrics.observe({
-      verb: METRIC_VERBS[info.verb] ?? info.verb,
+      verb: metricVerb(info.verb, ctx.header('content-type')),
       group: info.group,
       version: info.version,
       resource: info.resource,

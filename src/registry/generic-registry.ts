@@ -11,6 +11,7 @@ import { AdmissionChain, type AdmissionAttributes, type AdmissionRecorder } from
 import type { UserInfo } from '../authn/user-info';
 import { errors, type GroupResource } from '../util';
 import { isStorageError, type JsonObject, type ObjectStore, type SideKeys, type StoredObject, type WatchCache } from '../storage';
+import { isManagedFieldsReset } from '../apply';
 import { toApiError } from './errors';
 import { EXPIRED_CONTINUE_MESSAGE, encodeContinueToken, planGet, type ListPlan, type ReadMode } from './list-options';
 import type { ResourceStrategy, UpdateSubresource } from './strategy';
@@ -366,10 +367,12 @@ export class GenericRegistry {
       strategy.applyDefaults(object);
     }
     strategy.prepareForCreate(object);
+    const resetManagedFields = withoutManagedFieldsReset(object);
     this.validationFailure(resource, strategy.validateCreate(object, resource.namespaced), name);
     strategy.canonicalize(object);
     await this.admission.validate({ ...attributes, object });
     const track = this.config.trackManagedFields;
+    if (resetManagedFields) metadataOf(object).managedFields = [{}];
     if (track !== undefined && options.fieldManager !== undefined) object = track(undefined, object, options.fieldManager, '');
     if (resource.namespaced) await this.config.checkNamespaceForCreate?.(namespace);
     const key = this.key(resource, namespace, name);
@@ -474,6 +477,32 @@ export class GenericRegistry {
     }
   }
 
+  /**
+   * A storage-level read-modify-write (kube's Storage.GuaranteedUpdate), for the REST storages of
+   * subresources that change a stored object behind their own object and rules: pods/binding sets
+   * spec.nodeName, an eviction updates its PodDisruptionBudget's status. No strategy, validation,
+   * admission or managed-fields bookkeeping runs here: the caller's object (the Binding, the
+   * Eviction) went through those. Retries on concurrent change.
+   */
+  async mutateStored(resource: ServedResource, namespace: string, name: string, mutate: (current: JsonObject) => JsonObject, options: { dryRun: boolean }): Promise<JsonObject> {
+    const gr = groupResourceOf(resource);
+    try {
+      const key = this.key(resource, namespace, name);
+      for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
+        const current = await this.store.get(key);
+        if (current === undefined) throw errors.notFound(gr, name);
+        const desired = mutate(structuredClone(this.outgoing(resource, current.object)));
+        delete metadataOf(desired).resourceVersion;
+        if (options.dryRun) return desired;
+        const written = await this.store.replaceIfUnchanged(key, this.toStorage(resource, desired), current.modRevision);
+        if (written !== undefined) return this.outgoing(resource, written.object);
+      }
+      throw errors.staleResourceVersion(gr, name);
+    } catch (err) {
+      throw toApiError(err, { resource: gr, name });
+    }
+  }
+
   /** One attempt at an update; undefined when the object changed underneath (retry). */
   private async writeUpdate(resource: ServedResource, current: StoredObject, next: JsonObject, options: WriteOptions): Promise<JsonObject | undefined> {
     const stored = current.object;
@@ -481,8 +510,8 @@ export class GenericRegistry {
     const old = this.outgoing(resource, structuredClone(stored));
     const oldMeta = metadataOf(old);
     const nextMeta = metadataOf(next);
-    // Fields only the server changes survive any update.
-    nextMeta.uid = oldMeta.uid;
+    // Fields only the server changes survive any update; a uid the client sent must be the same (validation says so).
+    if (nextMeta.uid === undefined || nextMeta.uid === '') nextMeta.uid = oldMeta.uid;
     nextMeta.creationTimestamp = oldMeta.creationTimestamp;
     if (oldMeta.deletionTimestamp !== undefined) nextMeta.deletionTimestamp = oldMeta.deletionTimestamp;
     else delete nextMeta.deletionTimestamp;
@@ -509,9 +538,11 @@ export class GenericRegistry {
       strategy.applyDefaults(next);
     }
     strategy.prepareForUpdate(next, old, options.subresource);
+    const resetManagedFields = withoutManagedFieldsReset(next);
     this.validationFailure(resource, strategy.validateUpdate(next, old, resource.namespaced, options.subresource), name);
     strategy.canonicalize(next);
     const track = this.config.trackManagedFields;
+    if (resetManagedFields) metadataOf(next).managedFields = [{}];
     if (track !== undefined && options.fieldManager !== undefined) next = track(old, next, options.fieldManager, options.subresource);
     await this.admission.validate({ ...attributes, object: next });
     const metadata = metadataOf(next);
@@ -623,6 +654,18 @@ export class GenericRegistry {
     }
     throw errors.staleResourceVersion(gr, name);
   }
+}
+
+/**
+ * `managedFields: [{}]` asks a non-apply write to clear the managed fields (spec 01 §4.9): the
+ * request is not an invalid entry. Takes the marker out of `object` for validation; true when it
+ * was there (the managed-fields tracker then performs the reset).
+ */
+function withoutManagedFieldsReset(object: JsonObject): boolean {
+  const metadata = metadataOf(object);
+  if (!isManagedFieldsReset(metadata.managedFields)) return false;
+  delete metadata.managedFields;
+  return true;
 }
 
 function sameContent(a: JsonObject, b: JsonObject): boolean {

@@ -4,7 +4,7 @@
  * first chunk and the key to start from, like kube-apiserver's (base64 of
  * {"v":"meta.k8s.io/v1","rv":N,"start":"<key after the prefix>"}).
  */
-import { ApiError, errors } from '../util';
+import { ApiError, errors, int64ToNumber, parseInt64 } from '../util';
 
 export type ReadMode =
   /** A quorum read at the newest revision. */
@@ -45,12 +45,13 @@ export function planList(query: URLSearchParams): ListPlan {
   const rv = query.get('resourceVersion') ?? '';
   const match = query.get('resourceVersionMatch') ?? '';
   const continueToken = query.get('continue') ?? '';
-  const limitText = query.get('limit') ?? '';
+  const limitText = query.get('limit');
   let limit = 0;
-  if (limitText !== '') {
-    const n = Number(limitText);
-    if (!Number.isInteger(n)) throw errors.badRequest(`limit: Invalid value: "${limitText}": must be an integer`);
-    limit = n > 0 ? n : 0;
+  if (limitText !== null) {
+    // Decoded as Go decodes the int64 query parameter: "1e3", "1.5" and "" are a 400.
+    const parsed = parseInt64(limitText);
+    if (!parsed.ok) throw errors.badRequest(parsed.message);
+    limit = parsed.value > 0n ? int64ToNumber(parsed.value) : 0;
   }
   if (match !== '' && match !== 'Exact' && match !== 'NotOlderThan') {
     throw invalidListOptions('resourceVersionMatch', `"${match}": supported values: "Exact", "NotOlderThan", ""`, 'FieldValueNotSupported', 'Unsupported value');

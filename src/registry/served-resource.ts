@@ -14,6 +14,8 @@ export interface ServedResource {
   subresources: Array<{ name: string }>;
   /** A virtual resource whose only verb is create (reviews, bindings): nothing is stored. */
   createOnly?: boolean;
+  /** '' for resources kube-apiserver does not store (reviews, bindings, componentstatuses). */
+  storageVersionHash?: string;
   /** Where its objects are stored, when that is another version (events.k8s.io/v1 events are core v1 events). */
   storage?: { group: string; version: string; resource: string };
 }

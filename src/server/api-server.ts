@@ -25,6 +25,7 @@ import { AdmissionChain } from '../admission';
 import { PolicyReconciler } from '../authz';
 import { registryRbacClient, rbacEscalationCheck } from './rbac-parts';
 import { buildSecurity, type ApiServerSecurity } from './security-parts';
+import { componentStatuses, coreVirtualCreates } from './core-virtual-parts';
 
 export type { ApiServerSecurity } from './security-parts';
 
@@ -157,7 +158,8 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     yamlDuplicateKeysError: parts.yamlDuplicateKeysError,
     deprecationOf,
     onDeprecatedRequest: (labels) => metrics.deprecatedApiRequested(labels),
-    virtualCreates: security.virtualCreates,
+    virtualCreates: new Map([...security.virtualCreates, ...coreVirtualCreates()]),
+    virtualReads: new Map([['/componentstatuses', componentStatuses(parts.kv, parts.storeHealthy, async () => controllerLeaseHeld(cache))]]),
   });
   const startedAt = Date.now();
   let shuttingDown = false;
@@ -273,6 +275,14 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
       cache.stop();
     },
   };
+}
+
+/** Whether some replica holds the controllers' Lease (kube-system/carina-controller-manager) and renewed it in time. */
+function controllerLeaseHeld(cache: WatchCache): boolean {
+  const lease = cache.isReady ? cache.get('/registry/leases/kube-system/carina-controller-manager') : undefined;
+  const spec = (lease?.spec ?? {}) as { holderIdentity?: string; renewTime?: string; leaseDurationSeconds?: number };
+  if (spec.holderIdentity === undefined || spec.holderIdentity === '' || spec.renewTime === undefined) return false;
+  return Date.now() - Date.parse(spec.renewTime) < (spec.leaseDurationSeconds ?? 15) * 1000;
 }
 
 export function storeHealthCheck(kv: KvClient, timeoutMs = 2000): () => Promise<string | undefined> {

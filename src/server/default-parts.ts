@@ -20,6 +20,7 @@ import { LeaderElector } from '../controllers/leader-election';
 import type { DiscoveryDocuments } from '../http/non-resource-routes';
 import type { GenericRegistry } from '../registry';
 import { ObjectStore, type JsonObject, type WatchCache } from '../storage';
+import { refuseTooDeep } from '../endpoints';
 import { ClusterRoleAggregationController } from '../authz';
 import { registryRbacClient } from './rbac-parts';
 import { errors } from '../util';
@@ -69,11 +70,8 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
     catalogue,
     kv,
     resolver: {
-      lookup: (group, version, resource) => {
-        const info = catalogue.lookup(group, version, resource);
-        // Unstored read-only resources (componentstatuses) are not served yet; create-only ones are, through virtualCreates.
-        return info === undefined || (!info.createOnly && info.storageVersionHash === '') ? undefined : info;
-      },
+      // Unstored resources (reviews, bindings, componentstatuses) resolve too: the endpoints serve them through their virtual handlers.
+      lookup: (group, version, resource) => catalogue.lookup(group, version, resource),
     },
     discovery,
     applyPatch: (patchType, current, body) => {
@@ -83,6 +81,7 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
       } catch (err) {
         throw errors.badRequest(`error decoding patch: ${(err as Error).message}`);
       }
+      refuseTooDeep(patch);
       const document = current as unknown as JsonValue;
       let result: JsonValue;
       if (patchType === 'application/json-patch+json') result = applyJsonPatch(document, patch);
@@ -115,6 +114,7 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
           throw errors.badRequest(`error decoding YAML: ${(err as Error).message}`);
         }
         if (value === null || typeof value !== 'object' || Array.isArray(value)) throw errors.badRequest('the apply patch is not an object');
+        refuseTooDeep(value);
         if ((value as JsonObject).metadata !== undefined && ((value as JsonObject).metadata as JsonObject).managedFields !== undefined) {
           throw errors.badRequest('metadata.managedFields must be nil');
         }

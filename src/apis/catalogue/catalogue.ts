@@ -5,9 +5,10 @@
  * a Catalogue differs from another only in which group-versions `--runtime-config` switched on or off.
  *
  * Runtime-config keys follow kube-apiserver's `--runtime-config`: `<group>/<version>` (`api/v1` or
- * `v1` for the core group), or `api/all`, `api/ga`, `api/beta`, `api/alpha` for every version of
- * that level. Specific keys win over level keys, as in k8s.io/apiserver
- * pkg/server/resourceconfig/helpers.go `MergeAPIResourceConfigs`.
+ * `v1` for the core group), `<group>/<version>/<resource>` for one resource (a group-version that
+ * is off serves only the resources switched on this way), or `api/all`, `api/ga`, `api/beta`,
+ * `api/alpha` for every version of that level. Specific keys win over level keys, as in
+ * k8s.io/apiserver pkg/server/resourceconfig/helpers.go `MergeAPIResourceConfigs`.
  */
 import { readFileSync } from 'node:fs';
 import { assert, packagePath } from '../../util';
@@ -132,7 +133,12 @@ export class Catalogue {
   private readonly byGroupVersion: Map<string, CatalogueGroupVersion>;
 
   private constructor(data: CatalogueData, runtimeConfig: Map<string, boolean>) {
-    this.served = data.groupVersions.filter((entry) => Catalogue.isEnabled(entry, runtimeConfig));
+    this.served = data.groupVersions.flatMap((entry) => {
+      const key = groupVersionKey(entry.group, entry.version);
+      const enabled = Catalogue.isEnabled(entry, runtimeConfig);
+      const resources = entry.resources.filter((resource) => runtimeConfig.get(`${key}/${resource.resource}`) ?? enabled);
+      return resources.length === 0 ? [] : [resources.length === entry.resources.length ? entry : { ...entry, resources }];
+    });
     this.byGroupVersion = new Map(this.served.map((entry) => [groupVersionKey(entry.group, entry.version), entry]));
   }
 
@@ -148,10 +154,13 @@ export class Catalogue {
     return new Catalogue(catalogueData(), runtimeConfig);
   }
 
-  /** True when `key` names a group-version in the catalogue or a level (`api/all`, `api/ga`, ...). */
+  /** True when `key` names a group-version or one of its resources in the catalogue, or a level (`api/all`, `api/ga`, ...). */
   static isKnownRuntimeConfigKey(key: string): boolean {
     if (['api/all', 'api/ga', 'api/beta', 'api/alpha', 'api/v1'].includes(key)) return true;
-    return catalogueData().groupVersions.some((entry) => groupVersionKey(entry.group, entry.version) === key);
+    return catalogueData().groupVersions.some((entry) => {
+      const gv = groupVersionKey(entry.group, entry.version);
+      return gv === key || (key.startsWith(`${gv}/`) && entry.resources.some((resource) => `${gv}/${resource.resource}` === key));
+    });
   }
 
   private static isEnabled(entry: CatalogueGroupVersion, runtimeConfig: Map<string, boolean>): boolean {

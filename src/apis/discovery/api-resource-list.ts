@@ -11,6 +11,17 @@
 import type { Catalogue, ResourceInfo } from '../catalogue';
 import type { APIResource, APIResourceList } from './types';
 
+/**
+ * Subresources v1.25 lists that Carina does not serve yet, left out of discovery so that what is
+ * listed works: the connect subresources need a node agent to talk to (logs, exec, attach, port
+ * forwarding, proxies), and the two subresource updates below come with their issues
+ * (ephemeral containers; CSR approval with the certificates issue).
+ */
+export const UNSERVED_SUBRESOURCES: ReadonlySet<string> = new Set([
+  'pods/attach', 'pods/exec', 'pods/log', 'pods/portforward', 'pods/proxy', 'nodes/proxy', 'services/proxy',
+  'pods/ephemeralcontainers', 'certificatesigningrequests/approval',
+]);
+
 function resourceEntries(info: ResourceInfo): APIResource[] {
   const main: APIResource = { name: info.resource, singularName: '', namespaced: info.namespaced, kind: info.kind, verbs: [...info.verbs] };
   if (info.shortNames.length > 0) main.shortNames = [...info.shortNames];
@@ -18,6 +29,7 @@ function resourceEntries(info: ResourceInfo): APIResource[] {
   if (info.storageVersionHash !== '') main.storageVersionHash = info.storageVersionHash;
   const entries = [main];
   for (const sub of info.subresources) {
+    if (UNSERVED_SUBRESOURCES.has(`${info.resource}/${sub.name}`)) continue;
     const isForeign = sub.group !== undefined && sub.version !== undefined;
     const entry: APIResource = {
       name: `${info.resource}/${sub.name}`,

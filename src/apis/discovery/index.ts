@@ -5,7 +5,7 @@
  *   JSON.stringify(apiResourceList(catalogue, 'apps', 'v1')); // the body of GET /apis/apps/v1
  */
 export { apiGroup, apiGroupList } from './api-group-list';
-export { apiResourceList } from './api-resource-list';
+export { UNSERVED_SUBRESOURCES, apiResourceList } from './api-resource-list';
 export { apiVersions } from './api-versions';
 export { KUBE_APISERVER_VERSION, versionInfo, type VersionInfoOptions } from './version-info';
 export type {

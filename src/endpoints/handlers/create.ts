@@ -4,7 +4,7 @@ import { optionsBody, type RequestScope } from '../request-scope';
 
 export async function create(scope: RequestScope): Promise<void> {
   if (scope.name !== '') throw errors.methodNotAllowed();
-  const object = await scope.decodeBody();
+  const object = await scope.decodeBody('CreateOptions');
   const dryRun = scope.dryRun('CreateOptions');
   const fieldManager = scope.fieldManager();
   const created = await scope.registry.create(scope.resource, scope.namespace, object, {

@@ -3,10 +3,17 @@ import type { JsonObject } from '../body-codec';
 import type { RequestScope } from '../request-scope';
 import { getScale } from '../scale-subresource';
 import { maybeWriteTable } from './table-response';
+import { asPartialObjectMetadata, partialKindMismatch } from '../partial-metadata';
 
 export async function get(scope: RequestScope): Promise<void> {
   if (scope.subresource === 'scale') return getScale(scope);
   const object = await scope.registry.get(scope.resource, scope.namespace, scope.name, scope.query.get('resourceVersion'));
   if (maybeWriteTable(scope, [object], { resourceVersion: (object.metadata as JsonObject | undefined)?.resourceVersion })) return;
+  const partial = scope.ctx.response.negotiate(scope.offer(true)).partial;
+  if (partial !== undefined) {
+    if (partial.kind !== 'PartialObjectMetadata') throw partialKindMismatch(partial.kind, `*v1.${scope.resource.kind}`);
+    scope.ctx.response.writeObject(200, asPartialObjectMetadata(object, partial.apiVersion));
+    return;
+  }
   scope.respond(200, object);
 }

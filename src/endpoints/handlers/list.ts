@@ -3,16 +3,20 @@
  * unpaged JSON list is streamed item by item, never held whole as one string.
  */
 import { apiVersionOf, planList, type JsonObject } from '../../registry';
-import type { RequestScope } from '../request-scope';
+import { int64Query, type RequestScope } from '../request-scope';
 import { maybeWriteTable, tableRequest } from './table-response';
+import { asPartialObjectMetadataList, partialKindMismatch } from '../partial-metadata';
 
 export async function list(scope: RequestScope): Promise<void> {
   const plan = planList(scope.query);
+  // timeoutSeconds is part of ListOptions: decoded (400 when it is no int64) even when a list ignores it.
+  int64Query(scope.query, 'timeoutSeconds');
   const filter = scope.selectorFilter();
   const { resource } = scope;
   const table = tableRequest(scope);
   const choice = scope.ctx.response.negotiate(scope.offer(true));
-  if (plan.limit === 0 && choice.representation === 'json' && table === undefined && !choice.pretty) {
+  if (choice.partial !== undefined && choice.partial.kind !== 'PartialObjectMetadataList') throw partialKindMismatch(choice.partial.kind, `*v1.${resource.listKind}`);
+  if (plan.limit === 0 && choice.representation === 'json' && table === undefined && choice.partial === undefined && !choice.pretty) {
     const sink = scope.ctx.response.stream();
     let started = false;
     let first = true;
@@ -36,5 +40,9 @@ export async function list(scope: RequestScope): Promise<void> {
   if (result.continue !== undefined) metadata.continue = result.continue;
   if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
   if (maybeWriteTable(scope, result.items, metadata)) return;
+  if (choice.partial !== undefined) {
+    scope.ctx.response.writeObject(200, asPartialObjectMetadataList(result.items, metadata, choice.partial.apiVersion));
+    return;
+  }
   scope.ctx.response.writeObject(200, { kind: resource.listKind, apiVersion: apiVersionOf(resource), metadata, items: result.items });
 }

@@ -7,18 +7,18 @@
 import { ApiError, errors } from '../../util';
 import type { UpdateSubresource } from '../../registry';
 import type { JsonObject } from '../body-codec';
-import { APPLY_PATCH_TYPE, optionsBody, optionsInvalid, type RequestScope, type ServerSideApply } from '../request-scope';
+import { APPLY_PATCH_TYPE, optionsBody, type RequestScope, type ServerSideApply } from '../request-scope';
 import { patchScale } from '../scale-subresource';
 
 export async function patch(scope: RequestScope): Promise<void> {
   if (scope.subresource === 'scale') return patchScale(scope);
   const patchType = scope.patchType();
-  if (patchType === APPLY_PATCH_TYPE) return applyPatch(scope, scope.config.serverSideApply as ServerSideApply);
-  if (scope.query.has('force')) throw optionsInvalid('PatchOptions', 'force', 'Forbidden', 'may not be specified for non-apply patch', 'FieldValueForbidden');
+  const body = await scope.ctx.readBody();
+  scope.validateOptions('PatchOptions', patchType === APPLY_PATCH_TYPE);
+  if (patchType === APPLY_PATCH_TYPE) return applyPatch(scope, scope.config.serverSideApply as ServerSideApply, body);
   const level = scope.fieldValidation();
   const dryRun = scope.dryRun('PatchOptions');
   const fieldManager = scope.fieldManager();
-  const body = await scope.ctx.readBody();
   const { typedDecode, applyPatch: applyPatchDocument } = scope.config;
   let warnings: string[] = [];
   const patched = await scope.registry.guaranteedUpdate(scope.resource, scope.namespace, scope.name, (current) => {
@@ -39,13 +39,12 @@ export async function patch(scope: RequestScope): Promise<void> {
 }
 
 /** Server-side apply (spec §4.9): creates the object or merges the config into it, tracking ownership. */
-async function applyPatch(scope: RequestScope, ssa: ServerSideApply): Promise<void> {
+async function applyPatch(scope: RequestScope, ssa: ServerSideApply, body: Buffer): Promise<void> {
   const manager = scope.query.get('fieldManager') ?? '';
-  if (manager === '') throw optionsInvalid('PatchOptions', 'fieldManager', 'Required value', 'is required for apply patch', 'FieldValueRequired');
   const force = scope.query.get('force') === 'true';
   const dryRun = scope.dryRun('PatchOptions');
   const subresource = scope.subresource === 'status' ? 'status' : '';
-  let config = ssa.parseConfig(await scope.ctx.readBody());
+  let config = ssa.parseConfig(body);
   const expected = scope.apiVersion;
   if (config.apiVersion !== expected || config.kind !== scope.resource.kind) {
     throw errors.badRequest(`Incorrect version specified in apply patch. Specified patch version: ${String(config.apiVersion ?? '')}, expected: ${expected}`);

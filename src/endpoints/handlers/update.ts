@@ -8,7 +8,7 @@ import { updateScale } from '../scale-subresource';
 
 export async function update(scope: RequestScope): Promise<void> {
   if (scope.subresource === 'scale') return updateScale(scope);
-  const object = await scope.decodeBody();
+  const object = await scope.decodeBody('UpdateOptions');
   const dryRun = scope.dryRun('UpdateOptions');
   const fieldManager = scope.fieldManager();
   const result = await scope.registry.update(scope.resource, scope.namespace, scope.name, object, {

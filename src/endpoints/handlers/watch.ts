@@ -3,9 +3,8 @@
  * representation or as one-row Tables, until timeoutSeconds (default: a random time between
  * --min-request-timeout and twice it) or the client leaves.
  */
-import { errors } from '../../util';
 import type { JsonObject } from '../body-codec';
-import type { RequestScope } from '../request-scope';
+import { int64Query, type RequestScope } from '../request-scope';
 import { WatchStream } from '../watch-stream';
 import { tableRequest } from './table-response';
 
@@ -22,13 +21,8 @@ export async function watch(scope: RequestScope, activeWatches: Set<WatchStream>
     }
     : undefined;
   const filter = scope.selectorFilter();
-  const timeoutText = scope.query.get('timeoutSeconds');
-  let timeoutSeconds = scope.config.minWatchTimeoutSeconds * (1 + Math.random());
-  if (timeoutText !== null && timeoutText !== '') {
-    const n = Number(timeoutText);
-    if (!Number.isFinite(n) || n < 0) throw errors.badRequest(`timeoutSeconds: invalid value "${timeoutText}"`);
-    timeoutSeconds = n;
-  }
+  const requested = int64Query(scope.query, 'timeoutSeconds');
+  const timeoutSeconds = requested !== undefined ? Math.max(0, requested) : scope.config.minWatchTimeoutSeconds * (1 + Math.random());
   const stream = new WatchStream({
     registry: scope.registry,
     store: scope.config.store,
@@ -45,6 +39,8 @@ export async function watch(scope: RequestScope, activeWatches: Set<WatchStream>
     timeoutMs: timeoutSeconds * 1000,
     cache: scope.config.cache,
     asTable,
+    // A metadata watch gets PartialObjectMetadata events, whichever of the two metadata kinds it named.
+    partialApiVersion: choice.partial?.apiVersion,
   });
   activeWatches.add(stream);
   try {

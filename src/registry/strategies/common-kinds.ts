@@ -24,6 +24,9 @@ export const COMMON_KIND_RULES: ReadonlyArray<readonly [string, KindRules]> = [
   ['flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration', workload(emptyStatus)],
   ['admissionregistration.k8s.io/ValidatingWebhookConfiguration', { specField: 'webhooks', tracksGeneration: true }],
   ['admissionregistration.k8s.io/MutatingWebhookConfiguration', { specField: 'webhooks', tracksGeneration: true }],
+  // ReturnDeletedObject in v1.25's REST storage of these kinds (pods, services, namespaces have files of their own).
+  ['/ServiceAccount', { returnsDeletedObject: true }],
+  ['storage.k8s.io/StorageClass', { returnsDeletedObject: true }],
   // AllowCreateOnUpdate in v1.25's strategies for these kinds.
   ['/Endpoints', { allowCreateOnUpdate: true }],
   ['/Event', { allowCreateOnUpdate: true }],

@@ -34,4 +34,5 @@ export const namespaceRules: KindRules = withStatus(() => ({ phase: 'Active' }),
     namespace.status = { ...((namespace.status as JsonObject | undefined) ?? {}), phase: 'Terminating' };
   },
   hasPendingFinalizers: hasSpecFinalizers,
+  returnsDeletedObject: true,
 });

@@ -12,4 +12,5 @@ export const serviceRules: KindRules = withStatus(() => ({ loadBalancer: {} }), 
     patchAllocatedServiceValues(service, old);
     initServiceIpFamilies(service, old);
   },
+  returnsDeletedObject: true,
 });
