@@ -5,7 +5,7 @@ TSC := node_modules/.bin/tsc
 MOCHA := node_modules/.bin/mocha
 REPORTER := dist/test/support/summary-reporter.js
 
-.PHONY: all install build test test-deps run sim soak bench bench-raft bench-kv bench-api bench-cluster cluster cluster-down clean
+.PHONY: all install build test test-deps run sim soak bench bench-raft bench-kv bench-api bench-security bench-cluster cluster cluster-down clean
 
 all: build
 
@@ -49,6 +49,11 @@ bench-kv: build test-deps
 # The Kubernetes API layer of one replica against its own store, side by side.
 bench-api: build
 	node dist/bench/api/api-bench.js
+
+# What authentication and authorization cost a request: GET per credential kind, and a RoleBinding
+# user among 1,000 Roles and 10,000 RoleBindings against system:masters. Ports 24310-24312.
+bench-security: build
+	node dist/bench/api/security-bench.js
 
 # Three replicas behind HAProxy against one replica: create/get, watch fan-out (1,000 and 10,000
 # watchers), leader kill -9 and recovery. ROUNDS, WATCHERS (e.g. WATCHERS=100 ROUNDS=1) and more

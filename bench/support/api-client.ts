@@ -8,8 +8,11 @@ import { join } from 'node:path';
 
 export interface ApiCredentials {
   ca: Buffer;
-  cert: Buffer;
-  key: Buffer;
+  /** A client certificate and key; absent for a client that sends a bearer token instead. */
+  cert?: Buffer | string;
+  key?: Buffer | string;
+  /** Sent as `Authorization: Bearer <token>` on every request. */
+  token?: string;
 }
 
 export interface ApiResponse {
@@ -39,9 +42,11 @@ export class ApiError extends Error {
 
 export class ApiClient {
   private readonly session: http2.ClientHttp2Session;
+  private readonly authorization: http2.OutgoingHttpHeaders;
 
   constructor(readonly url: string, credentials: ApiCredentials) {
     this.session = http2.connect(url, { ca: credentials.ca, cert: credentials.cert, key: credentials.key });
+    this.authorization = credentials.token === undefined ? {} : { authorization: `Bearer ${credentials.token}` };
     // A dead session fails its streams; the error is reported through them, not here.
     this.session.on('error', () => {});
   }
@@ -49,7 +54,7 @@ export class ApiClient {
   /** One request; rejects with ApiError on a status >= 300. */
   request(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
     return new Promise((resolve, reject) => {
-      const headers: http2.OutgoingHttpHeaders = { ':method': method, ':path': path, accept: 'application/json' };
+      const headers: http2.OutgoingHttpHeaders = { ':method': method, ':path': path, accept: 'application/json', ...this.authorization };
       if (options.body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
       let stream: http2.ClientHttp2Stream;
       try {
@@ -88,7 +93,7 @@ export class ApiClient {
    * response status (the server sends it once the watch is subscribed). Returns a closer.
    */
   stream(path: string, onData: (chunk: Buffer) => void, onStatus: (status: number) => void = () => {}, onEnd: () => void = () => {}): () => void {
-    const stream = this.session.request({ ':path': path, accept: 'application/json' });
+    const stream = this.session.request({ ':path': path, accept: 'application/json', ...this.authorization });
     stream.on('response', (h) => onStatus(Number(h[':status'])));
     stream.on('data', onData);
     stream.on('end', onEnd);

@@ -54,10 +54,11 @@ export class CarinaServer {
   }
 
   /** Starts a single-member replica and waits until its /readyz answers 200. */
-  static async start(ports: CarinaServerPorts, extraArgs: string[] = []): Promise<CarinaServer> {
+  /** `main`: another build's compiled CLI (e.g. a baseline checkout's dist/src/cli/main.js). */
+  static async start(ports: CarinaServerPorts, extraArgs: string[] = [], main = CARINA_MAIN): Promise<CarinaServer> {
     const dataDir = mkdtempSync(join(tmpdir(), 'carina-bench-'));
     const child = spawn(process.execPath, [
-      CARINA_MAIN, 'server',
+      main, 'server',
       '--data-dir', dataDir,
       '--secure-port', String(ports.api),
       '--listen-etcd-address', `127.0.0.1:${ports.etcd}`,
