@@ -10,10 +10,20 @@
  *
  * The roots are the `--client-ca-file` bundle, plus the cluster CA that Carina issues its own
  * client certificates from (the integrator passes the union).
+ *
+ * Verified chains are remembered (by a hash of the presented DER, at most VERIFIED_CHAINS_MAX,
+ * never past the earliest notAfter of the chain), so a client's every request does not repeat
+ * the signature checks: a chain's verdict cannot change while its certificates are valid, since
+ * the roots are fixed for the life of the server and client certificates are not revocable in
+ * Kubernetes. Failures are not remembered.
  */
 import type { AuthenticationRequest, AuthenticationResult, RequestAuthenticator } from './authenticator';
 import { NOT_MINE, authenticationFailed } from './authenticator';
+import { createHash } from 'node:crypto';
+import type { UserInfo } from './user-info';
 import { certificateIdentifier, verifyCertificateChain, type CertificatePool } from './x509-verifier';
+
+const VERIFIED_CHAINS_MAX = 1024;
 
 export interface X509AuthenticatorOptions {
   readonly roots: CertificatePool;
@@ -24,6 +34,8 @@ export interface X509AuthenticatorOptions {
 export class X509Authenticator implements RequestAuthenticator {
   readonly name = 'x509';
   private readonly now: () => number;
+  /** Chain digest → the user and the first moment the chain stops being valid (insertion order is the eviction order). */
+  private readonly verified = new Map<string, { user: UserInfo | undefined; validFromMs: number; expiresMs: number }>();
 
   constructor(private readonly options: X509AuthenticatorOptions) {
     this.now = options.now ?? Date.now;
@@ -37,10 +49,26 @@ export class X509Authenticator implements RequestAuthenticator {
   authenticateSync(request: AuthenticationRequest): AuthenticationResult {
     const presented = request.peerCertificates;
     if (presented.length === 0) return NOT_MINE;
-    const verification = verifyCertificateChain(presented, { roots: this.options.roots, nowMs: this.now() });
+    const nowMs = this.now();
+    const digest = createHash('sha256');
+    for (const certificate of presented) digest.update(certificate.raw);
+    const key = digest.digest('base64');
+    const known = this.verified.get(key);
+    if (known !== undefined && nowMs >= known.validFromMs && nowMs < known.expiresMs) {
+      return known.user === undefined ? NOT_MINE : { outcome: 'authenticated', user: known.user };
+    }
+    if (known !== undefined) this.verified.delete(key);
+    const verification = verifyCertificateChain(presented, { roots: this.options.roots, nowMs });
     if (!verification.ok) return authenticationFailed(`verifying certificate ${certificateIdentifier(presented[0])} failed: ${verification.reason}`);
-    const leaf = verification.chains[0][0].fields;
-    if (leaf.commonName === '') return NOT_MINE;
-    return { outcome: 'authenticated', user: { name: leaf.commonName, uid: '', groups: [...leaf.organizations], extra: {} } };
+    const chain = verification.chains[0];
+    const leaf = chain[0].fields;
+    const user = leaf.commonName === '' ? undefined : { name: leaf.commonName, uid: '', groups: [...leaf.organizations], extra: {} };
+    if (this.verified.size >= VERIFIED_CHAINS_MAX) this.verified.delete(this.verified.keys().next().value as string);
+    this.verified.set(key, {
+      user,
+      validFromMs: Math.max(...chain.map((link) => Date.parse(link.certificate.validFrom))),
+      expiresMs: Math.min(...chain.map((link) => Date.parse(link.certificate.validTo))),
+    });
+    return user === undefined ? NOT_MINE : { outcome: 'authenticated', user };
   }
 }

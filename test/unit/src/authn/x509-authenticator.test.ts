@@ -30,6 +30,22 @@ describe('authn: x509 client certificates', () => {
     return new X509Authenticator({ roots, now: () => now }).authenticate({ headers: {}, peerCertificates: chain.map((c) => c.x509) });
   }
 
+  it('remembers a verified chain, but never past its validity, and never a failure', async () => {
+    const leaf = issueClientCertificate(ca, 'kept', ['g'], { notAfter: new Date(Date.now() + DAY_MS) });
+    let now = Date.now();
+    const authenticator = new X509Authenticator({ roots, now: () => now });
+    const request = { headers: {}, peerCertificates: [leaf.x509] };
+    expect((await authenticator.authenticate(request)).outcome).to.equal('authenticated');
+    expect((await authenticator.authenticate(request)).outcome).to.equal('authenticated');
+    now += 2 * DAY_MS;
+    expect(reasonOf(await authenticator.authenticate(request))).to.contain('expired');
+    const foreign = issueClientCertificate(otherCa, 'mallory', []);
+    const foreignRequest = { headers: {}, peerCertificates: [foreign.x509] };
+    now = Date.now();
+    expect((await authenticator.authenticate(foreignRequest)).outcome).to.equal('failed');
+    expect((await authenticator.authenticate(foreignRequest)).outcome).to.equal('failed');
+  });
+
   it('reads CN as the user and every O, in order, as groups, with no uid', async () => {
     const leaf = issueClientCertificate(ca, 'jane', ['dev', 'ops', 'system:masters']);
     const result = await authenticate([leaf]);
