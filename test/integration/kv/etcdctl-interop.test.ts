@@ -1,9 +1,9 @@
 /**
  * Interop: the real `etcdctl` 3.4 (ETCDCTL_API=3) against three `carina server` replicas on
- * loopback. Every expected output below is what etcd 3.4 itself prints for the same command
- * (checked against a real etcd 3.4 cluster), so these tests hold Carina to etcd's behaviour as a
- * user of etcdctl sees it: the plain text where that is what a user reads, `-w json` where the
- * output carries revisions, to assert exact fields.
+ * loopback, and the very same cases against a three-member etcd 3.4 from Debian in the same run,
+ * so that every expectation below is proven to be etcd's own answer, not one recorded once by
+ * hand: a case that passes on Carina and fails on etcd is a wrong expectation. The plain text is
+ * checked where that is what a user reads, `-w json` where the output carries revisions.
  *
  * One cluster serves the whole file; each test uses its own key prefix. The tests run in order
  * and the compaction tests come last, because a compaction drops the history of every key.
@@ -15,9 +15,10 @@
  * not covered here.
  */
 import { expect } from 'chai';
+import { EtcdClient } from '../../../raft';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { CarinaStoreCluster } from '../../support/carina-store-cluster';
-import { findEtcdBinary } from '../../support/etcd-process';
+import { EtcdCluster, findEtcdBinary, waitForAgreedLeader } from '../../support/etcd-process';
 
 /** The cluster under test, reduced to what these tests need to know about it. */
 interface StoreUnderTest {
@@ -34,7 +35,7 @@ interface StoreUnderTest {
   close(): Promise<void>;
 }
 
-async function startStore(): Promise<StoreUnderTest> {
+async function startCarina(): Promise<StoreUnderTest> {
   const cluster = await CarinaStoreCluster.start(3);
   return {
     clientEndpoints: cluster.clientEndpoints,
@@ -42,6 +43,28 @@ async function startStore(): Promise<StoreUnderTest> {
     memberIds: cluster.members.map((_, i) => BigInt(i + 1)),
     tlsFlags: cluster.pki.etcdctlFlags,
     leaderIndex: () => cluster.waitHealthy(),
+    close: () => cluster.close(),
+  };
+}
+
+/** etcd 3.4 with the same shape: its member ids are random, so they are read from its Status. */
+async function startEtcd(): Promise<StoreUnderTest> {
+  const cluster = await EtcdCluster.start(3);
+  const memberIds: bigint[] = [];
+  for (const member of cluster.members) {
+    const client = new EtcdClient({ endpoints: [member.clientUrl], tls: member.clientTls, timeoutMs: 5_000 });
+    try {
+      memberIds.push((await client.status()).header.memberId);
+    } finally {
+      await client.close();
+    }
+  }
+  return {
+    clientEndpoints: cluster.clientEndpoints,
+    peerUrls: cluster.members.map((m) => m.peerUrl),
+    memberIds,
+    tlsFlags: [`--cacert=${cluster.tls.caFile}`, `--cert=${cluster.tls.clientCertFile}`, `--key=${cluster.tls.clientKeyFile}`],
+    leaderIndex: async () => memberIds.indexOf(await waitForAgreedLeader(cluster.members, 30_000, 'etcd cluster')),
     close: () => cluster.close(),
   };
 }
@@ -179,7 +202,7 @@ class EtcdctlWatch {
   }
 }
 
-describe('etcdctl 3.4 against a 3-replica Carina store', function () {
+for (const target of [{ name: 'a 3-replica Carina store', start: startCarina }, { name: 'a 3-member etcd 3.4 (the reference)', start: startEtcd }]) describe(`etcdctl 3.4 against ${target.name}`, function () {
   this.timeout(60_000);
   const ETCDCTL = findEtcdBinary('etcdctl');
   let store: StoreUnderTest | null = null;
@@ -190,7 +213,7 @@ describe('etcdctl 3.4 against a 3-replica Carina store', function () {
   };
 
   before(async () => {
-    store = await startStore();
+    store = await target.start();
   });
 
   after(async () => {
