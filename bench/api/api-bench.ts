@@ -17,6 +17,10 @@
  * and decode cost (codec-bench.ts).
  *
  * Run: make bench-api (ROUNDS=n repeats the whole set; medians are reported).
+ *
+ * BASELINE_MAIN=<another checkout>/dist/src/cli/main.js also starts that build's server and
+ * runs the API rounds on both, interleaved in each round, printing the two side by side: a
+ * before/after comparison measured in one run on the same machine state.
  */
 import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -50,8 +54,10 @@ const ROUNDS = Number(process.env.ROUNDS ?? 1);
 const FAN_OUT_WATCHERS = Number(process.env.FAN_OUT_WATCHERS ?? 1000);
 const FAN_OUT_EVENTS = 20;
 const CODEC_RUNS = Number(process.env.CODEC_RUNS ?? 7);
-/** This benchmark's ports (24300-24302), clear of bench/cluster's. */
+/** This benchmark's ports (24300-24305), clear of bench/cluster's. */
 const SERVER_PORTS = { api: 24300, etcd: 24301, raft: 24302 };
+const BASELINE_PORTS = { api: 24303, etcd: 24304, raft: 24305 };
+const BASELINE_MAIN = process.env.BASELINE_MAIN ?? '';
 
 /**
  * Time from a create until the LAST of `watchers` open watches has its event, for
@@ -269,20 +275,26 @@ async function main(): Promise<void> {
   process.stderr.write('codec: JSON and Protobuf encode/decode\n');
   const codecRows = measureCodec(CODEC_RUNS);
   const server = await CarinaServer.start(SERVER_PORTS, ['--auto-compaction-interval', '0']);
+  const baseline = BASELINE_MAIN === '' ? undefined : await CarinaServer.start(BASELINE_PORTS, ['--auto-compaction-interval', '0'], BASELINE_MAIN);
   const apiRounds: Figures[] = [];
+  const baselineRounds: Figures[] = [];
   const storeRounds: Figures[] = [];
   const verbRounds: VerbFigures[][] = [];
   try {
     for (let round = 0; round < ROUNDS; round++) {
       process.stderr.write(`round ${round + 1}/${ROUNDS}: store\n`);
       storeRounds.push(await storeRound(server.etcdEndpoint, server.storeTls(), round));
+      // With a baseline, which build goes first alternates by round.
+      if (baseline !== undefined && round % 2 === 0) baselineRounds.push(await apiRound(baseline, round));
       process.stderr.write(`round ${round + 1}/${ROUNDS}: API\n`);
       apiRounds.push(await apiRound(server, round));
+      if (baseline !== undefined && round % 2 === 1) baselineRounds.push(await apiRound(baseline, round));
       process.stderr.write(`round ${round + 1}/${ROUNDS}: write verbs\n`);
       verbRounds.push(await verbRound(server, round));
     }
   } finally {
     await server.stop();
+    await baseline?.stop();
   }
   const rows: Array<[string, keyof Figures, string, boolean]> = [
     ['create, sequential, p50', 'createP50', 'ms', false],
@@ -306,6 +318,16 @@ async function main(): Promise<void> {
     const s = medianOf(storeRounds, key);
     const ratio = higherIsBetter ? s / a : a / s;
     lines.push(`| ${label} | ${a.toFixed(unit === 'ops/s' ? 0 : 2)} ${unit} | ${s.toFixed(unit === 'ops/s' ? 0 : 2)} ${unit} | ${ratio.toFixed(2)}x ${higherIsBetter ? 'slower' : 'the time'} |`);
+  }
+  if (baselineRounds.length > 0) {
+    lines.push('', `This build against the baseline (${BASELINE_MAIN}), API rounds interleaved:`, '', '| operation | this build | baseline | this / baseline |', '|---|---:|---:|---:|');
+    for (const [label, key, unit] of rows) {
+      const a = medianOf(apiRounds, key);
+      const b = medianOf(baselineRounds, key);
+      lines.push(`| ${label} | ${a.toFixed(unit === 'ops/s' ? 0 : 2)} ${unit} | ${b.toFixed(unit === 'ops/s' ? 0 : 2)} ${unit} | ${(a / b).toFixed(2)} |`);
+    }
+    lines.push('', 'Per round, this build / baseline:');
+    for (const [label, key] of rows) lines.push(`- ${label}: ${apiRounds.map((r) => r[key].toFixed(2)).join(' / ')} | ${baselineRounds.map((r) => r[key].toFixed(2)).join(' / ')}`);
   }
   lines.push('', `Write verbs through the API, one replica (sequential: ${SEQUENTIAL} calls on one object; ${INFLIGHT} in flight: ${CONCURRENT_OPS} calls, one object per worker):`, '', formatVerbTable(verbRounds, INFLIGHT));
   lines.push('', `Encode and decode in process (medians of ${CODEC_RUNS} runs for the lists, ${CODEC_RUNS * 200} for the Pod): JSON as the HTTP layer writes it, Protobuf with src/codec:`, '', formatCodecTable(codecRows));
