@@ -1,0 +1,42 @@
+/**
+ * Structural defaulting (k8s.io/apiextensions-apiserver pkg/apiserver/schema/defaulting): a
+ * property absent from an object, or null where the schema does not allow null, takes a deep
+ * copy of its `default`; then defaulting goes on inside it, so defaults nested in a default apply
+ * too. Run on every decode of a client's object and on every read from storage, as v1.25 does.
+ * Idempotent: defaulting a defaulted object changes nothing.
+ */
+import { additionalSchema, isObject, type JsonSchemaProps } from './json-schema';
+
+/** Fills defaults into `value` in place; returns the value (a new one when `value` itself was defaulted). */
+export function applySchemaDefaults(value: unknown, schema: JsonSchemaProps | undefined): unknown {
+  if (schema === undefined) return value;
+  if (Array.isArray(value)) {
+    const items = schema.items;
+    if (items !== undefined) value.forEach((item, i) => (value[i] = applySchemaDefaults(item, items)));
+    return value;
+  }
+  if (!isObject(value)) return value;
+  const properties = schema.properties ?? {};
+  for (const [name, property] of Object.entries(properties)) {
+    const missing = !(name in value) || value[name] === undefined || (value[name] === null && property.nullable !== true);
+    if (missing && property.default !== undefined) value[name] = structuredClone(property.default);
+    if (name in value) value[name] = applySchemaDefaults(value[name], property);
+  }
+  const extra = additionalSchema(schema);
+  if (extra !== undefined) {
+    for (const name of Object.keys(value)) {
+      if (Object.prototype.hasOwnProperty.call(properties, name)) continue;
+      value[name] = applySchemaDefaults(value[name], extra);
+    }
+  }
+  return value;
+}
+
+/** True when the schema holds a default anywhere (v1.25 refuses defaults with preserveUnknownFields=true). */
+export function hasDefaults(schema: JsonSchemaProps | undefined): boolean {
+  if (schema === undefined) return false;
+  if (schema.default !== undefined) return true;
+  if (Object.values(schema.properties ?? {}).some(hasDefaults)) return true;
+  const extra = additionalSchema(schema);
+  return hasDefaults(schema.items) || (extra !== undefined && hasDefaults(extra));
+}
