@@ -60,6 +60,8 @@ export class CustomResourceIndex {
   private subscription?: { cancel(): void };
   private stopped = false;
   private listeners = new Set<() => void>();
+  /** Bumped on every change of the served set: caches of derived documents key on it. */
+  revision = 0;
 
   /** Follows `cache` until stop(): waits for it to fill, loads the CRDs, then applies each change. */
   attach(cache: WatchCache): void {
@@ -148,6 +150,7 @@ export class CustomResourceIndex {
     this.entries = entries;
     this.byResource = byResource;
     this.byKind = byKind;
+    this.revision++;
     for (const listener of this.listeners) listener();
   }
 

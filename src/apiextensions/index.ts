@@ -15,3 +15,4 @@ export { pruneObject } from './pruning';
 export { applySchemaDefaults } from './defaulting';
 export { validateRules } from './cel/rule-validator';
 export { compileRule } from './cel/rule-compiler';
+export { customOpenApiV3Document, metaSchemasOf, schemaPrefix } from './custom-openapi';
