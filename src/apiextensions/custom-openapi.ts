@@ -29,8 +29,12 @@ function published(schema: JsonSchemaProps | undefined): JsonObject {
 /** The v3 document of one custom group-version, given the meta.k8s.io schemas to embed. */
 function operation(action: string, verb: string, resource: CustomServedResource, schemaRef: string): JsonObject {
   const ok = { description: 'OK', content: { 'application/json': { schema: { $ref: schemaRef } }, 'application/yaml': { schema: { $ref: schemaRef } } } };
+  // Writes declare dryRun, fieldManager and fieldValidation: kubectl validates on the server only where the patch operation lists fieldValidation.
+  const writes = verb === 'post' || verb === 'put' || verb === 'patch';
+  const parameters = writes ? ['dryRun', 'fieldManager', 'fieldValidation'].map((name) => ({ name, in: 'query', description: `${name} option of the write.`, schema: { type: 'string', uniqueItems: true } })) : undefined;
   return {
     description: `${verb} ${resource.kind}`,
+    ...(parameters === undefined ? {} : { parameters }),
     operationId: `${action}${resource.group.split('.').map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('')}${resource.version.charAt(0).toUpperCase()}${resource.version.slice(1)}${resource.kind}`,
     tags: [`${resource.group.replace(/\./g, '')}_${resource.version}`],
     responses: { '200': ok },
