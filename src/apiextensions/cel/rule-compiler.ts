@@ -99,7 +99,8 @@ function check(expr: Expr | undefined, scope: Scope, state: CheckState): { schem
     case 'callExpr': {
       const call = kind.value;
       const fn = call.function;
-      if (!fn.startsWith('_') && !fn.startsWith('@') && !KNOWN_FUNCTION_NAMES.has(fn)) {
+      // Operators (`_&&_`, `!_`, `-_`, `@in`, `_[_]`) are not names; only named functions are checked.
+      if (/^[A-Za-z][A-Za-z0-9_]*$/.test(fn) && !KNOWN_FUNCTION_NAMES.has(fn)) {
         state.error = located(state.source, position, `undeclared reference to '${fn}' (in container '')`);
         return undefined;
       }

@@ -66,6 +66,12 @@ describe('apiextensions CEL validation rules', () => {
     expect(!undeclared.ok && undeclared.message).to.equal("compilation failed: ERROR: <input>:1:5: undefined field 'nope'\n | self.nope > 0\n | ....^");
   });
 
+  it('accepts operators (negation, unary minus, ternary, in) and refuses unknown functions', () => {
+    expect(compileRule({ rule: "!has(self.image) || -self.replicas < 0 ? 'a' in ['a'] : false" }, spec, false).ok).to.equal(true);
+    const unknown = compileRule({ rule: 'frobnicate(self.image)' }, spec, false);
+    expect(!unknown.ok && unknown.message).to.contain("undeclared reference to 'frobnicate'");
+  });
+
   it('prices unbounded nested loops far above bounded ones', () => {
     const unbounded: JsonSchemaProps = { type: 'object', properties: { items: { type: 'array', items: { type: 'string' } } } };
     const expensive = compileRule({ rule: 'self.items.all(a, self.items.all(b, a.matches(b)))' }, unbounded, false);
