@@ -19,7 +19,7 @@
 import { storageVersionHash } from '../apis/catalogue';
 import type { APIGroup, APIResource, APIResourceList } from '../apis/discovery';
 import { topologyFromSchema, type TopologyNode } from '../apply';
-import type { ResourceStrategy, ServedResource } from '../registry';
+import { resourceKeyPrefix, type AsyncConverter, type ResourceStrategy, type ServedResource } from '../registry';
 import type { WatchCache } from '../storage';
 import { errors } from '../util';
 import { CRD_GROUP, CRD_RESOURCE, crdName, conversionOf, isConditionTrue, isNamespaced, specNames, versionsOf, type CrdVersion } from './crd-model';
@@ -27,6 +27,8 @@ import { customResourceDefinitionStrategy } from './crd-strategy';
 import { customResourceStrategy } from './custom-resource-strategy';
 import type { JsonObject, JsonSchemaProps } from './json-schema';
 import { pruneObject } from './pruning';
+import { ConversionWebhookClient } from './conversion-webhook';
+import { isObject } from './json-schema';
 
 export const CRD_KEY_PREFIX = `/registry/${CRD_GROUP}/${CRD_RESOURCE}/`;
 const CUSTOM_RESOURCE_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
@@ -63,8 +65,51 @@ export class CustomResourceIndex {
   /** Bumped on every change of the served set: caches of derived documents key on it. */
   revision = 0;
 
+  private cache?: WatchCache;
+  private readonly webhook = new ConversionWebhookClient((namespace, name, port) => this.resolveService(namespace, name, port));
+
+  /** Conversion through CRDs' webhooks, for the registry (strategy Webhook only). */
+  readonly asyncConverter: AsyncConverter = {
+    handles: (resource) => {
+      const served = this.lookup(resource.group, resource.version, resource.resource);
+      const entry = served === undefined ? undefined : this.entries.get(served.crdName);
+      return entry !== undefined && conversionOf(entry.crd).strategy === 'Webhook';
+    },
+    convert: async (resource, objects, targetApiVersion) => {
+      const served = this.lookup(resource.group, resource.version, resource.resource);
+      const entry = served === undefined ? undefined : this.entries.get(served.crdName);
+      if (served === undefined || entry === undefined) throw errors.internal(new Error(`no CRD serves ${resource.group}/${resource.version} ${resource.resource}`));
+      const conversion = conversionOf(entry.crd);
+      if (conversion.clientConfig === undefined) throw errors.internal(new Error(`conversion webhook for ${targetApiVersion}, Kind=${served.kind} failed: no webhook configured`));
+      return this.webhook.convert({ group: served.group, kind: served.kind, clientConfig: conversion.clientConfig, reviewVersions: conversion.reviewVersions }, objects, targetApiVersion);
+    },
+  };
+
+  /** A Service's address as its Endpoints publish it, for the port the webhook names. */
+  private async resolveService(namespace: string, name: string, port: number): Promise<{ host: string; port: number }> {
+    const cache = this.cache;
+    if (cache === undefined) throw new Error('the watch cache is not attached');
+    const service = cache.get(`${resourceKeyPrefix({ group: '', resource: 'services' })}${namespace}/${name}`);
+    if (service === undefined) throw new Error(`service "${name}" not found`);
+    const ports = Array.isArray((service.spec as JsonObject | undefined)?.ports) ? ((service.spec as JsonObject).ports as JsonObject[]) : [];
+    const servicePort = ports.find((p) => p.port === port);
+    if (servicePort === undefined) throw new Error(`service "${name}" has no port ${port}`);
+    const endpoints = cache.get(`${resourceKeyPrefix({ group: '', resource: 'endpoints' })}${namespace}/${name}`);
+    const subsets = Array.isArray(endpoints?.subsets) ? (endpoints?.subsets as JsonObject[]) : [];
+    for (const subset of subsets) {
+      const addresses = Array.isArray(subset.addresses) ? (subset.addresses as JsonObject[]) : [];
+      const endpointPorts = Array.isArray(subset.ports) ? (subset.ports as JsonObject[]) : [];
+      const target = servicePort.targetPort ?? servicePort.port;
+      const match = endpointPorts.find((p) => (typeof servicePort.name === 'string' && servicePort.name !== '' ? p.name === servicePort.name : true) && (typeof target !== 'number' || p.port === target)) ?? endpointPorts[0];
+      const address = addresses.find((a) => isObject(a) && typeof a.ip === 'string');
+      if (address !== undefined && match !== undefined && typeof match.port === 'number') return { host: String(address.ip), port: match.port };
+    }
+    throw new Error(`no endpoints available for service "${name}"`);
+  }
+
   /** Follows `cache` until stop(): waits for it to fill, loads the CRDs, then applies each change. */
   attach(cache: WatchCache): void {
+    this.cache = cache;
     const start = (): void => {
       if (this.stopped) return;
       if (!cache.isReady) {
@@ -93,6 +138,7 @@ export class CustomResourceIndex {
   stop(): void {
     this.stopped = true;
     this.subscription?.cancel();
+    void this.webhook.close();
   }
 
   /** Called after every change of the served set (controllers re-check their CRDs). */

@@ -14,7 +14,7 @@ import { startupHookCheck, type HealthCheck } from '../http/health-checks';
 import { NonResourceRoutes, type DiscoveryDocuments } from '../http/non-resource-routes';
 import { ApiMetrics } from '../observability/api-metrics';
 import { deprecationOf } from '../apis/deprecations';
-import { GenericRegistry, ServiceAllocator, namespaceLifecycle, parseNodePortRange, resourceKeyPrefix, strategyFor, type ResourceStrategy } from '../registry';
+import { GenericRegistry, ServiceAllocator, namespaceLifecycle, parseNodePortRange, resourceKeyPrefix, strategyFor, type AsyncConverter, type ResourceStrategy } from '../registry';
 import { ObjectStore, WatchCache, openStoreWatchCount, type JsonObject } from '../storage';
 import { EncryptionAtRest, type ValueTransformer } from '../storage/encryption';
 import { KubernetesServiceController } from '../controllers/kubernetes-service';
@@ -90,6 +90,7 @@ export interface ApiServerParts {
     stop(): void;
     strategyFor(resource: { group: string; version: string; resource: string; kind: string }): ResourceStrategy | undefined;
     deprecationOf(group: string, version: string, resource: string): { warning: string; removedRelease: string } | undefined;
+    asyncConverter: AsyncConverter;
   };
 }
 
@@ -144,6 +145,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     strategyFor: (resource) => parts.customResources?.strategyFor(resource) ?? strategyFor(resource),
     allocators: new Map([['/services', allocator]]),
     converter: parts.convertVersion,
+    asyncConverter: parts.customResources?.asyncConverter,
     trackManagedFields: parts.trackManagedFields,
     checkNamespaceForCreate: namespaceLifecycle(store, cache),
     admission: new AdmissionChain([rbacEscalationCheck(security.rbac, security.authorization.authorizer)]),
