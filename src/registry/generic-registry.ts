@@ -88,6 +88,11 @@ export interface RegistryConfig {
   trackManagedFields?: (live: JsonObject | undefined, updated: JsonObject, manager: string, subresource: string) => JsonObject;
   /** Converts between the served versions of one stored resource (undefined: no conversion known). */
   converter?: (object: JsonObject, targetApiVersion: string) => JsonObject | undefined;
+  /**
+   * Defaults applied to objects read from storage (custom resources' schema defaults, as v1.25's
+   * decoder applies them): returns the object itself, or a defaulted copy; never changes its input.
+   */
+  defaultOnRead?: (resource: ServedResource, object: JsonObject) => JsonObject;
   /** Conversions that need I/O (custom resources' conversion webhooks): many objects per call, in order. */
   asyncConverter?: AsyncConverter;
   /** The namespace lifecycle: throws the Status for a create in a missing or terminating namespace. */
@@ -286,7 +291,8 @@ export class GenericRegistry {
     }
     object.apiVersion = served;
     object.kind = resource.kind;
-    return object;
+    const defaulted = this.config.defaultOnRead?.(resource, object);
+    return defaulted ?? object;
   }
 
   /** Objects as clients of `resource` see them, converted in one call when a remote converter is needed. */
