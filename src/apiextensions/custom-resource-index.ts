@@ -27,6 +27,7 @@ import { customResourceDefinitionStrategy } from './crd-strategy';
 import { customResourceStrategy } from './custom-resource-strategy';
 import type { JsonObject, JsonSchemaProps } from './json-schema';
 import { pruneObject } from './pruning';
+import { withSchemaDefaults } from './defaulting';
 import { ConversionWebhookClient } from './conversion-webhook';
 import { isObject } from './json-schema';
 
@@ -234,6 +235,13 @@ export class CustomResourceIndex {
     const strategy = customResourceStrategy({ group: served.group, kind: served.kind, namespaced: served.namespaced, version: served.crdVersion });
     this.strategies.set(key, { stamp, strategy });
     return strategy;
+  }
+
+  /** Schema defaults on objects read back (copy-on-write: shared cached objects are never changed). */
+  defaultOnRead(resource: { group: string; version: string; resource: string }, object: JsonObject): JsonObject {
+    const served = this.lookup(resource.group, resource.version, resource.resource);
+    if (served === undefined) return object;
+    return withSchemaDefaults(object, served.crdVersion.schema) as JsonObject;
   }
 
   /** A custom resource's schema in one version. */

@@ -40,3 +40,61 @@ export function hasDefaults(schema: JsonSchemaProps | undefined): boolean {
   const extra = additionalSchema(schema);
   return hasDefaults(schema.items) || (extra !== undefined && hasDefaults(extra));
 }
+
+/**
+ * Copy-on-write defaulting, for objects read from storage that others share (the watch cache):
+ * returns `value` itself when no default applies, else a copy with only the changed path copied.
+ */
+export function withSchemaDefaults(value: unknown, schema: JsonSchemaProps | undefined): unknown {
+  if (schema === undefined || !hasDefaultsCached(schema)) return value;
+  if (Array.isArray(value)) {
+    const items = schema.items;
+    if (items === undefined) return value;
+    let out: unknown[] | undefined;
+    value.forEach((item, i) => {
+      const next = withSchemaDefaults(item, items);
+      if (next !== item) {
+        out ??= [...value];
+        out[i] = next;
+      }
+    });
+    return out ?? value;
+  }
+  if (!isObject(value)) return value;
+  let out: Record<string, unknown> | undefined;
+  const set = (name: string, next: unknown) => {
+    out ??= { ...value };
+    out[name] = next;
+  };
+  const properties = schema.properties ?? {};
+  for (const [name, property] of Object.entries(properties)) {
+    const current = (out ?? value)[name];
+    const missing = current === undefined || (current === null && property.nullable !== true);
+    if (missing && property.default !== undefined) set(name, structuredClone(property.default));
+    const present = (out ?? value)[name];
+    if (present !== undefined) {
+      const next = withSchemaDefaults(present, property);
+      if (next !== present) set(name, next);
+    }
+  }
+  const extra = additionalSchema(schema);
+  if (extra !== undefined) {
+    for (const name of Object.keys(value)) {
+      if (Object.prototype.hasOwnProperty.call(properties, name)) continue;
+      const next = withSchemaDefaults(value[name], extra);
+      if (next !== value[name]) set(name, next);
+    }
+  }
+  return out ?? value;
+}
+
+const defaultsBySchema = new WeakMap<JsonSchemaProps, boolean>();
+
+function hasDefaultsCached(schema: JsonSchemaProps): boolean {
+  let known = defaultsBySchema.get(schema);
+  if (known === undefined) {
+    known = hasDefaults(schema);
+    defaultsBySchema.set(schema, known);
+  }
+  return known;
+}

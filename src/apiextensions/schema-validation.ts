@@ -21,7 +21,7 @@ function typeInvalid(path: FieldPath, value: unknown, detail: string): FieldErro
 /** kube-openapi names the field in its message the way the path prints. */
 function inBody(path: FieldPath): string {
   const text = path.toString();
-  return text === '' ? 'body' : `${text} in body`;
+  return text === '' ? 'in body' : `${text} in body`;
 }
 
 function goNumber(n: number): string {

@@ -91,6 +91,7 @@ export interface ApiServerParts {
     strategyFor(resource: { group: string; version: string; resource: string; kind: string }): ResourceStrategy | undefined;
     deprecationOf(group: string, version: string, resource: string): { warning: string; removedRelease: string } | undefined;
     asyncConverter: AsyncConverter;
+    defaultOnRead(resource: { group: string; version: string; resource: string }, object: JsonObject): JsonObject;
   };
 }
 
@@ -146,6 +147,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     allocators: new Map([['/services', allocator]]),
     converter: parts.convertVersion,
     asyncConverter: parts.customResources?.asyncConverter,
+    defaultOnRead: parts.customResources === undefined ? undefined : (resource, object) => parts.customResources?.defaultOnRead(resource, object) ?? object,
     trackManagedFields: parts.trackManagedFields,
     checkNamespaceForCreate: namespaceLifecycle(store, cache),
     admission: new AdmissionChain([rbacEscalationCheck(security.rbac, security.authorization.authorizer)]),
