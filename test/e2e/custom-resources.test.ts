@@ -204,7 +204,7 @@ describe('custom resources: kubectl and HTTP against carina server', function ()
     expect(scale).to.deep.include({ kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: 5 }, status: { replicas: 2, selector: 'app=gamma' } });
   });
 
-  it('lists in chunks, selects by label and metadata.name, watches with bookmarks, answers JSON only', async () => {
+  it('lists in chunks, selects by label and metadata.name, watches, answers JSON or YAML only', async () => {
     for (let i = 0; i < 7; i++) await kubectl('create', '-f', file(`c${i}.yaml`, { ...widget(`chunk-${i}`, { image: 'x' }), metadata: { name: `chunk-${i}`, labels: { batch: 'c' } } }));
     const first = (await get('/apis/e2e.example.com/v1/namespaces/default/widgets?labelSelector=batch%3Dc&limit=3')).json<Obj>();
     expect(first.kind).to.equal('WidgetList');
@@ -225,6 +225,38 @@ describe('custom resources: kubectl and HTTP against carina server', function ()
     await kubectl('delete', 'widget', 'chunk-0');
     const watched = await watchPromise;
     expect(watched.events.find((e) => e.type === 'DELETED')?.object).to.deep.include({ kind: 'Widget', apiVersion: 'e2e.example.com/v1' });
+  });
+
+  it('defaults on read: a default added to the CRD shows on objects stored before it', async () => {
+    const before = JSON.parse(await kubectl('get', 'widget', 'beta', '-o', 'json')) as Obj;
+    expect(before.spec).to.not.have.property('selector');
+    const crd = widgetCrd();
+    crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.selector.default = 'app=default';
+    await kubectl('apply', '-f', file('crd-default.yaml', crd));
+    const after = await until('the new default on read', async () => {
+      const object = (await get('/apis/e2e.example.com/v1/namespaces/default/widgets/beta')).json<Obj>();
+      return object.spec.selector === 'app=default' ? object : undefined;
+    });
+    expect(after.metadata.resourceVersion).to.equal(before.metadata.resourceVersion);
+  });
+
+  it('garbage collection runs to and from custom resources; a namespace takes its custom resources with it', async () => {
+    const owner = JSON.parse(await kubectl('get', 'widget', 'beta', '-o', 'json')) as Obj;
+    await kubectl('create', '-f', file('dependent.yaml', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owned-by-widget', ownerReferences: [{ apiVersion: 'e2e.example.com/v1', kind: 'Widget', name: 'beta', uid: owner.metadata.uid }] } }));
+    const cm = JSON.parse(await kubectl('get', 'cm', 'owned-by-widget', '-o', 'json')) as Obj;
+    await kubectl('create', '-f', file('owned-widget.yaml', { ...widget('owned-by-cm', { image: 'x' }), metadata: { name: 'owned-by-cm', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owned-by-widget', uid: cm.metadata.uid }] } }));
+    await kubectl('delete', 'widget', 'beta');
+    await until('the ConfigMap owned by the Widget collected', async () => (await get('/api/v1/namespaces/default/configmaps/owned-by-widget')).status === 404, 30_000);
+    await until('the Widget owned by the ConfigMap collected', async () => (await get('/apis/e2e.example.com/v1/namespaces/default/widgets/owned-by-cm')).status === 404, 30_000);
+    await kubectl('create', 'namespace', 'crd-ns');
+    await kubectl('create', '-n', 'crd-ns', '-f', file('in-ns.yaml', widget('in-ns', { image: 'x' })));
+    await kubectl('delete', 'namespace', 'crd-ns', '--timeout=60s');
+    expect((await get('/apis/e2e.example.com/v1/namespaces/crd-ns/widgets/in-ns')).status).to.equal(404);
+  });
+
+  it('takes no Protobuf bodies (415)', async () => {
+    const response = await server.request('POST', '/apis/e2e.example.com/v1/namespaces/default/widgets', { body: Buffer.from([0x6b, 0x38, 0x73, 0x00]), headers: { 'content-type': 'application/vnd.kubernetes.protobuf' } });
+    expect(response.status).to.equal(415);
   });
 
   it('refuses non-structural schemas, CEL that does not compile or costs too much, with kube\'s messages', async () => {
