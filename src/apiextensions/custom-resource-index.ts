@@ -58,7 +58,7 @@ export class CustomResourceIndex {
   private entries = new Map<string, Entry>();
   private byResource = new Map<string, CustomServedResource>();
   private byKind = new Map<string, CustomServedResource>();
-  private readonly strategies = new Map<string, { stamp: string; strategy: ResourceStrategy }>();
+  private readonly strategies = new WeakMap<CustomServedResource, ResourceStrategy>();
   private readonly crdStrategy = customResourceDefinitionStrategy();
   private subscription?: { cancel(): void };
   private stopped = false;
@@ -228,12 +228,12 @@ export class CustomResourceIndex {
     if (resource.group === CRD_GROUP && resource.resource === CRD_RESOURCE) return this.crdStrategy;
     const served = this.lookup(resource.group, resource.version ?? '', resource.resource);
     if (served === undefined) return undefined;
-    const key = `${served.group}/${served.version}/${served.resource}`;
-    const stamp = JSON.stringify(served.crdVersion) + String(served.namespaced);
-    const cached = this.strategies.get(key);
-    if (cached !== undefined && cached.stamp === stamp) return cached.strategy;
-    const strategy = customResourceStrategy({ group: served.group, kind: served.kind, namespaced: served.namespaced, version: served.crdVersion });
-    this.strategies.set(key, { stamp, strategy });
+    // Served resources are rebuilt whenever a CRD changes, so one strategy per served object is current.
+    let strategy = this.strategies.get(served);
+    if (strategy === undefined) {
+      strategy = customResourceStrategy({ group: served.group, kind: served.kind, namespaced: served.namespaced, version: served.crdVersion });
+      this.strategies.set(served, strategy);
+    }
     return strategy;
   }
 
