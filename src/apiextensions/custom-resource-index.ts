@@ -174,7 +174,8 @@ export class CustomResourceIndex {
         kind: names.kind,
         listKind: names.listKind,
         namespaced: isNamespaced(crd),
-        verbs: [...CUSTOM_RESOURCE_VERBS],
+        // While its CRD terminates, nothing new may be created (v1.25 answers 405).
+        verbs: terminating ? CUSTOM_RESOURCE_VERBS.filter((v) => v !== 'create') : [...CUSTOM_RESOURCE_VERBS],
         subresources: [...(version.hasStatus ? [{ name: 'status' }] : []), ...(version.scale !== undefined ? [{ name: 'scale' }] : [])],
         storage: { group, version: storageVersion.name, resource: names.plural },
         scale: version.scale,
