@@ -16,3 +16,4 @@ export { applySchemaDefaults } from './defaulting';
 export { validateRules } from './cel/rule-validator';
 export { compileRule } from './cel/rule-compiler';
 export { customOpenApiV3Document, metaSchemasOf, schemaPrefix } from './custom-openapi';
+export { MergedOpenApi } from './merged-openapi';

@@ -7,14 +7,12 @@ import type { KvClient } from '../../raft';
 import { Catalogue, type ResourceInfo } from '../apis/catalogue';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from '../apis/discovery';
 import { OpenApiDocuments } from '../apis/openapi';
-import { OPENAPI_V2_PROTOBUF_CONTENT_TYPE, OPENAPI_V2_PROTOBUF_MEDIA_TYPES, openApiV2ToProtobuf } from '../apis/openapi/openapi-v2-protobuf';
+import { OPENAPI_V2_PROTOBUF_MEDIA_TYPES } from '../apis/openapi/openapi-v2-protobuf';
 import { ProtobufCodec } from '../codec';
 import { TypedDecoder } from '../apis/schema';
 import { convertVersion } from '../apis/conversion';
 import { ApplyConflictError, apply as serverSideApply, managerFromUserAgent, topologyForKind, updateManagedFields, type ManagedFieldsConverter, type TopologyNode } from '../apply';
-import { CrdController, CustomResourceIndex, customOpenApiV3Document, metaSchemasOf } from '../apiextensions';
-import { convertSchema, goJsonStringify } from '../apis/openapi';
-import { createHash } from 'node:crypto';
+import { CrdController, CustomResourceIndex, MergedOpenApi } from '../apiextensions';
 import { fromYaml, yamlDuplicateKeysError } from '../codec';
 import { PatchSchema, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, type JsonValue } from '../patch';
 import { GarbageCollector } from '../controllers/garbage-collector';
@@ -56,7 +54,7 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
   const convertForManagers = managedFieldsConverter(catalogue, customResources);
   const topologyOf = (apiVersion: string, kind: string): TopologyNode => customResources.topologyOf(apiVersion, kind) ?? topologyForKind(apiVersion, kind);
   let patchSchema: PatchSchema | undefined;
-  const customOpenApi = new CustomOpenApi(openapi, customResources);
+  const customOpenApi = new MergedOpenApi(openapi, customResources);
   const discovery: DiscoveryDocuments = {
     version: () => versionInfo() as unknown as JsonObject,
     apiVersions: (serverAddress) => apiVersions(serverAddress) as unknown as JsonObject,
@@ -255,82 +253,4 @@ function builtInNames(catalogue: Catalogue, group: string): { resources: Set<str
 function customApiGroup(customResources: CustomResourceIndex, group: string): JsonObject | undefined {
   const found = customResources.apiGroups().find((g) => g.name === group);
   return found === undefined ? undefined : { kind: 'APIGroup', apiVersion: 'v1', ...found };
-}
-
-/**
- * The OpenAPI documents with the custom group-versions added: v3 documents per group-version and
- * their index entries, and v2 definitions merged into the built-in document. Rebuilt only when
- * the set of served CRDs changes (the index's revision).
- */
-class CustomOpenApi {
-  private revision = -1;
-  private v3 = new Map<string, { body: Buffer; etag: string; hash: string }>();
-  private v2Body?: { body: Buffer; etag: string };
-  private v2ProtobufBody?: { body: Buffer; etag: string; contentType: string };
-  private meta?: JsonObject;
-
-  constructor(private readonly builtIn: OpenApiDocuments, private readonly index: CustomResourceIndex) {}
-
-  private refresh(): void {
-    if (this.revision === this.index.revision) return;
-    this.revision = this.index.revision;
-    this.v2Body = undefined;
-    this.v2ProtobufBody = undefined;
-    this.v3 = new Map();
-    const groupVersions = new Map<string, ReturnType<CustomResourceIndex['servedResources']>>();
-    for (const resource of this.index.servedResources()) {
-      const path = `apis/${resource.group}/${resource.version}`;
-      groupVersions.set(path, [...(groupVersions.get(path) ?? []), resource]);
-    }
-    if (groupVersions.size === 0) return;
-    this.meta ??= metaSchemasOf(JSON.parse(this.builtIn.v3Document('apis/apps/v1')?.body.toString('utf8') ?? '{}') as JsonObject);
-    for (const [path, resources] of groupVersions) {
-      const body = Buffer.from(goJsonStringify(customOpenApiV3Document(resources, this.meta) as never));
-      const hash = createHash('sha512').update(body).digest('hex').toUpperCase();
-      this.v3.set(path, { body, etag: `"${hash}"`, hash });
-    }
-  }
-
-  v3Index(): JsonObject {
-    this.refresh();
-    const builtIn = this.builtIn.v3Index();
-    if (this.v3.size === 0) return builtIn as unknown as JsonObject;
-    const paths: Record<string, { serverRelativeURL: string }> = { ...builtIn.paths };
-    for (const [path, document] of this.v3) if (paths[path] === undefined) paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${document.hash}` };
-    const sorted: Record<string, { serverRelativeURL: string }> = {};
-    for (const path of Object.keys(paths).sort()) sorted[path] = paths[path];
-    return { paths: sorted };
-  }
-
-  v3Document(path: string): { body: Buffer; etag: string } | undefined {
-    this.refresh();
-    return this.v3.get(path.replace(/^\/+/, ''));
-  }
-
-  v2(): { body: Buffer; etag: string } {
-    this.refresh();
-    const builtIn = this.builtIn.v2Document();
-    if (this.v3.size === 0) return builtIn;
-    if (this.v2Body === undefined) {
-      const document = JSON.parse(builtIn.body.toString('utf8')) as { definitions: Record<string, unknown> };
-      const definitions: Record<string, unknown> = { ...document.definitions };
-      for (const v3 of this.v3.values()) {
-        const schemas = (JSON.parse(v3.body.toString('utf8')) as { components: { schemas: Record<string, unknown> } }).components.schemas;
-        for (const [name, schema] of Object.entries(schemas)) if (definitions[name] === undefined) definitions[name] = convertSchema(schema as never);
-      }
-      const sorted: Record<string, unknown> = {};
-      for (const name of Object.keys(definitions).sort()) sorted[name] = definitions[name];
-      const body = Buffer.from(goJsonStringify({ ...document, definitions: sorted } as never));
-      this.v2Body = { body, etag: `"${createHash('sha512').update(body).digest('hex').toUpperCase()}"` };
-    }
-    return this.v2Body;
-  }
-
-  v2Protobuf(): { body: Buffer; etag: string; contentType: string } {
-    const json = this.v2();
-    if (this.v2ProtobufBody === undefined || this.v2ProtobufBody.etag !== json.etag) {
-      this.v2ProtobufBody = { body: openApiV2ToProtobuf(json.body), etag: json.etag, contentType: OPENAPI_V2_PROTOBUF_CONTENT_TYPE };
-    }
-    return this.v2ProtobufBody;
-  }
 }
