@@ -6,7 +6,8 @@
  *
  *   create   sequential creates (p50), and 16 in flight (ops/s)
  *   get      sequential quorum gets (p50), and 16 in flight (ops/s)
- *   list     10,000 objects in pages of 500 (limit/continue), the whole list (median of 5, ms)
+ *   list     10,000 objects in pages of 500 (limit/continue), the whole list (median of 5, ms),
+ *            the two kinds' lists taken in turn
  */
 import { ApiClient } from '../support/api-client';
 import { closedLoop, median, timed } from '../support/latency';
@@ -89,42 +90,63 @@ export async function installBenchCrd(api: ApiClient): Promise<void> {
   }
 }
 
-async function measureKind(api: ApiClient, collection: (ns: string) => string, body: (ns: string, name: string) => string, namespace: string, options: CustomResourceBenchOptions): Promise<KindFigures> {
-  await ensureNamespace(api, namespace);
-  const base = collection(namespace);
-  for (let i = 0; i < 50; i++) await api.request('POST', base, { body: body(namespace, `warm-${i}`) });
+type KindSpec = { collection: (ns: string) => string; body: (ns: string, name: string) => string; namespace: string };
+
+async function measureWrites(api: ApiClient, kind: KindSpec, options: CustomResourceBenchOptions): Promise<Omit<KindFigures, 'listMs'>> {
+  await ensureNamespace(api, kind.namespace);
+  const base = kind.collection(kind.namespace);
+  for (let i = 0; i < 50; i++) await api.request('POST', base, { body: kind.body(kind.namespace, `warm-${i}`) });
   const creates: number[] = [];
-  for (let i = 0; i < options.sequential; i++) creates.push(await timed(() => api.request('POST', base, { body: body(namespace, `seq-${i}`) })));
-  const createPerSecond = (await closedLoop(options.concurrentOps, options.inflight, (i) => api.request('POST', base, { body: body(namespace, `par-${i}`) }))).perSecond;
+  for (let i = 0; i < options.sequential; i++) creates.push(await timed(() => api.request('POST', base, { body: kind.body(kind.namespace, `seq-${i}`) })));
+  const createPerSecond = (await closedLoop(options.concurrentOps, options.inflight, (i) => api.request('POST', base, { body: kind.body(kind.namespace, `par-${i}`) }))).perSecond;
   const gets: number[] = [];
   for (let i = 0; i < options.sequential; i++) gets.push(await timed(() => api.request('GET', `${base}/seq-${i}`)));
   const getPerSecond = (await closedLoop(options.concurrentOps, options.inflight, (i) => api.request('GET', `${base}/par-${i}`))).perSecond;
-  const listNs = `${namespace}-list`;
-  await ensureNamespace(api, listNs);
-  const listBase = collection(listNs);
-  await closedLoop(options.listItems, options.inflight, (i) => api.request('POST', listBase, { body: body(listNs, `item-${String(i).padStart(5, '0')}`) }));
-  const lists: number[] = [];
-  for (let r = 0; r < 5; r++) {
-    lists.push(await timed(async () => {
-      let token = '';
-      let count = 0;
-      do {
-        const page = JSON.parse((await api.request('GET', `${listBase}?limit=${options.listPage}${token ? `&continue=${encodeURIComponent(token)}` : ''}`)).body);
-        count += page.items.length;
-        token = page.metadata.continue ?? '';
-      } while (token !== '');
-      if (count !== options.listItems) throw new Error(`listed ${count} items, expected ${options.listItems}`);
-    }));
-  }
-  return { createP50: median(creates), createPerSecond, getP50: median(gets), getPerSecond, listMs: median(lists) };
+  return { createP50: median(creates), createPerSecond, getP50: median(gets), getPerSecond };
 }
 
-/** ConfigMaps first, then Widgets, in namespaces of their own. */
+async function fillForList(api: ApiClient, kind: KindSpec, options: CustomResourceBenchOptions): Promise<string> {
+  const listNs = `${kind.namespace}-list`;
+  await ensureNamespace(api, listNs);
+  const listBase = kind.collection(listNs);
+  await closedLoop(options.listItems, options.inflight, (i) => api.request('POST', listBase, { body: kind.body(listNs, `item-${String(i).padStart(5, '0')}`) }));
+  return listBase;
+}
+
+async function listAll(api: ApiClient, listBase: string, options: CustomResourceBenchOptions): Promise<number> {
+  return timed(async () => {
+    let token = '';
+    let count = 0;
+    do {
+      const page = JSON.parse((await api.request('GET', `${listBase}?limit=${options.listPage}${token ? `&continue=${encodeURIComponent(token)}` : ''}`)).body);
+      count += page.items.length;
+      token = page.metadata.continue ?? '';
+    } while (token !== '');
+    if (count !== options.listItems) throw new Error(`listed ${count} items, expected ${options.listItems}`);
+  });
+}
+
+/**
+ * ConfigMaps' writes and reads, then Widgets'; then both collections of 10,000 are filled and
+ * listed in turn (ConfigMaps, Widgets, ConfigMaps, ...), so that whatever else the machine and
+ * the replica do in the background (the garbage collector's periodic scan, other processes on a
+ * shared host) falls on both alike.
+ */
 export async function measureCustomResources(api: ApiClient, round: number, options: CustomResourceBenchOptions): Promise<{ configMaps: KindFigures; widgets: KindFigures }> {
   await installBenchCrd(api);
-  const configMaps = await measureKind(api, (ns) => `/api/v1/namespaces/${ns}/configmaps`, configMap, `bench-cm-${round}`, options);
-  const widgets = await measureKind(api, (ns) => `/apis/${GROUP}/v1/namespaces/${ns}/widgets`, widget, `bench-cr-${round}`, options);
-  return { configMaps, widgets };
+  const cm: KindSpec = { collection: (ns) => `/api/v1/namespaces/${ns}/configmaps`, body: configMap, namespace: `bench-cm-${round}` };
+  const cr: KindSpec = { collection: (ns) => `/apis/${GROUP}/v1/namespaces/${ns}/widgets`, body: widget, namespace: `bench-cr-${round}` };
+  const cmWrites = await measureWrites(api, cm, options);
+  const crWrites = await measureWrites(api, cr, options);
+  const cmList = await fillForList(api, cm, options);
+  const crList = await fillForList(api, cr, options);
+  const cmTimes: number[] = [];
+  const crTimes: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    cmTimes.push(await listAll(api, cmList, options));
+    crTimes.push(await listAll(api, crList, options));
+  }
+  return { configMaps: { ...cmWrites, listMs: median(cmTimes) }, widgets: { ...crWrites, listMs: median(crTimes) } };
 }
 
 export function formatCustomResourceTable(rounds: Array<{ configMaps: KindFigures; widgets: KindFigures }>, options: CustomResourceBenchOptions): string {
