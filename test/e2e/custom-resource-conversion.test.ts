@@ -3,7 +3,8 @@
  * (HTTPS on 127.0.0.1, trusted through the CRD's caBundle): objects written in v2 are stored in
  * v1 and read back in either version; a list is converted in one ConversionReview; watches get
  * converted events; the review version follows conversionReviewVersions (v1, then v1beta1); a
- * webhook that fails gives kube's 500; a deprecated version answers with its warning.
+ * webhook that fails gives kube's 500; a deprecated version answers with its warning. A CRD
+ * with strategy None serves both versions of the same object, relabelled.
  */
 import { expect } from 'chai';
 import * as https from 'node:https';
@@ -124,6 +125,36 @@ describe('custom resources: conversion webhook', function () {
       ['MODIFIED', 'conv.example.com/v2', { count: 6 }],
       ['MODIFIED', 'conv.example.com/v2', { count: 7 }],
     ]);
+  });
+
+  it('conversion None: the same object in both versions, only apiVersion differs; unserved versions 404', async () => {
+    const schema = { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } };
+    await kubectl(['apply', '-f', '-'], stringify({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'plains.conv.example.com' },
+      spec: {
+        group: 'conv.example.com',
+        scope: 'Cluster',
+        names: { plural: 'plains', singular: 'plain', kind: 'Plain' },
+        versions: [
+          { name: 'v1beta1', served: true, storage: false, schema },
+          { name: 'v1', served: true, storage: true, schema },
+          { name: 'v0', served: false, storage: false, schema },
+        ],
+      },
+    }));
+    await kubectl(['wait', '--for', 'condition=established', '--timeout=30s', 'crd/plains.conv.example.com']);
+    const created = await server.request('POST', '/apis/conv.example.com/v1beta1/plains', { body: JSON.stringify({ apiVersion: 'conv.example.com/v1beta1', kind: 'Plain', metadata: { name: 'p' }, spec: { size: 2 } }), headers: { 'content-type': 'application/json' } });
+    expect(created.status, created.text).to.equal(201);
+    const v1 = (await server.request('GET', '/apis/conv.example.com/v1/plains/p')).json<Obj>();
+    expect(v1.apiVersion).to.equal('conv.example.com/v1');
+    expect(v1.spec).to.deep.equal({ size: 2 });
+    expect((await server.request('GET', '/apis/conv.example.com/v0/plains/p')).status).to.equal(404);
+    const crd = (await server.request('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/plains.conv.example.com')).json<Obj>();
+    expect(crd.status.storedVersions).to.deep.equal(['v1']);
+    const group = (await server.request('GET', '/apis/conv.example.com')).json<Obj>();
+    expect(group.preferredVersion.version).to.equal('v2');
   });
 
   it('follows conversionReviewVersions, and reports a failing webhook as kube does', async () => {
