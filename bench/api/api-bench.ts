@@ -21,6 +21,9 @@
  * BASELINE_MAIN=<another checkout>/dist/src/cli/main.js also starts that build's server and
  * runs the API rounds on both, interleaved in each round, printing the two side by side: a
  * before/after comparison measured in one run on the same machine state.
+ *
+ * With --custom-resources only custom resources (schema + two CEL rules) and ConfigMaps are
+ * measured side by side (custom-resource-bench.ts).
  */
 import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -31,6 +34,7 @@ import { CarinaServer } from '../support/carina-server';
 import { closedLoop, median, percentile, timed } from '../support/latency';
 import { formatCodecTable, measureCodec } from './codec-bench';
 import { measureWriteVerbs, formatVerbTable, type VerbFigures } from './verb-bench';
+import { formatCustomResourceTable, measureCustomResources, type KindFigures } from './custom-resource-bench';
 
 interface Figures {
   createP50: number;
@@ -270,7 +274,34 @@ async function verbRound(server: CarinaServer, round: number): Promise<VerbFigur
   }
 }
 
+/** --custom-resources: Widgets (schema + two CEL rules) beside ConfigMaps, one replica, one table. */
+async function customResourcesMain(): Promise<void> {
+  const server = await CarinaServer.start(SERVER_PORTS, ['--auto-compaction-interval', '0']);
+  const rounds: Array<{ configMaps: KindFigures; widgets: KindFigures }> = [];
+  const options = { sequential: SEQUENTIAL, concurrentOps: CONCURRENT_OPS, inflight: INFLIGHT, listItems: LIST_ITEMS, listPage: LIST_PAGE };
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      process.stderr.write(`round ${round + 1}/${ROUNDS}: ConfigMaps, then Widgets\n`);
+      const api = new ApiClient(server.url, server.credentials());
+      try {
+        rounds.push(await measureCustomResources(api, round, options));
+      } finally {
+        api.close();
+      }
+    }
+  } finally {
+    await server.stop();
+  }
+  process.stdout.write([
+    `bench/api --custom-resources: one Carina replica, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${ROUNDS} round(s), medians`,
+    '',
+    formatCustomResourceTable(rounds, options),
+    '',
+  ].join('\n'));
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--custom-resources')) return customResourcesMain();
   // In-process and before the server starts, so nothing else competes for the CPU.
   process.stderr.write('codec: JSON and Protobuf encode/decode\n');
   const codecRows = measureCodec(CODEC_RUNS);

@@ -281,7 +281,8 @@ export class RequestScope {
   /** The content type of a PATCH (415 for one v1.25 does not take). */
   patchType(): string {
     const contentType = (this.ctx.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
-    if (!PATCH_CONTENT_TYPES.includes(contentType) || (contentType === APPLY_PATCH_TYPE && this.config.serverSideApply === undefined)) throw errors.unsupportedMediaType(PATCH_CONTENT_TYPES);
+    const accepted = this.resource.patchTypes ?? PATCH_CONTENT_TYPES;
+    if (!accepted.includes(contentType) || (contentType === APPLY_PATCH_TYPE && this.config.serverSideApply === undefined)) throw errors.unsupportedMediaType([...accepted]);
     return contentType;
   }
 }

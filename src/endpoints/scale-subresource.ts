@@ -11,7 +11,48 @@ import { PATCH_CONTENT_TYPES, optionsBody, type RequestScope } from './request-s
 
 const SCALE_API_VERSION = 'autoscaling/v1';
 
-export function scaleOf(parent: JsonObject): JsonObject {
+/** The value at a simple JSONPath (`.spec.replicas`); custom resources name their scale fields this way. */
+function readPath(object: JsonObject, path: string): unknown {
+  let current: unknown = object;
+  for (const step of path.split('.').slice(1)) {
+    if (current === null || typeof current !== 'object' || Array.isArray(current)) return undefined;
+    current = (current as JsonObject)[step];
+  }
+  return current;
+}
+
+/** Sets the value at a simple JSONPath, creating the objects on the way. */
+function writePath(object: JsonObject, path: string, value: unknown): void {
+  const steps = path.split('.').slice(1);
+  let current = object;
+  for (const step of steps.slice(0, -1)) {
+    const next = current[step];
+    if (next === null || typeof next !== 'object' || Array.isArray(next)) current[step] = {};
+    current = current[step] as JsonObject;
+  }
+  current[steps[steps.length - 1]] = value;
+}
+
+type ScalePaths = NonNullable<RequestScope['resource']['scale']>;
+
+/** The Scale of a custom resource, read through its CRD's scale paths. */
+function customScaleOf(parent: JsonObject, paths: ScalePaths): JsonObject {
+  const meta = (parent.metadata ?? {}) as JsonObject;
+  const metadata: JsonObject = { name: meta.name };
+  if (meta.namespace !== undefined) metadata.namespace = meta.namespace;
+  metadata.uid = meta.uid;
+  metadata.resourceVersion = meta.resourceVersion;
+  metadata.creationTimestamp = meta.creationTimestamp;
+  const specReplicas = readPath(parent, paths.specReplicasPath);
+  const statusReplicas = readPath(parent, paths.statusReplicasPath);
+  const status: JsonObject = { replicas: typeof statusReplicas === 'number' ? statusReplicas : 0 };
+  const selector = paths.labelSelectorPath === undefined ? undefined : readPath(parent, paths.labelSelectorPath);
+  if (typeof selector === 'string' && selector !== '') status.selector = selector;
+  return { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata, spec: { replicas: typeof specReplicas === 'number' ? specReplicas : 0 }, status };
+}
+
+export function scaleOf(parent: JsonObject, paths?: ScalePaths): JsonObject {
+  if (paths !== undefined) return customScaleOf(parent, paths);
   const meta = (parent.metadata ?? {}) as JsonObject;
   const spec = (parent.spec ?? {}) as JsonObject;
   const status = (parent.status ?? {}) as JsonObject;
@@ -51,7 +92,7 @@ export function replicasFromScale(scale: JsonObject, name: string): number {
 }
 
 function respondScale(scope: RequestScope, parent: JsonObject): void {
-  scope.ctx.response.writeObject(200, scaleOf(parent), { protobuf: scope.config.codec.protobufSupports(SCALE_API_VERSION, 'Scale'), table: false });
+  scope.ctx.response.writeObject(200, scaleOf(parent, scope.resource.scale), { protobuf: scope.config.codec.protobufSupports(SCALE_API_VERSION, 'Scale'), table: false });
 }
 
 export async function getScale(scope: RequestScope): Promise<void> {
@@ -66,7 +107,7 @@ export async function updateScale(scope: RequestScope): Promise<void> {
   const replicas = replicasFromScale(scale, scope.name);
   const rv = (scale.metadata as JsonObject | undefined)?.resourceVersion;
   const parent = await scope.registry.guaranteedUpdate(scope.resource, scope.namespace, scope.name, (current) => {
-    current.spec = { ...((current.spec as JsonObject | undefined) ?? {}), replicas };
+    setReplicas(scope, current, replicas);
     return current;
   }, { dryRun, subresource: '', fieldManager: scope.fieldManager(), preconditionRv: typeof rv === 'string' && rv !== '' ? rv : undefined, ...scope.writer('UpdateOptions', optionsBody(dryRun, scope.fieldManager())) });
   respondScale(scope, parent);
@@ -81,12 +122,22 @@ export async function patchScale(scope: RequestScope): Promise<void> {
   const body = await scope.ctx.readBody();
   const { resource, name } = scope;
   const parent = await scope.registry.guaranteedUpdate(resource, scope.namespace, name, (current) => {
-    const patched = scope.config.applyPatch(contentType, scaleOf(current), body);
+    const patched = scope.config.applyPatch(contentType, scaleOf(current, resource.scale), body);
     const replicas = replicasFromScale(patched, name);
     const rv = (patched.metadata as JsonObject | undefined)?.resourceVersion;
     if (typeof rv === 'string' && rv !== '' && rv !== (current.metadata as JsonObject).resourceVersion) throw errors.staleResourceVersion({ group: resource.group, resource: resource.resource }, name);
-    current.spec = { ...((current.spec as JsonObject | undefined) ?? {}), replicas };
+    setReplicas(scope, current, replicas);
     return current;
   }, { dryRun, subresource: '', fieldManager: scope.fieldManager(), ...scope.writer('PatchOptions', optionsBody(dryRun, scope.fieldManager())) });
   respondScale(scope, parent);
+}
+
+/** Writes the replicas a Scale asked for into the parent: spec.replicas, or the CRD's specReplicasPath. */
+function setReplicas(scope: RequestScope, parent: JsonObject, replicas: number): void {
+  const paths = scope.resource.scale;
+  if (paths !== undefined) {
+    writePath(parent, paths.specReplicasPath, replicas);
+    return;
+  }
+  parent.spec = { ...((parent.spec as JsonObject | undefined) ?? {}), replicas };
 }

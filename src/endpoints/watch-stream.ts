@@ -40,6 +40,12 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ER
 
 export class WatchStream {
   private closed = false;
+  /**
+   * Resources converted by a remote party (a CRD's conversion webhook) are converted event by
+   * event; writes then go through this chain so events keep their order.
+   */
+  private chain: Promise<void> = Promise.resolve();
+  private remote = false;
   private sink?: WatchSink;
   private lastRevision = 0;
 
@@ -132,10 +138,16 @@ export class WatchStream {
         // Snapshot and subscription in one synchronous step: nothing can fall between them.
         const snapshot = cache.list(prefix, (o) => this.matches(o));
         startAfter = snapshot.revision;
+        this.remote = options.registry.convertsRemotely(options.resource);
         subscription = cache.subscribe(prefix, startAfter, (event) => this.deliver(event), () => (this.reset = true));
-        for (const item of snapshot.items) this.send('ADDED', this.typed(item));
-        if (streamingList) this.send('BOOKMARK', this.bookmarkObject(startAfter, { 'k8s.io/initial-events-end': 'true' }));
+        const sendInitial = (items: JsonObject[]) => {
+          for (const item of items) this.send('ADDED', item);
+          if (streamingList) this.send('BOOKMARK', this.bookmarkObject(startAfter, { 'k8s.io/initial-events-end': 'true' }));
+        };
+        if (this.remote) this.inOrder(async () => sendInitial(await options.registry.presentAll(options.resource, snapshot.items)));
+        else sendInitial(snapshot.items.map((item) => this.typed(item)));
       } else {
+        this.remote = options.registry.convertsRemotely(options.resource);
         subscription = cache.subscribe(prefix, startAfter, (event) => this.deliver(event), () => (this.reset = true));
       }
     } catch (err) {
@@ -182,8 +194,11 @@ export class WatchStream {
         if (options.allowBookmarks && sinceBookmark >= (options.bookmarkIntervalMs ?? 60_000)) {
           sinceBookmark = 0;
           // Everything up to the cache's revision has been written to this watcher.
-          this.lastRevision = Math.max(this.lastRevision, options.cache.revision);
-          this.send('BOOKMARK', this.bookmarkObject(this.lastRevision));
+          const revision = Math.max(this.lastRevision, options.cache.revision);
+          this.inOrder(async () => {
+            this.lastRevision = Math.max(this.lastRevision, revision);
+            this.send('BOOKMARK', this.bookmarkObject(this.lastRevision));
+          });
         }
       }, 250);
       this.sink?.onClose(finish);
@@ -209,6 +224,13 @@ export class WatchStream {
     if (event.revision > this.lastRevision) this.lastRevision = event.revision;
     if (type === undefined || this.sink === undefined) return;
     const eventType = type;
+    if (this.remote) {
+      this.inOrder(async () => {
+        const [object] = await this.options.registry.presentAll(this.options.resource, [event.object]);
+        this.send(eventType, object as JsonObject);
+      });
+      return;
+    }
     const apiVersion = apiVersionOf(this.options.resource);
     const bytes = this.options.asTable !== undefined
       ? this.encodeEvent(eventType, this.shown(eventType, this.typed(event.object)))
@@ -216,6 +238,23 @@ export class WatchStream {
     this.sink.write(bytes);
     // A watcher that cannot keep up is closed; it resumes from the last version it received.
     if (this.sink.bufferedBytes() > (this.options.maxBufferedBytes ?? 16 * 1024 * 1024)) this.overflowed = true;
+  }
+
+  /**
+   * Runs `step` after every step queued before it (remote conversion); at once otherwise. A step
+   * that fails ends the watch with an ERROR event carrying its Status.
+   */
+  private inOrder(step: () => Promise<void>): void {
+    if (!this.remote) {
+      void step();
+      return;
+    }
+    this.chain = this.chain.then(step).catch((err: unknown) => {
+      if (this.closed) return;
+      this.sendError(toApiError(err));
+      this.remote = false;
+      this.finishNow?.();
+    });
   }
 
   /** The object as the watched version shows it (cached objects are shared: never changed in place). */

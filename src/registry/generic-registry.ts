@@ -68,6 +68,14 @@ export interface WriteAllocator {
   claimConflict(object: JsonObject, key: string): never;
 }
 
+/** Converts objects of a resource whose versions only a remote party can convert (a CRD's conversion webhook). */
+export interface AsyncConverter {
+  /** True when `resource` converts through this converter (decided per resource, not per object). */
+  handles(resource: ServedResource): boolean;
+  /** The objects in `targetApiVersion`, in the same order; rejects with an ApiError when conversion fails. */
+  convert(resource: ServedResource, objects: JsonObject[], targetApiVersion: string): Promise<JsonObject[]>;
+}
+
 export interface RegistryConfig {
   store: ObjectStore;
   strategyFor: (resource: ServedResource) => ResourceStrategy;
@@ -81,6 +89,13 @@ export interface RegistryConfig {
   trackManagedFields?: (live: JsonObject | undefined, updated: JsonObject, manager: string, subresource: string) => JsonObject;
   /** Converts between the served versions of one stored resource (undefined: no conversion known). */
   converter?: (object: JsonObject, targetApiVersion: string) => JsonObject | undefined;
+  /**
+   * Defaults applied to objects read from storage (custom resources' schema defaults, as v1.25's
+   * decoder applies them): returns the object itself, or a defaulted copy; never changes its input.
+   */
+  defaultOnRead?: (resource: ServedResource, object: JsonObject) => JsonObject;
+  /** Conversions that need I/O (custom resources' conversion webhooks): many objects per call, in order. */
+  asyncConverter?: AsyncConverter;
   /** The namespace lifecycle: throws the Status for a create in a missing or terminating namespace. */
   checkNamespaceForCreate?: (namespace: string) => Promise<void>;
   clock?: () => number;
@@ -178,12 +193,12 @@ export class GenericRegistry {
         if (mode.kind === 'notOlderThan') await this.cache.waitForRevision(mode.revision);
         const cached = this.cache.get(key);
         if (cached === undefined) throw errors.notFound(groupResourceOf(resource), name);
-        return this.outgoing(resource, { ...cached });
+        return await this.served(resource, { ...cached });
       }
       if (mode.kind === 'notOlderThan') await this.waitForRevision(mode.revision);
       const found = await this.store.get(key, { serializable: mode.kind !== 'latest' });
       if (found === undefined) throw errors.notFound(groupResourceOf(resource), name);
-      return this.outgoing(resource, found.object);
+      return await this.served(resource, found.object);
     } catch (err) {
       throw toApiError(err);
     }
@@ -226,9 +241,9 @@ export class GenericRegistry {
       if (plan.mode.kind === 'notOlderThan') await this.cache.waitForRevision(plan.mode.revision);
       const cached = this.cache.list(prefix, filter);
       const resourceVersion = String(cached.revision);
-      if (onPage === undefined) return { items: cached.items.map((item) => this.outgoing(resource, item)), resourceVersion };
+      if (onPage === undefined) return { items: await this.servedAll(resource, cached.items), resourceVersion };
       for (let i = 0; i === 0 || i < cached.items.length; i += STREAM_PAGE) {
-        await onPage(cached.items.slice(i, i + STREAM_PAGE).map((item) => this.outgoing(resource, item)), resourceVersion);
+        await onPage(await this.servedAll(resource, cached.items.slice(i, i + STREAM_PAGE)), resourceVersion);
       }
       return { items: [], resourceVersion };
     }
@@ -240,7 +255,7 @@ export class GenericRegistry {
         const page = await this.store.list(prefix, { revision: revision || undefined, serializable: read.serializable, startKey, limit: STREAM_PAGE, filter });
         revision = page.revision;
         const resourceVersion = String(plan.mode.kind === 'exact' ? plan.mode.revision : revision);
-        await onPage(page.items.map((item) => this.outgoing(resource, item.object)), resourceVersion);
+        await onPage(await this.servedAll(resource, page.items.map((item) => item.object)), resourceVersion);
         if (page.nextKey === undefined) return { items: [], resourceVersion };
         startKey = page.nextKey;
       }
@@ -253,7 +268,7 @@ export class GenericRegistry {
       filter,
     });
     const response: ListResponse = {
-      items: result.items.map((item) => this.outgoing(resource, item.object)),
+      items: await this.servedAll(resource, result.items.map((item) => item.object)),
       resourceVersion: String(plan.mode.kind === 'exact' ? plan.mode.revision : result.revision),
     };
     if (result.nextKey !== undefined) {
@@ -277,7 +292,48 @@ export class GenericRegistry {
     }
     object.apiVersion = served;
     object.kind = resource.kind;
-    return object;
+    const defaulted = this.config.defaultOnRead?.(resource, object);
+    return defaulted ?? object;
+  }
+
+  /** Objects as clients of `resource` see them, converted in one call when a remote converter is needed. */
+  private async servedAll(resource: ServedResource, objects: JsonObject[]): Promise<JsonObject[]> {
+    const remote = this.config.asyncConverter;
+    if (remote !== undefined && remote.handles(resource)) {
+      const target = apiVersionOf(resource);
+      const needing = objects.filter((o) => typeof o.apiVersion === 'string' && o.apiVersion !== target);
+      if (needing.length > 0) {
+        const converted = await remote.convert(resource, needing, target);
+        const byObject = new Map(needing.map((o, i) => [o, converted[i] as JsonObject]));
+        return objects.map((o) => this.outgoing(resource, byObject.get(o) ?? o));
+      }
+    }
+    return objects.map((o) => this.outgoing(resource, o));
+  }
+
+  private async served(resource: ServedResource, object: JsonObject): Promise<JsonObject> {
+    return (await this.servedAll(resource, [object]))[0] as JsonObject;
+  }
+
+  /** The object in its storage version, through the remote converter when the resource needs one. */
+  private async stored(resource: ServedResource, object: JsonObject): Promise<JsonObject> {
+    const remote = this.config.asyncConverter;
+    const storage = resource.storage;
+    if (remote !== undefined && storage !== undefined && remote.handles(resource)) {
+      const target = apiVersionOf(storage);
+      if (object.apiVersion !== target) return (await remote.convert(resource, [object], target))[0] as JsonObject;
+    }
+    return this.toStorage(resource, object);
+  }
+
+  /** True when reading `resource` may need I/O to convert (watchers then convert event by event, in order). */
+  convertsRemotely(resource: ServedResource): boolean {
+    return this.config.asyncConverter?.handles(resource) ?? false;
+  }
+
+  /** `present` for many objects, through the remote converter where needed. */
+  presentAll(resource: ServedResource, objects: JsonObject[]): Promise<JsonObject[]> {
+    return this.servedAll(resource, objects.map((o) => ({ ...o })));
   }
 
   /** A client-facing copy that never changes `object` (cached objects are shared). */
@@ -379,20 +435,20 @@ export class GenericRegistry {
     if (options.dryRun) {
       const existing = await this.store.get(key);
       if (existing !== undefined) throw errors.alreadyExists(groupResourceOf(resource), name);
-      return this.outgoing(resource, object);
+      return await this.served(resource, object);
     }
     const allocator = this.allocatorFor(resource);
     if (allocator === undefined) {
-      const created = await this.store.create(key, this.toStorage(resource, object));
-      return this.outgoing(resource, created.object);
+      const created = await this.store.create(key, await this.stored(resource, object));
+      return await this.served(resource, created.object);
     }
     const explicit = allocator.explicitKeys(object);
     for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
       const candidate = structuredClone(object);
       const side = await allocator.allocateForCreate(candidate);
       try {
-        const created = await this.store.create(key, this.toStorage(resource, candidate), side);
-        return this.outgoing(resource, created.object);
+        const created = await this.store.create(key, await this.stored(resource, candidate), side);
+        return await this.served(resource, created.object);
       } catch (err) {
         if (!isStorageError(err, 'ClaimTaken')) throw err;
         await this.failIfExplicitClaimTaken(allocator, candidate, side, explicit);
@@ -461,7 +517,7 @@ export class GenericRegistry {
         const current = await this.store.get(key);
         if (current === undefined) throw errors.notFound(gr, name);
         if (options.preconditionRv !== undefined && options.preconditionRv !== String(current.modRevision)) throw errors.staleResourceVersion(gr, name);
-        const desired = await mutate(structuredClone(this.outgoing(resource, current.object)));
+        const desired = await mutate(structuredClone(await this.served(resource, current.object)));
         this.checkTypeMeta(resource, desired);
         this.checkNamespace(resource, namespace, desired);
         const metadata = metadataOf(desired);
@@ -507,7 +563,7 @@ export class GenericRegistry {
   private async writeUpdate(resource: ServedResource, current: StoredObject, next: JsonObject, options: WriteOptions): Promise<JsonObject | undefined> {
     const stored = current.object;
     // Strategies and validation see the old object in the version being written.
-    const old = this.outgoing(resource, structuredClone(stored));
+    const old = await this.served(resource, structuredClone(stored));
     const oldMeta = metadataOf(old);
     const nextMeta = metadataOf(next);
     // Fields only the server changes survive any update; a uid the client sent must be the same (validation says so).
@@ -550,11 +606,11 @@ export class GenericRegistry {
     const finalizers = metadata.finalizers as unknown[] | undefined;
     const allocator = this.allocatorFor(resource);
     if (metadata.deletionTimestamp !== undefined && (finalizers === undefined || finalizers.length === 0) && !strategy.hasPendingFinalizers(next)) {
-      if (options.dryRun) return this.outgoing(resource, next);
+      if (options.dryRun) return await this.served(resource, next);
       const removedAt = await this.store.deleteIfUnchanged(current.key, current.modRevision, { release: allocator?.releaseFor(old) });
       if (removedAt === undefined) return undefined;
       metadata.resourceVersion = String(removedAt);
-      return this.outgoing(resource, next);
+      return await this.served(resource, next);
     }
     delete metadata.resourceVersion;
     let side: SideKeys = {};
@@ -565,9 +621,9 @@ export class GenericRegistry {
       if (!options.dryRun) {
         try {
           // A value stored with an older encryption key is rewritten even unchanged (kube: GuaranteedUpdate and stale data).
-          if (current.stale !== true && sameContent(this.toStorage(resource, next), stored)) return old;
-          const written = await this.store.replaceIfUnchanged(current.key, this.toStorage(resource, next), current.modRevision, side);
-          return written === undefined ? undefined : this.outgoing(resource, written.object);
+          if (current.stale !== true && sameContent(await this.stored(resource, next), stored)) return old;
+          const written = await this.store.replaceIfUnchanged(current.key, await this.stored(resource, next), current.modRevision, side);
+          return written === undefined ? undefined : await this.served(resource, written.object);
         } catch (err) {
           if (!isStorageError(err, 'ClaimTaken')) throw err;
           await this.failIfExplicitClaimTaken(allocator, next, side, explicit);
@@ -575,11 +631,11 @@ export class GenericRegistry {
         }
       }
     }
-    const toWrite = this.toStorage(resource, next);
+    const toWrite = await this.stored(resource, next);
     if (current.stale !== true && sameContent(toWrite, stored)) return old;
-    if (options.dryRun) return this.outgoing(resource, next);
+    if (options.dryRun) return await this.served(resource, next);
     const written = await this.store.replaceIfUnchanged(current.key, toWrite, current.modRevision);
-    return written === undefined ? undefined : this.outgoing(resource, written.object);
+    return written === undefined ? undefined : await this.served(resource, written.object);
   }
 
   async delete(resource: ServedResource, namespace: string, name: string, options: DeleteOptions): Promise<DeleteResult> {
@@ -598,7 +654,7 @@ export class GenericRegistry {
     for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
       const current = await this.store.get(key);
       if (current === undefined) throw errors.notFound(gr, name);
-      const object = this.outgoing(resource, current.object);
+      const object = await this.served(resource, current.object);
       const metadata = metadataOf(object);
       const pre = options.preconditions;
       if (pre?.uid !== undefined && pre.uid !== metadata.uid) {
@@ -621,9 +677,9 @@ export class GenericRegistry {
         metadata.deletionGracePeriodSeconds = grace;
         if (policyFinalizer !== undefined && !finalizers.includes(policyFinalizer)) metadata.finalizers = [...finalizers, policyFinalizer];
         if (options.dryRun) return { removed: false, object };
-        const written = await this.store.replaceIfUnchanged(key, this.toStorage(resource, object), current.modRevision);
+        const written = await this.store.replaceIfUnchanged(key, await this.stored(resource, object), current.modRevision);
         if (written === undefined) continue;
-        return { removed: false, object: this.outgoing(resource, written.object) };
+        return { removed: false, object: await this.served(resource, written.object) };
       }
       const needsFinalization = finalizers.length > 0 || policyFinalizer !== undefined || strategy.hasPendingFinalizers(object);
       if (!needsFinalization) {
@@ -648,9 +704,9 @@ export class GenericRegistry {
       strategy.prepareForUpdate(object, current.object, '');
       strategy.prepareForDeletion(object);
       if (options.dryRun) return { removed: false, object };
-      const written = await this.store.replaceIfUnchanged(key, this.toStorage(resource, object), current.modRevision);
+      const written = await this.store.replaceIfUnchanged(key, await this.stored(resource, object), current.modRevision);
       if (written === undefined) continue;
-      return { removed: false, object: this.outgoing(resource, written.object) };
+      return { removed: false, object: await this.served(resource, written.object) };
     }
     throw errors.staleResourceVersion(gr, name);
   }

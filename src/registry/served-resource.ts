@@ -18,6 +18,10 @@ export interface ServedResource {
   storageVersionHash?: string;
   /** Where its objects are stored, when that is another version (events.k8s.io/v1 events are core v1 events). */
   storage?: { group: string; version: string; resource: string };
+  /** Where a scale subresource reads and writes (custom resources' JSONPaths); absent: spec.replicas, status.replicas, spec.selector. */
+  scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
+  /** The PATCH content types this resource takes, when not every one (custom resources: no strategic merge). */
+  patchTypes?: readonly string[];
 }
 
 export function apiVersionOf(resource: { group: string; version: string }): string {

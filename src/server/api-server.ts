@@ -14,7 +14,7 @@ import { startupHookCheck, type HealthCheck } from '../http/health-checks';
 import { NonResourceRoutes, type DiscoveryDocuments } from '../http/non-resource-routes';
 import { ApiMetrics } from '../observability/api-metrics';
 import { deprecationOf } from '../apis/deprecations';
-import { GenericRegistry, ServiceAllocator, namespaceLifecycle, parseNodePortRange, resourceKeyPrefix, strategyFor } from '../registry';
+import { GenericRegistry, ServiceAllocator, namespaceLifecycle, parseNodePortRange, resourceKeyPrefix, strategyFor, type AsyncConverter, type ResourceStrategy } from '../registry';
 import { ObjectStore, WatchCache, openStoreWatchCount, type JsonObject } from '../storage';
 import { EncryptionAtRest, type ValueTransformer } from '../storage/encryption';
 import { KubernetesServiceController } from '../controllers/kubernetes-service';
@@ -85,6 +85,15 @@ export interface ApiServerParts {
   storeHealthy: () => Promise<string | undefined>;
   /** Why the embedded store replica diverged from the others' (consistency checks), if it did. */
   storeCorruption?: () => string | undefined;
+  /** Custom resources (src/apiextensions): follows the watch cache; strategies and deprecations beside the built-in ones. */
+  customResources?: {
+    attach(cache: WatchCache): void;
+    stop(): void;
+    strategyFor(resource: { group: string; version: string; resource: string; kind: string }): ResourceStrategy | undefined;
+    deprecationOf(group: string, version: string, resource: string): { warning: string; removedRelease: string } | undefined;
+    asyncConverter: AsyncConverter;
+    defaultOnRead(resource: { group: string; version: string; resource: string }, object: JsonObject): JsonObject;
+  };
 }
 
 export interface RaftStatusView {
@@ -120,6 +129,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const store = new ObjectStore(parts.kv, { valueTransformer });
   const cache = new WatchCache(store, { log, historyWindowMs: config.watchCacheHistoryMs });
   cache.start();
+  parts.customResources?.attach(cache);
   const advertisedHost = config.bindAddress === '0.0.0.0' || config.bindAddress === '::' ? '127.0.0.1' : config.bindAddress;
   const security = await buildSecurity({
     security: config.security,
@@ -134,9 +144,11 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const registry = new GenericRegistry({
     store,
     cache,
-    strategyFor,
+    strategyFor: (resource) => parts.customResources?.strategyFor(resource) ?? strategyFor(resource),
     allocators: new Map([['/services', allocator]]),
     converter: parts.convertVersion,
+    asyncConverter: parts.customResources?.asyncConverter,
+    defaultOnRead: parts.customResources === undefined ? undefined : (resource, object) => parts.customResources?.defaultOnRead(resource, object) ?? object,
     trackManagedFields: parts.trackManagedFields,
     checkNamespaceForCreate: namespaceLifecycle(store, cache),
     admission: new AdmissionChain([rbacEscalationCheck(security.rbac, security.authorization.authorizer)]),
@@ -156,7 +168,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     typedDecode: parts.typedDecode,
     serverSideApply: parts.serverSideApply,
     yamlDuplicateKeysError: parts.yamlDuplicateKeysError,
-    deprecationOf,
+    deprecationOf: (group, version, resource) => deprecationOf(group, version, resource) ?? parts.customResources?.deprecationOf(group, version, resource),
     onDeprecatedRequest: (labels) => metrics.deprecatedApiRequested(labels),
     virtualCreates: new Map([...security.virtualCreates, ...coreVirtualCreates()]),
     virtualReads: new Map([['/componentstatuses', componentStatuses(parts.kv, parts.storeHealthy, async () => controllerLeaseHeld(cache))]]),
@@ -272,6 +284,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
       if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
       await server.stop();
       await security.stop();
+      parts.customResources?.stop();
       cache.stop();
     },
   };

@@ -7,11 +7,12 @@ import type { KvClient } from '../../raft';
 import { Catalogue, type ResourceInfo } from '../apis/catalogue';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from '../apis/discovery';
 import { OpenApiDocuments } from '../apis/openapi';
-import { OPENAPI_V2_PROTOBUF_CONTENT_TYPE, OPENAPI_V2_PROTOBUF_MEDIA_TYPES, openApiV2ToProtobuf } from '../apis/openapi/openapi-v2-protobuf';
+import { OPENAPI_V2_PROTOBUF_MEDIA_TYPES } from '../apis/openapi/openapi-v2-protobuf';
 import { ProtobufCodec } from '../codec';
 import { TypedDecoder } from '../apis/schema';
 import { convertVersion } from '../apis/conversion';
-import { ApplyConflictError, apply as serverSideApply, managerFromUserAgent, updateManagedFields, type ManagedFieldsConverter } from '../apply';
+import { ApplyConflictError, apply as serverSideApply, managerFromUserAgent, topologyForKind, updateManagedFields, type ManagedFieldsConverter, type TopologyNode } from '../apply';
+import { CrdController, CustomResourceIndex, MergedOpenApi } from '../apiextensions';
 import { fromYaml, yamlDuplicateKeysError } from '../codec';
 import { PatchSchema, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, type JsonValue } from '../patch';
 import { GarbageCollector } from '../controllers/garbage-collector';
@@ -44,34 +45,41 @@ export function parseRuntimeConfig(value: string): Map<string, boolean> {
   return config;
 }
 
-export type DefaultParts = ApiServerParts & { catalogue: Catalogue };
+export type DefaultParts = ApiServerParts & { catalogue: Catalogue; customResources: CustomResourceIndex };
 
 export function buildApiServerParts(kv: KvClient, options: PartsOptions): DefaultParts {
   const catalogue = Catalogue.load({ runtimeConfig: parseRuntimeConfig(options.runtimeConfig) });
   const openapi = new OpenApiDocuments(catalogue);
-  const convertForManagers = managedFieldsConverter(catalogue);
+  // Custom resources: served from each replica's watch cache of CRDs (attached by startApiServer).
+  const customResources = new CustomResourceIndex();
+  const convertForManagers = managedFieldsConverter(catalogue, customResources);
+  const topologyOf = (apiVersion: string, kind: string): TopologyNode => customResources.topologyOf(apiVersion, kind) ?? topologyForKind(apiVersion, kind);
   let patchSchema: PatchSchema | undefined;
+  const customOpenApi = new MergedOpenApi(openapi, customResources);
   const discovery: DiscoveryDocuments = {
     version: () => versionInfo() as unknown as JsonObject,
     apiVersions: (serverAddress) => apiVersions(serverAddress) as unknown as JsonObject,
-    apiGroupList: () => apiGroupList(catalogue) as unknown as JsonObject,
-    apiGroup: (group) => apiGroup(catalogue, group) as unknown as JsonObject | undefined,
-    apiResourceList: (group, version) => apiResourceList(catalogue, group, version) as unknown as JsonObject | undefined,
-    openApiV2: () => openapi.v2Document(),
-    openApiV2Protobuf: () => {
-      const json = openapi.v2Document();
-      return { body: openApiV2ToProtobuf(json.body), etag: json.etag, contentType: OPENAPI_V2_PROTOBUF_CONTENT_TYPE };
+    apiGroupList: () => {
+      const list = apiGroupList(catalogue);
+      const builtIn = new Set(list.groups.map((g) => g.name));
+      return { ...list, groups: [...list.groups, ...customResources.apiGroups().filter((g) => !builtIn.has(g.name))] } as unknown as JsonObject;
     },
+    apiGroup: (group) => (apiGroup(catalogue, group) ?? customApiGroup(customResources, group)) as unknown as JsonObject | undefined,
+    apiResourceList: (group, version) => (apiResourceList(catalogue, group, version) ?? customResources.apiResourceList(group, version)) as unknown as JsonObject | undefined,
+    openApiV2: () => customOpenApi.v2(),
+    openApiV2Protobuf: () => customOpenApi.v2Protobuf(),
     openApiV2ProtobufMediaTypes: OPENAPI_V2_PROTOBUF_MEDIA_TYPES,
-    openApiV3Index: () => openapi.v3Index() as unknown as JsonObject,
-    openApiV3Document: (path) => openapi.v3Document(path),
+    openApiV3Index: () => customOpenApi.v3Index(),
+    openApiV3Document: (path) => openapi.v3Document(path) ?? customOpenApi.v3Document(path),
   };
   return {
     catalogue,
+    customResources,
     kv,
     resolver: {
-      // Unstored resources (reviews, bindings, componentstatuses) resolve too: the endpoints serve them through their virtual handlers.
-      lookup: (group, version, resource) => catalogue.lookup(group, version, resource),
+      // Unstored resources (reviews, bindings, componentstatuses) resolve too: the endpoints serve them
+      // through their virtual handlers. Custom resources come from the CRDs this replica serves.
+      lookup: (group, version, resource) => catalogue.lookup(group, version, resource) ?? customResources.lookup(group, version, resource),
     },
     discovery,
     applyPatch: (patchType, current, body) => {
@@ -94,12 +102,12 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
       return result as JsonObject;
     },
     protobuf: ProtobufCodec.load(),
-    typedDecode: (object, level, rawJson) => TypedDecoder.shared().decode(object, level, rawJson),
-    convertVersion,
+    typedDecode: (object, level, rawJson) => customResources.typedDecode(object, level) ?? TypedDecoder.shared().decode(object, level, rawJson),
+    convertVersion: (object, targetApiVersion) => customResources.convert(object, targetApiVersion) ?? convertVersion(object, targetApiVersion),
     serverSideApply: {
       apply: (live, config, manager, force, subresource) => {
         try {
-          return serverSideApply(live, config, manager, { force, now: nowRfc3339(), subresource: subresource || undefined, convert: convertForManagers });
+          return serverSideApply(live, config, manager, { force, now: nowRfc3339(), subresource: subresource || undefined, convert: convertForManagers, topologyOf });
         } catch (err) {
           if (err instanceof ApplyConflictError) throw err.toApiError();
           throw err;
@@ -122,7 +130,7 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
       },
     },
     yamlDuplicateKeysError,
-    trackManagedFields: (live, updated, manager, subresource) => updateManagedFields(live, updated, manager, { now: nowRfc3339(), subresource: subresource || undefined, convert: convertForManagers }),
+    trackManagedFields: (live, updated, manager, subresource) => updateManagedFields(live, updated, manager, { now: nowRfc3339(), subresource: subresource || undefined, convert: convertForManagers, topologyOf }),
     storeHealthy: options.storeHealthy,
   };
 }
@@ -132,11 +140,12 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
  * versions differ in shape, as is where they do not, and gone (undefined) where the kind is not
  * served in that version, so that managers of removed versions are dropped as Kubernetes drops them.
  */
-export function managedFieldsConverter(catalogue: Catalogue): ManagedFieldsConverter {
+export function managedFieldsConverter(catalogue: Catalogue, customResources?: CustomResourceIndex): ManagedFieldsConverter {
   return (object, apiVersion) => {
     const slash = apiVersion.indexOf('/');
     const group = slash < 0 ? '' : apiVersion.slice(0, slash);
     const version = apiVersion.slice(slash + 1);
+    if (customResources?.lookupKind(group, version, String(object.kind)) !== undefined) return customResources.convert(object, apiVersion) ?? { ...object, apiVersion };
     if (catalogue.lookupKind(group, version, String(object.kind)) === undefined) return undefined;
     return convertVersion(object, apiVersion) ?? { ...object, apiVersion };
   };
@@ -165,7 +174,8 @@ export function startControllers(registry: GenericRegistry, cache: WatchCache, p
   const resources = storedResources(parts.catalogue);
   const namespaces = parts.catalogue.lookup('', 'v1', 'namespaces');
   const leases = parts.catalogue.lookup('coordination.k8s.io', 'v1', 'leases');
-  if (namespaces === undefined || leases === undefined) throw new Error('the catalogue has no namespaces or leases');
+  const crds = parts.catalogue.lookup('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
+  if (namespaces === undefined || leases === undefined || crds === undefined) throw new Error('the catalogue has no namespaces, leases or customresourcedefinitions');
   let running: Array<{ stop(): void }> = [];
   const elector = new LeaderElector({
     registry,
@@ -175,17 +185,23 @@ export function startControllers(registry: GenericRegistry, cache: WatchCache, p
     identity,
     log,
     onStartedLeading: () => {
-      const namespaceController = new NamespaceController({ registry, store, namespaces, namespacedResources: () => resources.filter((r) => r.namespaced), log });
+      // Custom resources join the namespace controller and the garbage collector as their CRDs are established.
+      const allResources = () => [...resources, ...parts.customResources.storedResources()];
+      const namespaceController = new NamespaceController({ registry, store, namespaces, namespacedResources: () => allResources().filter((r) => r.namespaced), log });
       const resourceForKind = (apiVersion: string, kind: string) => {
         const slash = apiVersion.indexOf('/');
-        return parts.catalogue.lookupKind(slash < 0 ? '' : apiVersion.slice(0, slash), slash < 0 ? apiVersion : apiVersion.slice(slash + 1), kind);
+        const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+        const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+        return parts.catalogue.lookupKind(group, version, kind) ?? parts.customResources.lookupKind(group, version, kind);
       };
-      const gc = new GarbageCollector({ registry, store, resources: () => resources, resourceForKind, log });
+      const gc = new GarbageCollector({ registry, store, resources: allResources, resourceForKind, log });
+      const crdController = new CrdController({ registry, crds, index: parts.customResources, builtInNames: (group) => builtInNames(parts.catalogue, group), log });
       const aggregation = new ClusterRoleAggregationController(cache, registryRbacClient(registry, (g, v, r) => parts.catalogue.lookup(g, v, r), namespaces), { log });
       namespaceController.start();
       gc.start();
       aggregation.start();
-      running = [namespaceController, gc, aggregation];
+      crdController.start();
+      running = [namespaceController, gc, aggregation, crdController];
     },
     onStoppedLeading: () => {
       for (const controller of running) controller.stop();
@@ -214,4 +230,27 @@ function dropDirectives(value: JsonValue): JsonValue {
 /** Managed-field entries record the time to the second, as Kubernetes writes metav1.Time. */
 function nowRfc3339(): string {
   return new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/** The resource and kind names built-in resources hold in a group, which no CRD may take. */
+function builtInNames(catalogue: Catalogue, group: string): { resources: Set<string>; kinds: Set<string> } {
+  const resources = new Set<string>();
+  const kinds = new Set<string>();
+  for (const gv of catalogue.groupVersions()) {
+    if (gv.group !== group) continue;
+    for (const info of catalogue.resources(gv.group, gv.version)) {
+      resources.add(info.resource);
+      if (info.singularName !== '') resources.add(info.singularName);
+      for (const short of info.shortNames) resources.add(short);
+      kinds.add(info.kind);
+      kinds.add(info.listKind);
+    }
+  }
+  return { resources, kinds };
+}
+
+/** `GET /apis/<group>` of a group only CRDs serve. */
+function customApiGroup(customResources: CustomResourceIndex, group: string): JsonObject | undefined {
+  const found = customResources.apiGroups().find((g) => g.name === group);
+  return found === undefined ? undefined : { kind: 'APIGroup', apiVersion: 'v1', ...found };
 }

@@ -9,6 +9,7 @@ export type FieldErrorType =
   | 'FieldValueRequired'
   | 'FieldValueDuplicate'
   | 'FieldValueInvalid'
+  | 'FieldValueTypeInvalid'
   | 'FieldValueNotSupported'
   | 'FieldValueForbidden'
   | 'FieldValueTooLong'
@@ -35,6 +36,7 @@ const typeText: Record<FieldErrorType, string> = {
   FieldValueRequired: 'Required value',
   FieldValueDuplicate: 'Duplicate value',
   FieldValueInvalid: 'Invalid value',
+  FieldValueTypeInvalid: 'Invalid value',
   FieldValueNotSupported: 'Unsupported value',
   FieldValueForbidden: 'Forbidden',
   FieldValueTooLong: 'Too long',

@@ -63,7 +63,7 @@ async function readyCache(): Promise<{ cache: WatchCache; store: FakeStore }> {
 
 function stream(cache: WatchCache, store: FakeStore, extra: Partial<ConstructorParameters<typeof WatchStream>[0]> = {}): WatchStream {
   return new WatchStream({
-    registry: { listPrefix: () => '/registry/configmaps/default/' } as unknown as GenericRegistry,
+    registry: { listPrefix: () => '/registry/configmaps/default/', convertsRemotely: () => false } as unknown as GenericRegistry,
     store: store as unknown as ObjectStore,
     codec: new BodyCodec(),
     resource: CONFIGMAPS,

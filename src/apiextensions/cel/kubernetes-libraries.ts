@@ -1,0 +1,187 @@
+/**
+ * The CEL libraries kube-apiserver v1.25 offers to x-kubernetes-validations rules, beside CEL's
+ * standard functions (k8s.io/apiserver pkg/cel/library in v1.25: lists.go, regex.go, urls.go; and
+ * cel-go's ext.Strings at version 0): their names and signatures are facts of the API; the
+ * implementations are ours, over @bufbuild/cel's values.
+ *
+ * - lists: `isSorted()`, `sum()`, `min()`, `max()`, `indexOf(x)`, `lastIndexOf(x)`;
+ * - regex: `find(re)`, `findAll(re)`, `findAll(re, n)`;
+ * - urls: `url(s)`, `isURL(s)`, and on a URL `getScheme()`, `getHost()`, `getHostname()`,
+ *   `getPort()`, `getEscapedPath()`, `getQuery()`;
+ * - strings: `charAt`, `indexOf`, `lastIndexOf`, `lowerAscii`, `upperAscii`, `replace`, `split`,
+ *   `substring`, `trim`, `join` (from @bufbuild/cel/ext; `quote` and `format` came after v1.25).
+ *
+ * A URL is carried as its string: v1.25's URL type has no operators of its own, only the getters.
+ */
+import { CelScalar, celError, celFunc, celList, celMethod, isCelList, isCelUint, listType, mapType, type CelFunc, type CelList, type CelValue } from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+
+const LIST = listType(CelScalar.DYN);
+
+function compare(a: CelValue, b: CelValue): number {
+  const x = isCelUint(a) ? a.value : a;
+  const y = isCelUint(b) ? b.value : b;
+  if (typeof x === 'bigint' && typeof y === 'bigint') return x < y ? -1 : x > y ? 1 : 0;
+  if ((typeof x === 'number' || typeof x === 'bigint') && (typeof y === 'number' || typeof y === 'bigint')) {
+    const nx = Number(x);
+    const ny = Number(y);
+    return nx < ny ? -1 : nx > ny ? 1 : 0;
+  }
+  if (typeof x === 'string' && typeof y === 'string') return x < y ? -1 : x > y ? 1 : 0;
+  if (typeof x === 'boolean' && typeof y === 'boolean') return Number(x) - Number(y);
+  throw celError(`no such overload: comparison of ${typeof x} and ${typeof y}`);
+}
+
+function equal(a: CelValue, b: CelValue): boolean {
+  try {
+    return compare(a, b) === 0;
+  } catch {
+    return false;
+  }
+}
+
+function listValues(list: CelList): CelValue[] {
+  return [...list];
+}
+
+const listFunctions: CelFunc[] = [
+  celMethod('isSorted', LIST, [], CelScalar.BOOL, function () {
+    const values = listValues(this);
+    for (let i = 1; i < values.length; i++) if (compare(values[i - 1], values[i]) > 0) return false;
+    return true;
+  }),
+  celMethod('sum', LIST, [], CelScalar.DYN, function () {
+    const values = listValues(this);
+    if (values.length === 0) return 0n;
+    if (values.every((v) => typeof v === 'bigint')) return (values as bigint[]).reduce((a, b) => a + b, 0n);
+    if (values.every((v) => typeof v === 'number')) return (values as number[]).reduce((a, b) => a + b, 0);
+    throw celError('no such overload: sum of mixed or non-numeric values');
+  }),
+  celMethod('min', LIST, [], CelScalar.DYN, function () {
+    const values = listValues(this);
+    if (values.length === 0) throw celError('min called on empty list');
+    return values.reduce((a, b) => (compare(b, a) < 0 ? b : a));
+  }),
+  celMethod('max', LIST, [], CelScalar.DYN, function () {
+    const values = listValues(this);
+    if (values.length === 0) throw celError('max called on empty list');
+    return values.reduce((a, b) => (compare(b, a) > 0 ? b : a));
+  }),
+  celMethod('indexOf', LIST, [CelScalar.DYN], CelScalar.INT, function (item) {
+    const values = listValues(this);
+    return BigInt(values.findIndex((v) => equal(v, item)));
+  }),
+  celMethod('lastIndexOf', LIST, [CelScalar.DYN], CelScalar.INT, function (item) {
+    const values = listValues(this);
+    for (let i = values.length - 1; i >= 0; i--) if (equal(values[i], item)) return BigInt(i);
+    return -1n;
+  }),
+];
+
+const regexCache = new Map<string, RegExp>();
+
+function compiledRegex(pattern: string): RegExp {
+  let re = regexCache.get(pattern);
+  if (re === undefined) {
+    try {
+      re = new RegExp(pattern, 'gu');
+    } catch (err) {
+      throw celError(`regex compile failed: ${(err as Error).message}`);
+    }
+    if (regexCache.size > 256) regexCache.clear();
+    regexCache.set(pattern, re);
+  }
+  re.lastIndex = 0;
+  return re;
+}
+
+function findAll(text: string, pattern: string, limit: number): string[] {
+  if (limit === 0) return [];
+  const out: string[] = [];
+  for (const match of text.matchAll(compiledRegex(pattern))) {
+    out.push(match[0]);
+    if (limit > 0 && out.length >= limit) break;
+  }
+  return out;
+}
+
+const regexFunctions: CelFunc[] = [
+  celMethod('find', CelScalar.STRING, [CelScalar.STRING], CelScalar.STRING, function (pattern) {
+    return findAll(this, pattern, 1)[0] ?? '';
+  }),
+  celMethod('findAll', CelScalar.STRING, [CelScalar.STRING], listType(CelScalar.STRING), function (pattern) {
+    return celList(findAll(this, pattern, -1));
+  }),
+  celMethod('findAll', CelScalar.STRING, [CelScalar.STRING, CelScalar.INT], listType(CelScalar.STRING), function (pattern, limit) {
+    return celList(findAll(this, pattern, Number(limit)));
+  }),
+];
+
+/** url.ParseRequestURI as v1.25 uses it: absolute URIs, or absolute paths. */
+function parseUrl(text: string): URL | undefined {
+  if (text.startsWith('/')) {
+    try {
+      return new URL(text, 'relative:///');
+    } catch {
+      return undefined;
+    }
+  }
+  if (!/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(text)) return undefined;
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function urlOf(text: string): URL {
+  const parsed = parseUrl(text);
+  if (parsed === undefined) throw celError(`URL parse error during conversion from string: parse "${text}": invalid URI for request`);
+  return parsed;
+}
+
+const urlFunctions: CelFunc[] = [
+  celFunc('url', [CelScalar.STRING], CelScalar.STRING, (text) => {
+    urlOf(text);
+    return text;
+  }),
+  celFunc('isURL', [CelScalar.STRING], CelScalar.BOOL, (text) => parseUrl(text) !== undefined),
+  celMethod('getScheme', CelScalar.STRING, [], CelScalar.STRING, function () {
+    const u = urlOf(this);
+    return u.protocol === 'relative:' ? '' : u.protocol.replace(/:$/, '');
+  }),
+  celMethod('getHost', CelScalar.STRING, [], CelScalar.STRING, function () {
+    return urlOf(this).host;
+  }),
+  celMethod('getHostname', CelScalar.STRING, [], CelScalar.STRING, function () {
+    return urlOf(this).hostname.replace(/^\[|\]$/g, '');
+  }),
+  celMethod('getPort', CelScalar.STRING, [], CelScalar.STRING, function () {
+    return urlOf(this).port;
+  }),
+  celMethod('getEscapedPath', CelScalar.STRING, [], CelScalar.STRING, function () {
+    return urlOf(this).pathname;
+  }),
+  celMethod('getQuery', CelScalar.STRING, [], mapType(CelScalar.STRING, listType(CelScalar.STRING)), function () {
+    const out = new Map<string, string[]>();
+    for (const [key, value] of urlOf(this).searchParams) out.set(key, [...(out.get(key) ?? []), value]);
+    return out;
+  }),
+];
+
+/** cel-go ext.Strings version 0, as v1.25 enables it. */
+const stringFunctions: CelFunc[] = strings.filter((f) => f.name !== 'quote' && f.name !== 'format');
+
+export const KUBERNETES_CEL_FUNCTIONS: readonly CelFunc[] = [...listFunctions, ...regexFunctions, ...urlFunctions, ...stringFunctions];
+
+/** Names the static check accepts as functions or methods (standard CEL plus the libraries above). */
+export const KNOWN_FUNCTION_NAMES: ReadonlySet<string> = new Set([
+  ...KUBERNETES_CEL_FUNCTIONS.map((f) => f.name),
+  'size', 'contains', 'startsWith', 'endsWith', 'matches', 'has', 'int', 'uint', 'double', 'string', 'bytes', 'bool', 'type', 'dyn',
+  'duration', 'timestamp', 'getFullYear', 'getMonth', 'getDayOfYear', 'getDayOfMonth', 'getDate', 'getDayOfWeek', 'getHours',
+  'getMinutes', 'getSeconds', 'getMilliseconds', 'all', 'exists', 'exists_one', 'map', 'filter',
+]);
+
+export function isList(value: unknown): value is CelList {
+  return isCelList(value);
+}

@@ -1,0 +1,121 @@
+import { expect } from 'chai';
+import { fieldErrorMessage } from '../../../../src/apis/validation';
+import { validateCrdCreate, validateCrdUpdate } from '../../../../src/apiextensions/crd-validation';
+import { withSchemaDefaults } from '../../../../src/apiextensions/defaulting';
+import { readJsonPath, customResourceTable } from '../../../../src/apiextensions/printer-columns';
+
+type Obj = Record<string, any>;
+
+function crd(overrides: (c: Obj) => void = () => undefined): Obj {
+  const c: Obj = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'widgets.example.com' },
+    spec: {
+      group: 'example.com',
+      scope: 'Namespaced',
+      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { a: { type: 'string' } } } } } } }],
+      conversion: { strategy: 'None' },
+    },
+  };
+  overrides(c);
+  return c;
+}
+
+const messages = (c: Obj) => validateCrdCreate(c).map(fieldErrorMessage);
+
+describe('apiextensions CRD validation', () => {
+  it('accepts a well-formed CRD', () => {
+    expect(messages(crd())).to.deep.equal([]);
+  });
+
+  it('requires the name to be plural.group and the group to have a dot', () => {
+    expect(messages(crd((c) => { c.metadata.name = 'widget.example.com'; }))).to.deep.equal(['metadata.name: Invalid value: "widget.example.com": must be spec.names.plural+"."+spec.group']);
+    expect(messages(crd((c) => { c.spec.group = 'example'; c.metadata.name = 'widgets.example'; }))).to.deep.equal(['spec.group: Invalid value: "example": should be a domain with at least one dot']);
+  });
+
+  it('requires exactly one storage version and unique version names', () => {
+    const two = messages(crd((c) => { c.spec.versions.push({ ...c.spec.versions[0] }); }));
+    expect(two.some((m) => m.includes('spec.versions: Invalid value:') && m.endsWith('must contain unique version names'))).to.equal(true);
+    expect(two.some((m) => m.endsWith('must have exactly one version marked as storage version'))).to.equal(true);
+  });
+
+  it('reports the structural-schema rules with v1.25 paths, sorted', () => {
+    const errs = messages(crd((c) => {
+      c.spec.versions[0].schema.openAPIV3Schema = { type: 'object', additionalProperties: { type: 'string' }, properties: { spec: { properties: { list: { type: 'array' } } }, metadata: { type: 'object', properties: { labels: { type: 'object' } } } } };
+    }));
+    expect(errs).to.deep.equal([
+      'spec.versions[0].schema.openAPIV3Schema.additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive',
+      'spec.versions[0].schema.openAPIV3Schema.additionalProperties: Forbidden: must not be used at the root',
+      'spec.versions[0].schema.openAPIV3Schema.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified',
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[list].items: Required value: must be specified',
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields',
+    ]);
+  });
+
+  it('checks defaults against their schema, list-map keys, printer columns and scale paths', () => {
+    const errs = messages(crd((c) => {
+      const spec = c.spec.versions[0].schema.openAPIV3Schema.properties.spec;
+      spec.properties.n = { type: 'integer', default: 'x' };
+      spec.properties.l = { type: 'array', 'x-kubernetes-list-type': 'map', items: { type: 'object', properties: { k: { type: 'string' } } } };
+      c.spec.versions[0].additionalPrinterColumns = [{ name: 'X', type: 'weird', jsonPath: 'spec.x' }];
+      c.spec.versions[0].subresources = { scale: { specReplicasPath: '.status.replicas', statusReplicasPath: '.status.replicas' } };
+    }));
+    expect(errs).to.include('spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[l].x-kubernetes-list-map-keys: Required value: must not be empty if x-kubernetes-list-type is map');
+    expect(errs).to.include('spec.versions[0].additionalPrinterColumns[0].type: Unsupported value: "weird": supported values: "array", "boolean", "date", "integer", "number", "object", "string"');
+    expect(errs).to.include('spec.versions[0].additionalPrinterColumns[0].jsonPath: Invalid value: "spec.x": must be a simple json path starting with .');
+    expect(errs).to.include('spec.versions[0].subresources.scale.specReplicasPath: Invalid value: ".status.replicas": should be a json path under .spec');
+  });
+
+  it('checks defaults against their own schema once the schema is structural', () => {
+    const errs = messages(crd((c) => { c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.n = { type: 'integer', default: 'x' }; }));
+    expect(errs).to.deep.equal(['spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[n].default: Invalid value: "x": in body must be of type integer: "string"']);
+  });
+
+  it('requires a webhook client config for Webhook conversion', () => {
+    const errs = messages(crd((c) => { c.spec.conversion = { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v2'] } }; }));
+    expect(errs).to.deep.equal([
+      'spec.conversion.webhook.conversionReviewVersions: Invalid value: []string{"v2"}: must include at least one of v1, v1beta1',
+      'spec.conversion.webhook.clientConfig: Required value: exactly one of url or service is required',
+    ]);
+  });
+
+  it('keeps group and plural immutable, and scope and kind once established', () => {
+    const old = crd((c) => { c.metadata.resourceVersion = '5'; c.status = { conditions: [{ type: 'Established', status: 'True' }] }; });
+    const changed = crd((c) => { c.metadata.resourceVersion = '5'; c.spec.scope = 'Cluster'; c.spec.names.kind = 'Gadget'; c.spec.names.listKind = 'GadgetList'; });
+    const errs = validateCrdUpdate(changed, old).map(fieldErrorMessage);
+    expect(errs).to.include('spec.scope: Invalid value: "Cluster": field is immutable');
+    expect(errs).to.include('spec.names.kind: Invalid value: "Gadget": field is immutable');
+  });
+});
+
+describe('apiextensions defaulting on read', () => {
+  it('copies only what it defaults and leaves shared input untouched', () => {
+    const schema = { type: 'object', properties: { spec: { type: 'object', properties: { a: { type: 'string', default: 'x' }, b: { type: 'object', properties: { c: { type: 'integer' } } } } } } };
+    const shared = { spec: { b: { c: 1 } } };
+    const out = withSchemaDefaults(shared, schema) as Obj;
+    expect(out).to.deep.equal({ spec: { a: 'x', b: { c: 1 } } });
+    expect(shared).to.deep.equal({ spec: { b: { c: 1 } } });
+    expect(out.spec.b).to.equal(shared.spec.b);
+    const complete = { spec: { a: 'y' } };
+    expect(withSchemaDefaults(complete, schema)).to.equal(complete);
+  });
+});
+
+describe('apiextensions printer columns', () => {
+  it('reads simple JSONPaths and builds kube\'s Table', () => {
+    const object = { metadata: { name: 'w', creationTimestamp: '2026-01-01T00:00:00Z', labels: { 'a.b/c': 'v' } }, spec: { replicas: 2, list: [{ x: 'first' }] } };
+    expect(readJsonPath(object, '.spec.list[0].x')).to.equal('first');
+    expect(readJsonPath(object, ".metadata.labels['a.b/c']")).to.equal('v');
+    expect(readJsonPath(object, '.spec.nope')).to.equal(undefined);
+    const table = customResourceTable([object], { resourceVersion: '9' }, { tableApiVersion: 'meta.k8s.io/v1', includeObject: 'None', objectKind: { apiVersion: 'example.com/v1', kind: 'Widget' } }, [
+      { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas', priority: 0 },
+      { name: 'Missing', type: 'string', jsonPath: '.spec.nope', priority: 1 },
+    ]) as Obj;
+    expect(table.columnDefinitions.map((c: Obj) => c.name)).to.deep.equal(['Name', 'Replicas', 'Missing']);
+    expect(table.rows).to.deep.equal([{ cells: ['w', 2, null], object: null }]);
+    const fallback = customResourceTable([object], {}, { tableApiVersion: 'meta.k8s.io/v1', includeObject: 'None', objectKind: { apiVersion: 'example.com/v1', kind: 'Widget' } }, []) as Obj;
+    expect(fallback.columnDefinitions.map((c: Obj) => c.name)).to.deep.equal(['Name', 'Age']);
+  });
+});

@@ -1,0 +1,108 @@
+import { expect } from 'chai';
+import { fieldErrorMessage } from '../../../../src/apis/validation';
+import { applySchemaDefaults } from '../../../../src/apiextensions/defaulting';
+import type { JsonSchemaProps } from '../../../../src/apiextensions/json-schema';
+import { pruneObject } from '../../../../src/apiextensions/pruning';
+import { validateAgainstSchema } from '../../../../src/apiextensions/schema-validation';
+
+const schema: JsonSchemaProps = {
+  type: 'object',
+  properties: {
+    spec: {
+      type: 'object',
+      required: ['image'],
+      properties: {
+        image: { type: 'string', pattern: '^[a-z]+$', maxLength: 8 },
+        replicas: { type: 'integer', minimum: 1, maximum: 10, default: 1 },
+        mode: { type: 'string', enum: ['fast', 'slow'] },
+        port: { 'x-kubernetes-int-or-string': true },
+        when: { type: 'string', format: 'date-time' },
+        note: { type: 'string', nullable: true },
+        tags: { type: 'array', maxItems: 2, items: { type: 'string' } },
+        labels: { type: 'object', additionalProperties: { type: 'string' } },
+        template: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+        extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+        defaults: { type: 'object', default: {}, properties: { a: { type: 'string', default: 'x' } } },
+      },
+    },
+  },
+};
+
+function messages(value: unknown): string[] {
+  return validateAgainstSchema(value, schema).map(fieldErrorMessage);
+}
+
+describe('apiextensions schema validation', () => {
+  it('accepts a valid object', () => {
+    expect(messages({ spec: { image: 'nginx', replicas: 3, mode: 'fast', port: 'http', tags: ['a'], labels: { k: 'v' }, note: null } })).to.deep.equal([]);
+  });
+
+  it('reports wrong types with kube-openapi messages and kube field paths', () => {
+    expect(messages({ spec: { image: 'nginx', replicas: 'three' } })).to.deep.equal([
+      'spec.replicas: Invalid value: "three": spec.replicas in body must be of type integer: "string"',
+    ]);
+    expect(messages({ spec: { image: 'nginx', tags: ['a', 1] } })).to.deep.equal([
+      'spec.tags[1]: Invalid value: 1: spec.tags[1] in body must be of type string: "integer"',
+    ]);
+  });
+
+  it('reports required, enum, pattern, bounds, lengths, counts and formats', () => {
+    expect(messages({ spec: {} })).to.deep.equal(['spec.image: Required value']);
+    expect(messages({ spec: { image: 'Nginx', replicas: 11, mode: 'warp', when: 'yesterday', tags: ['a', 'b', 'c'] } })).to.deep.equal([
+      'spec.image: Invalid value: "Nginx": spec.image in body should match \'^[a-z]+$\'',
+      'spec.mode: Unsupported value: "warp": supported values: "fast", "slow"',
+      'spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10',
+      'spec.tags: Too many: 3: must have at most 2 items',
+      'spec.when: Invalid value: "yesterday": spec.when in body must be of type date-time: "yesterday"',
+    ]);
+    expect(messages({ spec: { image: 'abcdefghij', replicas: 0 } })).to.deep.equal([
+      'spec.image: Too long: must have at most 8 bytes',
+      'spec.replicas: Invalid value: 0: spec.replicas in body should be greater than or equal to 1',
+    ]);
+  });
+
+  it('checks null against nullable and int-or-string against its two types', () => {
+    expect(messages({ spec: { image: 'a', mode: null } })).to.deep.equal(['spec.mode: Invalid value: "": spec.mode in body must be of type string: "null"']);
+    expect(messages({ spec: { image: 'a', port: true } })).to.have.length(2);
+    expect(messages({ spec: { image: 'a', port: 8080 } })).to.deep.equal([]);
+  });
+
+  it('requires apiVersion and kind on embedded resources', () => {
+    expect(messages({ spec: { image: 'a', template: { metadata: { name: 'x' } } } })).to.deep.equal([
+      'spec.template.apiVersion: Required value: must not be empty',
+      'spec.template.kind: Required value: must not be empty',
+    ]);
+  });
+});
+
+describe('apiextensions pruning', () => {
+  it('drops unknown fields, keeps preserved ones, and reports the paths sorted', () => {
+    const object = {
+      apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', bogus: 1 },
+      spec: { image: 'a', unknown: 1, extra: { anything: { goes: true } }, template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', nope: 2 }, spec: { kept: 1 } }, tags: ['a'] },
+      status: { phase: 'x' },
+    };
+    const pruned = pruneObject(object, schema);
+    expect(pruned).to.deep.equal(['metadata.bogus', 'spec.template.metadata.nope', 'spec.unknown', 'status']);
+    expect(object).to.deep.equal({
+      apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' },
+      spec: { image: 'a', extra: { anything: { goes: true } }, template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { kept: 1 } }, tags: ['a'] },
+    });
+  });
+});
+
+describe('apiextensions defaulting', () => {
+  it('fills absent fields, then defaults inside defaults; idempotent', () => {
+    const object: Record<string, unknown> = { spec: { image: 'a' } };
+    applySchemaDefaults(object, schema);
+    expect(object).to.deep.equal({ spec: { image: 'a', replicas: 1, defaults: { a: 'x' } } });
+    applySchemaDefaults(object, schema);
+    expect(object).to.deep.equal({ spec: { image: 'a', replicas: 1, defaults: { a: 'x' } } });
+  });
+
+  it('replaces null with the default where null is not allowed', () => {
+    const object: Record<string, unknown> = { spec: { image: 'a', replicas: null } };
+    applySchemaDefaults(object, schema);
+    expect((object.spec as Record<string, unknown>).replicas).to.equal(1);
+  });
+});
