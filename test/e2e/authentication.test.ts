@@ -6,6 +6,7 @@
  * webhook, an authenticating proxy, impersonation, and the 401s for every bad credential.
  * Identities are read back with TokenReview and with the user names RBAC's 403s carry.
  */
+import * as k8s from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -186,6 +187,29 @@ describe('authentication (e2e: kubectl and HTTPS against carina server)', functi
     expect((await request('GET', '/api', { token })).status).to.equal(200);
     expect((await server.kubectl(['-n', 'sa-test', 'delete', 'serviceaccount', 'robot'])).code).to.equal(0);
     await until('the deleted account\'s token to be refused', async () => (await request('GET', '/api', { token })).status === 401, 5000);
+  });
+
+  it('@kubernetes/client-node with a bearer token acts as the token\'s service account; a bad token is a 401', async () => {
+    expect((await server.kubectl(['create', 'namespace', 'client-node'])).code).to.equal(0);
+    expect((await server.kubectl(['-n', 'client-node', 'create', 'serviceaccount', 'reader'])).code).to.equal(0);
+    expect((await server.kubectl(['-n', 'client-node', 'create', 'rolebinding', 'reader-view', '--clusterrole=view', '--serviceaccount=client-node:reader'])).code).to.equal(0);
+    expect((await server.kubectl(['-n', 'client-node', 'create', 'configmap', 'visible', '--from-literal=k=v'])).code).to.equal(0);
+    const token = (await server.kubectl(['-n', 'client-node', 'create', 'token', 'reader'])).stdout.trim();
+    const clientFor = (bearer: string) => {
+      const config = new k8s.KubeConfig();
+      config.loadFromOptions({
+        clusters: [{ name: 'carina', server: server.url, caData: Buffer.from(server.caPem).toString('base64') }],
+        users: [{ name: 'reader', token: bearer }],
+        contexts: [{ name: 'carina', cluster: 'carina', user: 'reader' }],
+        currentContext: 'carina',
+      });
+      return config.makeApiClient(k8s.CoreV1Api);
+    };
+    await until('the binding to apply', async () => (await clientFor(token).listNamespacedConfigMap('client-node').catch(() => undefined))?.body.items.some((i) => i.metadata?.name === 'visible'), 5000);
+    const denied = await clientFor(token).listNamespacedSecret('client-node').then(() => 200, (err: { statusCode?: number }) => err.statusCode);
+    expect(denied).to.equal(403);
+    const bad = await clientFor('not-a-token').listNamespacedConfigMap('client-node').then(() => 200, (err: { statusCode?: number }) => err.statusCode);
+    expect(bad).to.equal(401);
   });
 
   it('publishes the service-account issuer discovery documents to service accounts', async () => {
