@@ -80,8 +80,6 @@ export interface RegistryConfig {
   trackManagedFields?: (live: JsonObject | undefined, updated: JsonObject, manager: string, subresource: string) => JsonObject;
   /** Converts between the served versions of one stored resource (undefined: no conversion known). */
   converter?: (object: JsonObject, targetApiVersion: string) => JsonObject | undefined;
-  /** The namespace lifecycle: throws the Status for a create in a missing or terminating namespace. */
-  checkNamespaceForCreate?: (namespace: string) => Promise<void>;
   clock?: () => number;
 }
 
@@ -371,7 +369,6 @@ export class GenericRegistry {
     await this.admission.validate({ ...attributes, object });
     const track = this.config.trackManagedFields;
     if (track !== undefined && options.fieldManager !== undefined) object = track(undefined, object, options.fieldManager, '');
-    if (resource.namespaced) await this.config.checkNamespaceForCreate?.(namespace);
     const key = this.key(resource, namespace, name);
     if (options.dryRun) {
       const existing = await this.store.get(key);

@@ -9,5 +9,4 @@ export { apiVersionOf, resourceKeyPrefix, type ServedResource } from './served-r
 export type { IncludeObject, JsonObject, ResourceStrategy, TableApiVersion, TableRequest, UpdateSubresource, ValidationFailure } from './strategy';
 export { strategyFor } from './strategies';
 export { toApiError, translated, type ErrorTarget } from './errors';
-export { namespaceLifecycle } from './namespace-lifecycle';
 export { ServiceAllocator, parseNodePortRange, parseServiceCidr, SERVICE_IP_PREFIX, NODE_PORT_PREFIX } from './service-allocator';
