@@ -130,7 +130,7 @@ export const podSecurityPlugin: AdmissionPluginFactory = (config, deps) => {
   async function namespacePolicy(a: AdmissionAttributes): Promise<{ policy: Policy; errors: LabelError[] }> {
     const key = namespaceKey(a.namespace);
     const namespace = deps.objects.get(key) ?? (await deps.objects.getFresh(key));
-    if (namespace === undefined) throw errors.internal(new Error(`failed to lookup namespace ${a.namespace}`));
+    if (namespace === undefined) throw errors.internal(new Error(`failed to lookup namespace "${a.namespace}"`));
     return policyToEvaluate(stringMap(metadataOf(namespace), 'labels'), configuration.defaults);
   }
 
@@ -208,13 +208,12 @@ export const podSecurityPlugin: AdmissionPluginFactory = (config, deps) => {
 
   /** EvaluatePodsInNamespace: the existing pods the new enforce level would refuse, grouped by reason. */
   function podsInNamespaceWarnings(namespace: string, enforce: LevelVersion): string[] {
-    const pods = deps.objects.list(`${KEY_PREFIX.pods}${namespace}/`);
+    const pods = prioritizePods(deps.objects.list(`${KEY_PREFIX.pods}${namespace}/`));
     const warnings: string[] = [];
     const checked = pods.slice(0, MAX_PODS_TO_CHECK);
     const byReason = new Map<string, { podName: string; count: number }>();
     const reasons: string[] = [];
     for (const pod of checked) {
-      if (exemptRuntimeClass(objectField(pod, 'spec'))) continue;
       const failures = evaluatePod(enforce, metadataOf(pod), objectField(pod, 'spec') ?? {});
       if (failures.length === 0) continue;
       const reason = forbiddenReason(failures);
@@ -237,6 +236,32 @@ export const podSecurityPlugin: AdmissionPluginFactory = (config, deps) => {
       return `${podName} (and ${count - 1} other pods): ${reason}`;
     });
     return [...warnings, ...decorated.sort()];
+  }
+
+  /**
+   * prioritizePods: pods of exempt runtime classes left out, then one pod per controller (and
+   * every pod without one) before the other replicas, so the first MAX_PODS_TO_CHECK cover as
+   * many workloads as they can.
+   */
+  function prioritizePods(pods: readonly JsonObject[]): JsonObject[] {
+    const first: JsonObject[] = [];
+    const replicas: JsonObject[] = [];
+    const seen = new Set<string>();
+    for (const pod of pods) {
+      if (exemptRuntimeClass(objectField(pod, 'spec'))) continue;
+      const controller = arrayField(metadataOf(pod), 'ownerReferences').find((ref) => ref.controller === true);
+      if (controller === undefined) {
+        first.push(pod);
+        continue;
+      }
+      const uid = stringField(controller, 'uid');
+      if (seen.has(uid)) replicas.push(pod);
+      else {
+        seen.add(uid);
+        first.push(pod);
+      }
+    }
+    return [...first, ...replicas];
   }
 
   return {
