@@ -22,15 +22,19 @@ export const KEY_PREFIX = {
   runtimeclasses: '/registry/runtimeclasses/',
   storageclasses: '/registry/storageclasses/',
   ingressclasses: '/registry/ingressclasses/',
+  mutatingwebhookconfigurations: '/registry/mutatingwebhookconfigurations/',
+  validatingwebhookconfigurations: '/registry/validatingwebhookconfigurations/',
 } as const;
 
-/** The prefixes the server indexes for plugins (see cached-objects.ts). */
+/** The prefixes the server indexes for plugins (see cached-objects.ts): what they list per request. */
 export const INDEXED_PREFIXES: readonly string[] = [
   KEY_PREFIX.limitranges,
   KEY_PREFIX.resourcequotas,
   KEY_PREFIX.priorityclasses,
   KEY_PREFIX.storageclasses,
   KEY_PREFIX.ingressclasses,
+  KEY_PREFIX.mutatingwebhookconfigurations,
+  KEY_PREFIX.validatingwebhookconfigurations,
 ];
 
 export function namespaceKey(name: string): string {

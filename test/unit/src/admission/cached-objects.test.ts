@@ -56,7 +56,7 @@ describe('CachedObjects (what admission plugins read, from the watch cache)', ()
 
   it('uses the keys the registry stores objects under', () => {
     for (const [resource, prefix] of Object.entries(KEY_PREFIX)) {
-      const group = resource === 'priorityclasses' ? 'scheduling.k8s.io' : resource === 'runtimeclasses' ? 'node.k8s.io' : resource === 'storageclasses' ? 'storage.k8s.io' : resource === 'ingressclasses' ? 'networking.k8s.io' : '';
+      const group = resource === 'priorityclasses' ? 'scheduling.k8s.io' : resource === 'runtimeclasses' ? 'node.k8s.io' : resource === 'storageclasses' ? 'storage.k8s.io' : resource === 'ingressclasses' ? 'networking.k8s.io' : resource.endsWith('webhookconfigurations') ? 'admissionregistration.k8s.io' : '';
       expect(prefix, resource).to.equal(resourceKeyPrefix({ group, resource }));
     }
   });
