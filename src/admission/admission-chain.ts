@@ -1,11 +1,20 @@
 /**
- * The admission stage of a write: mutating plugins, then validating ones, between the
- * strategy's validation and persistence, as kube-apiserver runs its admission chain. The chain
- * is empty until admission plugins and webhooks arrive; what this file settles now is the rule
- * of spec 01 §4.8.3: a dry run must not reach a plugin that may have side effects and did not
- * declare dry-run safety. Such a request fails before any plugin runs, with the 400 that
- * kube-apiserver's webhook dispatcher returns (admission/plugin/webhook/errors
- * NewDryRunUnsupportedErr).
+ * The admission stage of a write (spec 02 §4.5, apiserver pkg/admission/chain.go and
+ * reinvocation.go): every mutating plugin in order, then every validating plugin in order; the
+ * first refusal (a thrown ApiError) is the request's answer. The registry calls `mutate` before
+ * the strategy's validation and `validate` after it, on create, update (subresources included)
+ * and delete.
+ *
+ * - Reinvocation: a plugin that changed the object in a way earlier plugins should see again
+ *   (a webhook with reinvocationPolicy IfNeeded) sets `reinvocation.shouldReinvoke`; the chain
+ *   then runs every mutating plugin once more with `reinvocation.isReinvoke` set, never a third
+ *   time. Built-in plugins are idempotent, so running them again is harmless.
+ * - Dry run (spec 01 §4.8.3): a dry run must not reach a plugin that may have side effects and
+ *   did not declare dry-run safety (sideEffects Some/Unknown); such a request fails with the 400
+ *   that kube-apiserver's webhook dispatcher returns (NewDryRunUnsupportedErr). Built-in plugins
+ *   with side effects (ResourceQuota, NamespaceAutoProvision) declare NoneOnDryRun and skip
+ *   their side effect when `dryRun` is set.
+ * - Built-in mutating plugins change `attributes.object` in place and return it.
  */
 import { errors } from '../util';
 import type { UserInfo } from '../authn/user-info';
@@ -26,6 +35,26 @@ export interface AdmissionRecorder {
 /** admissionregistration.k8s.io/v1 sideEffects: only `None` and `NoneOnDryRun` may see dry runs. */
 export type SideEffects = 'None' | 'NoneOnDryRun' | 'Some' | 'Unknown';
 
+/**
+ * Per-request state of reinvocation (apiserver admission.ReinvocationContext): one object shared
+ * by every plugin call of one `mutate`, so plugins can leave values for their second run.
+ */
+export class ReinvocationContext {
+  /** Set during the second run of the mutating plugins. */
+  isReinvoke = false;
+  /** A plugin asks for the second run. */
+  shouldReinvoke = false;
+  private readonly values = new Map<string, unknown>();
+
+  value(plugin: string): unknown {
+    return this.values.get(plugin);
+  }
+
+  setValue(plugin: string, value: unknown): void {
+    this.values.set(plugin, value);
+  }
+}
+
 export interface AdmissionAttributes {
   readonly operation: AdmissionOperation;
   readonly group: string;
@@ -45,6 +74,8 @@ export interface AdmissionAttributes {
   /** The request's options object (CreateOptions, UpdateOptions, PatchOptions, DeleteOptions), as webhooks receive it. */
   readonly options?: JsonObject;
   readonly recorder?: AdmissionRecorder;
+  /** Set by the chain during `mutate`. */
+  readonly reinvocation?: ReinvocationContext;
 }
 
 export interface AdmissionPlugin {
@@ -56,6 +87,8 @@ export interface AdmissionPlugin {
   mutate?(attributes: AdmissionAttributes): Promise<JsonObject | undefined>;
   /** A validating plugin throws an ApiError to refuse. */
   validate?(attributes: AdmissionAttributes): Promise<void>;
+  /** Releases what the plugin holds (cache subscriptions, timers) when the server stops. */
+  stop?(): void;
 }
 
 function allowsDryRun(sideEffects: SideEffects): boolean {
@@ -69,8 +102,23 @@ export class AdmissionChain {
     return this.plugins.length === 0;
   }
 
-  /** Runs the mutating plugins in order; returns the object the write continues with. */
+  /** The plugins' names, in the order they run. */
+  get pluginNames(): string[] {
+    return this.plugins.map((p) => p.name);
+  }
+
+  /** Runs the mutating plugins in order (twice if one asks for reinvocation); returns the object the write continues with. */
   async mutate(attributes: AdmissionAttributes): Promise<JsonObject | undefined> {
+    const reinvocation = attributes.reinvocation ?? new ReinvocationContext();
+    let object = await this.mutateOnce({ ...attributes, reinvocation });
+    if (reinvocation.shouldReinvoke && !reinvocation.isReinvoke) {
+      reinvocation.isReinvoke = true;
+      object = await this.mutateOnce({ ...attributes, object, reinvocation });
+    }
+    return object;
+  }
+
+  private async mutateOnce(attributes: AdmissionAttributes): Promise<JsonObject | undefined> {
     let object = attributes.object;
     for (const plugin of this.plugins) {
       if (plugin.mutate === undefined) continue;
@@ -80,6 +128,11 @@ export class AdmissionChain {
       object = (await plugin.mutate(current)) ?? object;
     }
     return object;
+  }
+
+  /** Stops every plugin (server shutdown). */
+  stop(): void {
+    for (const plugin of this.plugins) plugin.stop?.();
   }
 
   /** Runs the validating plugins; the first refusal is the request's answer. */

@@ -17,6 +17,7 @@ import { SECURITY_FLAGS, securityFromFlags } from './security-flags';
 import { startCompactor } from '../storage/compactor';
 import { ENCRYPTION_PROVIDER_CONFIG_FLAG, STORE_CLIENT_FLAGS, STORE_TLS_FLAGS, encryptionProviders, externalEtcdTls, foundsSharedPki, prepareSharedPki, resolveStoreTls, storeClientTls } from './store-flags';
 import { pkiCommand } from './pki';
+import { ADMISSION_FLAGS, admissionFromFlags } from './admission-flags';
 
 const SERVER_FLAGS: FlagSpec[] = [
   { name: 'data-dir', kind: 'string', default: './data', help: 'Directory for the replica\'s Raft log and store.' },
@@ -49,6 +50,8 @@ const SERVER_FLAGS: FlagSpec[] = [
   { name: 'service-node-port-range', kind: 'string', default: '30000-32767', help: 'Port range for NodePort and LoadBalancer Services.' },
   { name: 'watch-cache-history', kind: 'duration', default: 300_000, help: 'How far back the watch cache keeps events; a watch from an older resourceVersion gets 410 Gone.' },
   ...SECURITY_FLAGS,
+  // Admission plugins and their configuration: src/cli/admission-flags.ts.
+  ...ADMISSION_FLAGS,
   // The store's TLS (etcd's and kube-apiserver's flag names) and encryption at rest: src/cli/store-flags.ts.
   ...STORE_TLS_FLAGS,
   ENCRYPTION_PROVIDER_CONFIG_FLAG,
@@ -83,6 +86,7 @@ async function main(argv: string[]): Promise<number> {
   const dataDir = resolve(flags['data-dir'] as string);
   // Read before anything starts: a bad configuration must not leave a replica half up.
   const encryption = await encryptionProviders(flags);
+  const admission = admissionFromFlags(flags);
   let store: RunningStoreServer | undefined;
   let kv: KvClient;
   let compactor: { stop(): void } | undefined;
@@ -138,8 +142,9 @@ async function main(argv: string[]): Promise<number> {
     identity,
     security: securityFromFlags(flags),
     encryptionProviders: encryption,
+    admission,
   }, parts, log);
-  const controllers = startControllers(api.registry, api.cache, parts, identity, log);
+  const controllers = startControllers(api.registry, api.cache, parts, identity, log, { rootCaPem: api.clusterCaPem, tokenSigner: api.tokenSigner });
   process.stdout.write(
     `carina: data in ${dataDir}\n` +
     (store !== undefined

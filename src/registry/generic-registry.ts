@@ -96,8 +96,6 @@ export interface RegistryConfig {
   defaultOnRead?: (resource: ServedResource, object: JsonObject) => JsonObject;
   /** Conversions that need I/O (custom resources' conversion webhooks): many objects per call, in order. */
   asyncConverter?: AsyncConverter;
-  /** The namespace lifecycle: throws the Status for a create in a missing or terminating namespace. */
-  checkNamespaceForCreate?: (namespace: string) => Promise<void>;
   clock?: () => number;
 }
 
@@ -430,7 +428,6 @@ export class GenericRegistry {
     const track = this.config.trackManagedFields;
     if (resetManagedFields) metadataOf(object).managedFields = [{}];
     if (track !== undefined && options.fieldManager !== undefined) object = track(undefined, object, options.fieldManager, '');
-    if (resource.namespaced) await this.config.checkNamespaceForCreate?.(namespace);
     const key = this.key(resource, namespace, name);
     if (options.dryRun) {
       const existing = await this.store.get(key);

@@ -9,7 +9,6 @@ export { apiVersionOf, resourceKeyPrefix, type ServedResource } from './served-r
 export type { IncludeObject, JsonObject, ResourceStrategy, TableApiVersion, TableRequest, UpdateSubresource, ValidationFailure } from './strategy';
 export { strategyFor } from './strategies';
 export { toApiError, translated, type ErrorTarget } from './errors';
-export { namespaceLifecycle } from './namespace-lifecycle';
 export { ServiceAllocator, parseNodePortRange, parseServiceCidr, SERVICE_IP_PREFIX, NODE_PORT_PREFIX } from './service-allocator';
 export { bindPod, type BindingTarget } from './virtual/pod-binding';
 export { evictPod, type EvictionTarget } from './virtual/pod-eviction';

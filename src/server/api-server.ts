@@ -14,18 +14,20 @@ import { startupHookCheck, type HealthCheck } from '../http/health-checks';
 import { NonResourceRoutes, type DiscoveryDocuments } from '../http/non-resource-routes';
 import { ApiMetrics } from '../observability/api-metrics';
 import { deprecationOf } from '../apis/deprecations';
-import { GenericRegistry, ServiceAllocator, namespaceLifecycle, parseNodePortRange, resourceKeyPrefix, strategyFor, type AsyncConverter, type ResourceStrategy } from '../registry';
+import { GenericRegistry, ServiceAllocator, parseNodePortRange, resourceKeyPrefix, strategyFor, type AsyncConverter, type ResourceStrategy, type ServedResource } from '../registry';
 import { ObjectStore, WatchCache, openStoreWatchCount, type JsonObject } from '../storage';
 import { EncryptionAtRest, type ValueTransformer } from '../storage/encryption';
 import { KubernetesServiceController } from '../controllers/kubernetes-service';
 import { errors } from '../util';
 import { bootstrapNamespaces } from './system-namespaces';
 import { checkSharedClusterCa } from './shared-ca';
-import { AdmissionChain } from '../admission';
+import type { AdmissionPluginRegistry } from '../admission';
+import type { ServiceAccountTokenSigner } from '../authn';
 import { PolicyReconciler } from '../authz';
 import { registryRbacClient, rbacEscalationCheck } from './rbac-parts';
 import { buildSecurity, type ApiServerSecurity } from './security-parts';
 import { componentStatuses, coreVirtualCreates } from './core-virtual-parts';
+import { DEFAULT_SERVER_ADMISSION_OPTIONS, admissionPluginRegistry, bootstrapPriorityClasses, buildServerAdmission, type ServerAdmissionOptions } from './admission-parts';
 
 export type { ApiServerSecurity } from './security-parts';
 
@@ -50,6 +52,8 @@ export interface ApiServerConfig {
   security: ApiServerSecurity;
   /** Encryption at rest: one transformer per group-resource, from --encryption-provider-config (src/storage/encryption). */
   encryptionProviders?: Map<string, ValueTransformer>;
+  /** --enable-admission-plugins, --disable-admission-plugins, --admission-control-config-file and the plugins' flags (default: v1.25's default-on set). */
+  admission?: ServerAdmissionOptions;
 }
 
 /**
@@ -94,6 +98,10 @@ export interface ApiServerParts {
     asyncConverter: AsyncConverter;
     defaultOnRead(resource: { group: string; version: string; resource: string }, object: JsonObject): JsonObject;
   };
+  /** A kind's served resource (admission's OwnerReferencesPermissionEnforcement). */
+  lookupKind?: (group: string, version: string, kind: string) => ServedResource | undefined;
+  /** Registers admission plugins besides the built-in ones (src/admission/webhook's). */
+  registerAdmissionPlugins?: (plugins: AdmissionPluginRegistry) => void;
 }
 
 export interface RaftStatusView {
@@ -114,6 +122,10 @@ export interface RunningApiServer {
   registry: GenericRegistry;
   /** This replica's watch cache, for controllers that follow objects. */
   cache: WatchCache;
+  /** The cluster CA certificate (PEM): the root CA publisher's and the token controller's ca.crt. */
+  clusterCaPem: string;
+  /** Signs service-account tokens (the legacy token controller's); undefined when no signing key is configured. */
+  tokenSigner?: ServiceAccountTokenSigner;
   /** Starts failing /readyz, waits the shutdown delay, then stops listening. */
   stop(): Promise<void>;
 }
@@ -141,6 +153,23 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   });
   const nodePorts = parseNodePortRange(config.serviceNodePortRange);
   const allocator = new ServiceAllocator(store, { serviceCidr: config.serviceClusterIpRange, nodePortMin: nodePorts.min, nodePortMax: nodePorts.max });
+  // The chain's plugins write through the registry, which needs the chain first: they reach it lazily.
+  let registryRef: GenericRegistry | undefined;
+  const admission = await buildServerAdmission({
+    options: config.admission ?? DEFAULT_SERVER_ADMISSION_OPTIONS,
+    plugins: admissionPluginRegistry(parts.registerAdmissionPlugins),
+    cache,
+    store,
+    registry: () => {
+      if (registryRef === undefined) throw new Error('the registry is not built yet');
+      return registryRef;
+    },
+    lookup: (group, version, resource) => parts.resolver.lookup(group, version, resource),
+    lookupKind: parts.lookupKind,
+    authorizer: security.authorization.authorizer,
+    internal: [rbacEscalationCheck(security.rbac, security.authorization.authorizer)],
+    log,
+  });
   const registry = new GenericRegistry({
     store,
     cache,
@@ -150,9 +179,9 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     asyncConverter: parts.customResources?.asyncConverter,
     defaultOnRead: parts.customResources === undefined ? undefined : (resource, object) => parts.customResources?.defaultOnRead(resource, object) ?? object,
     trackManagedFields: parts.trackManagedFields,
-    checkNamespaceForCreate: namespaceLifecycle(store, cache),
-    admission: new AdmissionChain([rbacEscalationCheck(security.rbac, security.authorization.authorizer)]),
+    admission: admission.chain,
   });
+  registryRef = registry;
   const namespaces = parts.resolver.lookup('', 'v1', 'namespaces');
   if (namespaces === undefined) throw new Error('the catalogue has no namespaces resource');
   const metrics = new ApiMetrics();
@@ -177,6 +206,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   let shuttingDown = false;
   let bootstrapped = false;
   let policyReconciled = false;
+  let priorityClassesBootstrapped = false;
   const ping: HealthCheck = { name: 'ping', check: async () => undefined };
   const logCheck: HealthCheck = { name: 'log', check: async () => undefined };
   const etcd: HealthCheck = { name: 'etcd', check: parts.storeHealthy };
@@ -187,6 +217,8 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const storeConsistency: HealthCheck = { name: 'store-consistency', check: async () => parts.storeCorruption?.() };
   const rbacBootstrap = startupHookCheck('poststarthook/rbac/bootstrap-roles', () => policyReconciled, config.livezGracePeriodMs, startedAt);
   const rbacBootstrapReady = startupHookCheck('poststarthook/rbac/bootstrap-roles', () => policyReconciled, 0, startedAt);
+  const priorityClassesHook = startupHookCheck('poststarthook/scheduling/bootstrap-system-priority-classes', () => priorityClassesBootstrapped, config.livezGracePeriodMs, startedAt);
+  const priorityClassesReady = startupHookCheck('poststarthook/scheduling/bootstrap-system-priority-classes', () => priorityClassesBootstrapped, 0, startedAt);
   const authorizerSynced: HealthCheck = { name: 'poststarthook/authorization-sync', check: async () => (security.isSynced ? undefined : 'authorizers have not listed their objects yet') };
   metrics.gauge('carina_store_watch_streams', 'Watch streams this replica holds open on the store (the watch cache needs one, whatever the number of watchers).', openStoreWatchCount);
   if (parts.raftStatus !== undefined) {
@@ -205,10 +237,10 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const routes = new NonResourceRoutes({
     discovery: parts.discovery,
     metrics,
-    livezChecks: [ping, logCheck, etcd, bootstrap, rbacBootstrap],
-    readyzChecks: [ping, logCheck, etcd, { name: 'etcd-readiness', check: parts.storeHealthy }, watchCacheReady, bootstrapReady, rbacBootstrapReady, authorizerSynced, storeConsistency, shutdown],
+    livezChecks: [ping, logCheck, etcd, bootstrap, rbacBootstrap, priorityClassesHook],
+    readyzChecks: [ping, logCheck, etcd, { name: 'etcd-readiness', check: parts.storeHealthy }, watchCacheReady, bootstrapReady, rbacBootstrapReady, priorityClassesReady, authorizerSynced, storeConsistency, shutdown],
     // /healthz is the deprecated /livez plus readiness of the store, but not the shutdown (only /readyz fails during the shutdown delay).
-    healthzChecks: [ping, logCheck, etcd, { name: 'etcd-readiness', check: parts.storeHealthy }, watchCacheReady, bootstrapReady, rbacBootstrapReady, authorizerSynced, storeConsistency],
+    healthzChecks: [ping, logCheck, etcd, { name: 'etcd-readiness', check: parts.storeHealthy }, watchCacheReady, bootstrapReady, rbacBootstrapReady, priorityClassesReady, authorizerSynced, storeConsistency],
     advertiseAddress: `${config.bindAddress === '0.0.0.0' ? '127.0.0.1' : config.bindAddress}:${config.securePort}`,
     extraDocuments: security.documents,
   });
@@ -258,6 +290,19 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
         await new Promise((r) => setTimeout(r, 500));
       }
     }
+    const priorityClasses = parts.resolver.lookup('scheduling.k8s.io', 'v1', 'priorityclasses');
+    for (;;) {
+      try {
+        // v1.25's scheduling/bootstrap-system-priority-classes hook (when scheduling.k8s.io/v1 is served).
+        if (priorityClasses !== undefined) await bootstrapPriorityClasses(registry, priorityClasses);
+        priorityClassesBootstrapped = true;
+        break;
+      } catch (err) {
+        if (shuttingDown) return;
+        log(`bootstrapping system priority classes: ${(err as Error).message}; retrying`);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
     const reconciler = new PolicyReconciler(registryRbacClient(registry, (g, v, r) => parts.resolver.lookup(g, v, r), namespaces), { log });
     for (;;) {
       try {
@@ -277,12 +322,15 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     kubeconfigPath,
     registry,
     cache,
+    clusterCaPem: certificates.ca.certPem,
+    tokenSigner: security.authentication.tokenSigner,
     stop: async () => {
       shuttingDown = true;
       // Releasing this replica's endpoint lease needs the store; a replica without a quorum must still stop.
       await withTimeout(kubernetesService.stop(), 2000);
       if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
       await server.stop();
+      admission.stop();
       await security.stop();
       parts.customResources?.stop();
       cache.stop();

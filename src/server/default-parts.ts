@@ -18,6 +18,11 @@ import { PatchSchema, applyJsonPatch, applyMergePatch, applyStrategicMergePatch,
 import { GarbageCollector } from '../controllers/garbage-collector';
 import { NamespaceController } from '../controllers/namespace-controller';
 import { LeaderElector } from '../controllers/leader-election';
+import { ServiceAccountController } from '../controllers/service-account-controller';
+import { TokenController } from '../controllers/token-controller';
+import { RootCaPublisher } from '../controllers/root-ca-publisher';
+import { ResourceQuotaController } from '../controllers/resource-quota-controller';
+import type { ServiceAccountTokenSigner } from '../authn';
 import type { DiscoveryDocuments } from '../http/non-resource-routes';
 import type { GenericRegistry } from '../registry';
 import { ObjectStore, type JsonObject, type WatchCache } from '../storage';
@@ -132,6 +137,7 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
     yamlDuplicateKeysError,
     trackManagedFields: (live, updated, manager, subresource) => updateManagedFields(live, updated, manager, { now: nowRfc3339(), subresource: subresource || undefined, convert: convertForManagers, topologyOf }),
     storeHealthy: options.storeHealthy,
+    lookupKind: (group, version, kind) => catalogue.lookupKind(group, version, kind) ?? customResources.lookupKind(group, version, kind),
   };
 }
 
@@ -165,11 +171,21 @@ export function storedResources(catalogue: Catalogue): ResourceInfo[] {
   return [...byStorage.values()];
 }
 
+/** What the controllers of service accounts need from the running server. */
+export interface ControllerCredentials {
+  /** The cluster CA (PEM): kube-root-ca.crt's and token Secrets' ca.crt. */
+  rootCaPem: string;
+  /** Signs legacy tokens; without it the token controller does not run (as without --service-account-private-key-file). */
+  tokenSigner?: Pick<ServiceAccountTokenSigner, 'issueLegacyToken'>;
+}
+
 /**
- * The cluster-wide controllers (namespace controller, garbage collector) run on the replica
- * that holds the kube-system/carina-controller-manager Lease; every replica campaigns for it.
+ * The cluster-wide controllers (namespace controller, garbage collector, cluster role
+ * aggregation, the service account and legacy token controllers, the root CA publisher, the
+ * resource quota controller) run on the replica that holds the
+ * kube-system/carina-controller-manager Lease; every replica campaigns for it.
  */
-export function startControllers(registry: GenericRegistry, cache: WatchCache, parts: DefaultParts, identity: string, log: (line: string) => void): { stop(): Promise<void> } {
+export function startControllers(registry: GenericRegistry, cache: WatchCache, parts: DefaultParts, identity: string, log: (line: string) => void, credentials: ControllerCredentials = { rootCaPem: '' }): { stop(): Promise<void> } {
   const store = new ObjectStore(parts.kv);
   const resources = storedResources(parts.catalogue);
   const namespaces = parts.catalogue.lookup('', 'v1', 'namespaces');
@@ -201,7 +217,9 @@ export function startControllers(registry: GenericRegistry, cache: WatchCache, p
       gc.start();
       aggregation.start();
       crdController.start();
-      running = [namespaceController, gc, aggregation, crdController];
+      const accountControllers = serviceAccountControllers(registry, cache, parts, credentials, resources, log);
+      for (const controller of accountControllers) controller.start();
+      running = [namespaceController, gc, aggregation, crdController, ...accountControllers];
     },
     onStoppedLeading: () => {
       for (const controller of running) controller.stop();
@@ -210,6 +228,25 @@ export function startControllers(registry: GenericRegistry, cache: WatchCache, p
   });
   elector.start();
   return { stop: () => elector.stop() };
+}
+
+/** The controllers that keep service accounts, their tokens, kube-root-ca.crt and quota usage current. */
+function serviceAccountControllers(registry: GenericRegistry, cache: WatchCache, parts: DefaultParts, credentials: ControllerCredentials, resources: ResourceInfo[], log: (line: string) => void): Array<{ start(): void; stop(): void }> {
+  const core = (resource: string) => {
+    const found = parts.catalogue.lookup('', 'v1', resource);
+    if (found === undefined) throw new Error(`the catalogue has no ${resource}`);
+    return found;
+  };
+  const prefixes = new Map(resources.map((r) => [`${r.group}/${r.resource}`, registry.listPrefix(r, '')]));
+  const controllers: Array<{ start(): void; stop(): void }> = [
+    new ServiceAccountController({ registry, cache, serviceAccounts: core('serviceaccounts'), log }),
+    new RootCaPublisher({ registry, cache, configMaps: core('configmaps'), rootCaPem: credentials.rootCaPem, log }),
+    new ResourceQuotaController({ registry, cache, resourceQuotas: core('resourcequotas'), keyPrefixOf: (group, resource) => prefixes.get(`${group}/${resource}`), log }),
+  ];
+  if (credentials.tokenSigner !== undefined) {
+    controllers.push(new TokenController({ registry, cache, secrets: core('secrets'), serviceAccounts: core('serviceaccounts'), signer: credentials.tokenSigner, rootCaPem: credentials.rootCaPem, log }));
+  }
+  return controllers;
 }
 
 /**

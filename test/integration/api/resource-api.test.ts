@@ -5,6 +5,7 @@
  */
 import { expect } from 'chai';
 import { CarinaApiProcess } from '../../support/carina-api-process';
+import { until } from '../../support/until';
 
 type Obj = Record<string, any>;
 
@@ -25,6 +26,12 @@ describe('resource API over HTTPS (one carina server)', function () {
   after(async () => {
     await server?.stop();
   });
+
+  /** A new namespace, once its kube-root-ca.crt is there (every namespace gets one, as in v1.25), so lists see it from the start. */
+  async function createNamespace(name: string): Promise<void> {
+    await server.request('POST', '/api/v1/namespaces', { body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }) });
+    await until(`kube-root-ca.crt in ${name}`, async () => (await server.request('GET', `/api/v1/namespaces/${name}/configmaps/kube-root-ca.crt`)).status === 200);
+  }
 
   it('creates, reads, replaces and deletes a configmap with kube-apiserver\'s codes', async () => {
     const created = await server.request('POST', CM, { body: configMap('crud') });
@@ -148,21 +155,21 @@ describe('resource API over HTTPS (one carina server)', function () {
   });
 
   it('lists in chunks at one resourceVersion, with remainingItemCount and continue', async () => {
-    await server.request('POST', '/api/v1/namespaces', { body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'chunks' } }) });
+    await createNamespace('chunks');
     for (let i = 0; i < 7; i++) {
       const res = await server.request('POST', '/api/v1/namespaces/chunks/configmaps', { body: configMap(`c${i}`) });
       expect(res.status).to.equal(201);
     }
     const first = (await server.request('GET', '/api/v1/namespaces/chunks/configmaps?limit=3')).json<Obj>();
     expect(first.items.map((i: Obj) => i.metadata.name)).to.deep.equal(['c0', 'c1', 'c2']);
-    expect(first.metadata.remainingItemCount).to.equal(4);
+    expect(first.metadata.remainingItemCount).to.equal(5);
     // A write between chunks is not seen by later chunks: one snapshot.
     await server.request('POST', '/api/v1/namespaces/chunks/configmaps', { body: configMap('c9') });
     const second = (await server.request('GET', `/api/v1/namespaces/chunks/configmaps?limit=3&continue=${first.metadata.continue}`)).json<Obj>();
     expect(second.metadata.resourceVersion).to.equal(first.metadata.resourceVersion);
     expect(second.items.map((i: Obj) => i.metadata.name)).to.deep.equal(['c3', 'c4', 'c5']);
     const third = (await server.request('GET', `/api/v1/namespaces/chunks/configmaps?limit=3&continue=${second.metadata.continue}`)).json<Obj>();
-    expect(third.items.map((i: Obj) => i.metadata.name)).to.deep.equal(['c6']);
+    expect(third.items.map((i: Obj) => i.metadata.name)).to.deep.equal(['c6', 'kube-root-ca.crt']);
     expect(third.metadata.continue).to.equal(undefined);
     expect(third.metadata.remainingItemCount).to.equal(undefined);
     const bad = await server.request('GET', `/api/v1/namespaces/chunks/configmaps?limit=3&resourceVersion=5&continue=${first.metadata.continue}`);
@@ -170,8 +177,8 @@ describe('resource API over HTTPS (one carina server)', function () {
   });
 
   it('streams an unpaged list of more than one page as one consistent JSON document', async () => {
-    await server.request('POST', '/api/v1/namespaces', { body: JSON.stringify({ metadata: { name: 'many' } }) });
-    const names: string[] = [];
+    await createNamespace('many');
+    const names: string[] = ['kube-root-ca.crt'];
     for (let batch = 0; batch < 12; batch++) {
       await Promise.all(Array.from({ length: 100 }, (_, i) => {
         const name = `m-${String(batch * 100 + i).padStart(4, '0')}`;
@@ -220,9 +227,9 @@ describe('resource API over HTTPS (one carina server)', function () {
   });
 
   it('watches: synthetic ADDED for rv unset, then changes; from an exact version, only later changes', async () => {
-    await server.request('POST', '/api/v1/namespaces', { body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'watched' } }) });
+    await createNamespace('watched');
     const base = (await server.request('POST', '/api/v1/namespaces/watched/configmaps', { body: configMap('w1') })).json<Obj>();
-    const path = '/api/v1/namespaces/watched/configmaps?watch=1';
+    const path = '/api/v1/namespaces/watched/configmaps?watch=1&fieldSelector=metadata.name%3Dw1';
     const initial = server.watch(path, (events) => events.length >= 3);
     await new Promise((r) => setTimeout(r, 300));
     const updated = await server.request('PUT', '/api/v1/namespaces/watched/configmaps/w1', { body: JSON.stringify({ ...base, data: { k: 'changed' } }) });
@@ -328,7 +335,7 @@ describe('resource API over HTTPS (one carina server)', function () {
   });
 
   it('serves every row of the resourceVersion tables for get and list (spec §4.4)', async () => {
-    await server.request('POST', '/api/v1/namespaces', { body: JSON.stringify({ metadata: { name: 'rvtable' } }) });
+    await createNamespace('rvtable');
     const base = '/api/v1/namespaces/rvtable/configmaps';
     const a = (await server.request('POST', base, { body: configMap('a') })).json<Obj>();
     const rvA = Number(a.metadata.resourceVersion);
@@ -341,7 +348,7 @@ describe('resource API over HTTPS (one carina server)', function () {
     expect((await server.request('GET', `${base}/a?resourceVersion=${rvA}`)).status).to.equal(200);
     // list, no limit: unset, 0, N
     const latest = await list('');
-    expect(latest.json<Obj>().items).to.have.length(2);
+    expect(latest.json<Obj>().items).to.have.length(3);
     expect(rvOf(await list('resourceVersion=0'))).to.be.greaterThanOrEqual(rvA);
     expect(rvOf(await list(`resourceVersion=${rvA}`))).to.be.greaterThanOrEqual(rvA);
     // list, limit without continue: unset (most recent), 0 (any), N (exact)
@@ -351,7 +358,7 @@ describe('resource API over HTTPS (one carina server)', function () {
     expect((await list('limit=1&resourceVersion=0')).status).to.equal(200);
     const exact = (await list(`limit=5&resourceVersion=${rvA}`)).json<Obj>();
     expect(exact.metadata.resourceVersion).to.equal(String(rvA));
-    expect(exact.items.map((i: Obj) => i.metadata.name)).to.deep.equal(['a']);
+    expect(exact.items.map((i: Obj) => i.metadata.name)).to.deep.equal(['a', 'kube-root-ca.crt']);
     // list with limit and continue: unset and 0 follow the token; another version is 400
     expect((await list(`limit=1&continue=${limited.metadata.continue}`)).json<Obj>().items[0].metadata.name).to.equal('b');
     expect((await list(`limit=1&resourceVersion=0&continue=${limited.metadata.continue}`)).json<Obj>().items[0].metadata.name).to.equal('b');
@@ -547,7 +554,7 @@ describe('resource API over HTTPS (one carina server)', function () {
   });
 
   it('deletes a collection by label selector, leaving the rest', async () => {
-    await server.request('POST', '/api/v1/namespaces', { body: JSON.stringify({ metadata: { name: 'sweep' } }) });
+    await createNamespace('sweep');
     for (const [name, tier] of [['s1', 'gone'], ['s2', 'gone'], ['s3', 'kept']]) {
       await server.request('POST', '/api/v1/namespaces/sweep/configmaps', { body: configMap(name, {}, { tier }) });
     }
@@ -555,7 +562,7 @@ describe('resource API over HTTPS (one carina server)', function () {
     expect(res.status).to.equal(200);
     expect(res.json<Obj>()).to.deep.include({ kind: 'Status', status: 'Success' });
     const left = (await server.request('GET', '/api/v1/namespaces/sweep/configmaps')).json<Obj>();
-    expect(left.items.map((i: Obj) => i.metadata.name)).to.deep.equal(['s3']);
+    expect(left.items.map((i: Obj) => i.metadata.name)).to.deep.equal(['kube-root-ca.crt', 's3']);
   });
 
   it('answers 405 for a verb the resource path does not take', async () => {

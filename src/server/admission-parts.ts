@@ -1,0 +1,145 @@
+/**
+ * How src/admission meets the server: the plugin registry (v1.25's built-in plugins, the webhook
+ * plugins src/admission/webhook registers, inert stand-ins for those it has not), what plugins
+ * get (objects from this replica's watch cache with indexes for what they list per request,
+ * writes through the registry as the server itself, the authorizer, kind-to-resource mapping),
+ * the chain built from the flags with the RBAC escalation check as an always-on step, and the
+ * PriorityClasses every cluster has (v1.25's scheduling/bootstrap-system-priority-classes hook).
+ */
+import {
+  AdmissionPluginRegistry,
+  CachedObjects,
+  DEFAULT_ADMISSION_FLAG_VALUES,
+  INDEXED_PREFIXES,
+  SYSTEM_PRIORITY_CLASSES,
+  buildAdmission,
+  registerBuiltinPlugins,
+  registerWebhookStandIns,
+  type AdmissionChain,
+  type AdmissionClient,
+  type AdmissionFlagValues,
+  type AdmissionOptions,
+  type AdmissionPlugin,
+  type AdmissionPluginDeps,
+  type KindMapping,
+} from '../admission';
+import type { Authorizer } from '../authz';
+import type { GenericRegistry, ServedResource } from '../registry';
+import type { JsonObject, ObjectStore, WatchCache } from '../storage';
+import { ApiError } from '../util';
+
+/** kube-apiserver's admission options: the three flags and the plugins' legacy flags. */
+export interface ServerAdmissionOptions extends AdmissionOptions {
+  readonly flags: AdmissionFlagValues;
+}
+
+export const DEFAULT_SERVER_ADMISSION_OPTIONS: ServerAdmissionOptions = { enablePlugins: [], disablePlugins: [], configFile: '', flags: DEFAULT_ADMISSION_FLAG_VALUES };
+
+/**
+ * Every admission plugin by name. `register` is where src/admission/webhook registers
+ * MutatingAdmissionWebhook, ValidatingAdmissionWebhook and ImagePolicyWebhook.
+ */
+export function admissionPluginRegistry(register?: (plugins: AdmissionPluginRegistry) => void): AdmissionPluginRegistry {
+  const plugins = new AdmissionPluginRegistry();
+  registerBuiltinPlugins(plugins);
+  register?.(plugins);
+  registerWebhookStandIns(plugins);
+  return plugins;
+}
+
+/** Writes as the server: no user, so admission runs again with none and authorization is not asked. */
+export function registryAdmissionClient(registry: () => GenericRegistry, lookup: (group: string, version: string, resource: string) => ServedResource | undefined): AdmissionClient {
+  const resourceOf = (group: string, version: string, resource: string) => {
+    const found = lookup(group, version, resource);
+    if (found === undefined) throw new Error(`the catalogue has no ${resource}`);
+    return found;
+  };
+  const nameOf = (object: JsonObject) => String(((object.metadata ?? {}) as { name?: unknown }).name ?? '');
+  return {
+    create: (target, namespace, object) => registry().create(resourceOf(target.group, target.version, target.resource), namespace, object, { dryRun: false, subresource: '' }),
+    async updateStatus(target, namespace, object) {
+      const result = await registry().update(resourceOf(target.group, target.version, target.resource), namespace, nameOf(object), object, { dryRun: false, subresource: 'status' });
+      return result.object;
+    },
+  };
+}
+
+export interface ServerAdmissionInput {
+  options: ServerAdmissionOptions;
+  plugins: AdmissionPluginRegistry;
+  cache: WatchCache;
+  store: ObjectStore;
+  /** The registry the chain is built for (it needs the chain first, so plugins reach it lazily). */
+  registry: () => GenericRegistry;
+  lookup: (group: string, version: string, resource: string) => ServedResource | undefined;
+  lookupKind?: (group: string, version: string, kind: string) => ServedResource | undefined;
+  authorizer: Authorizer;
+  /** Steps run whatever the flags say (the RBAC escalation check). */
+  internal: readonly AdmissionPlugin[];
+  log: (line: string) => void;
+}
+
+export interface ServerAdmission {
+  chain: AdmissionChain;
+  enabled: readonly string[];
+  stop(): void;
+}
+
+export async function buildServerAdmission(input: ServerAdmissionInput): Promise<ServerAdmission> {
+  const { cache, store } = input;
+  const objects = new CachedObjects(cache, {
+    indexedPrefixes: INDEXED_PREFIXES,
+    currentRevision: () => store.currentRevision(),
+    readLive: async (key) => (await store.get(key))?.object,
+  });
+  objects.start();
+  const mapKind = (apiVersion: string, kind: string): KindMapping | undefined => {
+    const slash = apiVersion.indexOf('/');
+    const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+    const version = apiVersion.slice(slash + 1);
+    const found = input.lookupKind?.(group, version, kind);
+    return found === undefined ? undefined : { group: found.group, version: found.version, resource: found.resource, namespaced: found.namespaced };
+  };
+  const deps: AdmissionPluginDeps = {
+    objects,
+    client: registryAdmissionClient(input.registry, input.lookup),
+    authorizer: input.authorizer,
+    mapKind,
+    flags: input.options.flags,
+    log: input.log,
+    now: Date.now,
+  };
+  try {
+    const built = await buildAdmission(input.options, input.plugins, deps, input.internal);
+    input.log(`admission plugins: ${built.enabled.join(', ')}`);
+    return {
+      chain: built.chain,
+      enabled: built.enabled,
+      stop: () => {
+        built.chain.stop();
+        objects.stop();
+      },
+    };
+  } catch (err) {
+    objects.stop();
+    throw err;
+  }
+}
+
+/** Creates system-node-critical and system-cluster-critical when absent (every replica; idempotent). */
+export async function bootstrapPriorityClasses(registry: GenericRegistry, priorityClasses: ServedResource): Promise<void> {
+  for (const priorityClass of SYSTEM_PRIORITY_CLASSES) {
+    const name = String((priorityClass.metadata as JsonObject).name);
+    try {
+      await registry.get(priorityClasses, '', name, null);
+      continue;
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 404)) throw err;
+    }
+    try {
+      await registry.create(priorityClasses, '', structuredClone(priorityClass), { dryRun: false, subresource: '' });
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 409)) throw err;
+    }
+  }
+}
