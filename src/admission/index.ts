@@ -1,1 +1,1 @@
-export { AdmissionChain, type AdmissionAttributes, type AdmissionOperation, type AdmissionPlugin, type AdmissionRecorder, type SideEffects } from './admission-chain';
+export { AdmissionChain, ReinvocationContext, type AdmissionAttributes, type AdmissionOperation, type AdmissionPlugin, type AdmissionRecorder, type AdmissionStepObserver, type SideEffects } from './admission-chain';
