@@ -16,6 +16,7 @@ import { chaosCommand } from './chaos';
 import { SECURITY_FLAGS, securityFromFlags } from './security-flags';
 import { ENCRYPTION_PROVIDER_CONFIG_FLAG, STORE_CLIENT_FLAGS, STORE_TLS_FLAGS, encryptionProviders, externalEtcdTls, foundsSharedPki, prepareSharedPki, resolveStoreTls, storeClientTls } from './store-flags';
 import { pkiCommand } from './pki';
+import { AUDIT_FLAGS, auditFromFlags, webhookAdmissionFromFlags } from './audit-flags';
 
 const SERVER_FLAGS: FlagSpec[] = [
   { name: 'data-dir', kind: 'string', default: './data', help: 'Directory for the replica\'s Raft log and store.' },
@@ -47,6 +48,8 @@ const SERVER_FLAGS: FlagSpec[] = [
   { name: 'service-node-port-range', kind: 'string', default: '30000-32767', help: 'Port range for NodePort and LoadBalancer Services.' },
   { name: 'watch-cache-history', kind: 'duration', default: 300_000, help: 'How far back the watch cache keeps events; a watch from an older resourceVersion gets 410 Gone.' },
   ...SECURITY_FLAGS,
+  // The audit log and the webhook admission plugins: src/cli/audit-flags.ts.
+  ...AUDIT_FLAGS,
   // The store's TLS (etcd's and kube-apiserver's flag names) and encryption at rest: src/cli/store-flags.ts.
   ...STORE_TLS_FLAGS,
   ENCRYPTION_PROVIDER_CONFIG_FLAG,
@@ -81,6 +84,8 @@ async function main(argv: string[]): Promise<number> {
   const dataDir = resolve(flags['data-dir'] as string);
   // Read before anything starts: a bad configuration must not leave a replica half up.
   const encryption = await encryptionProviders(flags);
+  const audit = auditFromFlags(flags);
+  const webhookAdmission = webhookAdmissionFromFlags(flags);
   let store: RunningStoreServer | undefined;
   let kv: KvClient;
   const etcdServers = (flags['etcd-servers'] as string).split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -132,6 +137,8 @@ async function main(argv: string[]): Promise<number> {
     identity,
     security: securityFromFlags(flags),
     encryptionProviders: encryption,
+    audit,
+    webhookAdmission,
   }, parts, log);
   const controllers = startControllers(api.registry, api.cache, parts, identity, log);
   process.stdout.write(

@@ -25,6 +25,8 @@ import { AdmissionChain } from '../admission';
 import { PolicyReconciler } from '../authz';
 import { registryRbacClient, rbacEscalationCheck } from './rbac-parts';
 import { buildSecurity, type ApiServerSecurity } from './security-parts';
+import { buildAuditLog, buildWebhookAdmission, webhookCatalog, type AuditLogOptions, type ServedResourceInfo, type WebhookAdmissionOptions } from './admission-parts';
+import { DEFAULT_CIRCUIT_BREAKER } from '../admission/webhook';
 
 export type { ApiServerSecurity } from './security-parts';
 
@@ -49,7 +51,13 @@ export interface ApiServerConfig {
   security: ApiServerSecurity;
   /** Encryption at rest: one transformer per group-resource, from --encryption-provider-config (src/storage/encryption). */
   encryptionProviders?: Map<string, ValueTransformer>;
+  /** The audit log (--audit-policy-file, --audit-log-*); absent: nothing is audited. */
+  audit?: AuditLogOptions;
+  /** The webhook admission plugins; absent: v1.25's defaults (both webhook plugins on, no configuration file). */
+  webhookAdmission?: WebhookAdmissionOptions;
 }
+
+const DEFAULT_WEBHOOK_ADMISSION: WebhookAdmissionOptions = { admissionConfigFile: '', mutating: true, validating: true, imagePolicy: false, circuitBreaker: DEFAULT_CIRCUIT_BREAKER };
 
 /**
  * The address published in the `kubernetes` Endpoints. Endpoints may not hold loopback
@@ -84,6 +92,8 @@ export interface ApiServerParts {
   storeHealthy: () => Promise<string | undefined>;
   /** Why the embedded store replica diverged from the others' (consistency checks), if it did. */
   storeCorruption?: () => string | undefined;
+  /** Every served resource with its storage location (admission webhooks' equivalent resources). */
+  servedResources?: () => readonly ServedResourceInfo[];
 }
 
 export interface RaftStatusView {
@@ -120,14 +130,27 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const cache = new WatchCache(store, { log, historyWindowMs: config.watchCacheHistoryMs });
   cache.start();
   const advertisedHost = config.bindAddress === '0.0.0.0' || config.bindAddress === '::' ? '127.0.0.1' : config.bindAddress;
+  const metrics = new ApiMetrics();
+  const bodyCodec = new BodyCodec(parts.protobuf);
+  const audit = buildAuditLog(config.audit, { codec: bodyCodec, metrics, log });
   const security = await buildSecurity({
     security: config.security,
     dataDir: config.dataDir,
     clusterCaPem: certificates.ca.certPem,
     externalAddress: `${advertisedHost}:${config.securePort}`,
     cache,
+    audit,
     log,
   });
+  const webhooks = buildWebhookAdmission(config.webhookAdmission ?? DEFAULT_WEBHOOK_ADMISSION, {
+    cache,
+    store,
+    catalog: webhookCatalog(parts.resolver, parts.servedResources?.() ?? [], parts.convertVersion, parts.typedDecode),
+    metrics,
+    log,
+  });
+  await Promise.all(webhooks.plugins.map((plugin) => (plugin as { ready?: Promise<void> }).ready));
+  webhooks.start();
   const nodePorts = parseNodePortRange(config.serviceNodePortRange);
   const allocator = new ServiceAllocator(store, { serviceCidr: config.serviceClusterIpRange, nodePortMin: nodePorts.min, nodePortMax: nodePorts.max });
   const registry = new GenericRegistry({
@@ -138,12 +161,11 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     converter: parts.convertVersion,
     trackManagedFields: parts.trackManagedFields,
     checkNamespaceForCreate: namespaceLifecycle(store, cache),
-    admission: new AdmissionChain([rbacEscalationCheck(security.rbac, security.authorization.authorizer)]),
+    // v1.25's order: the built-in checks, then the webhooks (mutating after the built-in mutators, validating before ResourceQuota).
+    admission: new AdmissionChain([rbacEscalationCheck(security.rbac, security.authorization.authorizer), ...webhooks.plugins], webhooks.observeStep),
   });
   const namespaces = parts.resolver.lookup('', 'v1', 'namespaces');
   if (namespaces === undefined) throw new Error('the catalogue has no namespaces resource');
-  const metrics = new ApiMetrics();
-  const bodyCodec = new BodyCodec(parts.protobuf);
   const endpoints = new ResourceEndpoints({
     resolver: parts.resolver,
     registry,
@@ -207,6 +229,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     routes,
     metrics,
     codec: bodyCodec,
+    audit,
     log,
   });
   const address = await server.start();
@@ -270,6 +293,8 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
       if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
       await server.stop();
       await security.stop();
+      await webhooks.close();
+      audit?.close();
       cache.stop();
     },
   };

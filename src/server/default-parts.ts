@@ -124,6 +124,7 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
     yamlDuplicateKeysError,
     trackManagedFields: (live, updated, manager, subresource) => updateManagedFields(live, updated, manager, { now: nowRfc3339(), subresource: subresource || undefined, convert: convertForManagers }),
     storeHealthy: options.storeHealthy,
+    servedResources: () => catalogue.groupVersions().flatMap(({ group, version }) => catalogue.resources(group, version)),
   };
 }
 
