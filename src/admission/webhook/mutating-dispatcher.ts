@@ -135,7 +135,8 @@ export class MutatingDispatcher {
       if (result === null || typeof result !== 'object' || Array.isArray(result)) throw new Error('the patched object is not a JSON object');
       patched = result as JsonObject;
     } catch (err) {
-      throw errors.internal(new Error(isPatchError(err) ? err.message : errorText(err)));
+      // kube reports the patch library's own words (evanphx/json-patch) for a patch that does not apply.
+      throw errors.internal(new Error(isPatchError(err) ? err.detail : errorText(err)));
     }
     if (patched.apiVersion !== before.apiVersion || patched.kind !== before.kind) {
       throw errors.internal(new Error(`admission webhook "${hook.name}" changed the object's apiVersion or kind, which is not supported`));

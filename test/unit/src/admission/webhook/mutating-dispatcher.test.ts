@@ -85,6 +85,14 @@ describe('admission/webhook: mutating webhooks (spec 02 §4.4, §6.1, §6.2)', (
     expect(deps.metricsLog.entries).to.deep.equal(['rejection bad admit CREATE apiserver_internal_error 0', 'webhook bad admit CREATE rejected=true code=0']);
   });
 
+  it('fails the request with the patch library\'s words when a patch does not apply', async () => {
+    caller.handlers.set('missing', (r) => patchWith(r, [{ op: 'add', path: '/metadata/annotations/a', value: 'b' }]));
+    const deps = pluginDeps(caller, configuration('cfg', [hook('missing')], 'mutating'));
+    const err = await refusal(mutatingAdmissionWebhook(undefined, deps).mutate!(createPod(pod('p'), new Recorder())));
+    expect(err.code).to.equal(500);
+    expect(err.message).to.equal('Internal error occurred: add operation does not apply: doc is missing path: "/metadata/annotations/a": missing value');
+  });
+
   it('drops fields a patch adds that the schema does not know, and reports no mutation when nothing else changed', async () => {
     caller.handlers.set('unknown', (r) => patchWith(r, [{ op: 'add', path: '/spec/notAField', value: 1 }]));
     const deps = pluginDeps(caller, configuration('cfg', [hook('unknown')], 'mutating'));
