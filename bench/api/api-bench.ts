@@ -17,6 +17,10 @@
  * and decode cost (codec-bench.ts).
  *
  * Run: make bench-api (ROUNDS=n repeats the whole set; medians are reported).
+ *
+ * `--webhooks` runs only the admission-webhook benchmark instead (webhook-bench.ts): pod creation
+ * at 16 in flight without the webhook plugins, with the default plugins only, and with one
+ * mutating and one validating webhook (OPS creates per scenario, default 3000).
  */
 import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -27,6 +31,7 @@ import { CarinaServer } from '../support/carina-server';
 import { closedLoop, median, percentile, timed } from '../support/latency';
 import { formatCodecTable, measureCodec } from './codec-bench';
 import { measureWriteVerbs, formatVerbTable, type VerbFigures } from './verb-bench';
+import { formatWebhookTable, measureWebhookOverhead } from './webhook-bench';
 
 interface Figures {
   createP50: number;
@@ -264,7 +269,18 @@ async function verbRound(server: CarinaServer, round: number): Promise<VerbFigur
   }
 }
 
+async function webhookMain(): Promise<void> {
+  const ops = Number(process.env.OPS ?? CONCURRENT_OPS);
+  const rows = await measureWebhookOverhead(SERVER_PORTS, { ops, warmup: Number(process.env.WARMUP ?? 300), inflight: INFLIGHT }, (line) => process.stderr.write(`${line}\n`));
+  process.stdout.write([
+    `bench/api --webhooks: one Carina replica per scenario, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${ops} creates each`,
+    '',
+    formatWebhookTable(rows, INFLIGHT),
+  ].join('\n') + '\n');
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--webhooks')) return webhookMain();
   // In-process and before the server starts, so nothing else competes for the CPU.
   process.stderr.write('codec: JSON and Protobuf encode/decode\n');
   const codecRows = measureCodec(CODEC_RUNS);

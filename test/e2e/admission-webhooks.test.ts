@@ -105,6 +105,19 @@ describe('admission webhooks (e2e: carina server, kubectl, curl, TLS webhooks)',
       kind: 'Config',
       users: [{ name: `127.0.0.1:${hooks.port}`, user: { token: WEBHOOK_TOKEN } }],
     }));
+    writeFileSync(join(dir, 'image-policy.kubeconfig'), stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'backend', cluster: { server: hooks.url('/imagepolicy'), 'certificate-authority-data': hooks.caBundle } }],
+      users: [{ name: 'apiserver', user: {} }],
+      contexts: [{ name: 'c', context: { cluster: 'backend', user: 'apiserver' } }],
+      'current-context': 'c',
+    }));
+    hooks.on('/imagepolicy', (call) => {
+      const images = ((call.review.spec?.containers ?? []) as Json[]).map((c) => String(c.image));
+      const bad = images.filter((i) => i.startsWith('forbidden/'));
+      return { body: { apiVersion: 'imagepolicy.k8s.io/v1alpha1', kind: 'ImageReview', status: bad.length === 0 ? { allowed: true } : { allowed: false, reason: `${bad.join(', ')} is not allowed` } } };
+    });
     const webhookAdmission = { apiVersion: 'apiserver.config.k8s.io/v1', kind: 'WebhookAdmissionConfiguration', kubeConfigFile: join(dir, 'webhook-credentials.kubeconfig') };
     writeFileSync(join(dir, 'admission.yaml'), stringify({
       apiVersion: 'apiserver.config.k8s.io/v1',
@@ -112,6 +125,7 @@ describe('admission webhooks (e2e: carina server, kubectl, curl, TLS webhooks)',
       plugins: [
         { name: 'MutatingAdmissionWebhook', configuration: webhookAdmission },
         { name: 'ValidatingAdmissionWebhook', configuration: webhookAdmission },
+        { name: 'ImagePolicyWebhook', configuration: { imagePolicy: { kubeConfigFile: join(dir, 'image-policy.kubeconfig'), allowTTL: 50, denyTTL: 50, retryBackoff: 500, defaultAllow: false } } },
       ],
     }));
     server = await CarinaApiProcess.start({
@@ -119,6 +133,7 @@ describe('admission webhooks (e2e: carina server, kubectl, curl, TLS webhooks)',
         '--audit-policy-file', join(dir, 'audit-policy.yaml'),
         '--audit-log-path', join(dir, 'audit.log'),
         '--admission-control-config-file', join(dir, 'admission.yaml'),
+        '--enable-admission-plugins', 'ImagePolicyWebhook',
         '--admission-webhook-circuit-breaker-failures', '3',
         '--admission-webhook-circuit-breaker-window', '60s',
         '--admission-webhook-circuit-breaker-cooldown', '2s',
@@ -329,6 +344,18 @@ describe('admission webhooks (e2e: carina server, kubectl, curl, TLS webhooks)',
       const v2 = { ...hpa, apiVersion: 'autoscaling/v2', spec: { scaleTargetRef: hpa.spec.scaleTargetRef, minReplicas: 1, maxReplicas: 3 }, metadata: { name: 'web2', namespace: 'plain' } };
       expect((await kubectl(['create', '--dry-run=server', '-f', '-'], JSON.stringify(v2))).code).to.equal(0);
       expect(hooks.callsTo('/exact')).to.have.length(1);
+    });
+  });
+
+  describe('ImagePolicyWebhook (--enable-admission-plugins)', () => {
+    it('sends a pod\'s images to the backend and refuses what it refuses', async () => {
+      const allowed = await kubectl(['-n', 'plain', 'run', 'good', '--image=registry.example/app:1']);
+      expect(allowed.code, allowed.stderr).to.equal(0);
+      const review = hooks.callsTo('/imagepolicy').find((c) => JSON.stringify(c.review).includes('registry.example/app:1'));
+      expect(review?.review.spec).to.deep.equal({ containers: [{ image: 'registry.example/app:1' }], namespace: 'plain' });
+      const refused = await kubectl(['-n', 'plain', 'run', 'bad', '--image=forbidden/app:1']);
+      expect(refused.code).to.equal(1);
+      expect(refused.stderr).to.include('pods "bad" is forbidden: image policy webhook backend denied one or more images: forbidden/app:1 is not allowed');
     });
   });
 

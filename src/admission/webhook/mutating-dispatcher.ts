@@ -85,7 +85,10 @@ export class MutatingDispatcher {
       result = versioned.finalObject();
       return result;
     } finally {
-      state.lastOutput = (result ?? attributes.object) === undefined ? undefined : structuredClone(result ?? attributes.object);
+      // Only a second round reads it, and only a change (ours, since webhooks run last) makes one: copy
+      // the object then. Without a copy, a later change reads as a change and reinvokes, as allowed.
+      const output = result ?? attributes.object;
+      state.lastOutput = reinvocation?.shouldReinvoke === true && output !== undefined ? structuredClone(output) : undefined;
     }
   }
 

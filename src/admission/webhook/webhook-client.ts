@@ -173,11 +173,9 @@ export class WebhookClient implements WebhookCaller {
     return { shownOrigin: `${url.protocol}//${url.host}`, path: url.pathname === '' ? '/' : url.pathname, hostPort };
   }
 
+  /** The client of a configuration (its credentials are fixed: the admission kubeconfig is read once). */
   private client(hook: WebhookAccessor, target: { hostPort: string; serverName?: string; service?: { namespace: string; name: string; port: number } }): CachedClient {
-    const credentials = target.service !== undefined
-      ? this.options.credentials.forService(target.service.name, target.service.namespace, target.service.port)
-      : this.options.credentials.forHost(target.hostPort);
-    const key = `${hook.clientKey}\u0000${credentials.entry}`;
+    const key = hook.clientKey;
     const cached = this.clients.get(key);
     if (cached !== undefined) {
       // Most recently used last, so the first entry is the one to evict.
@@ -185,6 +183,9 @@ export class WebhookClient implements WebhookCaller {
       this.clients.set(key, cached);
       return cached;
     }
+    const credentials = target.service !== undefined
+      ? this.options.credentials.forService(target.service.name, target.service.namespace, target.service.port)
+      : this.options.credentials.forHost(target.hostPort);
     const agent = new Agent({
       connect: {
         ...(hook.clientConfig.caBundlePem === undefined ? {} : { ca: hook.clientConfig.caBundlePem }),
