@@ -16,7 +16,7 @@
  * is not JSON; the HTTP code when it answered an error status. Nothing here decides what the
  * failure means for the request (the dispatchers and failurePolicy do).
  */
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import { ApiError } from '../../util';
 import { CallingWebhookError, errorText } from './errors';
 import type { CredentialsResolver, WebhookCredentials } from './webhook-credentials';
@@ -41,6 +41,18 @@ const USER_AGENT = 'kube-apiserver-admission';
 interface CachedClient {
   readonly agent: Agent;
   readonly credentials: WebhookCredentials;
+  readonly target: Target;
+  /** The request's headers, credentials included, built once. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+interface Target {
+  /** What the request and its errors name: the URL's origin, or https://<svc>.<ns>.svc:<port>. */
+  readonly shownOrigin: string;
+  readonly path: string;
+  readonly hostPort: string;
+  readonly serverName?: string;
+  readonly service?: { readonly namespace: string; readonly name: string; readonly port: number };
 }
 
 /** client-go's messages for an error status without a Status body (apimachinery NewGenericServerResponse). */
@@ -74,6 +86,12 @@ function connectionFailure(err: unknown): string {
   return inner === 'fetch failed' || inner === '' ? 'connection failed' : inner;
 }
 
+class DeadlineExceeded extends Error {
+  constructor() {
+    super('context deadline exceeded');
+  }
+}
+
 export class WebhookClient implements WebhookCaller {
   private readonly clients = new Map<string, CachedClient>();
 
@@ -87,10 +105,11 @@ export class WebhookClient implements WebhookCaller {
 
   /** POSTs `body` and returns the status and the parsed JSON answer; CallingWebhookError when there is none. */
   async call(hook: WebhookAccessor, body: string): Promise<WebhookAnswer> {
-    const target = this.target(hook);
-    const client = this.client(hook, target);
+    const client = this.client(hook);
+    const target = client.target;
     if (client.credentials.unusable !== undefined) throw new CallingWebhookError(hook.name, `could not get REST client: ${client.credentials.unusable}`, 500);
-    const shown = `${target.shownOrigin}${target.path}?timeout=${hook.timeoutSeconds}s`;
+    const path = `${target.path}?timeout=${hook.timeoutSeconds}s`;
+    const shown = `${target.shownOrigin}${path}`;
     let origin = target.shownOrigin;
     if (target.service !== undefined) {
       try {
@@ -101,23 +120,14 @@ export class WebhookClient implements WebhookCaller {
         throw new CallingWebhookError(hook.name, `failed to call webhook: Post "${shown}": ${errorText(err)}`, code === 404 ? 503 : code, { cause: err });
       }
     }
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, */*', 'user-agent': USER_AGENT };
-    const credentials = client.credentials;
-    if (credentials.bearerToken !== undefined) headers.authorization = `Bearer ${credentials.bearerToken}`;
-    else if (credentials.basicAuth !== undefined) headers.authorization = `Basic ${Buffer.from(`${credentials.basicAuth.username}:${credentials.basicAuth.password}`).toString('base64')}`;
     const timeoutMs = hook.timeoutSeconds * 1000;
+    // One deadline for connecting, sending and reading, as the request context of v1.25 (AbortSignal.timeout costs ten times this).
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new DeadlineExceeded()), timeoutMs);
     let text: string;
     let statusCode: number;
     try {
-      const response = await request(`${origin}${target.path}?timeout=${hook.timeoutSeconds}s`, {
-        method: 'POST',
-        body,
-        headers,
-        dispatcher: client.agent,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+      const response = await client.agent.request({ origin, path, method: 'POST', body, headers: client.headers, signal: deadline.signal });
       statusCode = response.statusCode;
       const chunks: Buffer[] = [];
       let size = 0;
@@ -132,8 +142,10 @@ export class WebhookClient implements WebhookCaller {
       text = Buffer.concat(chunks).toString('utf8');
     } catch (err) {
       if (err instanceof CallingWebhookError) throw err;
-      const why = isTimeout(err) ? 'context deadline exceeded' : connectionFailure(err);
+      const why = deadline.signal.aborted || isTimeout(err) ? 'context deadline exceeded' : connectionFailure(err);
       throw new CallingWebhookError(hook.name, `failed to call webhook: Post "${shown}": ${why}`, 503, { cause: err });
+    } finally {
+      clearTimeout(timer);
     }
     if (statusCode < 200 || statusCode > 299) {
       let status: Record<string, unknown> | undefined;
@@ -154,7 +166,7 @@ export class WebhookClient implements WebhookCaller {
     }
   }
 
-  private target(hook: WebhookAccessor): { shownOrigin: string; path: string; hostPort: string; serverName?: string; service?: { namespace: string; name: string; port: number } } {
+  private target(hook: WebhookAccessor): Target {
     const config = hook.clientConfig;
     if (config.service !== undefined) {
       const { name, namespace, port } = config.service;
@@ -174,7 +186,7 @@ export class WebhookClient implements WebhookCaller {
   }
 
   /** The client of a configuration (its credentials are fixed: the admission kubeconfig is read once). */
-  private client(hook: WebhookAccessor, target: { hostPort: string; serverName?: string; service?: { namespace: string; name: string; port: number } }): CachedClient {
+  private client(hook: WebhookAccessor): CachedClient {
     const key = hook.clientKey;
     const cached = this.clients.get(key);
     if (cached !== undefined) {
@@ -183,6 +195,7 @@ export class WebhookClient implements WebhookCaller {
       this.clients.set(key, cached);
       return cached;
     }
+    const target = this.target(hook);
     const credentials = target.service !== undefined
       ? this.options.credentials.forService(target.service.name, target.service.namespace, target.service.port)
       : this.options.credentials.forHost(target.hostPort);
@@ -194,7 +207,10 @@ export class WebhookClient implements WebhookCaller {
         rejectUnauthorized: true,
       },
     });
-    const created = { agent, credentials };
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, */*', 'user-agent': USER_AGENT };
+    if (credentials.bearerToken !== undefined) headers.authorization = `Bearer ${credentials.bearerToken}`;
+    else if (credentials.basicAuth !== undefined) headers.authorization = `Basic ${Buffer.from(`${credentials.basicAuth.username}:${credentials.basicAuth.password}`).toString('base64')}`;
+    const created = { agent, credentials, target, headers };
     this.clients.set(key, created);
     if (this.clients.size > MAX_CLIENTS) {
       const [oldestKey, oldest] = this.clients.entries().next().value as [string, CachedClient];
