@@ -12,17 +12,18 @@
 import type { AdmissionPlugin, AdmissionStepObserver } from '../admission';
 import {
   CircuitBreaker,
+  IMAGE_POLICY_WEBHOOK_PLUGIN,
   MUTATING_WEBHOOK_PLUGIN,
   VALIDATING_WEBHOOK_PLUGIN,
   mutatingAdmissionWebhook,
   pluginConfigurationFromFile,
+  imagePolicyWebhook,
   validatingAdmissionWebhook,
   webhookAdmissionMetrics,
   type CircuitBreakerOptions,
   type ResourceCatalog,
   type WebhookAdmissionPlugin,
 } from '../admission/webhook';
-import { IMAGE_POLICY_WEBHOOK_PLUGIN, imagePolicyWebhook } from '../admission/webhook/image-policy-webhook';
 import { AuditLogBackend, AuditLogFile, loadAuditPolicy } from '../audit';
 import type { BodyCodec, ResourceResolver, TypedDecode } from '../endpoints';
 import type { ApiMetrics } from '../observability/api-metrics';

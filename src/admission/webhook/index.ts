@@ -14,6 +14,7 @@ export { AdmissionMetrics, type WebhookMetricsSink, type WebhookRejectionErrorTy
 export { parseWebhookAdmissionConfiguration, pluginConfigurationFromFile, type WebhookAdmissionConfiguration } from './admission-configuration';
 export { CircuitBreaker, DEFAULT_CIRCUIT_BREAKER, type CircuitBreakerOptions, type CircuitState } from './circuit-breaker';
 export { CallingWebhookError, WebhookConfigurationError, WebhookRejectionError, type WebhookErrorCode } from './errors';
+export { IMAGE_POLICY_WEBHOOK_PLUGIN, imagePolicyWebhook, parseImagePolicyConfiguration, type ImagePolicyConfiguration } from './image-policy-webhook';
 export { exemptionOf } from './rules';
 export { EndpointsServiceResolver, type ServiceObjects, type ServiceResolver } from './service-resolver';
 export type { NamespaceLookup, ResourceCatalog } from './webhook-invocation';
