@@ -24,6 +24,10 @@
  *
  * With --custom-resources only custom resources (schema + two CEL rules) and ConfigMaps are
  * measured side by side (custom-resource-bench.ts).
+ *
+ * `--webhooks` runs only the admission-webhook benchmark instead (webhook-bench.ts): pod creation
+ * at 16 in flight without the webhook plugins, with the default plugins only, and with one
+ * mutating and one validating webhook (OPS creates per scenario, default 3000).
  */
 import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -35,6 +39,7 @@ import { closedLoop, median, percentile, timed } from '../support/latency';
 import { formatCodecTable, measureCodec } from './codec-bench';
 import { measureWriteVerbs, formatVerbTable, type VerbFigures } from './verb-bench';
 import { formatCustomResourceTable, measureCustomResources, type KindFigures } from './custom-resource-bench';
+import { formatWebhookTable, measureWebhookOverhead } from './webhook-bench';
 
 interface Figures {
   createP50: number;
@@ -300,8 +305,19 @@ async function customResourcesMain(): Promise<void> {
   ].join('\n'));
 }
 
+async function webhookMain(): Promise<void> {
+  const ops = Number(process.env.OPS ?? CONCURRENT_OPS);
+  const rows = await measureWebhookOverhead(SERVER_PORTS, { ops, warmup: Number(process.env.WARMUP ?? 300), inflight: INFLIGHT }, (line) => process.stderr.write(`${line}\n`));
+  process.stdout.write([
+    `bench/api --webhooks: one Carina replica per scenario, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${ops} creates each`,
+    '',
+    formatWebhookTable(rows, INFLIGHT),
+  ].join('\n') + '\n');
+}
+
 async function main(): Promise<void> {
   if (process.argv.includes('--custom-resources')) return customResourcesMain();
+  if (process.argv.includes('--webhooks')) return webhookMain();
   // In-process and before the server starts, so nothing else competes for the CPU.
   process.stderr.write('codec: JSON and Protobuf encode/decode\n');
   const codecRows = measureCodec(CODEC_RUNS);

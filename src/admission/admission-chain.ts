@@ -32,28 +32,25 @@ export interface AdmissionRecorder {
   annotate(key: string, value: string): void;
 }
 
-/** admissionregistration.k8s.io/v1 sideEffects: only `None` and `NoneOnDryRun` may see dry runs. */
-export type SideEffects = 'None' | 'NoneOnDryRun' | 'Some' | 'Unknown';
-
 /**
- * Per-request state of reinvocation (apiserver admission.ReinvocationContext): one object shared
- * by every plugin call of one `mutate`, so plugins can leave values for their second run.
+ * What the plugins of one request's mutating phase share (apiserver admission
+ * ReinvocationContext). When a plugin changed the object in a way that others registered for
+ * reinvocation should see (a mutating webhook's patch), it sets `shouldReinvoke`; the chain then
+ * runs the mutating plugins once more with `isReinvoke` true, and each plugin decides from its
+ * own policy whether to act again (built-in plugins do; webhooks only with `IfNeeded`). There is
+ * never a third round. `values` holds each plugin's own state across the two rounds, by name.
  */
 export class ReinvocationContext {
-  /** Set during the second run of the mutating plugins. */
   isReinvoke = false;
-  /** A plugin asks for the second run. */
   shouldReinvoke = false;
-  private readonly values = new Map<string, unknown>();
-
-  value(plugin: string): unknown {
-    return this.values.get(plugin);
-  }
-
-  setValue(plugin: string, value: unknown): void {
-    this.values.set(plugin, value);
-  }
+  readonly values = new Map<string, unknown>();
 }
+
+/** How long one admission phase took, for apiserver_admission_step_admission_duration_seconds. */
+export type AdmissionStepObserver = (step: 'admit' | 'validate', operation: AdmissionOperation, rejected: boolean, seconds: number) => void;
+
+/** admissionregistration.k8s.io/v1 sideEffects: only `None` and `NoneOnDryRun` may see dry runs. */
+export type SideEffects = 'None' | 'NoneOnDryRun' | 'Some' | 'Unknown';
 
 export interface AdmissionAttributes {
   readonly operation: AdmissionOperation;
@@ -74,7 +71,7 @@ export interface AdmissionAttributes {
   /** The request's options object (CreateOptions, UpdateOptions, PatchOptions, DeleteOptions), as webhooks receive it. */
   readonly options?: JsonObject;
   readonly recorder?: AdmissionRecorder;
-  /** Set by the chain during `mutate`. */
+  /** Set by the chain during mutate: the request's reinvocation state (absent in validate). */
   readonly reinvocation?: ReinvocationContext;
 }
 
@@ -96,7 +93,10 @@ function allowsDryRun(sideEffects: SideEffects): boolean {
 }
 
 export class AdmissionChain {
-  constructor(private readonly plugins: readonly AdmissionPlugin[] = []) {}
+  constructor(
+    private readonly plugins: readonly AdmissionPlugin[] = [],
+    private readonly observeStep?: AdmissionStepObserver,
+  ) {}
 
   get isEmpty(): boolean {
     return this.plugins.length === 0;
@@ -107,19 +107,30 @@ export class AdmissionChain {
     return this.plugins.map((p) => p.name);
   }
 
-  /** Runs the mutating plugins in order (twice if one asks for reinvocation); returns the object the write continues with. */
+  /**
+   * Runs the mutating plugins in order; returns the object the write continues with. When a
+   * plugin asked for it (ReinvocationContext), the mutating plugins run a second time, as
+   * kube-apiserver's reinvocation handler does.
+   */
   async mutate(attributes: AdmissionAttributes): Promise<JsonObject | undefined> {
-    const reinvocation = attributes.reinvocation ?? new ReinvocationContext();
-    let object = await this.mutateOnce({ ...attributes, reinvocation });
-    if (reinvocation.shouldReinvoke && !reinvocation.isReinvoke) {
-      reinvocation.isReinvoke = true;
-      object = await this.mutateOnce({ ...attributes, object, reinvocation });
+    const started = process.hrtime.bigint();
+    let rejected = true;
+    try {
+      const reinvocation = attributes.reinvocation ?? new ReinvocationContext();
+      let object = await this.mutateOnce({ ...attributes, reinvocation }, attributes.object);
+      if (reinvocation.shouldReinvoke && !reinvocation.isReinvoke) {
+        reinvocation.isReinvoke = true;
+        object = await this.mutateOnce({ ...attributes, reinvocation }, object);
+      }
+      rejected = false;
+      return object;
+    } finally {
+      this.observe('admit', attributes.operation, rejected, started);
     }
-    return object;
   }
 
-  private async mutateOnce(attributes: AdmissionAttributes): Promise<JsonObject | undefined> {
-    let object = attributes.object;
+  private async mutateOnce(attributes: AdmissionAttributes, start: JsonObject | undefined): Promise<JsonObject | undefined> {
+    let object = start;
     for (const plugin of this.plugins) {
       if (plugin.mutate === undefined) continue;
       const current = { ...attributes, object };
@@ -137,11 +148,23 @@ export class AdmissionChain {
 
   /** Runs the validating plugins; the first refusal is the request's answer. */
   async validate(attributes: AdmissionAttributes): Promise<void> {
-    for (const plugin of this.plugins) {
-      if (plugin.validate === undefined || !plugin.handles(attributes)) continue;
-      this.refuseUnsafeDryRun(plugin, attributes);
-      await plugin.validate(attributes);
+    const started = process.hrtime.bigint();
+    let rejected = true;
+    try {
+      for (const plugin of this.plugins) {
+        if (plugin.validate === undefined || !plugin.handles(attributes)) continue;
+        this.refuseUnsafeDryRun(plugin, attributes);
+        await plugin.validate(attributes);
+      }
+      rejected = false;
+    } finally {
+      this.observe('validate', attributes.operation, rejected, started);
     }
+  }
+
+  private observe(step: 'admit' | 'validate', operation: AdmissionOperation, rejected: boolean, started: bigint): void {
+    if (this.observeStep === undefined) return;
+    this.observeStep(step, operation, rejected, Number(process.hrtime.bigint() - started) / 1e9);
   }
 
   private refuseUnsafeDryRun(plugin: AdmissionPlugin, attributes: AdmissionAttributes): void {

@@ -7,7 +7,7 @@
  * come first: v1.25 checks escalation in the RBAC registry, which a create reaches after the
  * mutating plugins and before the validating ones.
  */
-import { AdmissionChain, type AdmissionPlugin } from './admission-chain';
+import { AdmissionChain, type AdmissionPlugin, type AdmissionStepObserver } from './admission-chain';
 import { readAdmissionConfiguration } from './admission-config';
 import { ALL_ORDERED_PLUGINS, enabledPluginNames, validatePluginFlags } from './plugin-order';
 import type { AdmissionPluginDeps, AdmissionPluginRegistry } from './plugin-registry';
@@ -44,20 +44,9 @@ export function checkAdmissionOptions(options: AdmissionOptions, registry: Admis
 }
 
 /** Makes the chain: `internal` steps, then the enabled plugins in v1.25's order. */
-export async function buildAdmission(options: AdmissionOptions, registry: AdmissionPluginRegistry, deps: AdmissionPluginDeps, internal: readonly AdmissionPlugin[] = []): Promise<BuiltAdmission> {
+export async function buildAdmission(options: AdmissionOptions, registry: AdmissionPluginRegistry, deps: AdmissionPluginDeps, internal: readonly AdmissionPlugin[] = [], observeStep?: AdmissionStepObserver): Promise<BuiltAdmission> {
   const enabled = checkAdmissionOptions(options, registry);
   const configs = readAdmissionConfiguration(options.configFile, enabled);
   const plugins = await registry.buildPlugins(enabled, configs, deps);
-  return { chain: new AdmissionChain([...internal, ...plugins]), enabled };
-}
-
-/**
- * Registers inert stand-ins for the webhook plugins that src/admission/webhook has not
- * registered (yet), so that their names stay valid and in place. An inert plugin handles no
- * request. The webhook module's registration, made before this call, takes precedence.
- */
-export function registerWebhookStandIns(registry: AdmissionPluginRegistry): void {
-  for (const name of ['MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ImagePolicyWebhook']) {
-    if (!registry.has(name)) registry.register(name, () => ({ name, sideEffects: 'None', handles: () => false }));
-  }
+  return { chain: new AdmissionChain([...internal, ...plugins], observeStep), enabled };
 }

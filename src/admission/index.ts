@@ -8,12 +8,12 @@
  * ```ts
  * const plugins = new AdmissionPluginRegistry();
  * registerBuiltinPlugins(plugins);
- * registerWebhookStandIns(plugins); // after src/admission/webhook registered its plugins
+ * registerWebhookPlugins(plugins, wiring); // src/server/webhook-parts.ts
  * const { chain } = await buildAdmission({ enablePlugins, disablePlugins, configFile }, plugins, deps, [rbacEscalationCheck]);
  * new GenericRegistry({ ..., admission: chain });
  * ```
  */
-export { AdmissionChain, ReinvocationContext, type AdmissionAttributes, type AdmissionOperation, type AdmissionPlugin, type AdmissionRecorder, type SideEffects } from './admission-chain';
+export { AdmissionChain, ReinvocationContext, type AdmissionAttributes, type AdmissionOperation, type AdmissionPlugin, type AdmissionRecorder, type AdmissionStepObserver, type SideEffects } from './admission-chain';
 export { AdmissionError, PluginConfigError, isAdmissionError, type AdmissionErrorCode } from './errors';
 export { ALL_ORDERED_PLUGINS, DEFAULT_ON_PLUGINS, enabledPluginNames, validatePluginFlags, type AdmissionPluginName } from './plugin-order';
 export { readAdmissionConfiguration, pluginConfigFromText, type AdmissionConfigProvider, type AdmissionPluginConfig } from './admission-config';
@@ -29,7 +29,7 @@ export {
   type KindMapping,
   type ResourceRef,
 } from './plugin-registry';
-export { buildAdmission, checkAdmissionOptions, registerWebhookStandIns, DEFAULT_ADMISSION_OPTIONS, type AdmissionOptions, type BuiltAdmission } from './build-admission';
+export { buildAdmission, checkAdmissionOptions, DEFAULT_ADMISSION_OPTIONS, type AdmissionOptions, type BuiltAdmission } from './build-admission';
 export { CachedObjects, type CachedObjectsOptions } from './cached-objects';
 export { INDEXED_PREFIXES, KEY_PREFIX } from './plugin-support';
 export { registerBuiltinPlugins } from './plugins';

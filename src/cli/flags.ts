@@ -72,6 +72,13 @@ function convert(spec: FlagSpec, raw: string): string | number | boolean {
 }
 
 /** Go-style durations: "300ms", "1.5s", "5m", "1h30m"; a bare "0" is zero. */
+/** A number flag that must be a whole number, zero or more. */
+export function nonNegativeInteger(flags: FlagValues, name: string): number {
+  const value = flags[name] as number;
+  if (!Number.isInteger(value) || value < 0) throw new FlagError(`--${name} must be a non-negative integer, not ${value}`);
+  return value;
+}
+
 export function parseDurationMs(raw: string, flag = 'duration'): number {
   if (raw === '0') return 0;
   const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };

@@ -18,6 +18,7 @@ import { startCompactor } from '../storage/compactor';
 import { ENCRYPTION_PROVIDER_CONFIG_FLAG, STORE_CLIENT_FLAGS, STORE_TLS_FLAGS, encryptionProviders, externalEtcdTls, foundsSharedPki, prepareSharedPki, resolveStoreTls, storeClientTls } from './store-flags';
 import { pkiCommand } from './pki';
 import { ADMISSION_FLAGS, admissionFromFlags } from './admission-flags';
+import { AUDIT_FLAGS, auditFromFlags } from './audit-flags';
 
 const SERVER_FLAGS: FlagSpec[] = [
   { name: 'data-dir', kind: 'string', default: './data', help: 'Directory for the replica\'s Raft log and store.' },
@@ -50,8 +51,10 @@ const SERVER_FLAGS: FlagSpec[] = [
   { name: 'service-node-port-range', kind: 'string', default: '30000-32767', help: 'Port range for NodePort and LoadBalancer Services.' },
   { name: 'watch-cache-history', kind: 'duration', default: 300_000, help: 'How far back the watch cache keeps events; a watch from an older resourceVersion gets 410 Gone.' },
   ...SECURITY_FLAGS,
-  // Admission plugins and their configuration: src/cli/admission-flags.ts.
+  // Admission plugins, their configuration and the webhooks' circuit breaker: src/cli/admission-flags.ts.
   ...ADMISSION_FLAGS,
+  // The audit log: src/cli/audit-flags.ts.
+  ...AUDIT_FLAGS,
   // The store's TLS (etcd's and kube-apiserver's flag names) and encryption at rest: src/cli/store-flags.ts.
   ...STORE_TLS_FLAGS,
   ENCRYPTION_PROVIDER_CONFIG_FLAG,
@@ -87,6 +90,7 @@ async function main(argv: string[]): Promise<number> {
   // Read before anything starts: a bad configuration must not leave a replica half up.
   const encryption = await encryptionProviders(flags);
   const admission = admissionFromFlags(flags);
+  const audit = auditFromFlags(flags);
   let store: RunningStoreServer | undefined;
   let kv: KvClient;
   let compactor: { stop(): void } | undefined;
@@ -143,6 +147,7 @@ async function main(argv: string[]): Promise<number> {
     security: securityFromFlags(flags),
     encryptionProviders: encryption,
     admission,
+    audit,
   }, parts, log);
   const controllers = startControllers(api.registry, api.cache, parts, identity, log, { rootCaPem: api.clusterCaPem, tokenSigner: api.tokenSigner });
   process.stdout.write(

@@ -40,6 +40,8 @@ export class RequestContext {
   audiences: readonly string[] = [];
   /** Audit annotations (key → value) added by any stage. */
   readonly annotations: Record<string, string> = {};
+  /** The peer's address, as the socket reports it (audit's sourceIPs). */
+  remoteAddress = '';
   private body?: Promise<Buffer>;
 
   constructor(
@@ -63,6 +65,11 @@ export class RequestContext {
   header(name: string): string | undefined {
     const value = this.headers[name];
     return typeof value === 'string' || value === undefined ? value : value[0];
+  }
+
+  /** The body if a stage has started reading it (for the audit log, which never reads one itself). */
+  readBodyIfStarted(): Promise<Buffer> | undefined {
+    return this.body;
   }
 
   /** The body, at most MAX_REQUEST_BODY_BYTES (413 beyond); empty for GET and HEAD. */

@@ -55,8 +55,35 @@ export interface RepresentationOffer {
 export type StreamTracker = (end: () => void) => () => void;
 
 const CACHE_CONTROL = 'no-cache, private';
-/** v1.25 drops warnings beyond this many bytes in total (spec 02 §8). */
-const WARNINGS_MAX_BYTES = 4096;
+/** v1.25's limits on warnings (spec 02 §8), in characters (runes). */
+const WARNINGS_MAX_RUNES = 4096;
+const WARNING_TRUNCATED_RUNES = 256;
+
+function runeLength(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+function firstRunes(text: string, count: number): string {
+  let out = '';
+  let n = 0;
+  for (const ch of text) {
+    if (n++ === count) break;
+    out += ch;
+  }
+  return out;
+}
+
+/**
+ * `299 - "<text>"` as Go writes it (apimachinery NewWarningHeader): quotes and backslashes
+ * escaped, control characters as spaces (Go's server does so for line breaks; Node refuses
+ * them), the text's UTF-8 bytes sent as they are.
+ */
+function warningHeader(text: string): string {
+  const quoted = text.replace(/[\\"]/g, (c) => `\\${c}`).replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, ' ');
+  return Buffer.from(`299 - "${quoted}"`, 'utf8').toString('latin1');
+}
 
 function isPrettyQuery(query: URLSearchParams): boolean {
   const value = query.get('pretty');
@@ -66,9 +93,17 @@ function isPrettyQuery(query: URLSearchParams): boolean {
 export class ResponseWriter {
   /** The status code sent, for metrics and audit; 0 until something was written. */
   status = 0;
+  /** What the response carried, for the audit log: the object written, or the Status of a failure. */
+  written?: { readonly kind: 'object' | 'status'; readonly value: unknown };
+  /** Called when a stream sends its headers (the audit log's ResponseStarted stage). */
+  onStreamStart?: () => void;
+  private readonly extraHeaders: Record<string, string> = {};
   private choice?: ResponseChoice;
   private readonly warnings: string[] = [];
-  private warningBytes = 0;
+  private readonly recordedWarnings = new Set<string>();
+  private readonly orderedWarnings: string[] = [];
+  private warningRunes = 0;
+  private truncatingWarnings = false;
 
   constructor(
     private readonly res: HttpResponse,
@@ -82,13 +117,43 @@ export class ResponseWriter {
     return this.res.headersSent;
   }
 
-  /** Adds a `Warning: 299` header to the response; duplicates are sent once. */
+  /** A header every response to this request carries (Audit-Id). */
+  setHeader(name: string, value: string): void {
+    this.extraHeaders[name] = value;
+  }
+
+  /**
+   * Adds a `Warning: 299` header to the response; duplicates are sent once. v1.25's limits
+   * (apiserver endpoints/filters/warning.go): up to 4096 characters in all; past that, every
+   * warning so far and each later one is cut to 256 characters, and once the cut ones fill
+   * 4096 too, the rest are dropped.
+   */
   warn(text: string): void {
-    if (this.warnings.includes(text)) return;
-    const size = text.length;
-    if (this.warningBytes + size > WARNINGS_MAX_BYTES) return;
-    this.warningBytes += size;
-    this.warnings.push(text);
+    if (text === '') return;
+    if (this.truncatingWarnings && this.warningRunes >= WARNINGS_MAX_RUNES) return;
+    if (this.recordedWarnings.has(text)) return;
+    this.recordedWarnings.add(text);
+    this.orderedWarnings.push(text);
+    let shown = text;
+    let length = runeLength(text);
+    if (this.truncatingWarnings && length > WARNING_TRUNCATED_RUNES) {
+      shown = firstRunes(text, WARNING_TRUNCATED_RUNES);
+      length = WARNING_TRUNCATED_RUNES;
+    }
+    if (this.warningRunes + length <= WARNINGS_MAX_RUNES || this.truncatingWarnings) {
+      this.warningRunes += length;
+      this.warnings.push(shown);
+      return;
+    }
+    // Over the limit: replay everything cut short, as v1.25 does.
+    this.truncatingWarnings = true;
+    this.warningRunes = 0;
+    this.warnings.length = 0;
+    for (const earlier of this.orderedWarnings) {
+      const cut = runeLength(earlier) > WARNING_TRUNCATED_RUNES ? firstRunes(earlier, WARNING_TRUNCATED_RUNES) : earlier;
+      this.warningRunes += runeLength(cut);
+      this.warnings.push(cut);
+    }
   }
 
   /**
@@ -105,8 +170,8 @@ export class ResponseWriter {
 
   private headers(contentType: string, extra: Record<string, string | string[]> = {}): Record<string, string | string[]> {
     // Cache-Control may be overridden by a document that can be cached (the issuer's keys).
-    const headers: Record<string, string | string[]> = { 'Content-Type': contentType, 'Cache-Control': CACHE_CONTROL, ...extra };
-    if (this.warnings.length > 0) headers.Warning = this.warnings.map((w) => `299 - ${JSON.stringify(w)}`);
+    const headers: Record<string, string | string[]> = { ...this.extraHeaders, 'Content-Type': contentType, 'Cache-Control': CACHE_CONTROL, ...extra };
+    if (this.warnings.length > 0) headers.Warning = this.warnings.map(warningHeader);
     return headers;
   }
 
@@ -114,6 +179,7 @@ export class ResponseWriter {
   writeObject(status: number, object: JsonObject, offer: RepresentationOffer = { protobuf: false, table: false }): void {
     const choice = this.negotiate(offer);
     const representation: Representation = choice.table !== undefined ? 'json' : choice.representation;
+    this.written = { kind: object.kind === 'Status' ? 'status' : 'object', value: object };
     this.writeEncoded(status, mediaTypeOf(representation), this.codec.encode(representation, object, choice.pretty));
   }
 
@@ -127,7 +193,7 @@ export class ResponseWriter {
   /** 304 Not Modified: no body, no content type. */
   writeNotModified(etag: string): void {
     this.status = 304;
-    this.res.writeHead(304, { ETag: etag });
+    this.res.writeHead(304, { ...this.extraHeaders, ETag: etag });
     this.res.end();
   }
 
@@ -154,6 +220,7 @@ export class ResponseWriter {
     const extra: Record<string, string> = {};
     if (err.retryAfterSeconds !== undefined) extra['Retry-After'] = String(err.retryAfterSeconds);
     const status = err.toStatus();
+    this.written = { kind: 'status', value: status };
     const body = representation === 'json' ? Buffer.from(JSON.stringify(status, null, pretty ? 2 : undefined) + '\n') : this.codec.encode(representation, status, false);
     this.status = err.code;
     this.res.writeHead(err.code, this.headers(representation === 'json' ? 'application/json' : mediaTypeOf(representation), extra));
@@ -181,6 +248,7 @@ export class ResponseWriter {
     return {
       start: (contentType) => {
         this.status = 200;
+        this.onStreamStart?.();
         // No Content-Length: HTTP/1.1 streams it chunked, HTTP/2 as DATA frames.
         res.writeHead(200, this.headers(contentType));
         res.flushHeaders?.();

@@ -158,11 +158,12 @@ export class ApiHttpServer {
       contentLength: headers['content-length'] === undefined ? undefined : Number(headers['content-length'][0]),
       [Symbol.asyncIterator]: () => (req as AsyncIterable<Buffer>)[Symbol.asyncIterator](),
     }, () => (peers ??= peerCertificates(socket)));
+    ctx.remoteAddress = socket.remoteAddress ?? '';
     try {
       await this.chain.serve(ctx);
     } finally {
       this.observe(ctx);
-      completeAudit(this.options.audit, ctx, socket.remoteAddress ?? '');
+      completeAudit(this.options.audit, ctx, ctx.remoteAddress, headers);
     }
   }
 

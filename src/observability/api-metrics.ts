@@ -57,6 +57,12 @@ export class ApiMetrics {
     } });
   }
 
+  /** A counter without labels; returns the function that increments it. */
+  counter(name: string, help: string): () => void {
+    const counter = new Counter({ name, help, registers: [this.registry] });
+    return () => counter.inc();
+  }
+
   /** A gauge read at scrape time. */
   gauge(name: string, help: string, read: () => number): void {
     new Gauge({ name, help, registers: [this.registry], collect() {

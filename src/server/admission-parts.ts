@@ -1,6 +1,6 @@
 /**
- * How src/admission meets the server: the plugin registry (v1.25's built-in plugins, the webhook
- * plugins src/admission/webhook registers, inert stand-ins for those it has not), what plugins
+ * How src/admission meets the server: the plugin registry (v1.25's built-in plugins and the
+ * webhook plugins, webhook-parts.ts), what plugins
  * get (objects from this replica's watch cache with indexes for what they list per request,
  * writes through the registry as the server itself, the authorizer, kind-to-resource mapping),
  * the chain built from the flags with the RBAC escalation check as an always-on step, and the
@@ -14,37 +14,45 @@ import {
   SYSTEM_PRIORITY_CLASSES,
   buildAdmission,
   registerBuiltinPlugins,
-  registerWebhookStandIns,
   type AdmissionChain,
   type AdmissionClient,
   type AdmissionFlagValues,
   type AdmissionOptions,
   type AdmissionPlugin,
   type AdmissionPluginDeps,
+  type AdmissionStepObserver,
   type KindMapping,
 } from '../admission';
+import type { CircuitBreakerOptions } from '../admission/webhook';
 import type { Authorizer } from '../authz';
 import type { GenericRegistry, ServedResource } from '../registry';
 import type { JsonObject, ObjectStore, WatchCache } from '../storage';
 import { ApiError } from '../util';
+import { registerWebhookPlugins, type WebhookWiring } from './webhook-parts';
 
-/** kube-apiserver's admission options: the three flags and the plugins' legacy flags. */
+/** kube-apiserver's admission options: the three flags and the plugins' legacy flags, and Carina's webhook circuit breaker. */
 export interface ServerAdmissionOptions extends AdmissionOptions {
   readonly flags: AdmissionFlagValues;
+  /** Per webhook (--admission-webhook-circuit-breaker-*); absent: DEFAULT_CIRCUIT_BREAKER. */
+  readonly circuitBreaker?: CircuitBreakerOptions;
 }
 
 export const DEFAULT_SERVER_ADMISSION_OPTIONS: ServerAdmissionOptions = { enablePlugins: [], disablePlugins: [], configFile: '', flags: DEFAULT_ADMISSION_FLAG_VALUES };
 
 /**
- * Every admission plugin by name. `register` is where src/admission/webhook registers
- * MutatingAdmissionWebhook, ValidatingAdmissionWebhook and ImagePolicyWebhook.
+ * Every admission plugin by name: the built-in ones and the webhook plugins. `webhooks` is asked
+ * for the webhooks' wiring only when one of them is made (a registry that only checks flag
+ * names never asks).
  */
-export function admissionPluginRegistry(register?: (plugins: AdmissionPluginRegistry) => void): AdmissionPluginRegistry {
+export function admissionPluginRegistry(webhooks: () => WebhookWiring = unwired): AdmissionPluginRegistry {
   const plugins = new AdmissionPluginRegistry();
   registerBuiltinPlugins(plugins);
-  register?.(plugins);
-  registerWebhookStandIns(plugins);
+  registerWebhookPlugins(plugins, webhooks);
   return plugins;
+}
+
+function unwired(): never {
+  throw new Error('the webhook plugins are not wired to a server');
 }
 
 /** Writes as the server: no user, so admission runs again with none and authorization is not asked. */
@@ -76,6 +84,8 @@ export interface ServerAdmissionInput {
   authorizer: Authorizer;
   /** Steps run whatever the flags say (the RBAC escalation check). */
   internal: readonly AdmissionPlugin[];
+  /** Admission's step metrics (apiserver_admission_step_admission_duration_seconds). */
+  observeStep?: AdmissionStepObserver;
   log: (line: string) => void;
 }
 
@@ -110,7 +120,7 @@ export async function buildServerAdmission(input: ServerAdmissionInput): Promise
     now: Date.now,
   };
   try {
-    const built = await buildAdmission(input.options, input.plugins, deps, input.internal);
+    const built = await buildAdmission(input.options, input.plugins, deps, input.internal, input.observeStep);
     input.log(`admission plugins: ${built.enabled.join(', ')}`);
     return {
       chain: built.chain,

@@ -21,13 +21,15 @@ import { KubernetesServiceController } from '../controllers/kubernetes-service';
 import { errors } from '../util';
 import { bootstrapNamespaces } from './system-namespaces';
 import { checkSharedClusterCa } from './shared-ca';
-import type { AdmissionPluginRegistry } from '../admission';
 import type { ServiceAccountTokenSigner } from '../authn';
 import { PolicyReconciler } from '../authz';
 import { registryRbacClient, rbacEscalationCheck } from './rbac-parts';
 import { buildSecurity, type ApiServerSecurity } from './security-parts';
 import { componentStatuses, coreVirtualCreates } from './core-virtual-parts';
 import { DEFAULT_SERVER_ADMISSION_OPTIONS, admissionPluginRegistry, bootstrapPriorityClasses, buildServerAdmission, type ServerAdmissionOptions } from './admission-parts';
+import { buildAuditLog, type AuditLogOptions } from './audit-parts';
+import { webhookCatalog, type ServedResourceInfo } from './webhook-parts';
+import { CircuitBreaker, DEFAULT_CIRCUIT_BREAKER, webhookAdmissionMetrics } from '../admission/webhook';
 
 export type { ApiServerSecurity } from './security-parts';
 
@@ -54,6 +56,8 @@ export interface ApiServerConfig {
   encryptionProviders?: Map<string, ValueTransformer>;
   /** --enable-admission-plugins, --disable-admission-plugins, --admission-control-config-file and the plugins' flags (default: v1.25's default-on set). */
   admission?: ServerAdmissionOptions;
+  /** The audit log (--audit-policy-file, --audit-log-*); absent: nothing is audited. */
+  audit?: AuditLogOptions;
 }
 
 /**
@@ -100,8 +104,8 @@ export interface ApiServerParts {
   };
   /** A kind's served resource (admission's OwnerReferencesPermissionEnforcement). */
   lookupKind?: (group: string, version: string, kind: string) => ServedResource | undefined;
-  /** Registers admission plugins besides the built-in ones (src/admission/webhook's). */
-  registerAdmissionPlugins?: (plugins: AdmissionPluginRegistry) => void;
+  /** Every served resource (custom ones included) with its storage location: the admission webhooks' equivalent resources. */
+  servedResources?: () => readonly ServedResourceInfo[];
 }
 
 export interface RaftStatusView {
@@ -143,21 +147,37 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   cache.start();
   parts.customResources?.attach(cache);
   const advertisedHost = config.bindAddress === '0.0.0.0' || config.bindAddress === '::' ? '127.0.0.1' : config.bindAddress;
+  const metrics = new ApiMetrics();
+  const bodyCodec = new BodyCodec(parts.protobuf);
+  const audit = buildAuditLog(config.audit, { codec: bodyCodec, metrics, log });
   const security = await buildSecurity({
     security: config.security,
     dataDir: config.dataDir,
     clusterCaPem: certificates.ca.certPem,
     externalAddress: `${advertisedHost}:${config.securePort}`,
     cache,
+    audit,
     log,
   });
+  const admissionOptions = config.admission ?? DEFAULT_SERVER_ADMISSION_OPTIONS;
+  const breaker = new CircuitBreaker(admissionOptions.circuitBreaker ?? DEFAULT_CIRCUIT_BREAKER);
+  const admissionMetrics = webhookAdmissionMetrics(metrics.registry, breaker);
+  const noServedResources: readonly ServedResourceInfo[] = [];
+  const webhookWiring = {
+    cache,
+    store,
+    catalog: webhookCatalog(parts.resolver, parts.servedResources ?? (() => noServedResources), parts.convertVersion, parts.typedDecode),
+    breaker,
+    metrics: admissionMetrics,
+    log,
+  };
   const nodePorts = parseNodePortRange(config.serviceNodePortRange);
   const allocator = new ServiceAllocator(store, { serviceCidr: config.serviceClusterIpRange, nodePortMin: nodePorts.min, nodePortMax: nodePorts.max });
   // The chain's plugins write through the registry, which needs the chain first: they reach it lazily.
   let registryRef: GenericRegistry | undefined;
   const admission = await buildServerAdmission({
-    options: config.admission ?? DEFAULT_SERVER_ADMISSION_OPTIONS,
-    plugins: admissionPluginRegistry(parts.registerAdmissionPlugins),
+    options: admissionOptions,
+    plugins: admissionPluginRegistry(() => webhookWiring),
     cache,
     store,
     registry: () => {
@@ -168,6 +188,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     lookupKind: parts.lookupKind,
     authorizer: security.authorization.authorizer,
     internal: [rbacEscalationCheck(security.rbac, security.authorization.authorizer)],
+    observeStep: (step, operation, rejected, seconds) => admissionMetrics.observeStep(step, operation, rejected, seconds),
     log,
   });
   const registry = new GenericRegistry({
@@ -184,8 +205,6 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   registryRef = registry;
   const namespaces = parts.resolver.lookup('', 'v1', 'namespaces');
   if (namespaces === undefined) throw new Error('the catalogue has no namespaces resource');
-  const metrics = new ApiMetrics();
-  const bodyCodec = new BodyCodec(parts.protobuf);
   const endpoints = new ResourceEndpoints({
     resolver: parts.resolver,
     registry,
@@ -253,6 +272,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     routes,
     metrics,
     codec: bodyCodec,
+    audit,
     log,
   });
   const address = await server.start();
@@ -333,6 +353,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
       admission.stop();
       await security.stop();
       parts.customResources?.stop();
+      audit?.close();
       cache.stop();
     },
   };

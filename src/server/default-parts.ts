@@ -25,6 +25,7 @@ import { ResourceQuotaController } from '../controllers/resource-quota-controlle
 import type { ServiceAccountTokenSigner } from '../authn';
 import type { DiscoveryDocuments } from '../http/non-resource-routes';
 import type { GenericRegistry } from '../registry';
+import type { ServedResourceInfo } from './webhook-parts';
 import { ObjectStore, type JsonObject, type WatchCache } from '../storage';
 import { refuseTooDeep } from '../endpoints';
 import { ClusterRoleAggregationController } from '../authz';
@@ -138,6 +139,7 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
     trackManagedFields: (live, updated, manager, subresource) => updateManagedFields(live, updated, manager, { now: nowRfc3339(), subresource: subresource || undefined, convert: convertForManagers, topologyOf }),
     storeHealthy: options.storeHealthy,
     lookupKind: (group, version, kind) => catalogue.lookupKind(group, version, kind) ?? customResources.lookupKind(group, version, kind),
+    servedResources: servedResourcesWith(catalogue, customResources),
   };
 }
 
@@ -146,6 +148,20 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
  * versions differ in shape, as is where they do not, and gone (undefined) where the kind is not
  * served in that version, so that managers of removed versions are dropped as Kubernetes drops them.
  */
+/** Built-in resources once, custom ones as their CRDs are now; the same list while nothing changed. */
+function servedResourcesWith(catalogue: Catalogue, customResources: CustomResourceIndex): () => readonly ServedResourceInfo[] {
+  const builtIn = catalogue.groupVersions().flatMap(({ group, version }) => catalogue.resources(group, version));
+  let revision = -1;
+  let list: readonly ServedResourceInfo[] = builtIn;
+  return () => {
+    if (customResources.revision !== revision) {
+      revision = customResources.revision;
+      list = [...builtIn, ...customResources.servedResources()];
+    }
+    return list;
+  };
+}
+
 export function managedFieldsConverter(catalogue: Catalogue, customResources?: CustomResourceIndex): ManagedFieldsConverter {
   return (object, apiVersion) => {
     const slash = apiVersion.indexOf('/');

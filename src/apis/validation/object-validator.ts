@@ -58,6 +58,12 @@ import {
 import { validateLease, validateLeaseUpdate } from './coordination-v1-validation';
 import { validateHorizontalPodAutoscaler, validateHorizontalPodAutoscalerUpdate } from './autoscaling-validation';
 import { validatePodDisruptionBudget, validatePodDisruptionBudgetUpdate } from './policy-v1-validation';
+import {
+  validateMutatingWebhookConfiguration,
+  validateMutatingWebhookConfigurationUpdate,
+  validateValidatingWebhookConfiguration,
+  validateValidatingWebhookConfigurationUpdate,
+} from './admissionregistration-v1-validation';
 
 interface KindRules {
   create(object: JsonObject, namespaced: boolean): FieldError[];
@@ -118,6 +124,8 @@ const rules = new Map<string, KindRules>([
   ['coordination.k8s.io/Lease', { create: validateLease, update: (o, old) => validateLeaseUpdate(o, old) }],
   ['autoscaling/HorizontalPodAutoscaler', { create: validateHorizontalPodAutoscaler, update: (o, old) => validateHorizontalPodAutoscalerUpdate(o, old) }],
   ['policy/PodDisruptionBudget', { create: validatePodDisruptionBudget, update: (o, old) => validatePodDisruptionBudgetUpdate(o, old) }],
+  ['admissionregistration.k8s.io/ValidatingWebhookConfiguration', { create: (o) => validateValidatingWebhookConfiguration(o), update: (o, old) => validateValidatingWebhookConfigurationUpdate(o, old) }],
+  ['admissionregistration.k8s.io/MutatingWebhookConfiguration', { create: (o) => validateMutatingWebhookConfiguration(o), update: (o, old) => validateMutatingWebhookConfigurationUpdate(o, old) }],
 ]);
 
 const metadataPath = FieldPath.root('metadata');

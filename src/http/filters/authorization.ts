@@ -41,7 +41,11 @@ export function authorizationFilter(authorizer: Authorizer): Filter {
     name: 'authorization',
     async run(ctx: RequestContext): Promise<void> {
       const attributes = authorizationAttributes(ctx.user, ctx.info, ctx.query);
-      const failure = authorizationFailure(attributes, await authorizer.authorize(attributes));
+      const result = await authorizer.authorize(attributes);
+      // The decision goes to the audit log, as kube-apiserver annotates every authorized request.
+      ctx.annotations['authorization.k8s.io/decision'] = result.decision === 'allow' ? 'allow' : 'forbid';
+      ctx.annotations['authorization.k8s.io/reason'] = result.reason;
+      const failure = authorizationFailure(attributes, result);
       if (failure !== undefined) throw failure;
     },
   };

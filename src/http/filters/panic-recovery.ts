@@ -5,10 +5,12 @@
  */
 import { ApiError, errors } from '../../util';
 import type { RequestContext } from '../../endpoints';
+import { notePanic } from './audit';
 
 export function recoverFromFailure(ctx: RequestContext, err: unknown, log: ((line: string) => void) | undefined): void {
   const apiError = err instanceof ApiError ? err : errors.internal(err);
   if (!(err instanceof ApiError)) {
+    notePanic(ctx, err);
     log?.(`internal error on ${ctx.method} ${ctx.info?.path ?? '(unparsed path)'}: ${(err as Error)?.stack ?? String(err)}`);
   }
   ctx.response.writeStatus(apiError);

@@ -2,13 +2,14 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AdmissionError, AdmissionPluginRegistry, buildAdmission, registerBuiltinPlugins, registerWebhookStandIns, type AdmissionPlugin } from '../../../../src/admission';
-import { testDeps } from './plugin-harness';
+import { AdmissionError, AdmissionPluginRegistry, buildAdmission, registerBuiltinPlugins, type AdmissionPlugin } from '../../../../src/admission';
+import { admissionPluginRegistry } from '../../../../src/server/admission-parts';
+import { registerInertWebhookPlugins, testDeps } from './plugin-harness';
 
 function registry(): AdmissionPluginRegistry {
   const plugins = new AdmissionPluginRegistry();
   registerBuiltinPlugins(plugins);
-  registerWebhookStandIns(plugins);
+  registerInertWebhookPlugins(plugins);
   return plugins;
 }
 
@@ -39,13 +40,21 @@ describe('buildAdmission', () => {
     }
   });
 
-  it('lets src/admission/webhook\'s registration win over the stand-ins', async () => {
-    const plugins = new AdmissionPluginRegistry();
-    registerBuiltinPlugins(plugins);
-    plugins.register('MutatingAdmissionWebhook', () => ({ name: 'MutatingAdmissionWebhook', sideEffects: 'None', handles: () => true }));
-    registerWebhookStandIns(plugins);
-    const built = await buildAdmission({ enablePlugins: [], disablePlugins: [], configFile: '' }, plugins, testDeps());
-    expect(built.enabled).to.include('MutatingAdmissionWebhook');
-    expect(() => plugins.register('ImagePolicyWebhook', () => ({ name: 'x', sideEffects: 'None', handles: () => false }))).to.throw(/registered twice/);
+  it('makes the webhook plugins with the server\'s wiring, asked only when one is enabled', async () => {
+    let asked = 0;
+    const plugins = admissionPluginRegistry(() => {
+      asked++;
+      throw new Error('no server here');
+    });
+    const withoutWebhooks = await buildAdmission({ enablePlugins: [], disablePlugins: ['MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook'], configFile: '' }, plugins, testDeps());
+    expect(withoutWebhooks.enabled).to.not.include('MutatingAdmissionWebhook');
+    expect(asked).to.equal(0);
+    try {
+      await buildAdmission({ enablePlugins: [], disablePlugins: [], configFile: '' }, plugins, testDeps());
+      expect.fail('expected the webhook plugin to ask for its wiring');
+    } catch (err) {
+      expect((err as Error).message).to.equal('couldn\'t init admission plugin "MutatingAdmissionWebhook": no server here');
+    }
+    expect(asked).to.equal(1);
   });
 });

@@ -5,7 +5,7 @@
  * then validate) as the registry does.
  */
 import { expect } from 'chai';
-import { AdmissionChain, DEFAULT_ADMISSION_FLAG_VALUES, pluginConfigFromText, type AdmissionAttributes, type AdmissionObjects, type AdmissionPlugin, type AdmissionPluginDeps, type AdmissionPluginFactory } from '../../../../src/admission';
+import { AdmissionChain, DEFAULT_ADMISSION_FLAG_VALUES, type AdmissionPluginRegistry, pluginConfigFromText, type AdmissionAttributes, type AdmissionObjects, type AdmissionPlugin, type AdmissionPluginDeps, type AdmissionPluginFactory } from '../../../../src/admission';
 import type { AuthorizationAttributes, AuthorizationResult } from '../../../../src/authz';
 import type { UserInfo } from '../../../../src/authn/user-info';
 import type { JsonObject } from '../../../../src/storage';
@@ -48,6 +48,13 @@ export interface TestDeps extends AdmissionPluginDeps {
   created: Array<{ resource: string; namespace: string; object: JsonObject }>;
   statusUpdates: Array<{ resource: string; namespace: string; object: JsonObject }>;
   authorizations: AuthorizationAttributes[];
+}
+
+/** The three webhook plugins as plugins that handle nothing: chains built in unit tests call no webhook. */
+export function registerInertWebhookPlugins(plugins: AdmissionPluginRegistry): void {
+  for (const name of ['MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ImagePolicyWebhook']) {
+    plugins.register(name, () => ({ name, sideEffects: 'None', handles: () => false }));
+  }
 }
 
 export function testDeps(options: { allow?: (a: AuthorizationAttributes) => boolean; now?: () => number; updateStatus?: (object: JsonObject) => JsonObject } = {}): TestDeps {

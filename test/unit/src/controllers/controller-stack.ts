@@ -4,13 +4,14 @@
  * `admission`, the registry runs the chain built from those plugin names (NamespaceLifecycle for
  * the terminating-namespace cases).
  */
-import { AdmissionPluginRegistry, CachedObjects, DEFAULT_ADMISSION_FLAG_VALUES, buildAdmission, registerBuiltinPlugins, registerWebhookStandIns, type AdmissionChain } from '../../../../src/admission';
+import { AdmissionPluginRegistry, CachedObjects, DEFAULT_ADMISSION_FLAG_VALUES, buildAdmission, registerBuiltinPlugins, type AdmissionChain } from '../../../../src/admission';
 import { Catalogue } from '../../../../src/apis/catalogue';
 import { GenericRegistry, strategyFor, type ServedResource } from '../../../../src/registry';
 import { ObjectStore, WatchCache, type JsonObject } from '../../../../src/storage';
 import { ApiError } from '../../../../src/util';
 import { memoryKv } from '../../../support/memory-kv';
 import { until } from '../../../support/until';
+import { registerInertWebhookPlugins } from '../admission/plugin-harness';
 
 let catalogue: Catalogue | undefined;
 
@@ -46,7 +47,7 @@ export async function controllerStack(options: { admission?: string[] } = {}): P
     objects.start();
     const plugins = new AdmissionPluginRegistry();
     registerBuiltinPlugins(plugins);
-    registerWebhookStandIns(plugins);
+    registerInertWebhookPlugins(plugins);
     const all = ['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'RuntimeClass', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota'];
     chain = (await buildAdmission({ enablePlugins: options.admission, disablePlugins: all.filter((n) => !options.admission?.includes(n)), configFile: '' }, plugins, {
       objects,

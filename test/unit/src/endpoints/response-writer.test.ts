@@ -1,0 +1,84 @@
+import { expect } from 'chai';
+import { BodyCodec } from '../../../../src/endpoints';
+import { ResponseWriter, type HttpResponse } from '../../../../src/endpoints/response-writer';
+import { errors } from '../../../../src/util';
+
+class CapturedResponse implements HttpResponse {
+  headersSent = false;
+  writableEnded = false;
+  status = 0;
+  headers: Record<string, string | string[]> = {};
+  body = '';
+  writeHead(status: number, headers: Record<string, string | string[]>): void {
+    this.status = status;
+    this.headers = headers;
+    this.headersSent = true;
+  }
+  write(chunk: Buffer): boolean {
+    this.body += chunk.toString();
+    return true;
+  }
+  end(chunk?: Buffer | string): void {
+    if (chunk !== undefined) this.body += chunk.toString();
+    this.writableEnded = true;
+  }
+  on(): void {}
+  once(): void {}
+}
+
+function writer() {
+  const res = new CapturedResponse();
+  return { res, writer: new ResponseWriter(res, 'application/json', new URLSearchParams(), new BodyCodec()) };
+}
+
+function warnings(res: CapturedResponse): string[] {
+  const value = res.headers.Warning;
+  return value === undefined ? [] : (Array.isArray(value) ? value : [value]);
+}
+
+describe('endpoints: the response writer\'s warnings (v1.25 truncation) and audit capture', () => {
+  it('sends each warning once, quoted as Go quotes it', () => {
+    const { res, writer: w } = writer();
+    w.warn('say "hi" \\ there');
+    w.warn('say "hi" \\ there');
+    w.warn('');
+    w.writeObject(200, { kind: 'ConfigMap', apiVersion: 'v1' });
+    expect(warnings(res)).to.deep.equal(['299 - "say \\"hi\\" \\\\ there"']);
+  });
+
+  it('sends UTF-8 text as bytes and control characters as spaces', () => {
+    const { res, writer: w } = writer();
+    w.warn('a → b\nc');
+    w.writeObject(200, { kind: 'ConfigMap', apiVersion: 'v1' });
+    expect(Buffer.from(warnings(res)[0], 'latin1').toString('utf8')).to.equal('299 - "a → b c"');
+  });
+
+  it('past 4096 characters, cuts every warning to 256, and drops those past 4096 cut ones', () => {
+    const { res, writer: w } = writer();
+    const long = (c: string) => c.repeat(1000);
+    for (const c of ['a', 'b', 'c', 'd']) w.warn(long(c));
+    expect(warnings((w.writeObject(200, { kind: 'X', apiVersion: 'v1' }), res))).to.have.length(4);
+    const second = writer();
+    for (const c of ['a', 'b', 'c', 'd', 'e']) second.writer.warn(long(c));
+    second.writer.writeObject(200, { kind: 'X', apiVersion: 'v1' });
+    const cut = warnings(second.res);
+    expect(cut).to.have.length(5);
+    expect(cut.every((h) => h.length === '299 - ""'.length + 256)).to.equal(true);
+    const third = writer();
+    for (let i = 0; i < 40; i++) third.writer.warn(`${i}`.padEnd(300, 'x'));
+    third.writer.writeObject(200, { kind: 'X', apiVersion: 'v1' });
+    expect(warnings(third.res)).to.have.length(16);
+  });
+
+  it('remembers what it wrote for the audit log, and carries the Audit-Id header on every response', () => {
+    const { res, writer: w } = writer();
+    w.setHeader('Audit-Id', 'abc');
+    w.writeStatus(errors.notFound({ group: '', resource: 'pods' }, 'p'));
+    expect(res.headers['Audit-Id']).to.equal('abc');
+    expect(w.written?.kind).to.equal('status');
+    expect((w.written?.value as { reason: string }).reason).to.equal('NotFound');
+    const other = writer();
+    other.writer.writeObject(201, { kind: 'Pod', apiVersion: 'v1' });
+    expect(other.writer.written).to.deep.equal({ kind: 'object', value: { kind: 'Pod', apiVersion: 'v1' } });
+  });
+});
