@@ -345,6 +345,37 @@ describe('admission webhooks (e2e: carina server, kubectl, curl, TLS webhooks)',
       expect((await kubectl(['create', '--dry-run=server', '-f', '-'], JSON.stringify(v2))).code).to.equal(0);
       expect(hooks.callsTo('/exact')).to.have.length(1);
     });
+
+    it('matches a custom resource in another served version of its CRD, and its refusal is the answer', async () => {
+      const crd = {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'gadgets.webhooks.test' },
+        spec: {
+          group: 'webhooks.test',
+          scope: 'Namespaced',
+          names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' },
+          versions: ['v1', 'v2'].map((name) => ({ name, served: true, storage: name === 'v1', schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } } })),
+        },
+      };
+      await apply(crd);
+      expect((await kubectl(['wait', '--for=condition=Established', 'crd/gadgets.webhooks.test', '--timeout=30s'])).code).to.equal(0);
+      hooks.on('/gadgets', (call) => (call.request.object.spec.size > 10 ? TestAdmissionWebhook.deny(call, { code: 403, message: 'gadgets are small' }) : TestAdmissionWebhook.allow(call)));
+      await apply(configuration('ValidatingWebhookConfiguration', 'gadgets', [
+        webhook('gadgets.webhooks.test', { url: hooks.url('/gadgets') }, { rules: [{ operations: ['CREATE'], apiGroups: ['webhooks.test'], apiVersions: ['v2'], resources: ['gadgets'] }], matchPolicy: 'Equivalent' }),
+      ]));
+      const gadget = (name: string, size: number) => ({ apiVersion: 'webhooks.test/v1', kind: 'Gadget', metadata: { name, namespace: 'plain' }, spec: { size } });
+      await untilActive('/gadgets', gadget('probe', 1));
+      const call = hooks.callsTo('/gadgets')[0];
+      expect(call.request.kind).to.deep.equal({ group: 'webhooks.test', version: 'v2', kind: 'Gadget' });
+      expect(call.request.requestKind).to.deep.equal({ group: 'webhooks.test', version: 'v1', kind: 'Gadget' });
+      expect(call.request.resource).to.deep.equal({ group: 'webhooks.test', version: 'v2', resource: 'gadgets' });
+      expect(call.request.object.apiVersion).to.equal('webhooks.test/v2');
+      const refused = await kubectl(['create', '-f', '-'], JSON.stringify(gadget('big', 11)));
+      expect(refused.code).to.equal(1);
+      expect(refused.stderr).to.include('admission webhook "gadgets.webhooks.test" denied the request: gadgets are small');
+      expect((await kubectl(['create', '-f', '-'], JSON.stringify(gadget('small', 2)))).code).to.equal(0);
+    });
   });
 
   describe('ImagePolicyWebhook (--enable-admission-plugins)', () => {
