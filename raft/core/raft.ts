@@ -128,7 +128,13 @@ export class Raft {
     const { hardState, confState } = config.storage.initialState();
     this.applyConfState(confState);
     if (hardState.term !== 0 || hardState.vote !== NONE || hardState.commit !== 0) this.loadHardState(hardState);
-    if (config.applied !== undefined && config.applied > 0) this.raftLog.appliedTo(Math.min(config.applied, this.raftLog.committed));
+    if (config.applied !== undefined && config.applied > 0) {
+      // The state machine applies only committed entries, so what it applied was committed even
+      // when the commit index on disk lags behind it (storage may keep a commit-only hard state
+      // for its next write). Without this its entries would be handed out, and applied, again.
+      if (config.applied > this.raftLog.committed) this.raftLog.commitTo(Math.min(config.applied, this.raftLog.lastIndex()));
+      this.raftLog.appliedTo(Math.min(config.applied, this.raftLog.committed));
+    }
     this.becomeFollower(this.term, NONE);
   }
 

@@ -39,7 +39,7 @@ import { randomBytes } from 'node:crypto';
 import { isRaftError } from '../core/errors';
 import type { NodeId } from '../core/types';
 import { RaftNode, type AppliedEntry, type StateMachine, type Transport } from '../node';
-import { LevelStorage, crc32 } from '../storage';
+import { openRaftLog, crc32, type WalStorage } from '../storage';
 import { GrpcTransport } from '../transport';
 import { KvError, isKvError } from '../kv/errors';
 import { LevelMvcc } from '../kv/level-mvcc';
@@ -179,7 +179,7 @@ export class KvReplica implements KvClient {
     private readonly options: KvReplicaOptions,
     private readonly store: MvccStore,
     private readonly disk: LevelMvcc,
-    private readonly raftStorage: LevelStorage,
+    private readonly raftStorage: WalStorage,
     private readonly transport: GrpcTransport,
     private readonly registry: MemberRegistry,
     nodeFactory: (stateMachine: StateMachine) => RaftNode,
@@ -253,8 +253,11 @@ export class KvReplica implements KvClient {
       if (restoredId !== undefined) options = { ...options, clusterId: restoredId };
     }
     const joining = options.initialClusterState === 'existing';
-    const raftStorage = await LevelStorage.open(join(options.dataDir, 'raft'), {
+    // The Raft log is a write-ahead log in <data-dir>/wal; a LevelDB log of an earlier version
+    // (<data-dir>/raft) is migrated on the way.
+    const raftStorage = await openRaftLog(options.dataDir, {
       bootstrap: joining ? undefined : { voters: options.members.map((m) => m.id), learners: [] },
+      log: (line) => (options.logger ?? ((l: string) => process.stderr.write(l + '\n')))(`store replica ${options.id}: ${line}`),
     });
     const opened = await LevelMvcc.open(join(options.dataDir, 'kv'));
     // A joining member does not know the cluster's id until the leader's log or snapshot tells it.

@@ -1,5 +1,5 @@
 /**
- * RaftNode, the runtime, with real LevelDB storage on disk and an in-process network: forwarding
+ * RaftNode, the runtime, with the real write-ahead log on disk and an in-process network: forwarding
  * and read-your-writes across nodes, linearizable reads on followers, catching up a lagging
  * follower from a snapshot, membership changes, and a leader whose disk stalls stepping down.
  */
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isRaftError, type NodeId } from '../../../raft/core';
 import { RaftNode, type AppliedEntry, type DurableStorage, type StateMachine } from '../../../raft/node';
-import { LevelStorage } from '../../../raft/storage';
+import { WalStorage } from '../../../raft/storage';
 import { LoopbackNetwork } from '../../support/loopback-transport';
 
 class ListMachine implements StateMachine {
@@ -32,13 +32,24 @@ class ListMachine implements StateMachine {
 }
 
 /** A storage whose writes can be held back, as a disk that stops answering. */
-function stallable(storage: LevelStorage): { storage: DurableStorage; stall: () => void; release: () => void } {
+function stallable(storage: WalStorage): { storage: DurableStorage; stall: () => void; release: () => void } {
   let gate: Promise<void> | null = null;
   let open: () => void = () => {};
-  const wrapped = Object.create(storage) as DurableStorage;
-  wrapped.save = async (update, options) => {
-    if (gate) await gate;
-    return storage.save(update, options);
+  // Every call runs on the storage itself, so that its state is never split between two objects.
+  const wrapped: DurableStorage = {
+    initialState: () => storage.initialState(),
+    entries: (lo, hi, maxBytes) => storage.entries(lo, hi, maxBytes),
+    term: (index) => storage.term(index),
+    firstIndex: () => storage.firstIndex(),
+    lastIndex: () => storage.lastIndex(),
+    snapshot: () => storage.snapshot(),
+    save: async (update, options) => {
+      if (gate) await gate;
+      return storage.save(update, options);
+    },
+    saveConfState: (confState, appliedIndex) => storage.saveConfState(confState, appliedIndex),
+    createSnapshot: (index, confState, data) => storage.createSnapshot(index, confState, data),
+    compact: (index) => storage.compact(index),
   };
   return {
     storage: wrapped,
@@ -56,7 +67,7 @@ interface TestMember {
   id: NodeId;
   node: RaftNode;
   machine: ListMachine;
-  level: LevelStorage;
+  level: WalStorage;
   stall: () => void;
   release: () => void;
   /** What the node logged. */
@@ -69,7 +80,7 @@ class Cluster {
   constructor(readonly dir: string) {}
 
   async add(id: NodeId, bootstrapVoters: NodeId[] | null, extra: { snapshotEveryEntries?: number; diskStallMs?: number } = {}): Promise<TestMember> {
-    const level = await LevelStorage.open(join(this.dir, `n${id}`), bootstrapVoters ? { bootstrap: { voters: bootstrapVoters, learners: [] } } : {});
+    const level = await WalStorage.open(join(this.dir, `n${id}`), bootstrapVoters ? { bootstrap: { voters: bootstrapVoters, learners: [] } } : {});
     const { storage, stall, release } = stallable(level);
     const machine = new ListMachine();
     const logs: string[] = [];

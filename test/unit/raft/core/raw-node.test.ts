@@ -20,6 +20,17 @@ describe('raft core: RawNode', () => {
     expect(node.hasReady()).to.equal(false);
   });
 
+  it('a node whose state machine applied beyond the commit index on disk takes that as committed and hands nothing out again', () => {
+    const storage = MemoryStorage.bootstrap([1, 2, 3]);
+    storage.append([entry(4, 1), entry(5, 1), entry(6, 1)]);
+    // The commit index on disk lags: a commit-only hard state was never written before the stop.
+    storage.setHardState({ term: 1, vote: 0, commit: 3 });
+    const node = rawNode(1, storage, 5);
+    expect(node.status().commit).to.equal(5);
+    expect(node.status().applied).to.equal(5);
+    expect(node.hasReady()).to.equal(false);
+  });
+
   it('a node started without `applied` hands out the committed bootstrap entries', () => {
     const node = rawNode(1, MemoryStorage.bootstrap([1, 2, 3]));
     expect(node.hasReady()).to.equal(true);
