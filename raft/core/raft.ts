@@ -458,7 +458,11 @@ export class Raft {
       }
     } else {
       this.send(emptyMessage({ type: voteResponseType(m.type), to: m.from, term: this.term, reject: true }));
-      if (!this.prs.has(this.id) && !this.raftLog.isUpToDate(m.index, m.logTerm)) this.campaignToHandOff();
+      // Only a member of our configuration can be helped by our hand-off campaign: its leader
+      // would talk to our configuration's members alone. A candidate outside it (a node removed
+      // too, that has not learned it yet) gains nothing from it, and every campaign raises the
+      // term of the members that do need a leader.
+      if (!this.prs.has(this.id) && this.prs.has(m.from) && !this.raftLog.isUpToDate(m.index, m.logTerm)) this.campaignToHandOff();
     }
   }
 
