@@ -221,7 +221,9 @@ export class Raft {
     const lastIndex = this.raftLog.lastIndex();
     for (const [id, pr] of this.prs) {
       const fresh = new Progress(lastIndex + 1, this.maxInflightMsgs, pr.isLearner);
-      if (id === this.id) fresh.match = lastIndex;
+      // Our own entries count towards commitment only once they are on our disk (see
+      // entriesPersisted): entries handed out in a Ready that is still being written do not.
+      if (id === this.id) fresh.match = this.raftLog.lastStableIndex();
       this.prs.set(id, fresh);
     }
     this.pendingConfIndex = 0;
@@ -575,11 +577,26 @@ export class Raft {
       entry.term = this.term;
       entry.index = ++index;
     }
-    const lastIndex = this.raftLog.append(entries);
-    this.prs.get(this.id)?.maybeUpdate(lastIndex);
-    // A single voter commits at once.
-    this.maybeCommit();
+    this.raftLog.append(entries);
+    // The leader's own progress moves when the driver reports the entries persisted
+    // (entriesPersisted), not here: the driver may send them to followers before its own write
+    // finishes (Raft thesis §10.2.1), and a quorum must never count an entry that a crash of the
+    // leader could still take back.
     return true;
+  }
+
+  /**
+   * The driver persisted our log up to `index` (RawNode.advance). On a leader, that is its own
+   * acknowledgement of those entries: they may now commit.
+   */
+  entriesPersisted(index: number): void {
+    if (this.role !== 'leader') return;
+    const pr = this.prs.get(this.id);
+    if (!pr || !pr.maybeUpdate(Math.min(index, this.raftLog.lastStableIndex()))) return;
+    if (this.maybeCommit()) {
+      this.releasePendingReadIndexMessages();
+      this.broadcastAppend();
+    }
   }
 
   private maybeCommit(): boolean {

@@ -179,6 +179,7 @@ export class RawNode {
     if (rd.entries.length > 0) {
       const last = rd.entries[rd.entries.length - 1];
       raftLog.stableTo(last.index, last.term);
+      this.raft.entriesPersisted(last.index);
     }
     if (rd.committedEntries.length > 0) {
       raftLog.appliedTo(rd.committedEntries[rd.committedEntries.length - 1].index);

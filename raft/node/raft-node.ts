@@ -17,7 +17,7 @@ import { decodeConfChange } from '../core/conf-change';
 import { RaftError } from '../core/errors';
 import { SeededRandom, type RandomSource } from '../core/rand';
 import { RawNode } from '../core/raw-node';
-import type { ConfChange, ConfState, Entry, Message, NodeId, Ready, Status } from '../core/types';
+import { mayBeSentBeforePersisting, type ConfChange, type ConfState, type Entry, type Message, type NodeId, type Ready, type Status } from '../core/types';
 import type { AppliedEntry, DurableStorage, StateMachine, Transport } from './contracts';
 
 export interface RaftNodeOptions {
@@ -344,6 +344,9 @@ export class RaftNode {
     if (rd.softState) this.onSoftState(rd.softState.lead);
     if (rd.hardState) this.currentTerm = rd.hardState.term;
 
+    // A leader's replication messages go out first, so followers write while we do (§10.2.1).
+    const late = rd.messages.length > 0 ? this.sendEarlyMessages(rd.messages) : rd.messages;
+
     if (!rd.snapshot && rd.entries.length === 0 && rd.hardState && !rd.mustSync) {
       // Only the commit index changed. Nothing sent or applied in this Ready depends on it being
       // on disk (it is an optimisation for restarts), so the write is queued behind any earlier
@@ -367,7 +370,7 @@ export class RaftNode {
       this.metrics.maxPersistMs = Math.max(this.metrics.maxPersistMs, took);
     }
 
-    if (rd.messages.length > 0) this.transport.send(rd.messages);
+    if (late.length > 0) this.transport.send(late);
 
     if (rd.snapshot && rd.snapshot.metadata.index > this.appliedIndex) {
       await this.stateMachine.restore(rd.snapshot.data, rd.snapshot.metadata.index);
@@ -389,6 +392,15 @@ export class RaftNode {
     this.rawNode.advance(rd);
     this.releaseAppliedWaiters();
     await this.maybeSnapshot();
+  }
+
+  /** Sends the messages that may precede persistence; returns the others. */
+  private sendEarlyMessages(messages: Message[]): Message[] {
+    const early: Message[] = [];
+    const late: Message[] = [];
+    for (const m of messages) (mayBeSentBeforePersisting(m) ? early : late).push(m);
+    if (early.length > 0) this.transport.send(early);
+    return late;
   }
 
   /** Storage calls are never concurrent (DurableStorage's contract): the next one waits for this. */

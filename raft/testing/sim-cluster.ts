@@ -25,7 +25,7 @@ import { isRaftError } from '../core/errors';
 import { SeededRandom } from '../core/rand';
 import { RawNode } from '../core/raw-node';
 import type { Raft } from '../core/raft';
-import type { ConfChange, Entry, Message, NodeId, Ready } from '../core/types';
+import { mayBeSentBeforePersisting, type ConfChange, type Entry, type Message, type NodeId, type Ready } from '../core/types';
 import { MemoryStorage } from '../storage/index';
 import { SafetyChecker, SimulationViolation, type CheckedNode } from './checkers';
 import { RELIABLE_NETWORK, SimNetwork, type Envelope, type NetworkFaults } from './sim-network';
@@ -511,7 +511,11 @@ export class SimCluster {
     if (rd.entries.length > 0) {
       this.checker.onEntriesHandedOut(node.id, rd.entries, raft.raftLog.term(rd.entries[0].index - 1));
     }
-    if (node.pendingCrash === 'beforePersist') return this.crashNow(node, 'after ready(), before persisting');
+    // 0. A leader's replication messages go out before its own write (Ready's contract).
+    const early = rd.messages.filter(mayBeSentBeforePersisting);
+    const late = rd.messages.filter((m) => !mayBeSentBeforePersisting(m));
+    this.send(node, early);
+    if (node.pendingCrash === 'beforePersist') return this.crashNow(node, 'after ready() and sending replication messages, before persisting');
 
     // 1. Persist: snapshot, entries, hard state.
     const storage = node.storage;
@@ -523,8 +527,8 @@ export class SimCluster {
     }
     if (node.pendingCrash === 'afterPersist') return this.crashNow(node, 'after persisting, before sending');
 
-    // 2. Send.
-    this.send(node, rd.messages);
+    // 2. Send the rest.
+    this.send(node, late);
     if (node.pendingCrash === 'afterSend') return this.crashNow(node, 'after sending, before applying');
 
     // 3. Apply: answered reads, the snapshot, committed entries.
