@@ -126,7 +126,9 @@ export interface ReadState {
  *     so that followers write in parallel with the leader (Raft thesis §10.2.1): the leader's
  *     own entries count towards commitment only once advance() reports them persisted
  *     (`mayBeSentBeforePersisting`);
- *  3. apply `snapshot` then `committedEntries` to the state machine;
+ *  3. apply `snapshot` then `committedEntries` to the state machine. The committed entries an
+ *     earlier Ready persisted (`appliableBeforePersisting`) may be applied before or during
+ *     step 1: committed entries are never replaced, so the write cannot change them;
  *  4. call `advance(ready)`.
  * The arrays are owned by the driver after `ready()` returns.
  */
@@ -197,4 +199,16 @@ export function voteResponseType(type: MessageType): MessageType {
  */
 export function mayBeSentBeforePersisting(m: Message): boolean {
   return m.type === 'app' || m.type === 'snap' || m.type === 'heartbeat';
+}
+
+/**
+ * How many of a Ready's `committedEntries` may be applied before its own write completes: those
+ * at or below `durableLastIndex` (the last index persisted by earlier Readys; 0 when the Ready
+ * carries a snapshot), up to the first conf change (applying one changes the membership that
+ * the write may still be recording).
+ */
+export function appliableBeforePersisting(committedEntries: readonly Entry[], durableLastIndex: number): number {
+  let n = 0;
+  while (n < committedEntries.length && committedEntries[n].index <= durableLastIndex && committedEntries[n].type === 'normal') n++;
+  return n;
 }

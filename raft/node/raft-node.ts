@@ -2,9 +2,11 @@
  * RaftNode: the runtime that drives the pure core with a real clock, durable storage, a network
  * transport and the application's state machine, all on Node's single thread.
  *
- * The drive loop takes one Ready at a time and, in order: persists (one synced write for the
- * whole batch: every proposal that arrived while the previous write was in flight commits with
- * the next single fsync), sends messages, applies committed entries, answers reads, advances.
+ * The drive loop takes one Ready at a time and, in order: sends a leader's replication messages
+ * (followers write in parallel with the leader, Raft thesis §10.2.1), persists (one synced write
+ * for the whole batch: every proposal that arrived while the previous write was in flight commits
+ * with the next single fsync), meanwhile applies the committed entries an earlier write already
+ * persisted, then sends the other messages, applies the rest, answers reads, advances.
  * Ticks and incoming messages keep stepping the core while a write is in flight, so the event
  * loop is never blocked by the disk.
  *
@@ -17,7 +19,7 @@ import { decodeConfChange } from '../core/conf-change';
 import { RaftError } from '../core/errors';
 import { SeededRandom, type RandomSource } from '../core/rand';
 import { RawNode } from '../core/raw-node';
-import { mayBeSentBeforePersisting, type ConfChange, type ConfState, type Entry, type Message, type NodeId, type Ready, type Status } from '../core/types';
+import { appliableBeforePersisting, mayBeSentBeforePersisting, type ConfChange, type ConfState, type Entry, type Message, type NodeId, type Ready, type Status } from '../core/types';
 import type { AppliedEntry, DurableStorage, StateMachine, Transport } from './contracts';
 
 export interface RaftNodeOptions {
@@ -346,6 +348,7 @@ export class RaftNode {
 
     // A leader's replication messages go out first, so followers write while we do (§10.2.1).
     const late = rd.messages.length > 0 ? this.sendEarlyMessages(rd.messages) : rd.messages;
+    let committed = rd.committedEntries;
 
     if (!rd.snapshot && rd.entries.length === 0 && rd.hardState && !rd.mustSync) {
       // Only the commit index changed. Nothing sent or applied in this Ready depends on it being
@@ -360,9 +363,20 @@ export class RaftNode {
       });
     } else if (rd.snapshot || rd.entries.length > 0 || rd.hardState) {
       await this.settleBackgroundWrite();
+      // Committed entries that an earlier Ready already persisted are applied while this Ready's
+      // write is in flight (the CPU work of applying overlaps the disk's); the rest after it.
+      const durable = rd.snapshot ? 0 : this.storage.lastIndex();
       const started = Date.now();
       this.persistStartedAt = started;
-      await this.storage.save({ hardState: rd.hardState, entries: rd.entries, snapshot: rd.snapshot }, { sync: rd.mustSync });
+      const saving = this.storage.save({ hardState: rd.hardState, entries: rd.entries, snapshot: rd.snapshot }, { sync: rd.mustSync });
+      // Awaited below; until then a rejection must not count as unhandled.
+      saving.catch(() => undefined);
+      const prefix = appliableBeforePersisting(rd.committedEntries, durable);
+      if (prefix > 0) {
+        await this.applyEntries(rd.committedEntries.slice(0, prefix));
+        committed = rd.committedEntries.slice(prefix);
+      }
+      await saving;
       this.persistStartedAt = 0;
       const took = Date.now() - started;
       this.metrics.persistCount++;
@@ -378,7 +392,7 @@ export class RaftNode {
       this.lastSnapshotIndex = rd.snapshot.metadata.index;
       this.failProposalsUpTo();
     }
-    if (rd.committedEntries.length > 0) await this.applyEntries(rd.committedEntries);
+    if (committed.length > 0) await this.applyEntries(committed);
 
     for (const rs of rd.readStates) {
       const key = contextKey(rs.requestCtx);

@@ -25,7 +25,7 @@ import { isRaftError } from '../core/errors';
 import { SeededRandom } from '../core/rand';
 import { RawNode } from '../core/raw-node';
 import type { Raft } from '../core/raft';
-import { mayBeSentBeforePersisting, type ConfChange, type Entry, type Message, type NodeId, type Ready } from '../core/types';
+import { appliableBeforePersisting, mayBeSentBeforePersisting, type ConfChange, type Entry, type Message, type NodeId, type Ready } from '../core/types';
 import { MemoryStorage } from '../storage/index';
 import { SafetyChecker, SimulationViolation, type CheckedNode } from './checkers';
 import { RELIABLE_NETWORK, SimNetwork, type Envelope, type NetworkFaults } from './sim-network';
@@ -511,14 +511,17 @@ export class SimCluster {
     if (rd.entries.length > 0) {
       this.checker.onEntriesHandedOut(node.id, rd.entries, raft.raftLog.term(rd.entries[0].index - 1));
     }
-    // 0. A leader's replication messages go out before its own write (Ready's contract).
+    // 0. A leader's replication messages go out before its own write, and committed entries
+    // that an earlier Ready persisted are applied while it is in flight (Ready's contract).
     const early = rd.messages.filter(mayBeSentBeforePersisting);
     const late = rd.messages.filter((m) => !mayBeSentBeforePersisting(m));
     this.send(node, early);
-    if (node.pendingCrash === 'beforePersist') return this.crashNow(node, 'after ready() and sending replication messages, before persisting');
+    const storage = node.storage;
+    const applyFirst = appliableBeforePersisting(rd.committedEntries, rd.snapshot !== null ? 0 : storage.lastIndex());
+    for (let i = 0; i < applyFirst; i++) this.apply(node, rn, rd.committedEntries[i]);
+    if (node.pendingCrash === 'beforePersist') return this.crashNow(node, 'after ready(), sending replication messages and applying what was persisted, before persisting');
 
     // 1. Persist: snapshot, entries, hard state.
-    const storage = node.storage;
     if (rd.snapshot !== null) storage.applySnapshot(rd.snapshot);
     if (rd.entries.length > 0) storage.append(rd.entries);
     if (rd.hardState !== null) {
@@ -541,7 +544,7 @@ export class SimCluster {
       this.stats.snapshotsInstalled++;
       this.trace(`node ${node.id} installs snapshot ${rd.snapshot.metadata.index} (term ${rd.snapshot.metadata.term})`);
     }
-    for (const entry of rd.committedEntries) this.apply(node, rn, entry);
+    for (let i = applyFirst; i < rd.committedEntries.length; i++) this.apply(node, rn, rd.committedEntries[i]);
 
     // 4. Advance.
     rn.advance(rd);
