@@ -10,7 +10,7 @@
  * Directory layout:
  *
  *     <dir>/<sequence>-<first index>.wal    segments (wal-files.ts), zero-filled, default 16 MiB
- *     <dir>/next.prep                        the next segment, zero-filled ahead of need
+ *     <dir>/next.prep                        the next segment, zero-filled once the current one is half full
  *     <dir>/snap/<term>-<index>.snap         snapshot data (snap-files.ts); the log has the metadata
  *
  * Every segment starts with a frame that carries the state as it was when the segment began
@@ -170,7 +170,6 @@ export class WalStorage implements LogStorage {
     } else {
       storage = await WalStorage.recover(dir, segmentBytes, listing.segments);
     }
-    storage.prepareNext(segmentBytes);
     return storage;
   }
 
@@ -372,6 +371,9 @@ export class WalStorage implements LogStorage {
     }
     this.nextSequence = sequence + 1;
     this.writeOffset += size;
+    // The next segment is zero-filled in the background once this one is half full: early enough
+    // to be ready when needed, late enough not to compete with a fresh node's first writes.
+    if (this.prepared === null && this.writeOffset * 2 >= current.bytes) this.prepareNext(this.segmentBytes);
   }
 
   /** The records every segment starts with: its name, then the state as of now. */
@@ -418,7 +420,6 @@ export class WalStorage implements LogStorage {
     this.writeOffset = 0;
     const segment: Segment = { sequence, firstIndex, file, bytes: this.preparedBytes };
     this.segments.push(segment);
-    this.prepareNext(this.segmentBytes);
     return segment;
   }
 
