@@ -38,7 +38,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { isRaftError } from '../core/errors';
 import type { NodeId } from '../core/types';
-import { RaftNode, type AppliedEntry, type StateMachine, type Transport } from '../node';
+import { MetricsFile, RaftNode, type AppliedEntry, type StateMachine, type Transport } from '../node';
 import { openRaftLog, crc32, type WalStorage } from '../storage';
 import { GrpcTransport } from '../transport';
 import { KvError, isKvError } from '../kv/errors';
@@ -139,6 +139,11 @@ const EntryKind = {
 type EntryKindName = keyof typeof EntryKind;
 
 const ENTRY_HEADER_BYTES = 13;
+/**
+ * With CARINA_RAFT_METRICS_FILE=1 in its environment, a replica keeps its Raft node's peak
+ * metrics, one sample per second, in this file of its data directory (raft/node/metrics-file.ts).
+ */
+export const RAFT_METRICS_FILE = 'raft-metrics.json';
 const STORE_VERSION = '3.4.0';
 /** etcd's MaxLeaseTTL. */
 const MAX_LEASE_TTL_SECONDS = 9_000_000_000;
@@ -172,6 +177,7 @@ export class KvReplica implements KvClient {
   private readonly consistency: ConsistencyChecker;
   /** Watchers open on the hub, so that a replica found corrupt can end them. */
   private readonly liveWatchers = new Set<Watcher>();
+  private metricsFile: MetricsFile | null = null;
   /** Test hook: once this index is applied, the store is damaged in memory (corruptStoreForTest). */
   private corruptAfterIndexForTest: number | null = null;
 
@@ -309,6 +315,11 @@ export class KvReplica implements KvClient {
     this.every(PUBLISH_RETRY_MS, () => this.membership.publish());
     this.every((this.options.tickMs ?? 100) * (this.options.electionTicks ?? 10), () => this.membership.checkStillMember());
     this.every(LEASE_CHECK_MS, () => this.revokeExpiredLeases());
+    // For tools that watch a replica from outside (bench/kv): heartbeat gaps and elections.
+    if (process.env.CARINA_RAFT_METRICS_FILE === '1') {
+      this.metricsFile = new MetricsFile(join(this.options.dataDir, RAFT_METRICS_FILE), this.node);
+      this.metricsFile.start();
+    }
     this.every(this.options.progressNotifyIntervalMs ?? 600_000, () => this.hub.notifyProgress());
     const compaction = this.options.autoCompaction === undefined ? { intervalMs: 300_000, retentionMs: 300_000 } : this.options.autoCompaction;
     if (compaction) {
@@ -324,6 +335,7 @@ export class KvReplica implements KvClient {
     this.stopped = true;
     this.consistency.stop();
     for (const t of this.timers) clearInterval(t);
+    this.metricsFile?.stop();
     await this.node.stop();
     await this.transport.stop();
     await this.raftStorage.close();
