@@ -14,6 +14,7 @@ import {
   NONE,
   emptyMessage,
   isLocalMessage,
+  mayBeSentBeforePersisting,
   type ConfChange,
   type ConfState,
   type HardState,
@@ -127,6 +128,22 @@ export class RawNode {
   /** Gives up leadership at once (used when the local disk stalls); followers elect another. */
   stepDown(): void {
     if (this.raft.role === 'leader') this.raft.becomeFollower(this.raft.term, NONE);
+  }
+
+  /**
+   * The messages produced since the last ready() that may go out before the Ready being
+   * persisted is (a leader's app, snap and heartbeat: mayBeSentBeforePersisting), taken out of
+   * the next Ready. A driver whose write is slow calls this meanwhile, so that heartbeats and new
+   * entries keep flowing to followers (which may commit them without the leader: §10.2.1).
+   */
+  takeMessagesSendableBeforePersisting(): Message[] {
+    const raft = this.raft;
+    if (raft.msgs.length === 0) return [];
+    const early: Message[] = [];
+    const rest: Message[] = [];
+    for (const m of raft.msgs) (mayBeSentBeforePersisting(m) ? early : rest).push(m);
+    raft.msgs = rest;
+    return early;
   }
 
   hasReady(): boolean {

@@ -82,6 +82,7 @@ export class RaftNode {
   private lastTickAt = 0;
   private loopRunning = false;
   private loopScheduled = false;
+  private earlySendScheduled = false;
   private stopped = false;
   private fatalError: Error | null = null;
 
@@ -317,11 +318,28 @@ export class RaftNode {
   }
 
   private schedule(): void {
+    if (this.loopRunning) this.scheduleEarlySend();
     if (this.loopScheduled || this.loopRunning || this.stopped) return;
     this.loopScheduled = true;
     setImmediate(() => {
       this.loopScheduled = false;
       void this.runLoop();
+    });
+  }
+
+  /**
+   * While a Ready is being handled (its write may be slow), a leader's new appends and heartbeats
+   * go out at once rather than with the next Ready: a slow disk on the leader then neither
+   * silences it (no heartbeat gap) nor stops followers from writing, and committing, new entries.
+   */
+  private scheduleEarlySend(): void {
+    if (this.earlySendScheduled || this.stopped) return;
+    this.earlySendScheduled = true;
+    setImmediate(() => {
+      this.earlySendScheduled = false;
+      if (this.stopped || this.fatalError || !this.loopRunning) return;
+      const early = this.rawNode.takeMessagesSendableBeforePersisting();
+      if (early.length > 0) this.transport.send(early);
     });
   }
 

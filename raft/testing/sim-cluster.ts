@@ -66,6 +66,13 @@ export interface SimClusterOptions {
   unreachableReportRate?: number;
   /** Read every live log end to end every this many steps (0: never). */
   sweepEverySteps?: number;
+  /**
+   * Probability that, right after a node steps a message or ticks, the driver sends at once the
+   * messages that may precede persisting (RawNode.takeMessagesSendableBeforePersisting), as
+   * RaftNode does while a write is in flight. Drawn from a generator of its own, so that a rate
+   * of 0 leaves the run exactly as it was before this option existed.
+   */
+  earlySendRate?: number;
   /** Receives one line per notable event (leader changes, crashes, conf changes...). */
   trace?: (line: string) => void;
 }
@@ -150,6 +157,7 @@ export class SimCluster {
   private live: SimNode[] = [];
   private readSeq = 0;
   private highestConfIndexSeen = 0;
+  private readonly earlySendRandom: SeededRandom;
 
   constructor(options: SimClusterOptions) {
     this.seed = options.seed;
@@ -173,9 +181,11 @@ export class SimCluster {
       keepEntriesAfterSnapshot: options.keepEntriesAfterSnapshot ?? 5,
       unreachableReportRate: options.unreachableReportRate ?? 0.5,
       sweepEverySteps: options.sweepEverySteps ?? 8,
+      earlySendRate: options.earlySendRate ?? 0,
     };
     assert(this.options.voters >= 1, 'a cluster needs a voter');
     this.traceFn = options.trace ?? null;
+    this.earlySendRandom = new SeededRandom(options.seed ^ 0x5ea4_5e4d);
     this.network = new SimNetwork(this.random, options.faults ?? RELIABLE_NETWORK);
     this.checker = new SafetyChecker(() => this.where());
 
@@ -261,6 +271,7 @@ export class SimCluster {
       const rn = node.rawNode!;
       rn.tick();
       this.checker.observeRole(node.id, rn.raft);
+      this.maybeSendEarly(node);
     }
     this.drain();
     this.checker.afterStep(this.live);
@@ -440,7 +451,16 @@ export class SimCluster {
     const rn = dest.rawNode;
     rn.step(m);
     this.checker.observeRole(dest.id, rn.raft);
+    this.maybeSendEarly(dest);
     if (isSnap) this.notify(env.sender, env.senderIncarnation, { kind: 'snapStatus', peer: env.to, ok: true });
+  }
+
+  /** Sends a node's early-sendable messages now, outside its Ready cycle (see earlySendRate). */
+  private maybeSendEarly(node: SimNode): void {
+    const rate = this.options.earlySendRate;
+    if (rate <= 0 || node.rawNode === null || this.earlySendRandom.nextFloat() >= rate) return;
+    const early = node.rawNode.takeMessagesSendableBeforePersisting();
+    if (early.length > 0) this.send(node, early);
   }
 
   private send(node: SimNode, messages: readonly Message[]): void {

@@ -53,6 +53,28 @@ describe('raft core: RawNode', () => {
     expect(node.status().role).to.not.equal('follower');
   });
 
+  it('between ready() and advance() a leader hands out its new appends and heartbeats at once, and only those', () => {
+    const net = new Network([1, 2, 3]);
+    const leader = net.elect(1);
+    const rn = leader.rawNode;
+    rn.propose(bytes('a'));
+    const rd = rn.ready();
+    expect(rd.messages.filter((m) => m.type === 'app')).to.have.length(2);
+    // While rd is being persisted: another proposal, a heartbeat, and a message that must wait.
+    rn.propose(bytes('b'));
+    rn.tick();
+    rn.step(emptyMessage({ type: 'readIndex', from: 2, to: 1, term: 0, context: bytes('r') }));
+    const early = rn.takeMessagesSendableBeforePersisting();
+    expect(early.length).to.be.greaterThan(0);
+    expect(early.every((m) => m.type === 'app' || m.type === 'heartbeat' || m.type === 'snap')).to.equal(true);
+    expect(early.some((m) => m.type === 'app' && m.entries.some((e) => Buffer.from(e.data).toString() === 'b'))).to.equal(true);
+    expect(rn.takeMessagesSendableBeforePersisting()).to.deep.equal([]);
+    rn.advance(rd);
+    const next = rn.ready();
+    expect(next.messages.some((m) => m.type === 'app' && m.entries.some((e) => Buffer.from(e.data).toString() === 'b'))).to.equal(false);
+    rn.advance(next);
+  });
+
   it('ready() twice without advance() is an assertion failure', () => {
     const node = rawNode(1, MemoryStorage.bootstrap([1]), 1);
     node.campaign();
