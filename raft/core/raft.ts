@@ -92,6 +92,8 @@ export class Raft {
   pendingConfIndex = 0;
   private uncommittedBytes = 0;
   private readonly readOnly: ReadOnly;
+  /** New entries proposed since appends were last sent (leaderPropose, flushPendingAppends). */
+  private appendsPending = false;
   /** ReadIndex requests that arrived before this leader committed an entry of its term. */
   private pendingReadIndexMessages: Message[] = [];
 
@@ -228,6 +230,7 @@ export class Raft {
     }
     this.pendingConfIndex = 0;
     this.uncommittedBytes = 0;
+    this.appendsPending = false;
     this.readOnly.reset();
     this.pendingReadIndexMessages = [];
   }
@@ -564,7 +567,18 @@ export class Raft {
     }
     // Only once the change is in the log: a dropped one must not block the next.
     if (confIndex > 0) this.pendingConfIndex = confIndex;
-    this.broadcastAppend();
+    // Not sent now: every proposal stepped before the driver next takes messages (ready(), or
+    // takeMessagesSendableBeforePersisting) goes to each follower in ONE append. One message
+    // per follower per batch instead of one per proposal, and one acknowledgement back.
+    this.appendsPending = true;
+  }
+
+  /** Sends the appends held back by leaderPropose (see there); called when messages are taken. */
+  flushPendingAppends(): void {
+    if (!this.appendsPending) return;
+    this.appendsPending = false;
+    if (this.role !== 'leader') return;
+    for (const id of this.prs.keys()) if (id !== this.id) this.maybeSendAppend(id, false);
   }
 
   /** Appends to the leader's own log; false when over the uncommitted bytes bound. */

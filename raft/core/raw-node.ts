@@ -138,6 +138,7 @@ export class RawNode {
    */
   takeMessagesSendableBeforePersisting(): Message[] {
     const raft = this.raft;
+    raft.flushPendingAppends();
     if (raft.msgs.length === 0) return [];
     const early: Message[] = [];
     const rest: Message[] = [];
@@ -161,6 +162,7 @@ export class RawNode {
   ready(): Ready {
     assert(this.outstanding === null, 'ready() called again before advance()');
     const raft = this.raft;
+    raft.flushPendingAppends();
     const soft = raft.softState();
     const hard = raft.hardState();
     const softChanged = soft.lead !== this.prevSoftState.lead || soft.role !== this.prevSoftState.role;
