@@ -59,7 +59,7 @@ export const FOLD_BATCHES = 4096;
 /** ...or this many bytes of journal values, whichever comes first. */
 export const FOLD_BYTES = 64 * 1024 * 1024;
 /** Operations per LevelDB batch while folding or replacing, so that each batch stays quick. */
-const CHUNK_OPERATIONS = 4096;
+const CHUNK_OPERATIONS = 1024;
 
 export interface LevelMvccOptions {
   foldBatches?: number;
