@@ -84,7 +84,7 @@ interface Reached {
  * or null to delete it from the base; per lease its TTL, or null.
  */
 class NetChanges {
-  records = new Map<string, ChangeRecord | null>();
+  records = new Map<number | string, ChangeRecord | null>();
   leases = new Map<bigint, number | null>();
 
   /**
@@ -117,8 +117,19 @@ class NetChanges {
   }
 }
 
-function recordId(main: number, sub: number): string {
-  return `${main}.${sub}`;
+/**
+ * A record's identity as a Map key: a number when it fits (every revision below 2^36 with fewer
+ * than 65,536 changes, that is always in practice), which spares a string per change on the
+ * hot path; a string otherwise. The same (main, sub) always gives the same key.
+ */
+function recordId(main: number, sub: number): number | string {
+  return main < 0x10_0000_0000 && sub < 0x1_0000 ? main * 0x1_0000 + sub : `${main}.${sub}`;
+}
+
+function recordIdParts(id: number | string): [number, number] {
+  if (typeof id === 'number') return [Math.floor(id / 0x1_0000), id % 0x1_0000];
+  const [main, sub] = id.split('.').map(Number);
+  return [main, sub];
 }
 
 export class LevelMvcc {
@@ -199,7 +210,7 @@ export class LevelMvcc {
       if (record) {
         ops.push({ type: 'put', key: recordKey(record.main, record.sub), value: encodeRecordValue(Buffer.from(record.key, 'latin1'), record.kv) });
       } else {
-        const [main, sub] = id.split('.').map(Number);
+        const [main, sub] = recordIdParts(id);
         ops.push({ type: 'del', key: recordKey(main, sub) });
       }
       if (ops.length >= CHUNK_OPERATIONS) await flush();
@@ -316,7 +327,7 @@ async function readState(db: Database): Promise<{ image: MvccImage; net: NetChan
   }
 
   // Replay the journal over the base, in sequence order (LevelDB's key order).
-  const byId = new Map<string, MvccImage['records'][number]>();
+  const byId = new Map<number | string, MvccImage['records'][number]>();
   for (const r of records) byId.set(recordId(r.main, r.sub), r);
   const leaseTtl = new Map<bigint, number>();
   for (const l of leases) leaseTtl.set(l.id, l.ttl);

@@ -167,4 +167,22 @@ describe('LevelMvcc', () => {
     expect(view(opened.store)).to.deep.equal(['a=v@2/2/1/0']);
     await opened.disk.close();
   });
+
+  it('folds records of revisions beyond 2^36 (their identity is kept as text) as any other', async () => {
+    const opened = await LevelMvcc.open(join(dir, 'kv'), { foldBatches: 2 });
+    const start = { revision: 2 ** 36 + 5, compactRevision: 0, records: [], leases: [] };
+    await opened.disk.replace(start, 1);
+    opened.store.restoreImage(start);
+    opened.store.put({ key: enc('a'), value: enc('1') });
+    opened.store.put({ key: enc('a'), value: enc('2') });
+    await commit(opened, 2);
+    opened.store.compact(opened.store.revision);
+    await commit(opened, 3);
+    expect(opened.disk.journalLength).to.equal(0);
+    await opened.disk.close();
+    const again = await LevelMvcc.open(join(dir, 'kv'));
+    expect(again.store.image().records.map((r) => r.main)).to.deep.equal([2 ** 36 + 7]);
+    expect(view(again.store)).to.deep.equal(view(opened.store));
+    await again.disk.close();
+  });
 });
