@@ -11,7 +11,8 @@
  * cluster and closes it afterwards, so only the measured system runs (see README.md). The table
  * gives the median of the rounds. A calibration against a no-op server (noop-server.ts, a separate
  * process) shows what the generator alone can do: sequential puts, puts at 128 and ranges at 64
- * in flight.
+ * in flight. Around each workload it records the elections (terms begun) and, for Carina, the
+ * worst heartbeat gap and tick lag the replicas sampled (raft/node/metrics-file.ts).
  *
  * Flags: --rounds N (default 3), --only carina|etcd, --duration-ms N (each timed workload;
  * default 10000), --quick (small counts, one round: a smoke run). Progress goes to stderr, the
