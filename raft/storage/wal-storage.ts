@@ -532,9 +532,10 @@ export class WalStorage implements LogStorage {
     const corrupt = (detail: string): RaftError => new RaftError('CORRUPT', `open raft log "${dir}": ${detail}`);
     // Segments are removed oldest first; a crash during a removal may leave an older one behind a
     // gap. The run after the last gap is the log; what it lacks, the replay's checks will find.
+    // They are removed only once the run replays without fault: damage must not lose its evidence.
     let start = 0;
     for (let i = 1; i < listed.length; i++) if (listed[i].sequence !== listed[i - 1].sequence + 1) start = i;
-    for (const stale of listed.slice(0, start)) await fsp.rm(join(dir, stale.file), { force: true });
+    const stale = listed.slice(0, start);
     const used = listed.slice(start);
 
     const replay: Replayed = { snapshot: null, entries: [], hardState: null, confRecord: null };
@@ -542,6 +543,7 @@ export class WalStorage implements LogStorage {
     const segments: Segment[] = [];
     let sequence = -1;
     let writeOffset = 0;
+    let torn: { path: string; from: number; to: number } | null = null;
     for (let i = 0; i < used.length; i++) {
       const { file } = used[i];
       const path = join(dir, file);
@@ -567,15 +569,7 @@ export class WalStorage implements LogStorage {
       for (const frame of scan.frames) {
         for (const record of frame.records) run.apply(record, `segment "${file}" frame ${frame.sequence}`);
       }
-      if (scan.torn !== null) {
-        // Zero the interrupted frame so that later frames written here are not followed by stale bytes.
-        const fd = await openSegmentForWriting(path);
-        try {
-          await writeAt(fd, Buffer.alloc(bytes.length - scan.end), scan.end);
-        } finally {
-          await closeFd(fd);
-        }
-      }
+      if (scan.torn !== null) torn = { path, from: scan.end, to: bytes.length };
       segments.push({ sequence: used[i].sequence, firstIndex: used[i].firstIndex, file, bytes: bytes.length });
       if (isLast) writeOffset = scan.end;
     }
@@ -588,6 +582,17 @@ export class WalStorage implements LogStorage {
       snapshot = { metadata: { index: ref.index, term: ref.term, confState: cloneConfState(ref.confState) }, data };
     }
     await snaps.removeAllBut(loaded.snapshot);
+    for (const old of stale) await fsp.rm(join(dir, old.file), { force: true });
+    if (torn !== null) {
+      // Zero the interrupted frame (only now that the rest replayed without fault), so that the
+      // frames written over it are not followed by stale bytes.
+      const fd = await openSegmentForWriting(torn.path);
+      try {
+        await writeAt(fd, Buffer.alloc(torn.to - torn.from), torn.from);
+      } finally {
+        await closeFd(fd);
+      }
+    }
     const memory = new MemoryStorage();
     if (snapshot) memory.applySnapshot(snapshot);
     memory.append(loaded.entries);
