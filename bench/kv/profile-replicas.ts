@@ -41,7 +41,7 @@ function areaOf(url: string, name: string): string {
   if (name === '(garbage collector)') return '(garbage collector)';
   if (name === '(program)' || name === '(root)') return '(program: native, not attributed)';
   if (url === '') return '(native)';
-  const m = /\/dist\/((?:raft|src|bench|test)\/[^/]+)\//.exec(url);
+  const m = /\/dist[^/]*\/((?:raft|src|bench|test)\/[^/]+)\//.exec(url);
   if (m) return m[1];
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (pkg) return `npm:${pkg[1]}`;
@@ -86,7 +86,7 @@ function summarize(profile: CpuProfile, fromUs: number, toUs: number): Summary {
     totalMs += ms;
     if (area === '(idle)') idleMs += ms;
     byArea.set(area, (byArea.get(area) ?? 0) + ms);
-    const where = url === '' ? '' : ` ${url.replace(/^.*\/(dist|node_modules)\//, '').replace(/^node:/, 'node:')}:${lineNumber + 1}`;
+    const where = url === '' ? '' : ` ${url.replace(/^.*\/(dist[^/]*|node_modules)\//, '').replace(/^node:/, 'node:')}:${lineNumber + 1}`;
     const key = `${name}${where}`;
     byFunction.set(key, (byFunction.get(key) ?? 0) + ms);
   }
