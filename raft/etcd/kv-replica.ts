@@ -43,7 +43,7 @@ import { openRaftLog, crc32, type WalStorage } from '../storage';
 import { GrpcTransport } from '../transport';
 import { KvError, isKvError } from '../kv/errors';
 import { LevelMvcc } from '../kv/level-mvcc';
-import { decodeImage, encodeImage, encodeRecordValue } from '../kv/mvcc-codec';
+import { decodeImage, encodeImageSliced, encodeRecordValue } from '../kv/mvcc-codec';
 import type { MvccStore, OpResult, RangeResult, TxnResult } from '../kv/mvcc-store';
 import { toKeyRange } from '../kv/key-range';
 import { WatchHub, Watcher, type WatchDelivery, type WatchSink } from '../kv/watch-hub';
@@ -219,7 +219,11 @@ export class KvReplica implements KvClient {
     this.node = nodeFactory({
       appliedIndex: () => replica.appliedIndexValue,
       apply: (entries, lastIndex) => replica.apply(entries, lastIndex),
-      snapshot: async () => wrapSnapshotImage(replica.registry.encode(), encodeImage(replica.store.image())),
+      // The state is captured now, at the applied index; the encoding lets the event loop run.
+      snapshot: () => {
+        const registry = replica.registry.encode();
+        return encodeImageSliced(replica.store.image()).then((image) => wrapSnapshotImage(registry, image));
+      },
       restore: (data, index) => replica.restore(data, index),
     });
     const self = options.members.find((m) => m.id === options.id) as KvReplicaMember;

@@ -194,6 +194,56 @@ export function encodeImage(image: MvccImage): Buffer {
   return Buffer.concat([body, crc]);
 }
 
+/** Records encoded between two yields to the event loop by encodeImageSliced. */
+const IMAGE_SLICE_RECORDS = 2048;
+
+/**
+ * encodeImage's bytes, with the event loop running between slices of records, so that a large
+ * store's image does not hold ticks and heartbeats back. The image must not change meanwhile
+ * (MvccStore.image() returns one that does not).
+ */
+export async function encodeImageSliced(image: MvccImage): Promise<Buffer> {
+  const parts: Buffer[] = [SNAPSHOT_MAGIC, encodeU64(image.revision), encodeU64(image.compactRevision)];
+  const leaseCount = Buffer.allocUnsafe(4);
+  leaseCount.writeUInt32BE(image.leases.length);
+  parts.push(leaseCount);
+  for (const lease of image.leases) {
+    const b = Buffer.allocUnsafe(16);
+    b.writeBigInt64BE(lease.id, 0);
+    writeU64(b, 8, lease.ttl);
+    parts.push(b);
+  }
+  const recordCount = Buffer.allocUnsafe(4);
+  recordCount.writeUInt32BE(image.records.length);
+  parts.push(recordCount);
+  for (let start = 0; start < image.records.length; start += IMAGE_SLICE_RECORDS) {
+    if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    const end = Math.min(image.records.length, start + IMAGE_SLICE_RECORDS);
+    let size = 0;
+    for (let i = start; i < end; i++) size += 16 + recordValueBytes(image.records[i].key.length, image.records[i].kv);
+    const chunk = Buffer.allocUnsafe(size);
+    let o = 0;
+    for (let i = start; i < end; i++) {
+      const r = image.records[i];
+      writeU64(chunk, o, r.main);
+      chunk.writeUInt32BE(r.sub, o + 8);
+      const at = o + 16;
+      o = encodeRecordValueInto(chunk, at, r.key, r.kv);
+      chunk.writeUInt32BE(o - at, at - 4);
+    }
+    parts.push(chunk);
+  }
+  const body = Buffer.concat(parts);
+  let crc = 0;
+  for (let offset = 0; offset < body.length; offset += 1 << 20) {
+    if (offset > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    crc = crc32(body.subarray(offset, Math.min(body.length, offset + (1 << 20))), crc);
+  }
+  const trailer = Buffer.allocUnsafe(4);
+  trailer.writeUInt32BE(crc >>> 0);
+  return Buffer.concat([body, trailer]);
+}
+
 export function decodeImage(bytes: Uint8Array): MvccImage {
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (b.length < 4 + 16 + 8 + 4 || !b.subarray(0, 4).equals(SNAPSHOT_MAGIC)) throw new MvccCodecError('not a store snapshot image');

@@ -16,7 +16,7 @@
  */
 import { assert } from '../core/assert';
 import { decodeConfChange } from '../core/conf-change';
-import { RaftError } from '../core/errors';
+import { RaftError, isRaftError } from '../core/errors';
 import { SeededRandom, type RandomSource } from '../core/rand';
 import { RawNode } from '../core/raw-node';
 import { appliableBeforePersisting, mayBeSentBeforePersisting, type ConfChange, type ConfState, type Entry, type Message, type NodeId, type Ready, type Status } from '../core/types';
@@ -101,6 +101,8 @@ export class RaftNode {
   private persistStartedAt = 0;
   /** A commit-index save not waited for; see handleReady. */
   private backgroundWrite: Promise<void> | null = null;
+  /** A snapshot being taken beside the drive loop (maybeSnapshot). */
+  private snapshotJob: Promise<void> | null = null;
   private lastLeaderMessageAt = 0;
   private leaderId: NodeId = 0;
   private currentTerm = 0;
@@ -162,6 +164,7 @@ export class RaftNode {
     for (const r of this.readsAwaitingApply.splice(0)) this.settle(r.waiter, stoppedError());
     while (this.loopRunning) await new Promise((r) => setTimeout(r, 5));
     await this.backgroundWrite;
+    // A snapshot in progress is not waited for: it finds the node stopped and drops its result.
   }
 
   // ------------------------------------------------------------------ public requests
@@ -423,7 +426,7 @@ export class RaftNode {
 
     this.rawNode.advance(rd);
     this.releaseAppliedWaiters();
-    await this.maybeSnapshot();
+    this.maybeSnapshot();
   }
 
   /** Sends the messages that may precede persistence; returns the others. */
@@ -516,17 +519,43 @@ export class RaftNode {
     }
   }
 
-  private async maybeSnapshot(): Promise<void> {
+  /**
+   * Starts a snapshot of the state machine once enough entries were applied since the last one.
+   * It runs beside the drive loop, which goes on persisting and applying: the image is captured
+   * at once (StateMachine.snapshot's contract) with the membership of the same index, and its
+   * encoding, the write of its file and the compaction that follows take their time without
+   * holding up writes. A snapshot installed from the leader meanwhile makes it out of date: it
+   * is then dropped.
+   */
+  private maybeSnapshot(): void {
     const every = this.options.snapshotEveryEntries ?? 10_000;
-    if (this.appliedIndex - this.lastSnapshotIndex < every) return;
+    if (this.snapshotJob !== null || this.appliedIndex - this.lastSnapshotIndex < every) return;
     const index = this.appliedIndex;
-    const data = await this.stateMachine.snapshot();
-    await this.settleBackgroundWrite();
-    await this.storage.createSnapshot(index, this.rawNode.raft.confState(), data);
-    this.lastSnapshotIndex = index;
-    const keep = this.options.keepEntriesAfterSnapshot ?? 5_000;
-    const compactTo = index - keep;
-    if (compactTo >= this.storage.firstIndex()) await this.storage.compact(compactTo);
+    const confState = this.rawNode.raft.confState();
+    const image = this.stateMachine.snapshot();
+    this.snapshotJob = (async () => {
+      const data = await image;
+      if (this.stopped) return;
+      try {
+        await this.storage.createSnapshot(index, confState, data);
+      } catch (err) {
+        if (isRaftError(err, 'SNAPSHOT_OUT_OF_DATE')) return;
+        throw err;
+      }
+      this.lastSnapshotIndex = Math.max(this.lastSnapshotIndex, index);
+      const keep = this.options.keepEntriesAfterSnapshot ?? 5_000;
+      const compactTo = index - keep;
+      if (compactTo >= this.storage.firstIndex()) await this.storage.compact(compactTo);
+    })()
+      .catch((err: Error) => {
+        if (this.stopped) return;
+        this.fatalError ??= err;
+        this.log(`fatal: snapshot at ${index} failed: ${err.stack ?? err.message}`);
+        void this.stop();
+      })
+      .finally(() => {
+        this.snapshotJob = null;
+      });
   }
 
   // ------------------------------------------------------------------ helpers

@@ -12,6 +12,7 @@
  * computed on the way. Both run 1 MiB at a time with the event loop in between, because a store
  * image may be hundreds of megabytes and a long computation would delay heartbeats.
  */
+import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
@@ -30,6 +31,12 @@ export interface SnapFileRef {
   term: number;
 }
 
+export interface PreparedSnapFile {
+  ref: SnapFileRef;
+  dataCrc: number;
+  temporary: string;
+}
+
 export class SnapFiles {
   constructor(readonly dir: string) {}
 
@@ -43,6 +50,17 @@ export class SnapFiles {
 
   /** Writes and syncs the data of the snapshot at (index, term); returns the data's CRC-32. */
   async write(ref: SnapFileRef, data: Uint8Array): Promise<number> {
+    const prepared = await this.prepare(ref, data);
+    await this.install(prepared);
+    return prepared.dataCrc;
+  }
+
+  /**
+   * Writes and syncs the data under a temporary name of its own; install() gives it its final
+   * name, discard() removes it. Lets a writer check, once the data is on disk, that the snapshot
+   * is still wanted, without another write racing for the same final name.
+   */
+  async prepare(ref: SnapFileRef, data: Uint8Array): Promise<PreparedSnapFile> {
     assertSafeInteger(ref.index, 'snapshot index');
     assertSafeInteger(ref.term, 'snapshot term');
     await fsp.mkdir(this.dir, { recursive: true });
@@ -55,8 +73,7 @@ export class SnapFiles {
     const fileCrc = await slicedCrc(data, crc32(header));
     const trailer = Buffer.alloc(4);
     trailer.writeUInt32BE(fileCrc >>> 0, 0);
-    const final = this.path(ref);
-    const temporary = `${final}.tmp`;
+    const temporary = `${this.path(ref)}.${randomBytes(6).toString('hex')}.tmp`;
     const handle = await fsp.open(temporary, 'w');
     try {
       await handle.writev([header, data, trailer]);
@@ -64,9 +81,16 @@ export class SnapFiles {
     } finally {
       await handle.close();
     }
-    await fsp.rename(temporary, final);
+    return { ref, dataCrc, temporary };
+  }
+
+  async install(prepared: PreparedSnapFile): Promise<void> {
+    await fsp.rename(prepared.temporary, this.path(prepared.ref));
     await fsyncDirectory(this.dir);
-    return dataCrc;
+  }
+
+  async discard(prepared: PreparedSnapFile): Promise<void> {
+    await fsp.rm(prepared.temporary, { force: true });
   }
 
   /**
@@ -101,19 +125,30 @@ export class SnapFiles {
     return copy;
   }
 
-  /** Removes every snapshot file but `keep`'s, and unfinished temporary files. */
+  /**
+   * Removes every snapshot file but `keep`'s. Not the temporary files: one may be a snapshot
+   * being written right now (removeTemporary clears them at open).
+   */
   async removeAllBut(keep: SnapFileRef | null): Promise<void> {
-    let names: string[];
-    try {
-      names = await fsp.readdir(this.dir);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw err;
-    }
     const kept = keep ? SnapFiles.fileName(keep) : null;
-    for (const name of names) {
-      if (name === kept) continue;
-      if (NAME_PATTERN.test(name) || name.endsWith('.snap.tmp')) await fsp.rm(join(this.dir, name), { force: true });
+    for (const name of await this.names()) {
+      if (name !== kept && NAME_PATTERN.test(name)) await fsp.rm(join(this.dir, name), { force: true });
+    }
+  }
+
+  /** Removes the temporary files of writes a crash interrupted; only when none is in progress. */
+  async removeTemporary(): Promise<void> {
+    for (const name of await this.names()) {
+      if (name.endsWith('.tmp')) await fsp.rm(join(this.dir, name), { force: true });
+    }
+  }
+
+  private async names(): Promise<string[]> {
+    try {
+      return await fsp.readdir(this.dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
     }
   }
 }

@@ -39,7 +39,7 @@
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { assert, assertSafeInteger } from '../core/assert';
-import { RaftError } from '../core/errors';
+import { RaftError, isRaftError } from '../core/errors';
 import type { ConfState, Entry, HardState, Snapshot } from '../core/types';
 import { cloneConfState, MemoryStorage } from './memory-storage';
 import type { ConfStateRecord } from './record-codec';
@@ -164,6 +164,7 @@ export class WalStorage implements LogStorage {
       // Leftovers of an interrupted preparation or rotation; the snapshot directory is kept.
       if (other === PREPARED_FILE || other.endsWith('.tmp')) await fsp.rm(join(dir, other), { force: true });
     }
+    await new SnapFiles(join(dir, SNAP_DIR)).removeTemporary();
     let storage: WalStorage;
     if (listing.segments.length === 0) {
       storage = await WalStorage.create(dir, segmentBytes, options.bootstrap);
@@ -272,16 +273,32 @@ export class WalStorage implements LogStorage {
    * Records a snapshot of the state machine at `index` (applied, hence committed and in the log):
    * the data goes to its own file, then a marker into the log. Entries are kept; compact() drops them.
    */
-  createSnapshot(index: number, confState: ConfState, data: Uint8Array): Promise<Snapshot> {
+  async createSnapshot(index: number, confState: ConfState, data: Uint8Array): Promise<Snapshot> {
+    assertConfState(confState, `create snapshot at ${index}`);
+    // The data file is written outside the write queue (it touches no log state), so that the
+    // saves of Readys go on meanwhile; its marker is checked and written in turn.
+    let term: number;
+    try {
+      term = this.memory.term(index);
+    } catch (err) {
+      if (isRaftError(err, 'COMPACTED')) throw new RaftError('SNAPSHOT_OUT_OF_DATE', `create snapshot at ${index}: the log now starts after it`);
+      throw err;
+    }
+    if (index <= this.memory.snapshot().metadata.index) {
+      throw new RaftError('SNAPSHOT_OUT_OF_DATE', `create snapshot at ${index}: already have one at ${this.memory.snapshot().metadata.index}`);
+    }
+    const prepared = await this.snaps.prepare({ index, term }, data);
+    const dataCrc = prepared.dataCrc;
     return this.enqueue('create snapshot', async () => {
       const held = this.memory.snapshot().metadata.index;
-      if (index <= held) throw new RaftError('SNAPSHOT_OUT_OF_DATE', `create snapshot at ${index}: already have one at ${held}`);
-      assertConfState(confState, `create snapshot at ${index}`);
+      if (index <= held || this.termOrNull(index) !== term) {
+        await this.snaps.discard(prepared);
+        throw new RaftError('SNAPSHOT_OUT_OF_DATE', `create snapshot at ${index}: already have one at ${held}`);
+      }
+      await this.snaps.install(prepared);
       const commit = this.memory.getHardState().commit;
       assert(index <= commit, () => `create snapshot at ${index}: beyond commit ${commit}`);
       assert(index <= this.memory.lastIndex(), () => `create snapshot at ${index}: beyond last index ${this.memory.lastIndex()}`);
-      const term = this.memory.term(index);
-      const dataCrc = await this.snaps.write({ index, term }, data);
       const ref: SnapshotRef = { index, term, confState: cloneConfState(confState), dataBytes: data.length, dataCrc };
       const head: WalRecord[] = [{ type: 'snapshot', mode: 'created', ...ref }];
       // The snapshot's membership is as recent as any applied before it: keep the conf record the
@@ -295,6 +312,14 @@ export class WalStorage implements LogStorage {
       await this.snaps.removeAllBut(ref);
       return snapshot;
     });
+  }
+
+  private termOrNull(index: number): number | null {
+    try {
+      return this.memory.term(index);
+    } catch {
+      return null;
+    }
   }
 
   /**
