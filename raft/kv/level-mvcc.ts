@@ -57,7 +57,7 @@ type BatchOperation = { type: 'put'; key: Buffer; value: Buffer } | { type: 'del
 /** Fold the journal into the base after this many batches... */
 export const FOLD_BATCHES = 4096;
 /** ...or this many bytes of journal values, whichever comes first. */
-export const FOLD_BYTES = 64 * 1024 * 1024;
+export const FOLD_BYTES = 16 * 1024 * 1024;
 /** Operations per LevelDB batch while folding or replacing, so that each batch stays quick. */
 const CHUNK_OPERATIONS = 1024;
 
