@@ -11,7 +11,8 @@
  * cluster and closes it afterwards, so only the measured system runs (see README.md). The table
  * gives the median of the rounds. A calibration against a no-op server (noop-server.ts, a separate
  * process) shows what the generator alone can do: sequential puts, puts at 128 and ranges at 64
- * in flight.
+ * in flight. Around each workload it records the elections (terms begun) and, for Carina, the
+ * worst heartbeat gap and tick lag the replicas sampled (raft/node/metrics-file.ts).
  *
  * Flags: --rounds N (default 3), --only carina|etcd, --duration-ms N (each timed workload;
  * default 10000), --quick (small counts, one round: a smoke run). Progress goes to stderr, the
@@ -19,7 +20,7 @@
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -353,6 +354,8 @@ async function watchLatency(leaderEndpoint: string, followerEndpoint: string, va
 
 interface RunningCluster {
   endpoints: string[];
+  /** The members' data directories (where a Carina replica keeps raft-metrics.json). */
+  dataDirs: string[];
   resource: Resource;
 }
 
@@ -367,10 +370,63 @@ function clusterResource(cluster: CarinaStoreCluster | EtcdCluster): Resource {
 }
 
 async function startCluster(system: SystemName): Promise<RunningCluster> {
+  // Carina replicas keep their Raft metrics (heartbeat gaps, leader changes) in their data
+  // directories when asked to (raft/node/metrics-file.ts); the members inherit this environment.
+  process.env.CARINA_RAFT_METRICS_FILE = '1';
   const cluster = system === 'carina' ? await CarinaStoreCluster.start(3) : await EtcdCluster.start(3);
   const resource = track(clusterResource(cluster));
   for (const endpoint of cluster.clientEndpoints) tlsByEndpoint.set(endpoint, cluster.clientTls);
-  return { endpoints: cluster.clientEndpoints, resource };
+  return { endpoints: cluster.clientEndpoints, dataDirs: cluster.members.map((m) => m.dataDir), resource };
+}
+
+/** What happened to leadership during one workload. */
+interface Stability {
+  /** Terms begun during the workload (the highest term any member reports, after minus before). */
+  elections: number;
+  /** Carina only: the worst gap between two messages from the leader seen by a follower, ms. */
+  worstGapMs: number;
+  /** Carina only: the worst lateness of a replica's tick timer, ms. */
+  worstTickLagMs: number;
+}
+
+async function highestTerm(endpoints: string[]): Promise<number> {
+  const terms = await Promise.all(endpoints.map((ep) => withClient(ep, (c) => c.status()).then((s) => s.header.raftTerm, () => 0)));
+  return Math.max(...terms);
+}
+
+/** The worst heartbeat gap and tick lag the replicas sampled between `from` and `to` (ms since the epoch). */
+function carinaPeaks(dataDirs: string[], from: number, to: number): { worstGapMs: number; worstTickLagMs: number } {
+  let worstGapMs = 0;
+  let worstTickLagMs = 0;
+  for (const dir of dataDirs) {
+    const path = join(dir, 'raft-metrics.json');
+    if (!existsSync(path)) continue;
+    try {
+      const { samples } = JSON.parse(readFileSync(path, 'utf8')) as { samples: Array<{ at: number; maxLeaderSilenceMs: number; maxTickLagMs: number }> };
+      // A sample covers the second before its time stamp.
+      for (const sample of samples) {
+        if (sample.at <= from || sample.at - 1000 > to) continue;
+        worstGapMs = Math.max(worstGapMs, sample.maxLeaderSilenceMs);
+        worstTickLagMs = Math.max(worstTickLagMs, sample.maxTickLagMs);
+      }
+    } catch {
+      // Caught between a write and a rename: the figure is best effort.
+    }
+  }
+  return { worstGapMs, worstTickLagMs };
+}
+
+/** Runs one workload and reports elections (and for Carina, heartbeat gaps) during it. */
+async function observed<T>(system: SystemName, cluster: RunningCluster, workload: () => Promise<T>): Promise<{ result: T; stability: Stability }> {
+  const termBefore = await highestTerm(cluster.endpoints);
+  const from = Date.now();
+  const result = await workload();
+  const to = Date.now();
+  // Let the replicas write the sample of the workload's last second.
+  if (system === 'carina') await sleep(1_100);
+  const elections = Math.max(0, (await highestTerm(cluster.endpoints)) - termBefore);
+  const peaks = system === 'carina' ? carinaPeaks(cluster.dataDirs, from, to) : { worstGapMs: NaN, worstTickLagMs: NaN };
+  return { result, stability: { elections, ...peaks } };
 }
 
 /** The index of the leader: the endpoint whose own member id is the leader it reports. */
@@ -431,8 +487,12 @@ const METRICS = [
 
 type MetricKey = (typeof METRICS)[number]['key'];
 
+const WORKLOADS = ['sequential put', 'put 16', 'put 128', 'linearizable range', 'serializable range', 'watch'] as const;
+type WorkloadName = (typeof WORKLOADS)[number];
+
 interface RoundResult {
   figures: Record<MetricKey, number>;
+  stability: Record<WorkloadName, Stability>;
   failed: number;
   lostEvents: number;
   watchEvents: number;
@@ -458,28 +518,42 @@ async function runRound(system: SystemName, config: Config, value: Uint8Array): 
     await putLoad(leader, value, 16, { durationMs: config.warmupMs });
     await settle(cluster.endpoints);
 
-    const seq = await sequentialPuts(leader, value, config.seqWarmup, config.seqCount);
-    progress(`  ${system} sequential put: ${rate(seq)}`);
+    const stability = {} as Record<WorkloadName, Stability>;
+    const stable = (name: WorkloadName, s: Stability): string => {
+      stability[name] = s;
+      const gaps = Number.isFinite(s.worstGapMs) ? `, worst heartbeat gap ${s.worstGapMs} ms, worst tick lag ${s.worstTickLagMs} ms` : '';
+      return `; elections ${s.elections}${gaps}`;
+    };
+
+    const seqRun = await observed(system, cluster, () => sequentialPuts(leader, value, config.seqWarmup, config.seqCount));
+    const seq = seqRun.result;
+    progress(`  ${system} sequential put: ${rate(seq)}${stable('sequential put', seqRun.stability)}`);
     await settle(cluster.endpoints);
-    const put16 = await putLoad(leader, value, 16, { durationMs: config.durationMs });
-    progress(`  ${system} put 16 in flight: ${rate(put16)}`);
+    const put16Run = await observed(system, cluster, () => putLoad(leader, value, 16, { durationMs: config.durationMs }));
+    const put16 = put16Run.result;
+    progress(`  ${system} put 16 in flight: ${rate(put16)}${stable('put 16', put16Run.stability)}`);
     await settle(cluster.endpoints);
-    const put128 = await putLoad(leader, value, 128, { durationMs: config.durationMs });
-    progress(`  ${system} put 128 in flight: ${rate(put128)}`);
+    const put128Run = await observed(system, cluster, () => putLoad(leader, value, 128, { durationMs: config.durationMs }));
+    const put128 = put128Run.result;
+    progress(`  ${system} put 128 in flight: ${rate(put128)}${stable('put 128', put128Run.stability)}`);
     await settle(cluster.endpoints);
 
     await withClient(leader, (c) => c.put({ key: RANGE_KEY, value }));
     await rangeLoad(leader, false, 64, config.rangeWarmupMs);
-    const lin = await rangeLoad(leader, false, 64, config.durationMs);
-    progress(`  ${system} linearizable range 64 in flight: ${rate(lin)}`);
-    const ser = await rangeLoad(leader, true, 64, config.durationMs);
-    progress(`  ${system} serializable range 64 in flight: ${rate(ser)}`);
+    const linRun = await observed(system, cluster, () => rangeLoad(leader, false, 64, config.durationMs));
+    const lin = linRun.result;
+    progress(`  ${system} linearizable range 64 in flight: ${rate(lin)}${stable('linearizable range', linRun.stability)}`);
+    const serRun = await observed(system, cluster, () => rangeLoad(leader, true, 64, config.durationMs));
+    const ser = serRun.result;
+    progress(`  ${system} serializable range 64 in flight: ${rate(ser)}${stable('serializable range', serRun.stability)}`);
     await settle(cluster.endpoints);
 
-    const watch = await watchLatency(leader, follower, value, config.watchWarmup, config.watchEvents);
-    progress(`  ${system} watch via follower: p50 ${watch.p50.toFixed(2)} ms, p99 ${watch.p99.toFixed(2)} ms over ${watch.events} events${watch.lost > 0 ? `, ${watch.lost} LOST` : ''}`);
+    const watchRun = await observed(system, cluster, () => watchLatency(leader, follower, value, config.watchWarmup, config.watchEvents));
+    const watch = watchRun.result;
+    progress(`  ${system} watch via follower: p50 ${watch.p50.toFixed(2)} ms, p99 ${watch.p99.toFixed(2)} ms over ${watch.events} events${watch.lost > 0 ? `, ${watch.lost} LOST` : ''}${stable('watch', watchRun.stability)}`);
 
     return {
+      stability,
       figures: {
         seqRate: seq.perSecond,
         seqP50: seq.p50,
@@ -624,6 +698,18 @@ function report(config: Config, results: Map<SystemName, RoundResult[]>, calibra
       `(p50 ${calibration.put128.p50.toFixed(2)} ms, p99 ${calibration.put128.p99.toFixed(2)} ms), the generator then using ${calibration.put128.generatorCores.toFixed(2)} cores; ` +
       `range at 64 in flight ${calibration.range64.perSecond.toFixed(0)} ranges/s (generator ${calibration.range64.generatorCores.toFixed(2)} cores).`,
   );
+  lines.push('');
+  lines.push('Leadership during each workload, over all rounds: elections (terms begun) and, for Carina, the worst gap between two messages from the leader seen by a follower (heartbeats every 100 ms, election timeout 1 s) and the worst tick timer lateness.');
+  lines.push('');
+  lines.push('| workload | Carina elections | Carina worst heartbeat gap ms | Carina worst tick lag ms | etcd elections |');
+  lines.push('|---|---:|---:|---:|---:|');
+  for (const w of WORKLOADS) {
+    const of = (s: SystemName) => (results.get(s) ?? []).map((r) => r.stability[w]);
+    const sum = (list: Stability[]) => (list.length === 0 ? '–' : String(list.reduce((n, x) => n + x.elections, 0)));
+    const worst = (list: Stability[], key: 'worstGapMs' | 'worstTickLagMs') => (list.length === 0 ? '–' : String(Math.max(...list.map((x) => x[key]))));
+    lines.push(`| ${w} | ${sum(of('carina'))} | ${worst(of('carina'), 'worstGapMs')} | ${worst(of('carina'), 'worstTickLagMs')} | ${sum(of('etcd'))} |`);
+  }
+  lines.push('');
   for (const s of config.systems) {
     const list = results.get(s) ?? [];
     const failed = list.reduce((n, r) => n + r.failed, 0);

@@ -1,5 +1,5 @@
 /**
- * bench/raft: three real members on loopback (LevelDB with fsync, gRPC), 256-byte proposals
+ * bench/raft: three real members on loopback (the write-ahead log, each write synced; gRPC), 256-byte proposals
  * made on the leader at 1, 16 and 128 in flight. Prints proposals/s and commit latency (p50,
  * p99: from propose() to applied on the leader), the worst gap between leader messages seen by
  * a follower (heartbeat delay), the worst event-loop lag, and whether any election happened.

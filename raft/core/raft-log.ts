@@ -104,6 +104,11 @@ export class RaftLog {
     return this.unstable.maybeFirstIndex() ?? this.storage.firstIndex();
   }
 
+  /** The last index reported persisted (advance()d); entries after it are unstable. */
+  lastStableIndex(): number {
+    return this.unstable.entries.length > 0 ? this.unstable.offset - 1 : this.lastIndex();
+  }
+
   lastIndex(): number {
     return this.unstable.maybeLastIndex() ?? this.storage.lastIndex();
   }

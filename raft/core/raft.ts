@@ -92,6 +92,8 @@ export class Raft {
   pendingConfIndex = 0;
   private uncommittedBytes = 0;
   private readonly readOnly: ReadOnly;
+  /** New entries proposed since appends were last sent (leaderPropose, flushPendingAppends). */
+  private appendsPending = false;
   /** ReadIndex requests that arrived before this leader committed an entry of its term. */
   private pendingReadIndexMessages: Message[] = [];
 
@@ -128,7 +130,13 @@ export class Raft {
     const { hardState, confState } = config.storage.initialState();
     this.applyConfState(confState);
     if (hardState.term !== 0 || hardState.vote !== NONE || hardState.commit !== 0) this.loadHardState(hardState);
-    if (config.applied !== undefined && config.applied > 0) this.raftLog.appliedTo(Math.min(config.applied, this.raftLog.committed));
+    if (config.applied !== undefined && config.applied > 0) {
+      // The state machine applies only committed entries, so what it applied was committed even
+      // when the commit index on disk lags behind it (storage may keep a commit-only hard state
+      // for its next write). Without this its entries would be handed out, and applied, again.
+      if (config.applied > this.raftLog.committed) this.raftLog.commitTo(Math.min(config.applied, this.raftLog.lastIndex()));
+      this.raftLog.appliedTo(Math.min(config.applied, this.raftLog.committed));
+    }
     this.becomeFollower(this.term, NONE);
   }
 
@@ -215,11 +223,14 @@ export class Raft {
     const lastIndex = this.raftLog.lastIndex();
     for (const [id, pr] of this.prs) {
       const fresh = new Progress(lastIndex + 1, this.maxInflightMsgs, pr.isLearner);
-      if (id === this.id) fresh.match = lastIndex;
+      // Our own entries count towards commitment only once they are on our disk (see
+      // entriesPersisted): entries handed out in a Ready that is still being written do not.
+      if (id === this.id) fresh.match = this.raftLog.lastStableIndex();
       this.prs.set(id, fresh);
     }
     this.pendingConfIndex = 0;
     this.uncommittedBytes = 0;
+    this.appendsPending = false;
     this.readOnly.reset();
     this.pendingReadIndexMessages = [];
   }
@@ -452,7 +463,11 @@ export class Raft {
       }
     } else {
       this.send(emptyMessage({ type: voteResponseType(m.type), to: m.from, term: this.term, reject: true }));
-      if (!this.prs.has(this.id) && !this.raftLog.isUpToDate(m.index, m.logTerm)) this.campaignToHandOff();
+      // Only a member of our configuration can be helped by our hand-off campaign: its leader
+      // would talk to our configuration's members alone. A candidate outside it (a node removed
+      // too, that has not learned it yet) gains nothing from it, and every campaign raises the
+      // term of the members that do need a leader.
+      if (!this.prs.has(this.id) && this.prs.has(m.from) && !this.raftLog.isUpToDate(m.index, m.logTerm)) this.campaignToHandOff();
     }
   }
 
@@ -552,7 +567,18 @@ export class Raft {
     }
     // Only once the change is in the log: a dropped one must not block the next.
     if (confIndex > 0) this.pendingConfIndex = confIndex;
-    this.broadcastAppend();
+    // Not sent now: every proposal stepped before the driver next takes messages (ready(), or
+    // takeMessagesSendableBeforePersisting) goes to each follower in ONE append. One message
+    // per follower per batch instead of one per proposal, and one acknowledgement back.
+    this.appendsPending = true;
+  }
+
+  /** Sends the appends held back by leaderPropose (see there); called when messages are taken. */
+  flushPendingAppends(): void {
+    if (!this.appendsPending) return;
+    this.appendsPending = false;
+    if (this.role !== 'leader') return;
+    for (const id of this.prs.keys()) if (id !== this.id) this.maybeSendAppend(id, false);
   }
 
   /** Appends to the leader's own log; false when over the uncommitted bytes bound. */
@@ -565,11 +591,26 @@ export class Raft {
       entry.term = this.term;
       entry.index = ++index;
     }
-    const lastIndex = this.raftLog.append(entries);
-    this.prs.get(this.id)?.maybeUpdate(lastIndex);
-    // A single voter commits at once.
-    this.maybeCommit();
+    this.raftLog.append(entries);
+    // The leader's own progress moves when the driver reports the entries persisted
+    // (entriesPersisted), not here: the driver may send them to followers before its own write
+    // finishes (Raft thesis §10.2.1), and a quorum must never count an entry that a crash of the
+    // leader could still take back.
     return true;
+  }
+
+  /**
+   * The driver persisted our log up to `index` (RawNode.advance). On a leader, that is its own
+   * acknowledgement of those entries: they may now commit.
+   */
+  entriesPersisted(index: number): void {
+    if (this.role !== 'leader') return;
+    const pr = this.prs.get(this.id);
+    if (!pr || !pr.maybeUpdate(Math.min(index, this.raftLog.lastStableIndex()))) return;
+    if (this.maybeCommit()) {
+      this.releasePendingReadIndexMessages();
+      this.broadcastAppend();
+    }
   }
 
   private maybeCommit(): boolean {

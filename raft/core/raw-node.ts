@@ -14,6 +14,7 @@ import {
   NONE,
   emptyMessage,
   isLocalMessage,
+  mayBeSentBeforePersisting,
   type ConfChange,
   type ConfState,
   type HardState,
@@ -129,6 +130,23 @@ export class RawNode {
     if (this.raft.role === 'leader') this.raft.becomeFollower(this.raft.term, NONE);
   }
 
+  /**
+   * The messages produced since the last ready() that may go out before the Ready being
+   * persisted is (a leader's app, snap and heartbeat: mayBeSentBeforePersisting), taken out of
+   * the next Ready. A driver whose write is slow calls this meanwhile, so that heartbeats and new
+   * entries keep flowing to followers (which may commit them without the leader: §10.2.1).
+   */
+  takeMessagesSendableBeforePersisting(): Message[] {
+    const raft = this.raft;
+    raft.flushPendingAppends();
+    if (raft.msgs.length === 0) return [];
+    const early: Message[] = [];
+    const rest: Message[] = [];
+    for (const m of raft.msgs) (mayBeSentBeforePersisting(m) ? early : rest).push(m);
+    raft.msgs = rest;
+    return early;
+  }
+
   hasReady(): boolean {
     const raft = this.raft;
     const soft = raft.softState();
@@ -144,6 +162,7 @@ export class RawNode {
   ready(): Ready {
     assert(this.outstanding === null, 'ready() called again before advance()');
     const raft = this.raft;
+    raft.flushPendingAppends();
     const soft = raft.softState();
     const hard = raft.hardState();
     const softChanged = soft.lead !== this.prevSoftState.lead || soft.role !== this.prevSoftState.role;
@@ -179,6 +198,7 @@ export class RawNode {
     if (rd.entries.length > 0) {
       const last = rd.entries[rd.entries.length - 1];
       raftLog.stableTo(last.index, last.term);
+      this.raft.entriesPersisted(last.index);
     }
     if (rd.committedEntries.length > 0) {
       raftLog.appliedTo(rd.committedEntries[rd.committedEntries.length - 1].index);

@@ -121,8 +121,14 @@ export interface ReadState {
  * One batch of work handed out by the core. The driver must, in this order:
  *  1. persist `snapshot` (if any), then `entries`, then `hardState` (if any), synced to disk
  *     when `mustSync`;
- *  2. send `messages` (only after step 1: votes and acks depend on what was persisted);
- *  3. apply `snapshot` then `committedEntries` to the state machine;
+ *  2. send `messages` (only after step 1: votes and acks depend on what was persisted).
+ *     Messages of type app, snap and heartbeat (a leader's) may go before step 1 instead,
+ *     so that followers write in parallel with the leader (Raft thesis §10.2.1): the leader's
+ *     own entries count towards commitment only once advance() reports them persisted
+ *     (`mayBeSentBeforePersisting`);
+ *  3. apply `snapshot` then `committedEntries` to the state machine. The committed entries an
+ *     earlier Ready persisted (`appliableBeforePersisting`) may be applied before or during
+ *     step 1: committed entries are never replaced, so the write cannot change them;
  *  4. call `advance(ready)`.
  * The arrays are owned by the driver after `ready()` returns.
  */
@@ -185,4 +191,24 @@ export function isResponseMessage(type: MessageType): boolean {
 
 export function voteResponseType(type: MessageType): MessageType {
   return type === 'vote' ? 'voteResp' : 'preVoteResp';
+}
+
+/**
+ * Whether a message of a Ready may be sent before that Ready is persisted: a leader's
+ * replication messages carry nothing that depends on its own disk (see Ready).
+ */
+export function mayBeSentBeforePersisting(m: Message): boolean {
+  return m.type === 'app' || m.type === 'snap' || m.type === 'heartbeat';
+}
+
+/**
+ * How many of a Ready's `committedEntries` may be applied before its own write completes: those
+ * at or below `durableLastIndex` (the last index persisted by earlier Readys; 0 when the Ready
+ * carries a snapshot), up to the first conf change (applying one changes the membership that
+ * the write may still be recording).
+ */
+export function appliableBeforePersisting(committedEntries: readonly Entry[], durableLastIndex: number): number {
+  let n = 0;
+  while (n < committedEntries.length && committedEntries[n].index <= durableLastIndex && committedEntries[n].type === 'normal') n++;
+  return n;
 }

@@ -38,12 +38,12 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { isRaftError } from '../core/errors';
 import type { NodeId } from '../core/types';
-import { RaftNode, type AppliedEntry, type StateMachine, type Transport } from '../node';
-import { LevelStorage, crc32 } from '../storage';
+import { MetricsFile, RaftNode, type AppliedEntry, type StateMachine, type Transport } from '../node';
+import { openRaftLog, crc32, type WalStorage } from '../storage';
 import { GrpcTransport, type MutualTls } from '../transport';
 import { KvError, isKvError } from '../kv/errors';
 import { LevelMvcc } from '../kv/level-mvcc';
-import { decodeImage, encodeImage, encodeRecordValue } from '../kv/mvcc-codec';
+import { decodeImage, encodeImageSliced, encodeRecordValue } from '../kv/mvcc-codec';
 import type { MvccStore, OpResult, RangeResult, TxnResult } from '../kv/mvcc-store';
 import { toKeyRange } from '../kv/key-range';
 import { WatchHub, Watcher, type WatchDelivery, type WatchSink } from '../kv/watch-hub';
@@ -144,6 +144,11 @@ const EntryKind = {
 type EntryKindName = keyof typeof EntryKind;
 
 const ENTRY_HEADER_BYTES = 13;
+/**
+ * With CARINA_RAFT_METRICS_FILE=1 in its environment, a replica keeps its Raft node's peak
+ * metrics, one sample per second, in this file of its data directory (raft/node/metrics-file.ts).
+ */
+export const RAFT_METRICS_FILE = 'raft-metrics.json';
 const STORE_VERSION = '3.4.0';
 /** etcd's MaxLeaseTTL. */
 const MAX_LEASE_TTL_SECONDS = 9_000_000_000;
@@ -177,6 +182,7 @@ export class KvReplica implements KvClient {
   private readonly consistency: ConsistencyChecker;
   /** Watchers open on the hub, so that a replica found corrupt can end them. */
   private readonly liveWatchers = new Set<Watcher>();
+  private metricsFile: MetricsFile | null = null;
   /** Test hook: once this index is applied, the store is damaged in memory (corruptStoreForTest). */
   private corruptAfterIndexForTest: number | null = null;
 
@@ -184,7 +190,7 @@ export class KvReplica implements KvClient {
     private readonly options: KvReplicaOptions,
     private readonly store: MvccStore,
     private readonly disk: LevelMvcc,
-    private readonly raftStorage: LevelStorage,
+    private readonly raftStorage: WalStorage,
     private readonly transport: GrpcTransport,
     private readonly registry: MemberRegistry,
     nodeFactory: (stateMachine: StateMachine) => RaftNode,
@@ -218,7 +224,11 @@ export class KvReplica implements KvClient {
     this.node = nodeFactory({
       appliedIndex: () => replica.appliedIndexValue,
       apply: (entries, lastIndex) => replica.apply(entries, lastIndex),
-      snapshot: async () => wrapSnapshotImage(replica.registry.encode(), encodeImage(replica.store.image())),
+      // The state is captured now, at the applied index; the encoding lets the event loop run.
+      snapshot: () => {
+        const registry = replica.registry.encode();
+        return encodeImageSliced(replica.store.image()).then((image) => wrapSnapshotImage(registry, image));
+      },
       restore: (data, index) => replica.restore(data, index),
     });
     const self = options.members.find((m) => m.id === options.id) as KvReplicaMember;
@@ -259,8 +269,11 @@ export class KvReplica implements KvClient {
       if (restoredId !== undefined) options = { ...options, clusterId: restoredId };
     }
     const joining = options.initialClusterState === 'existing';
-    const raftStorage = await LevelStorage.open(join(options.dataDir, 'raft'), {
+    // The Raft log is a write-ahead log in <data-dir>/wal; a LevelDB log of an earlier version
+    // (<data-dir>/raft) is migrated on the way.
+    const raftStorage = await openRaftLog(options.dataDir, {
       bootstrap: joining ? undefined : { voters: options.members.map((m) => m.id), learners: [] },
+      log: (line) => (options.logger ?? ((l: string) => process.stderr.write(l + '\n')))(`store replica ${options.id}: ${line}`),
     });
     const opened = await LevelMvcc.open(join(options.dataDir, 'kv'));
     // A joining member does not know the cluster's id until the leader's log or snapshot tells it.
@@ -314,6 +327,11 @@ export class KvReplica implements KvClient {
     this.every(PUBLISH_RETRY_MS, () => this.membership.publish());
     this.every((this.options.tickMs ?? 100) * (this.options.electionTicks ?? 10), () => this.membership.checkStillMember());
     this.every(LEASE_CHECK_MS, () => this.revokeExpiredLeases());
+    // For tools that watch a replica from outside (bench/kv): heartbeat gaps and elections.
+    if (process.env.CARINA_RAFT_METRICS_FILE === '1') {
+      this.metricsFile = new MetricsFile(join(this.options.dataDir, RAFT_METRICS_FILE), this.node);
+      this.metricsFile.start();
+    }
     this.every(this.options.progressNotifyIntervalMs ?? 600_000, () => this.hub.notifyProgress());
     const compaction = this.options.autoCompaction === undefined ? { intervalMs: 300_000, retentionMs: 300_000 } : this.options.autoCompaction;
     if (compaction) {
@@ -329,6 +347,7 @@ export class KvReplica implements KvClient {
     this.stopped = true;
     this.consistency.stop();
     for (const t of this.timers) clearInterval(t);
+    this.metricsFile?.stop();
     await this.node.stop();
     await this.transport.stop();
     await this.raftStorage.close();

@@ -21,7 +21,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { MvccStore, type MvccImage } from '../kv/mvcc-store';
 import { encodeImage } from '../kv/mvcc-codec';
-import { LevelStorage } from '../storage';
+import { openRaftLog } from '../storage';
 import { decodeSnapshotFile, liveKeyCount, SnapshotFileError, type SnapshotFileSummary } from './snapshot-file';
 
 /** Kubernetes' advice for etcdutl snapshot restore --bump-revision. */
@@ -73,7 +73,7 @@ export async function restoreSnapshot(options: SnapshotRestoreOptions): Promise<
   const clusterId = newClusterId(options.clusterDescription, summary.sha256, bump);
   mkdirSync(options.dataDir, { recursive: true });
   const data = encodeImage(restored);
-  const storage = await LevelStorage.open(join(options.dataDir, 'raft'));
+  const storage = await openRaftLog(options.dataDir);
   try {
     await storage.save({
       hardState: { term: RESTORED_INDEX, vote: 0, commit: RESTORED_INDEX },

@@ -5,7 +5,10 @@
 import type { ConfState, Entry, HardState, Message, NodeId, Snapshot } from '../core/types';
 import type { LogStorage } from '../storage/storage';
 
-/** A LogStorage whose writes are durable once their promise resolves. Calls are never concurrent. */
+/**
+ * A LogStorage whose writes are durable once their promise resolves. Calls may overlap (RaftNode
+ * takes a snapshot while Readys go on being saved); they take effect in call order.
+ */
 export interface DurableStorage extends LogStorage {
   save(update: { hardState: HardState | null; entries: Entry[]; snapshot: Snapshot | null }, options: { sync: boolean }): Promise<void>;
   saveConfState(confState: ConfState, appliedIndex: number): Promise<void>;
@@ -36,7 +39,10 @@ export interface StateMachine {
   /** The index of the last entry whose effects are durable in the state machine (0 if none). */
   appliedIndex(): number;
   apply(entries: AppliedEntry[], lastIndex: number): Promise<void> | void;
-  /** An image of the state at the last applied index. */
+  /**
+   * An image of the state at the last applied index, captured when called: entries applied
+   * while the promise is pending must not change it (the encoding may let the event loop run).
+   */
   snapshot(): Promise<Uint8Array>;
   /** Replaces the whole state with a snapshot image taken at `index`. */
   restore(data: Uint8Array, index: number): Promise<void>;

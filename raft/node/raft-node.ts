@@ -2,9 +2,11 @@
  * RaftNode: the runtime that drives the pure core with a real clock, durable storage, a network
  * transport and the application's state machine, all on Node's single thread.
  *
- * The drive loop takes one Ready at a time and, in order: persists (one synced write for the
- * whole batch: every proposal that arrived while the previous write was in flight commits with
- * the next single fsync), sends messages, applies committed entries, answers reads, advances.
+ * The drive loop takes one Ready at a time and, in order: sends a leader's replication messages
+ * (followers write in parallel with the leader, Raft thesis §10.2.1), persists (one synced write
+ * for the whole batch: every proposal that arrived while the previous write was in flight commits
+ * with the next single fsync), meanwhile applies the committed entries an earlier write already
+ * persisted, then sends the other messages, applies the rest, answers reads, advances.
  * Ticks and incoming messages keep stepping the core while a write is in flight, so the event
  * loop is never blocked by the disk.
  *
@@ -14,10 +16,10 @@
  */
 import { assert } from '../core/assert';
 import { decodeConfChange } from '../core/conf-change';
-import { RaftError } from '../core/errors';
+import { RaftError, isRaftError } from '../core/errors';
 import { SeededRandom, type RandomSource } from '../core/rand';
 import { RawNode } from '../core/raw-node';
-import type { ConfChange, ConfState, Entry, Message, NodeId, Ready, Status } from '../core/types';
+import { appliableBeforePersisting, mayBeSentBeforePersisting, type ConfChange, type ConfState, type Entry, type Message, type NodeId, type Ready, type Status } from '../core/types';
 import type { AppliedEntry, DurableStorage, StateMachine, Transport } from './contracts';
 
 export interface RaftNodeOptions {
@@ -80,6 +82,7 @@ export class RaftNode {
   private lastTickAt = 0;
   private loopRunning = false;
   private loopScheduled = false;
+  private earlySendScheduled = false;
   private stopped = false;
   private fatalError: Error | null = null;
 
@@ -98,6 +101,8 @@ export class RaftNode {
   private persistStartedAt = 0;
   /** A commit-index save not waited for; see handleReady. */
   private backgroundWrite: Promise<void> | null = null;
+  /** A snapshot being taken beside the drive loop (maybeSnapshot). */
+  private snapshotJob: Promise<void> | null = null;
   private lastLeaderMessageAt = 0;
   private leaderId: NodeId = 0;
   private currentTerm = 0;
@@ -159,6 +164,7 @@ export class RaftNode {
     for (const r of this.readsAwaitingApply.splice(0)) this.settle(r.waiter, stoppedError());
     while (this.loopRunning) await new Promise((r) => setTimeout(r, 5));
     await this.backgroundWrite;
+    // A snapshot in progress is not waited for: it finds the node stopped and drops its result.
   }
 
   // ------------------------------------------------------------------ public requests
@@ -315,11 +321,28 @@ export class RaftNode {
   }
 
   private schedule(): void {
+    if (this.loopRunning) this.scheduleEarlySend();
     if (this.loopScheduled || this.loopRunning || this.stopped) return;
     this.loopScheduled = true;
     setImmediate(() => {
       this.loopScheduled = false;
       void this.runLoop();
+    });
+  }
+
+  /**
+   * While a Ready is being handled (its write may be slow), a leader's new appends and heartbeats
+   * go out at once rather than with the next Ready: a slow disk on the leader then neither
+   * silences it (no heartbeat gap) nor stops followers from writing, and committing, new entries.
+   */
+  private scheduleEarlySend(): void {
+    if (this.earlySendScheduled || this.stopped) return;
+    this.earlySendScheduled = true;
+    setImmediate(() => {
+      this.earlySendScheduled = false;
+      if (this.stopped || this.fatalError || !this.loopRunning) return;
+      const early = this.rawNode.takeMessagesSendableBeforePersisting();
+      if (early.length > 0) this.transport.send(early);
     });
   }
 
@@ -344,6 +367,10 @@ export class RaftNode {
     if (rd.softState) this.onSoftState(rd.softState.lead);
     if (rd.hardState) this.currentTerm = rd.hardState.term;
 
+    // A leader's replication messages go out first, so followers write while we do (§10.2.1).
+    const late = rd.messages.length > 0 ? this.sendEarlyMessages(rd.messages) : rd.messages;
+    let committed = rd.committedEntries;
+
     if (!rd.snapshot && rd.entries.length === 0 && rd.hardState && !rd.mustSync) {
       // Only the commit index changed. Nothing sent or applied in this Ready depends on it being
       // on disk (it is an optimisation for restarts), so the write is queued behind any earlier
@@ -357,9 +384,20 @@ export class RaftNode {
       });
     } else if (rd.snapshot || rd.entries.length > 0 || rd.hardState) {
       await this.settleBackgroundWrite();
+      // Committed entries that an earlier Ready already persisted are applied while this Ready's
+      // write is in flight (the CPU work of applying overlaps the disk's); the rest after it.
+      const durable = rd.snapshot ? 0 : this.storage.lastIndex();
       const started = Date.now();
       this.persistStartedAt = started;
-      await this.storage.save({ hardState: rd.hardState, entries: rd.entries, snapshot: rd.snapshot }, { sync: rd.mustSync });
+      const saving = this.storage.save({ hardState: rd.hardState, entries: rd.entries, snapshot: rd.snapshot }, { sync: rd.mustSync });
+      // Awaited below; until then a rejection must not count as unhandled.
+      saving.catch(() => undefined);
+      const prefix = appliableBeforePersisting(rd.committedEntries, durable);
+      if (prefix > 0) {
+        await this.applyEntries(rd.committedEntries.slice(0, prefix));
+        committed = rd.committedEntries.slice(prefix);
+      }
+      await saving;
       this.persistStartedAt = 0;
       const took = Date.now() - started;
       this.metrics.persistCount++;
@@ -367,7 +405,7 @@ export class RaftNode {
       this.metrics.maxPersistMs = Math.max(this.metrics.maxPersistMs, took);
     }
 
-    if (rd.messages.length > 0) this.transport.send(rd.messages);
+    if (late.length > 0) this.transport.send(late);
 
     if (rd.snapshot && rd.snapshot.metadata.index > this.appliedIndex) {
       await this.stateMachine.restore(rd.snapshot.data, rd.snapshot.metadata.index);
@@ -375,7 +413,7 @@ export class RaftNode {
       this.lastSnapshotIndex = rd.snapshot.metadata.index;
       this.failProposalsUpTo();
     }
-    if (rd.committedEntries.length > 0) await this.applyEntries(rd.committedEntries);
+    if (committed.length > 0) await this.applyEntries(committed);
 
     for (const rs of rd.readStates) {
       const key = contextKey(rs.requestCtx);
@@ -388,7 +426,16 @@ export class RaftNode {
 
     this.rawNode.advance(rd);
     this.releaseAppliedWaiters();
-    await this.maybeSnapshot();
+    this.maybeSnapshot();
+  }
+
+  /** Sends the messages that may precede persistence; returns the others. */
+  private sendEarlyMessages(messages: Message[]): Message[] {
+    const early: Message[] = [];
+    const late: Message[] = [];
+    for (const m of messages) (mayBeSentBeforePersisting(m) ? early : late).push(m);
+    if (early.length > 0) this.transport.send(early);
+    return late;
   }
 
   /** Storage calls are never concurrent (DurableStorage's contract): the next one waits for this. */
@@ -472,17 +519,43 @@ export class RaftNode {
     }
   }
 
-  private async maybeSnapshot(): Promise<void> {
+  /**
+   * Starts a snapshot of the state machine once enough entries were applied since the last one.
+   * It runs beside the drive loop, which goes on persisting and applying: the image is captured
+   * at once (StateMachine.snapshot's contract) with the membership of the same index, and its
+   * encoding, the write of its file and the compaction that follows take their time without
+   * holding up writes. A snapshot installed from the leader meanwhile makes it out of date: it
+   * is then dropped.
+   */
+  private maybeSnapshot(): void {
     const every = this.options.snapshotEveryEntries ?? 10_000;
-    if (this.appliedIndex - this.lastSnapshotIndex < every) return;
+    if (this.snapshotJob !== null || this.appliedIndex - this.lastSnapshotIndex < every) return;
     const index = this.appliedIndex;
-    const data = await this.stateMachine.snapshot();
-    await this.settleBackgroundWrite();
-    await this.storage.createSnapshot(index, this.rawNode.raft.confState(), data);
-    this.lastSnapshotIndex = index;
-    const keep = this.options.keepEntriesAfterSnapshot ?? 5_000;
-    const compactTo = index - keep;
-    if (compactTo >= this.storage.firstIndex()) await this.storage.compact(compactTo);
+    const confState = this.rawNode.raft.confState();
+    const image = this.stateMachine.snapshot();
+    this.snapshotJob = (async () => {
+      const data = await image;
+      if (this.stopped) return;
+      try {
+        await this.storage.createSnapshot(index, confState, data);
+      } catch (err) {
+        if (isRaftError(err, 'SNAPSHOT_OUT_OF_DATE')) return;
+        throw err;
+      }
+      this.lastSnapshotIndex = Math.max(this.lastSnapshotIndex, index);
+      const keep = this.options.keepEntriesAfterSnapshot ?? 5_000;
+      const compactTo = index - keep;
+      if (compactTo >= this.storage.firstIndex()) await this.storage.compact(compactTo);
+    })()
+      .catch((err: Error) => {
+        if (this.stopped) return;
+        this.fatalError ??= err;
+        this.log(`fatal: snapshot at ${index} failed: ${err.stack ?? err.message}`);
+        void this.stop();
+      })
+      .finally(() => {
+        this.snapshotJob = null;
+      });
   }
 
   // ------------------------------------------------------------------ helpers

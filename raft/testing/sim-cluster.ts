@@ -25,7 +25,7 @@ import { isRaftError } from '../core/errors';
 import { SeededRandom } from '../core/rand';
 import { RawNode } from '../core/raw-node';
 import type { Raft } from '../core/raft';
-import type { ConfChange, Entry, Message, NodeId, Ready } from '../core/types';
+import { appliableBeforePersisting, mayBeSentBeforePersisting, type ConfChange, type Entry, type Message, type NodeId, type Ready } from '../core/types';
 import { MemoryStorage } from '../storage/index';
 import { SafetyChecker, SimulationViolation, type CheckedNode } from './checkers';
 import { RELIABLE_NETWORK, SimNetwork, type Envelope, type NetworkFaults } from './sim-network';
@@ -66,6 +66,13 @@ export interface SimClusterOptions {
   unreachableReportRate?: number;
   /** Read every live log end to end every this many steps (0: never). */
   sweepEverySteps?: number;
+  /**
+   * Probability that, right after a node steps a message or ticks, the driver sends at once the
+   * messages that may precede persisting (RawNode.takeMessagesSendableBeforePersisting), as
+   * RaftNode does while a write is in flight. Drawn from a generator of its own, so that a rate
+   * of 0 leaves the run exactly as it was before this option existed.
+   */
+  earlySendRate?: number;
   /** Receives one line per notable event (leader changes, crashes, conf changes...). */
   trace?: (line: string) => void;
 }
@@ -150,6 +157,7 @@ export class SimCluster {
   private live: SimNode[] = [];
   private readSeq = 0;
   private highestConfIndexSeen = 0;
+  private readonly earlySendRandom: SeededRandom;
 
   constructor(options: SimClusterOptions) {
     this.seed = options.seed;
@@ -173,9 +181,11 @@ export class SimCluster {
       keepEntriesAfterSnapshot: options.keepEntriesAfterSnapshot ?? 5,
       unreachableReportRate: options.unreachableReportRate ?? 0.5,
       sweepEverySteps: options.sweepEverySteps ?? 8,
+      earlySendRate: options.earlySendRate ?? 0,
     };
     assert(this.options.voters >= 1, 'a cluster needs a voter');
     this.traceFn = options.trace ?? null;
+    this.earlySendRandom = new SeededRandom(options.seed ^ 0x5ea4_5e4d);
     this.network = new SimNetwork(this.random, options.faults ?? RELIABLE_NETWORK);
     this.checker = new SafetyChecker(() => this.where());
 
@@ -261,6 +271,7 @@ export class SimCluster {
       const rn = node.rawNode!;
       rn.tick();
       this.checker.observeRole(node.id, rn.raft);
+      this.maybeSendEarly(node);
     }
     this.drain();
     this.checker.afterStep(this.live);
@@ -440,7 +451,16 @@ export class SimCluster {
     const rn = dest.rawNode;
     rn.step(m);
     this.checker.observeRole(dest.id, rn.raft);
+    this.maybeSendEarly(dest);
     if (isSnap) this.notify(env.sender, env.senderIncarnation, { kind: 'snapStatus', peer: env.to, ok: true });
+  }
+
+  /** Sends a node's early-sendable messages now, outside its Ready cycle (see earlySendRate). */
+  private maybeSendEarly(node: SimNode): void {
+    const rate = this.options.earlySendRate;
+    if (rate <= 0 || node.rawNode === null || this.earlySendRandom.nextFloat() >= rate) return;
+    const early = node.rawNode.takeMessagesSendableBeforePersisting();
+    if (early.length > 0) this.send(node, early);
   }
 
   private send(node: SimNode, messages: readonly Message[]): void {
@@ -511,10 +531,17 @@ export class SimCluster {
     if (rd.entries.length > 0) {
       this.checker.onEntriesHandedOut(node.id, rd.entries, raft.raftLog.term(rd.entries[0].index - 1));
     }
-    if (node.pendingCrash === 'beforePersist') return this.crashNow(node, 'after ready(), before persisting');
+    // 0. A leader's replication messages go out before its own write, and committed entries
+    // that an earlier Ready persisted are applied while it is in flight (Ready's contract).
+    const early = rd.messages.filter(mayBeSentBeforePersisting);
+    const late = rd.messages.filter((m) => !mayBeSentBeforePersisting(m));
+    this.send(node, early);
+    const storage = node.storage;
+    const applyFirst = appliableBeforePersisting(rd.committedEntries, rd.snapshot !== null ? 0 : storage.lastIndex());
+    for (let i = 0; i < applyFirst; i++) this.apply(node, rn, rd.committedEntries[i]);
+    if (node.pendingCrash === 'beforePersist') return this.crashNow(node, 'after ready(), sending replication messages and applying what was persisted, before persisting');
 
     // 1. Persist: snapshot, entries, hard state.
-    const storage = node.storage;
     if (rd.snapshot !== null) storage.applySnapshot(rd.snapshot);
     if (rd.entries.length > 0) storage.append(rd.entries);
     if (rd.hardState !== null) {
@@ -523,8 +550,8 @@ export class SimCluster {
     }
     if (node.pendingCrash === 'afterPersist') return this.crashNow(node, 'after persisting, before sending');
 
-    // 2. Send.
-    this.send(node, rd.messages);
+    // 2. Send the rest.
+    this.send(node, late);
     if (node.pendingCrash === 'afterSend') return this.crashNow(node, 'after sending, before applying');
 
     // 3. Apply: answered reads, the snapshot, committed entries.
@@ -537,7 +564,7 @@ export class SimCluster {
       this.stats.snapshotsInstalled++;
       this.trace(`node ${node.id} installs snapshot ${rd.snapshot.metadata.index} (term ${rd.snapshot.metadata.term})`);
     }
-    for (const entry of rd.committedEntries) this.apply(node, rn, entry);
+    for (let i = applyFirst; i < rd.committedEntries.length; i++) this.apply(node, rn, rd.committedEntries[i]);
 
     // 4. Advance.
     rn.advance(rd);

@@ -28,6 +28,11 @@ export interface SimulationOptions {
   trace?: (line: string) => void;
   /** Overrides the length of the fault phase. */
   faultSteps?: number;
+  /**
+   * Whether drivers send early-sendable messages outside their Ready cycle (SimClusterOptions
+   * earlySendRate). By default half the seeds do, at a rate chosen from the seed.
+   */
+  earlySend?: boolean;
 }
 
 /** Everything the seed chose. */
@@ -126,11 +131,19 @@ export function chooseParams(random: SeededRandom): SimulationParams {
   };
 }
 
+/** From a generator of its own, so that the seed's other choices stay what they were. */
+function earlySendRate(options: SimulationOptions): number {
+  const random = new SeededRandom(options.seed ^ 0x0ea7_15e4);
+  const chosen = random.nextFloat() < 0.5;
+  const rate = 0.1 + 0.8 * random.nextFloat();
+  return (options.earlySend ?? chosen) ? rate : 0;
+}
+
 export function runSimulation(options: SimulationOptions): SimulationSummary {
   const random = new SeededRandom(options.seed);
   const params = chooseParams(random);
   if (options.faultSteps !== undefined) params.faultSteps = options.faultSteps;
-  const cluster = new SimCluster({ ...params, seed: options.seed, random, trace: options.trace });
+  const cluster = new SimCluster({ ...params, seed: options.seed, random, trace: options.trace, earlySendRate: earlySendRate(options) });
   const run = new SimulationRun(cluster, params);
   try {
     run.faultPhase();

@@ -1,5 +1,5 @@
 /**
- * One Raft member as a real process: LevelStorage on disk, gRPC transport, RaftNode, and a tiny
+ * One Raft member as a real process: WalStorage on disk, gRPC transport, RaftNode, and a tiny
  * replicated state machine (an append-only list of payloads). Driven by its parent over the
  * child-process IPC channel; used by integration tests and bench/raft.
  *
@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { GrpcTransport } from '../../raft/transport';
-import { LevelStorage } from '../../raft/storage';
+import { WalStorage } from '../../raft/storage';
 import { RaftNode, type AppliedEntry, type StateMachine } from '../../raft/node';
 import { isRaftError } from '../../raft/core';
 
@@ -79,7 +79,7 @@ async function main(): Promise<void> {
   const config = JSON.parse(process.argv[2]) as MemberConfig;
   const fsm = new AppendOnlyList(config.recordPayloads ?? true);
   const voters = Object.keys(config.peers).map(Number);
-  const storage = await LevelStorage.open(config.dataDir, { bootstrap: { voters, learners: [] } });
+  const storage = await WalStorage.open(config.dataDir, { bootstrap: { voters, learners: [] } });
   let node: RaftNode | null = null;
   const transport = new GrpcTransport({
     id: config.id,

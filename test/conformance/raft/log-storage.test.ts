@@ -2,9 +2,9 @@
  * The LogStorage contract (raft/storage/storage.ts), run against every implementation.
  *
  * Each implementation comes with a harness that performs the writes the driver would perform:
- * MemoryStorage is written directly, LevelStorage through save() with the hard state a real
- * core would persist alongside (its term is never below an entry's term, its commit covers a
- * snapshot), so the suite exercises the contract rather than one implementation's extras.
+ * MemoryStorage is written directly, LevelStorage and WalStorage through save() with the hard
+ * state a real core would persist alongside (its term is never below an entry's term, its commit
+ * covers a snapshot), so the suite exercises the contract rather than one implementation's extras.
  */
 import { expect } from 'chai';
 import * as fs from 'node:fs';
@@ -14,6 +14,7 @@ import { isRaftError, type RaftErrorCode } from '../../../raft/core/errors';
 import {
   LevelStorage,
   MemoryStorage,
+  WalStorage,
   type ConfState,
   type Entry,
   type HardState,
@@ -52,11 +53,19 @@ const implementations: Array<{ name: string; create: () => Promise<StorageHarnes
       };
     },
   },
-  {
-    name: 'LevelStorage',
+  durableHarness('LevelStorage', (dir) => LevelStorage.open(dir)),
+  durableHarness('WalStorage', (dir) => WalStorage.open(dir, { segmentBytes: 8192 })),
+];
+
+type DurableLog = LevelStorage | WalStorage;
+
+/** A harness over a durable log in a fresh temporary directory, removed by dispose(). */
+function durableHarness(name: string, open: (dir: string) => Promise<DurableLog>): { name: string; create: () => Promise<StorageHarness> } {
+  return {
+    name,
     create: async () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'carina-log-storage-'));
-      const storage = await LevelStorage.open(dir);
+      const storage = await open(dir);
       const hardState = (): HardState => storage.initialState().hardState;
       return {
         storage,
@@ -83,8 +92,8 @@ const implementations: Array<{ name: string; create: () => Promise<StorageHarnes
         },
       };
     },
-  },
-];
+  };
+}
 
 function entry(index: number, term: number, payload = ''): Entry {
   return { index, term, type: 'normal', data: new TextEncoder().encode(payload) };

@@ -1,5 +1,5 @@
 /**
- * RaftNode, the runtime, with real LevelDB storage on disk and an in-process network: forwarding
+ * RaftNode, the runtime, with the real write-ahead log on disk and an in-process network: forwarding
  * and read-your-writes across nodes, linearizable reads on followers, catching up a lagging
  * follower from a snapshot, membership changes, and a leader whose disk stalls stepping down.
  */
@@ -9,12 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isRaftError, type NodeId } from '../../../raft/core';
 import { RaftNode, type AppliedEntry, type DurableStorage, type StateMachine } from '../../../raft/node';
-import { LevelStorage } from '../../../raft/storage';
+import { WalStorage } from '../../../raft/storage';
 import { LoopbackNetwork } from '../../support/loopback-transport';
 
 class ListMachine implements StateMachine {
   items: string[] = [];
   private applied = 0;
+  /** When set, snapshot() captures the state at once but resolves only once this gate opens. */
+  snapshotGate: Promise<void> | null = null;
+  snapshotsStarted: Array<{ applied: number; items: number }> = [];
   appliedIndex(): number {
     return this.applied;
   }
@@ -22,8 +25,11 @@ class ListMachine implements StateMachine {
     for (const e of entries) this.items.push(Buffer.from(e.data).toString());
     this.applied = lastIndex;
   }
-  async snapshot(): Promise<Uint8Array> {
-    return Buffer.from(JSON.stringify(this.items));
+  snapshot(): Promise<Uint8Array> {
+    const image = Buffer.from(JSON.stringify(this.items));
+    this.snapshotsStarted.push({ applied: this.applied, items: this.items.length });
+    const gate = this.snapshotGate;
+    return gate ? gate.then(() => image) : Promise.resolve(image);
   }
   async restore(data: Uint8Array, index: number): Promise<void> {
     this.items = JSON.parse(Buffer.from(data).toString()) as string[];
@@ -32,13 +38,24 @@ class ListMachine implements StateMachine {
 }
 
 /** A storage whose writes can be held back, as a disk that stops answering. */
-function stallable(storage: LevelStorage): { storage: DurableStorage; stall: () => void; release: () => void } {
+function stallable(storage: WalStorage): { storage: DurableStorage; stall: () => void; release: () => void } {
   let gate: Promise<void> | null = null;
   let open: () => void = () => {};
-  const wrapped = Object.create(storage) as DurableStorage;
-  wrapped.save = async (update, options) => {
-    if (gate) await gate;
-    return storage.save(update, options);
+  // Every call runs on the storage itself, so that its state is never split between two objects.
+  const wrapped: DurableStorage = {
+    initialState: () => storage.initialState(),
+    entries: (lo, hi, maxBytes) => storage.entries(lo, hi, maxBytes),
+    term: (index) => storage.term(index),
+    firstIndex: () => storage.firstIndex(),
+    lastIndex: () => storage.lastIndex(),
+    snapshot: () => storage.snapshot(),
+    save: async (update, options) => {
+      if (gate) await gate;
+      return storage.save(update, options);
+    },
+    saveConfState: (confState, appliedIndex) => storage.saveConfState(confState, appliedIndex),
+    createSnapshot: (index, confState, data) => storage.createSnapshot(index, confState, data),
+    compact: (index) => storage.compact(index),
   };
   return {
     storage: wrapped,
@@ -56,7 +73,7 @@ interface TestMember {
   id: NodeId;
   node: RaftNode;
   machine: ListMachine;
-  level: LevelStorage;
+  level: WalStorage;
   stall: () => void;
   release: () => void;
   /** What the node logged. */
@@ -69,7 +86,7 @@ class Cluster {
   constructor(readonly dir: string) {}
 
   async add(id: NodeId, bootstrapVoters: NodeId[] | null, extra: { snapshotEveryEntries?: number; diskStallMs?: number } = {}): Promise<TestMember> {
-    const level = await LevelStorage.open(join(this.dir, `n${id}`), bootstrapVoters ? { bootstrap: { voters: bootstrapVoters, learners: [] } } : {});
+    const level = await WalStorage.open(join(this.dir, `n${id}`), bootstrapVoters ? { bootstrap: { voters: bootstrapVoters, learners: [] } } : {});
     const { storage, stall, release } = stallable(level);
     const machine = new ListMachine();
     const logs: string[] = [];
@@ -114,7 +131,7 @@ class Cluster {
   }
 }
 
-describe('raft node runtime (LevelDB storage, in-process network)', function () {
+describe('raft node runtime (write-ahead log storage, in-process network)', function () {
   this.timeout(30_000);
   let dir: string;
   let cluster: Cluster;
@@ -153,6 +170,28 @@ describe('raft node runtime (LevelDB storage, in-process network)', function () 
       await reader.node.readIndex();
       expect(reader.machine.items).to.include(`w${i}`);
     }
+  });
+
+  it('a snapshot being taken holds up neither writes nor applies, and records the state at the index it started', async () => {
+    const members = await threeMembers({ snapshotEveryEntries: 20 });
+    const leader = await cluster.leader();
+    let gate: () => void = () => {};
+    const closed = new Promise<void>((r) => (gate = r));
+    for (const m of members) m.machine.snapshotGate = closed;
+    for (let i = 0; i < 25; i++) await leader.node.propose(Buffer.from(`a${i}`));
+    expect(leader.machine.snapshotsStarted).to.have.length(1);
+    const started = leader.machine.snapshotsStarted[0];
+    // The snapshot's image is still pending: writes go on committing and applying.
+    for (let i = 0; i < 30; i++) await leader.node.propose(Buffer.from(`b${i}`));
+    expect(leader.machine.items).to.include('b29');
+    expect(leader.level.snapshot().metadata.index).to.equal(0);
+    for (const m of members) m.machine.snapshotGate = null;
+    gate();
+    const deadline = Date.now() + 5_000;
+    while (leader.level.snapshot().metadata.index === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    const snapshot = leader.level.snapshot();
+    expect(snapshot.metadata.index).to.equal(started.applied);
+    expect((JSON.parse(Buffer.from(snapshot.data).toString()) as string[]).length).to.equal(started.items);
   });
 
   it('a follower far behind catches up from a snapshot', async () => {

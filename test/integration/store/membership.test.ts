@@ -19,7 +19,7 @@ import { EtcdClient } from '../../../raft/etcd/etcd-client';
 import { KvReplica } from '../../../raft/etcd/kv-replica';
 import { isKvError } from '../../../raft/kv/errors';
 import { isMembershipError } from '../../../raft/etcd/membership-errors';
-import { LevelStorage } from '../../../raft/storage';
+import { openRaftLog } from '../../../raft/storage';
 import { EtcdMember, findEtcdBinary, waitForAgreedLeader } from '../../support/etcd-process';
 import { makeStoreTestPki, type StoreTestPki } from '../../support/store-test-pki';
 import { until } from '../../support/until';
@@ -267,7 +267,7 @@ describe('store membership: add a learner, promote, remove, transfer leadership 
   it('a restarted member still knows the members, and caught up from the leader\'s snapshot', async () => {
     await newMember.stop();
     // It takes no snapshot of its own (--snapshot-count 100000): a snapshot in its log came from the leader.
-    const storage = await LevelStorage.open(join(dir, 'm4', 'raft'));
+    const storage = await openRaftLog(join(dir, 'm4'));
     try {
       expect(storage.snapshot().metadata.index).to.be.greaterThan(0);
     } finally {

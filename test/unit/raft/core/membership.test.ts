@@ -233,6 +233,33 @@ describe('raft core: membership', () => {
     expect(removed.role).to.equal('preCandidate');
   });
 
+  it('a removed node refuses a candidate outside its configuration without a hand-off campaign of its own', () => {
+    // Seed 110,987 of the soak: removed nodes answered every stale candidate with a campaign,
+    // also candidates that were themselves removed (so outside their configuration, whose leader
+    // would never talk to them). Each campaign raised the term of the members that needed a
+    // leader, and with PreVote off the elections never settled.
+    const net = new Network([1, 2, 3, 4], { preVote: false });
+    net.elect(1);
+    net.isolate(4);
+    net.node(1).rawNode.proposeConfChange(change('removeNode', 4));
+    net.stabilize();
+    net.node(1).rawNode.proposeConfChange(change('removeNode', 3));
+    net.stabilize();
+    const removed = net.node(3);
+    expect(removed.confState().voters).to.deep.equal([1, 2]);
+    expect(net.node(4).confState().voters).to.deep.equal([1, 2, 3, 4]);
+    // The leader no longer talks to node 3: past an election timeout it heeds vote requests.
+    net.tick(3, 2 * ELECTION_TICKS);
+    const term = removed.term;
+    // Node 4, removed before node 3 but unaware of it, asks for a vote with a shorter log.
+    removed.rawNode.step(emptyMessage({ type: 'vote', from: 4, to: 3, term: term + 1, index: 1, logTerm: 1 }));
+    expect(removed.role).to.equal('follower');
+    expect(removed.term).to.equal(term + 1);
+    // A member of its configuration that never learned the removal is still helped.
+    removed.rawNode.step(emptyMessage({ type: 'vote', from: 2, to: 3, term: term + 2, index: 1, logTerm: 1 }));
+    expect(removed.role).to.equal('candidate');
+  });
+
   it('a removed node that never learned of its removal does not depose the leader', () => {
     const net = new Network([1, 2, 3]);
     net.elect(1);

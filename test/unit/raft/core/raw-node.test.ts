@@ -20,6 +20,17 @@ describe('raft core: RawNode', () => {
     expect(node.hasReady()).to.equal(false);
   });
 
+  it('a node whose state machine applied beyond the commit index on disk takes that as committed and hands nothing out again', () => {
+    const storage = MemoryStorage.bootstrap([1, 2, 3]);
+    storage.append([entry(4, 1), entry(5, 1), entry(6, 1)]);
+    // The commit index on disk lags: a commit-only hard state was never written before the stop.
+    storage.setHardState({ term: 1, vote: 0, commit: 3 });
+    const node = rawNode(1, storage, 5);
+    expect(node.status().commit).to.equal(5);
+    expect(node.status().applied).to.equal(5);
+    expect(node.hasReady()).to.equal(false);
+  });
+
   it('a node started without `applied` hands out the committed bootstrap entries', () => {
     const node = rawNode(1, MemoryStorage.bootstrap([1, 2, 3]));
     expect(node.hasReady()).to.equal(true);
@@ -40,6 +51,28 @@ describe('raft core: RawNode', () => {
     node.advance(node.ready());
     node.campaign();
     expect(node.status().role).to.not.equal('follower');
+  });
+
+  it('between ready() and advance() a leader hands out its new appends and heartbeats at once, and only those', () => {
+    const net = new Network([1, 2, 3]);
+    const leader = net.elect(1);
+    const rn = leader.rawNode;
+    rn.propose(bytes('a'));
+    const rd = rn.ready();
+    expect(rd.messages.filter((m) => m.type === 'app')).to.have.length(2);
+    // While rd is being persisted: another proposal, a heartbeat, and a message that must wait.
+    rn.propose(bytes('b'));
+    rn.tick();
+    rn.step(emptyMessage({ type: 'readIndex', from: 2, to: 1, term: 0, context: bytes('r') }));
+    const early = rn.takeMessagesSendableBeforePersisting();
+    expect(early.length).to.be.greaterThan(0);
+    expect(early.every((m) => m.type === 'app' || m.type === 'heartbeat' || m.type === 'snap')).to.equal(true);
+    expect(early.some((m) => m.type === 'app' && m.entries.some((e) => Buffer.from(e.data).toString() === 'b'))).to.equal(true);
+    expect(rn.takeMessagesSendableBeforePersisting()).to.deep.equal([]);
+    rn.advance(rd);
+    const next = rn.ready();
+    expect(next.messages.some((m) => m.type === 'app' && m.entries.some((e) => Buffer.from(e.data).toString() === 'b'))).to.equal(false);
+    rn.advance(next);
   });
 
   it('ready() twice without advance() is an assertion failure', () => {

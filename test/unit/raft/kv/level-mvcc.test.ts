@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Level } from 'level';
 import { LevelMvcc } from '../../../../raft/kv/level-mvcc';
 import { MvccStore } from '../../../../raft/kv/mvcc-store';
-import { recordKey } from '../../../../raft/kv/mvcc-codec';
+import { encodeRecordValue, encodeU64, JOURNAL_PREFIX, META_KEYS, RECORD_PREFIX, recordKey } from '../../../../raft/kv/mvcc-codec';
 
 const enc = (s: string) => Buffer.from(s, 'latin1');
 const all = { key: Uint8Array.of(0), rangeEnd: Uint8Array.of(0) };
@@ -73,5 +73,116 @@ describe('LevelMvcc', () => {
       error = err as Error;
     }
     expect(error?.message).to.match(/key 720000000000000002/);
+  });
+
+  const commit = (opened: { store: MvccStore; disk: LevelMvcc }, index: number) =>
+    opened.disk.commit(opened.store.takeDurableChanges(), { revision: opened.store.revision, compactRevision: opened.store.compactRevision }, index);
+
+  async function rawKeys(prefix: number): Promise<Buffer[]> {
+    const raw = new Level<Buffer, Buffer>(join(dir, 'kv'), { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    try {
+      return (await raw.keys().all()).filter((k) => k[0] === prefix);
+    } finally {
+      await raw.close();
+    }
+  }
+
+  it('journals each applied batch as one value, replays the journal on open, and folds it into the base', async () => {
+    const opened = await LevelMvcc.open(join(dir, 'kv'), { foldBatches: 3 });
+    for (let i = 1; i <= 2; i++) {
+      for (let k = 0; k < 5; k++) opened.store.put({ key: enc(`k${k}`), value: enc(`${i}`) });
+      await commit(opened, i);
+    }
+    expect(opened.disk.journalLength).to.equal(2);
+    await opened.disk.close();
+    expect(await rawKeys(JOURNAL_PREFIX)).to.have.length(2);
+    expect(await rawKeys(RECORD_PREFIX)).to.have.length(0);
+
+    const again = await LevelMvcc.open(join(dir, 'kv'), { foldBatches: 3 });
+    expect(again.appliedIndex).to.equal(2);
+    expect(view(again.store)).to.deep.equal(view(opened.store));
+    again.store.put({ key: enc('k9'), value: enc('x') });
+    await commit(again, 3);
+    expect(again.disk.journalLength).to.equal(0);
+    await again.disk.close();
+    expect(await rawKeys(JOURNAL_PREFIX)).to.have.length(0);
+    expect(await rawKeys(RECORD_PREFIX)).to.have.length(11);
+
+    const third = await LevelMvcc.open(join(dir, 'kv'));
+    expect(third.appliedIndex).to.equal(3);
+    for (let r = 1; r <= again.store.revision; r++) expect(view(third.store, r), `@${r}`).to.deep.equal(view(again.store, r));
+    await third.disk.close();
+  });
+
+  it('a record compacted away after a fold interrupted half-way does not come back', async () => {
+    const opened = await LevelMvcc.open(join(dir, 'kv'), { foldBatches: 1000 });
+    opened.store.put({ key: enc('a'), value: enc('1') });
+    opened.store.put({ key: enc('a'), value: enc('2') });
+    await commit(opened, 1);
+    const records = opened.store.image().records;
+    await opened.disk.close();
+    // A fold wrote the first record into the base, then the process died.
+    const raw = new Level<Buffer, Buffer>(join(dir, 'kv'), { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    await raw.put(recordKey(records[0].main, records[0].sub), encodeRecordValue(Buffer.from(records[0].key, 'latin1'), records[0].kv));
+    await raw.close();
+
+    const again = await LevelMvcc.open(join(dir, 'kv'), { foldBatches: 2 });
+    expect(view(again.store)).to.deep.equal(view(opened.store));
+    again.store.compact(again.store.revision);
+    await commit(again, 2);
+    expect(again.disk.journalLength).to.equal(0);
+    await again.disk.close();
+    const third = await LevelMvcc.open(join(dir, 'kv'));
+    expect(third.store.image().records.map((r) => r.main)).to.deep.equal([records[1].main]);
+    expect(view(third.store)).to.deep.equal(view(again.store));
+    await third.disk.close();
+  });
+
+  it('an interrupted snapshot install (the replacing mark left behind) starts empty at index 0', async () => {
+    const opened = await LevelMvcc.open(join(dir, 'kv'));
+    opened.store.put({ key: enc('a'), value: enc('1') });
+    await commit(opened, 7);
+    await opened.disk.close();
+    const raw = new Level<Buffer, Buffer>(join(dir, 'kv'), { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    await raw.put(META_KEYS.replacing, encodeU64(9));
+    await raw.close();
+    const again = await LevelMvcc.open(join(dir, 'kv'));
+    expect(again.appliedIndex).to.equal(0);
+    expect(view(again.store)).to.deep.equal([]);
+    await again.disk.close();
+  });
+
+  it('a directory written before the journal existed (records and meta only) opens as it is', async () => {
+    const raw = new Level<Buffer, Buffer>(join(dir, 'kv'), { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    await raw.open();
+    await raw.batch([
+      { type: 'put', key: recordKey(2, 0), value: encodeRecordValue(enc('a'), { key: enc('a'), createRevision: 2, modRevision: 2, version: 1, value: enc('v'), lease: 0n }) },
+      { type: 'put', key: META_KEYS.applied, value: encodeU64(12) },
+      { type: 'put', key: META_KEYS.revision, value: encodeU64(2) },
+      { type: 'put', key: META_KEYS.compact, value: encodeU64(0) },
+    ]);
+    await raw.close();
+    const opened = await LevelMvcc.open(join(dir, 'kv'));
+    expect(opened.appliedIndex).to.equal(12);
+    expect(view(opened.store)).to.deep.equal(['a=v@2/2/1/0']);
+    await opened.disk.close();
+  });
+
+  it('folds records of revisions beyond 2^36 (their identity is kept as text) as any other', async () => {
+    const opened = await LevelMvcc.open(join(dir, 'kv'), { foldBatches: 2 });
+    const start = { revision: 2 ** 36 + 5, compactRevision: 0, records: [], leases: [] };
+    await opened.disk.replace(start, 1);
+    opened.store.restoreImage(start);
+    opened.store.put({ key: enc('a'), value: enc('1') });
+    opened.store.put({ key: enc('a'), value: enc('2') });
+    await commit(opened, 2);
+    opened.store.compact(opened.store.revision);
+    await commit(opened, 3);
+    expect(opened.disk.journalLength).to.equal(0);
+    await opened.disk.close();
+    const again = await LevelMvcc.open(join(dir, 'kv'));
+    expect(again.store.image().records.map((r) => r.main)).to.deep.equal([2 ** 36 + 7]);
+    expect(view(again.store)).to.deep.equal(view(opened.store));
+    await again.disk.close();
   });
 });
