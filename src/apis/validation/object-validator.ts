@@ -58,6 +58,7 @@ import {
 import { validateLease, validateLeaseUpdate } from './coordination-v1-validation';
 import { validateHorizontalPodAutoscaler, validateHorizontalPodAutoscalerUpdate } from './autoscaling-validation';
 import { validatePodDisruptionBudget, validatePodDisruptionBudgetUpdate } from './policy-v1-validation';
+import { validateCertificateSigningRequestCreate, validateCertificateSigningRequestStatusUpdate, validateCertificateSigningRequestUpdate } from './certificates-v1-validation';
 
 interface KindRules {
   create(object: JsonObject, namespaced: boolean): FieldError[];
@@ -118,6 +119,10 @@ const rules = new Map<string, KindRules>([
   ['coordination.k8s.io/Lease', { create: validateLease, update: (o, old) => validateLeaseUpdate(o, old) }],
   ['autoscaling/HorizontalPodAutoscaler', { create: validateHorizontalPodAutoscaler, update: (o, old) => validateHorizontalPodAutoscalerUpdate(o, old) }],
   ['policy/PodDisruptionBudget', { create: validatePodDisruptionBudget, update: (o, old) => validatePodDisruptionBudgetUpdate(o, old) }],
+  [
+    'certificates.k8s.io/CertificateSigningRequest',
+    { create: (o) => validateCertificateSigningRequestCreate(o), update: (o, old) => validateCertificateSigningRequestUpdate(o, old), statusUpdate: validateCertificateSigningRequestStatusUpdate },
+  ],
 ]);
 
 const metadataPath = FieldPath.root('metadata');
