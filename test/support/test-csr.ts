@@ -5,7 +5,8 @@
  * end-to-end tests make theirs with openssl instead, so the two encoders check each other.
  */
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { derBitString, derContext, derNull, derOctetString, derOid, derSequence, derSet, derSmallInteger, derUtf8String } from '../../src/certificates/der-writer';
+import { createHash } from 'node:crypto';
+import { derBitString, derBoolean, derContext, derNull, derOctetString, derOid, derSequence, derSet, derSmallInteger, derTime, derUtf8String } from '../../src/certificates/der-writer';
 
 export type TestKeyType = 'rsa' | 'ec' | 'ed25519';
 
@@ -104,4 +105,29 @@ export function csrObject(name: string, csr: TestCsr, spec: { signerName?: strin
       ...(spec.expirationSeconds === undefined ? {} : { expirationSeconds: spec.expirationSeconds }),
     },
   };
+}
+
+/** A self-signed CA certificate (basicConstraints CA, a subjectKeyIdentifier) for a fresh key of `keyType`, P-384 for ECDSA. */
+export function makeCa(keyType: TestKeyType, commonName = `test-ca-${keyType}`): { certPem: string; keyPem: string } {
+  const { privateKey, publicKey } = keyType === 'rsa' ? generateKeyPairSync('rsa', { modulusLength: 2048 }) : keyType === 'ec' ? generateKeyPairSync('ec', { namedCurve: 'secp384r1' }) : generateKeyPairSync('ed25519');
+  const spki = publicKey.export({ type: 'spki', format: 'der' });
+  const name = derSequence(derSet(derSequence(derOid('2.5.4.3'), derUtf8String(commonName))));
+  const algorithm = keyType === 'rsa' ? derSequence(derOid('1.2.840.113549.1.1.11'), derNull()) : keyType === 'ec' ? derSequence(derOid('1.2.840.10045.4.3.3')) : derSequence(derOid('1.3.101.112'));
+  const skid = createHash('sha1').update(spki).digest();
+  const now = Date.now();
+  const tbs = derSequence(
+    derContext(0, derSmallInteger(2), true),
+    derSmallInteger(1),
+    algorithm,
+    name,
+    derSequence(derTime(new Date(now - 3600_000)), derTime(new Date(now + 10 * 365 * 86400_000))),
+    name,
+    spki,
+    derContext(3, derSequence(
+      derSequence(derOid('2.5.29.19'), derBoolean(true), derOctetString(derSequence(derBoolean(true)))),
+      derSequence(derOid('2.5.29.14'), derOctetString(derOctetString(skid))),
+    ), true),
+  );
+  const signature = sign(keyType === 'rsa' ? 'sha256' : keyType === 'ec' ? 'sha384' : null, tbs, privateKey);
+  return { certPem: pem('CERTIFICATE', derSequence(tbs, algorithm, derBitString(signature))), keyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
 }
