@@ -1,0 +1,122 @@
+/**
+ * A keyed work queue for controllers (client-go's rate-limited workqueue, reduced to what the
+ * certificate and bootstrap controllers need):
+ *
+ * - a key is queued at most once; one added while it is being handled is handled again after;
+ * - keys are handled one at a time, in the order they were added;
+ * - a handler that throws is retried after an exponential backoff (base × 2^(n−1), capped),
+ *   forgotten on success; `quiet` errors (an expected "not yet", such as a SubjectAccessReview
+ *   that does not allow yet) are retried without a log line;
+ * - `addAfter` schedules a key (an expiry to act on); every timer is unref'd and cleared on stop.
+ *
+ * After `stop()` nothing new starts; a handler already running finishes (its writes are
+ * idempotent by design of each controller, so a former leader's last write is harmless).
+ */
+
+export interface WorkQueueOptions {
+  /** For log lines: `csrsigning`, `tokencleaner`, ... */
+  readonly name: string;
+  readonly handle: (key: string) => Promise<void>;
+  readonly log?: (line: string) => void;
+  readonly retryBaseMs?: number;
+  readonly retryMaxMs?: number;
+  /** Errors that are an expected "not yet": retried, not logged. */
+  readonly isQuiet?: (err: unknown) => boolean;
+}
+
+const DEFAULT_RETRY_BASE_MS = 200;
+const DEFAULT_RETRY_MAX_MS = 30_000;
+
+export class WorkQueue {
+  private readonly queued: string[] = [];
+  private readonly queuedSet = new Set<string>();
+  private readonly dirty = new Set<string>();
+  private readonly failures = new Map<string, number>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private processing: string | undefined;
+  private draining = false;
+  private stopped = false;
+
+  constructor(private readonly options: WorkQueueOptions) {}
+
+  /** True when nothing is queued, running or scheduled. */
+  get isIdle(): boolean {
+    return this.queued.length === 0 && this.processing === undefined && this.timers.size === 0;
+  }
+
+  add(key: string): void {
+    if (this.stopped) return;
+    if (this.processing === key) {
+      this.dirty.add(key);
+      return;
+    }
+    if (this.queuedSet.has(key)) return;
+    this.queuedSet.add(key);
+    this.queued.push(key);
+    this.drainSoon();
+  }
+
+  /** Adds `key` after `delayMs`; an earlier schedule of the same key wins. */
+  addAfter(key: string, delayMs: number): void {
+    if (this.stopped) return;
+    if (delayMs <= 0) {
+      this.add(key);
+      return;
+    }
+    if (this.timers.has(key)) return;
+    // setTimeout takes at most 2^31-1 ms; a later expiry is looked at again then.
+    const timer = setTimeout(() => {
+      this.timers.delete(key);
+      this.add(key);
+    }, Math.min(delayMs, 2 ** 31 - 1));
+    timer.unref();
+    this.timers.set(key, timer);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    this.queued.length = 0;
+    this.queuedSet.clear();
+    this.dirty.clear();
+  }
+
+  private drainSoon(): void {
+    if (this.draining) return;
+    this.draining = true;
+    setImmediate(() => void this.drain());
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (!this.stopped && this.queued.length > 0) {
+        const key = this.queued.shift() as string;
+        this.queuedSet.delete(key);
+        this.processing = key;
+        try {
+          await this.options.handle(key);
+          this.failures.delete(key);
+        } catch (err) {
+          this.retry(key, err);
+        } finally {
+          this.processing = undefined;
+        }
+        if (this.dirty.delete(key)) this.add(key);
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private retry(key: string, err: unknown): void {
+    const count = (this.failures.get(key) ?? 0) + 1;
+    this.failures.set(key, count);
+    const base = this.options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS;
+    const delay = Math.min(base * 2 ** Math.min(count - 1, 30), this.options.retryMaxMs ?? DEFAULT_RETRY_MAX_MS);
+    if (!(this.options.isQuiet?.(err) ?? false)) {
+      this.options.log?.(`${this.options.name}: ${key}: ${err instanceof Error ? err.message : String(err)}; retrying in ${delay} ms`);
+    }
+    this.addAfter(key, delay);
+  }
+}
