@@ -17,6 +17,7 @@ import { SECURITY_FLAGS, securityFromFlags } from './security-flags';
 import { startCompactor } from '../storage/compactor';
 import { ENCRYPTION_PROVIDER_CONFIG_FLAG, STORE_CLIENT_FLAGS, STORE_TLS_FLAGS, encryptionProviders, externalEtcdTls, foundsSharedPki, prepareSharedPki, resolveStoreTls, storeClientTls } from './store-flags';
 import { pkiCommand } from './pki';
+import { CERTIFICATE_FLAGS, certificateSettingsFromFlags, clusterInfoServer } from './certificate-flags';
 
 const SERVER_FLAGS: FlagSpec[] = [
   { name: 'data-dir', kind: 'string', default: './data', help: 'Directory for the replica\'s Raft log and store.' },
@@ -49,6 +50,8 @@ const SERVER_FLAGS: FlagSpec[] = [
   { name: 'service-node-port-range', kind: 'string', default: '30000-32767', help: 'Port range for NodePort and LoadBalancer Services.' },
   { name: 'watch-cache-history', kind: 'duration', default: 300_000, help: 'How far back the watch cache keeps events; a watch from an older resourceVersion gets 410 Gone.' },
   ...SECURITY_FLAGS,
+  // kube-controller-manager's --controllers and CSR signing flags: src/cli/certificate-flags.ts.
+  ...CERTIFICATE_FLAGS,
   // The store's TLS (etcd's and kube-apiserver's flag names) and encryption at rest: src/cli/store-flags.ts.
   ...STORE_TLS_FLAGS,
   ENCRYPTION_PROVIDER_CONFIG_FLAG,
@@ -83,6 +86,7 @@ async function main(argv: string[]): Promise<number> {
   const dataDir = resolve(flags['data-dir'] as string);
   // Read before anything starts: a bad configuration must not leave a replica half up.
   const encryption = await encryptionProviders(flags);
+  const certificateSettings = certificateSettingsFromFlags(flags, dataDir);
   let store: RunningStoreServer | undefined;
   let kv: KvClient;
   let compactor: { stop(): void } | undefined;
@@ -139,7 +143,15 @@ async function main(argv: string[]): Promise<number> {
     security: securityFromFlags(flags),
     encryptionProviders: encryption,
   }, parts, log);
-  const controllers = startControllers(api.registry, api.cache, parts, identity, log);
+  const advertised = flags['advertise-address'] as string;
+  const controllers = startControllers(api.registry, api.cache, parts, identity, log, {
+    settings: certificateSettings,
+    deps: {
+      authorize: api.authorize,
+      clusterCaPem: api.clusterCaPem,
+      clusterInfoServer: clusterInfoServer(certificateSettings.controlPlaneEndpoint, advertised !== '' ? `https://${advertised.includes(':') ? `[${advertised}]` : advertised}:${api.url.slice(api.url.lastIndexOf(':') + 1)}` : api.url),
+    },
+  });
   process.stdout.write(
     `carina: data in ${dataDir}\n` +
     (store !== undefined

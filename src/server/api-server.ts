@@ -22,7 +22,7 @@ import { errors } from '../util';
 import { bootstrapNamespaces } from './system-namespaces';
 import { checkSharedClusterCa } from './shared-ca';
 import { AdmissionChain } from '../admission';
-import { PolicyReconciler } from '../authz';
+import { PolicyReconciler, type AuthorizationAttributes, type AuthorizationResult } from '../authz';
 import { registryRbacClient, rbacEscalationCheck } from './rbac-parts';
 import { buildSecurity, type ApiServerSecurity } from './security-parts';
 import { componentStatuses, coreVirtualCreates } from './core-virtual-parts';
@@ -114,6 +114,10 @@ export interface RunningApiServer {
   registry: GenericRegistry;
   /** This replica's watch cache, for controllers that follow objects. */
   cache: WatchCache;
+  /** The authorizer chain requests go through (what a SubjectAccessReview asks), for controllers. */
+  authorize: (attributes: AuthorizationAttributes) => Promise<AuthorizationResult>;
+  /** The cluster CA's certificate (PEM). */
+  clusterCaPem: string;
   /** Starts failing /readyz, waits the shutdown delay, then stops listening. */
   stop(): Promise<void>;
 }
@@ -277,6 +281,8 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     kubeconfigPath,
     registry,
     cache,
+    authorize: (attributes) => security.authorization.authorizer.authorize(attributes),
+    clusterCaPem: certificates.ca.certPem,
     stop: async () => {
       shuttingDown = true;
       // Releasing this replica's endpoint lease needs the store; a replica without a quorum must still stop.

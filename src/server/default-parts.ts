@@ -24,6 +24,7 @@ import { ObjectStore, type JsonObject, type WatchCache } from '../storage';
 import { refuseTooDeep } from '../endpoints';
 import { ClusterRoleAggregationController } from '../authz';
 import { registryRbacClient } from './rbac-parts';
+import { startCertificateControllers, type CertificateControllerDeps, type CertificateSettings } from './certificate-parts';
 import { errors } from '../util';
 import type { ApiServerParts } from './api-server';
 
@@ -165,11 +166,18 @@ export function storedResources(catalogue: Catalogue): ResourceInfo[] {
   return [...byStorage.values()];
 }
 
+/** What the certificate and bootstrap controllers need besides the registry (src/server/certificate-parts.ts). */
+export interface CertificateControllersConfig {
+  readonly settings: CertificateSettings;
+  readonly deps: Pick<CertificateControllerDeps, 'authorize' | 'clusterCaPem' | 'clusterInfoServer'>;
+}
+
 /**
- * The cluster-wide controllers (namespace controller, garbage collector) run on the replica
- * that holds the kube-system/carina-controller-manager Lease; every replica campaigns for it.
+ * The cluster-wide controllers (namespace controller, garbage collector, the certificate and
+ * bootstrap controllers) run on the replica that holds the kube-system/carina-controller-manager
+ * Lease; every replica campaigns for it. Without `certificates`, only the first ones run.
  */
-export function startControllers(registry: GenericRegistry, cache: WatchCache, parts: DefaultParts, identity: string, log: (line: string) => void): { stop(): Promise<void> } {
+export function startControllers(registry: GenericRegistry, cache: WatchCache, parts: DefaultParts, identity: string, log: (line: string) => void, certificates?: CertificateControllersConfig): { stop(): Promise<void> } {
   const store = new ObjectStore(parts.kv);
   const resources = storedResources(parts.catalogue);
   const namespaces = parts.catalogue.lookup('', 'v1', 'namespaces');
@@ -197,11 +205,17 @@ export function startControllers(registry: GenericRegistry, cache: WatchCache, p
       const gc = new GarbageCollector({ registry, store, resources: allResources, resourceForKind, log });
       const crdController = new CrdController({ registry, crds, index: parts.customResources, builtInNames: (group) => builtInNames(parts.catalogue, group), log });
       const aggregation = new ClusterRoleAggregationController(cache, registryRbacClient(registry, (g, v, r) => parts.catalogue.lookup(g, v, r), namespaces), { log });
-      namespaceController.start();
-      gc.start();
-      aggregation.start();
+      const enabled = certificates?.settings.enabled ?? (() => true);
+      running = [crdController];
       crdController.start();
-      running = [namespaceController, gc, aggregation, crdController];
+      for (const [name, controller] of [['namespace', namespaceController], ['garbagecollector', gc], ['clusterrole-aggregation', aggregation]] as const) {
+        if (!enabled(name)) continue;
+        controller.start();
+        running.push(controller);
+      }
+      if (certificates !== undefined) {
+        running.push(startCertificateControllers({ ...certificates.deps, registry, cache, lookup: (g, v, r) => parts.catalogue.lookup(g, v, r), log }, certificates.settings));
+      }
     },
     onStoppedLeading: () => {
       for (const controller of running) controller.stop();
