@@ -146,6 +146,15 @@ describe('certificate signing requests (e2e: kubectl, curl and openssl against c
     expect((await server.request('GET', '/apis/certificates.k8s.io/v1/certificatesigningrequests/carol/approval')).json<Json>().status.conditions).to.have.length(1);
     // A custom signer's request stays unsigned: no built-in signer names it.
     expect((await kubectl(['get', 'csr', 'carol'])).stdout).to.match(/^carol\s+.*\s+Approved$/m);
+    // Server-side apply through the approval subresource records its manager there.
+    expect((await kubectl(['create', '-f', '-'], await opensslRequest('dave', '/CN=dave', { signerName: 'example.com/custom', usages: ['client auth'] }, true))).code).to.equal(0);
+    const applied = await server.request('PATCH', '/apis/certificates.k8s.io/v1/certificatesigningrequests/dave/approval?fieldManager=approver', {
+      body: JSON.stringify({ apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name: 'dave' }, status: { conditions: [{ type: 'Denied', status: 'True', reason: 'Applied', message: 'no' }] } }),
+      headers: { 'Content-Type': 'application/apply-patch+yaml' },
+    });
+    expect(applied.status, applied.text).to.equal(200);
+    expect(applied.json<Json>().status.conditions.map((c: Json) => c.type)).to.deep.equal(['Denied']);
+    expect(applied.json<Json>().metadata.managedFields.find((m: Json) => m.manager === 'approver')).to.include({ operation: 'Apply', subresource: 'approval' });
   });
 
   it('refuses what v1.25 refuses: the legacy signer, a request that is no CSR, a short expiration, unknown usages', async () => {

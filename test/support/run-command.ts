@@ -15,6 +15,8 @@ export function runCommand(command: string, args: string[], options: { cwd?: str
       clearTimeout(timer);
       resolvePromise({ code: code ?? -1, stdout, stderr });
     });
+    // A tool that exits without reading its input (openssl ecparam) closes the pipe: not an error.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(options.input ?? '');
   });
 }
