@@ -32,7 +32,7 @@ export class WorkQueue {
   private readonly queuedSet = new Set<string>();
   private readonly dirty = new Set<string>();
   private readonly failures = new Map<string, number>();
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly timers = new Map<string, { timer: NodeJS.Timeout; dueMs: number }>();
   private processing: string | undefined;
   private draining = false;
   private stopped = false;
@@ -56,26 +56,31 @@ export class WorkQueue {
     this.drainSoon();
   }
 
-  /** Adds `key` after `delayMs`; an earlier schedule of the same key wins. */
+  /** Adds `key` after `delayMs`; of two schedules of one key, the earlier wins. */
   addAfter(key: string, delayMs: number): void {
     if (this.stopped) return;
     if (delayMs <= 0) {
       this.add(key);
       return;
     }
-    if (this.timers.has(key)) return;
+    const dueMs = Date.now() + delayMs;
+    const scheduled = this.timers.get(key);
+    if (scheduled !== undefined) {
+      if (scheduled.dueMs <= dueMs) return;
+      clearTimeout(scheduled.timer);
+    }
     // setTimeout takes at most 2^31-1 ms; a later expiry is looked at again then.
     const timer = setTimeout(() => {
       this.timers.delete(key);
       this.add(key);
     }, Math.min(delayMs, 2 ** 31 - 1));
     timer.unref();
-    this.timers.set(key, timer);
+    this.timers.set(key, { timer, dueMs });
   }
 
   stop(): void {
     this.stopped = true;
-    for (const timer of this.timers.values()) clearTimeout(timer);
+    for (const { timer } of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
     this.queued.length = 0;
     this.queuedSet.clear();

@@ -39,6 +39,18 @@ describe('controllers: WorkQueue', () => {
     queue.stop();
   });
 
+  it('keeps the earlier of two schedules of one key', async () => {
+    const handled: string[] = [];
+    const queue = new WorkQueue({ name: 't', handle: async (key) => { handled.push(key); } });
+    queue.addAfter('k', 60_000);
+    queue.addAfter('k', 10);
+    queue.addAfter('k', 30_000);
+    await until('the earlier schedule to fire', async () => handled.length === 1);
+    // The later schedules were dropped, not left pending.
+    expect(queue.isIdle).to.equal(true);
+    queue.stop();
+  });
+
   it('starts nothing after stop, scheduled keys included', async () => {
     let calls = 0;
     const queue = new WorkQueue({ name: 't', handle: async () => { calls++; } });
