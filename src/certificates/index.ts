@@ -3,8 +3,9 @@
  * serving certificate and the `system:admin` client certificate issued from it (kept in
  * `<data-dir>/pki/`), and the admin kubeconfig that carries them (`<data-dir>/admin.kubeconfig`).
  * Client-certificate authentication trusts this CA. The shared PKI (cluster CA, store CA,
- * service-account key pair) and the store's own certificates are in store-pki.ts. Other modules
- * use only what is exported here.
+ * service-account key pair) and the store's own certificates are in store-pki.ts. The built-in
+ * signers of certificatesigningrequests (their rules, and the certificates they issue) are in
+ * csr-signer.ts. Other modules use only what is exported here.
  */
 export {
   ADMIN_GROUP,
@@ -77,3 +78,24 @@ export {
   type StoreCertificateNames,
   type StoreCertificates,
 } from './store-pki';
+export {
+  BUILT_IN_SIGNER_NAMES,
+  DEFAULT_CLUSTER_SIGNING_DURATION_MS,
+  KUBELET_SERVING_SIGNER,
+  KUBE_APISERVER_CLIENT_KUBELET_SIGNER,
+  KUBE_APISERVER_CLIENT_SIGNER,
+  LEGACY_UNKNOWN_SIGNER,
+  SIGNER_RULES,
+  SigningError,
+  describeRequest,
+  isBuiltInSignerName,
+  issueCertificate,
+  issuedDurationMs,
+  kubeletClientRequestError,
+  kubeletServingRequestError,
+  loadSigningAuthority,
+  signingAuthorityFromPem,
+  type BuiltInSignerName,
+  type SignOptions,
+  type SigningAuthority,
+} from './csr-signer';

@@ -19,6 +19,7 @@ import { ENCRYPTION_PROVIDER_CONFIG_FLAG, STORE_CLIENT_FLAGS, STORE_TLS_FLAGS, e
 import { pkiCommand } from './pki';
 import { ADMISSION_FLAGS, admissionFromFlags } from './admission-flags';
 import { AUDIT_FLAGS, auditFromFlags } from './audit-flags';
+import { CERTIFICATE_FLAGS, certificateSettingsFromFlags, clusterInfoServer } from './certificate-flags';
 
 const SERVER_FLAGS: FlagSpec[] = [
   { name: 'data-dir', kind: 'string', default: './data', help: 'Directory for the replica\'s Raft log and store.' },
@@ -55,6 +56,8 @@ const SERVER_FLAGS: FlagSpec[] = [
   ...ADMISSION_FLAGS,
   // The audit log: src/cli/audit-flags.ts.
   ...AUDIT_FLAGS,
+  // kube-controller-manager's --controllers and CSR signing flags: src/cli/certificate-flags.ts.
+  ...CERTIFICATE_FLAGS,
   // The store's TLS (etcd's and kube-apiserver's flag names) and encryption at rest: src/cli/store-flags.ts.
   ...STORE_TLS_FLAGS,
   ENCRYPTION_PROVIDER_CONFIG_FLAG,
@@ -91,6 +94,7 @@ async function main(argv: string[]): Promise<number> {
   const encryption = await encryptionProviders(flags);
   const admission = admissionFromFlags(flags);
   const audit = auditFromFlags(flags);
+  const certificateSettings = certificateSettingsFromFlags(flags, dataDir);
   let store: RunningStoreServer | undefined;
   let kv: KvClient;
   let compactor: { stop(): void } | undefined;
@@ -149,7 +153,18 @@ async function main(argv: string[]): Promise<number> {
     admission,
     audit,
   }, parts, log);
-  const controllers = startControllers(api.registry, api.cache, parts, identity, log, { rootCaPem: api.clusterCaPem, tokenSigner: api.tokenSigner });
+  const advertised = flags['advertise-address'] as string;
+  const controllers = startControllers(api.registry, api.cache, parts, identity, log, {
+    credentials: { rootCaPem: api.clusterCaPem, tokenSigner: api.tokenSigner },
+    certificates: {
+      settings: certificateSettings,
+      deps: {
+        authorize: api.authorize,
+        clusterCaPem: api.clusterCaPem,
+        clusterInfoServer: clusterInfoServer(certificateSettings.controlPlaneEndpoint, advertised !== '' ? `https://${advertised.includes(':') ? `[${advertised}]` : advertised}:${api.url.slice(api.url.lastIndexOf(':') + 1)}` : api.url),
+      },
+    },
+  });
   process.stdout.write(
     `carina: data in ${dataDir}\n` +
     (store !== undefined

@@ -48,7 +48,7 @@ export class ResourceQuotaController {
   private readonly quotaNamespaces = new Map<string, number>();
 
   constructor(private readonly options: ResourceQuotaControllerOptions) {
-    this.queue = new WorkQueue({ name: 'resourcequota controller', work: (ns) => this.sync(ns), log: options.log, delayMs: options.delayMs ?? 50 });
+    this.queue = new WorkQueue({ name: 'resourcequota controller', handle: (ns) => this.sync(ns), log: options.log, delayMs: options.delayMs ?? 50 });
     this.informers = [
       new CacheInformer({ cache: options.cache, prefix: QUOTAS, onObject: (type, quota) => this.onQuota(type, quota) }),
       // Every namespaced object: a change in a namespace with quotas may change its usage.

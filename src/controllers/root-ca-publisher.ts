@@ -37,7 +37,7 @@ export class RootCaPublisher {
   private timer?: NodeJS.Timeout;
 
   constructor(private readonly options: RootCaPublisherOptions) {
-    this.queue = new WorkQueue({ name: 'root-ca-cert-publisher', work: (ns) => this.sync(ns), log: options.log });
+    this.queue = new WorkQueue({ name: 'root-ca-cert-publisher', handle: (ns) => this.sync(ns), log: options.log });
     this.informers = [
       new CacheInformer({ cache: options.cache, prefix: NAMESPACES, onObject: (type, ns) => {
         if (type !== 'DELETED') this.queue.add(String((ns.metadata as JsonObject).name));

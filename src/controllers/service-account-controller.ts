@@ -40,7 +40,7 @@ export class ServiceAccountController {
   private timer?: NodeJS.Timeout;
 
   constructor(private readonly options: ServiceAccountControllerOptions) {
-    this.queue = new WorkQueue({ name: 'serviceaccount controller', work: (ns) => this.sync(ns), log: options.log });
+    this.queue = new WorkQueue({ name: 'serviceaccount controller', handle: (ns) => this.sync(ns), log: options.log });
     this.informers = [
       new CacheInformer({ cache: options.cache, prefix: NAMESPACES, onObject: (type, ns) => {
         if (type !== 'DELETED') this.queue.add(String((ns.metadata as JsonObject).name));

@@ -60,7 +60,7 @@ export class TokenController {
   private readonly deletedAccounts = new Map<string, string>();
 
   constructor(private readonly options: TokenControllerOptions) {
-    this.queue = new WorkQueue({ name: 'serviceaccount-token controller', work: (key) => this.work(key), log: options.log });
+    this.queue = new WorkQueue({ name: 'serviceaccount-token controller', handle: (key) => this.work(key), log: options.log });
     this.informers = [
       new CacheInformer({ cache: options.cache, prefix: SECRETS, onObject: (type, secret) => {
         if (type !== 'DELETED' && isTokenSecret(secret)) this.queue.add(`secret:${String(metadataOf(secret).namespace)}/${String(metadataOf(secret).name)}`);

@@ -14,7 +14,7 @@ import { apiVersionOf, metadataOf } from '../registry';
 import type { WatchStream } from './watch-stream';
 
 /** Subresources served by the handlers of the main resource; log, exec, ... come later. */
-const SERVED_SUBRESOURCES = new Set(['', 'status', 'finalize', 'scale']);
+const SERVED_SUBRESOURCES = new Set(['', 'status', 'finalize', 'scale', 'approval']);
 
 export class ResourceEndpoints {
   private readonly activeWatches = new Set<WatchStream>();

@@ -420,7 +420,7 @@ export class GenericRegistry {
       object = admitted;
       strategy.applyDefaults(object);
     }
-    strategy.prepareForCreate(object);
+    strategy.prepareForCreate(object, { user: options.user });
     const resetManagedFields = withoutManagedFieldsReset(object);
     this.validationFailure(resource, strategy.validateCreate(object, resource.namespaced), name);
     strategy.canonicalize(object);

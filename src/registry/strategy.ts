@@ -9,12 +9,18 @@
  * canonicalize → validating admission → persistence. Strategies are pure: no I/O, no clock;
  * names, uids, timestamps and resourceVersions belong to the registry.
  */
+import type { UserInfo } from '../authn/user-info';
 import type { StatusCause } from '../util';
 
 export type JsonObject = { [key: string]: unknown };
 
-/** The subresource an update goes through; `finalize` is namespaces/finalize. */
-export type UpdateSubresource = '' | 'status' | 'finalize';
+/** The subresource an update goes through; `finalize` is namespaces/finalize, `approval` certificatesigningrequests/approval. */
+export type UpdateSubresource = '' | 'status' | 'finalize' | 'approval';
+
+/** What a create knows of its request besides the object: who asks (absent for the server's own writes). */
+export interface CreateContext {
+  readonly user?: UserInfo;
+}
 
 export interface ValidationFailure {
   /** The whole message of the 422 Status, e.g. `ConfigMap "a_b" is invalid: metadata.name: Invalid value: ...`. */
@@ -35,8 +41,8 @@ export interface TableRequest {
 export interface ResourceStrategy {
   /** v1.25's defaults, filled on every decode of a client's object (idempotent). */
   applyDefaults(object: JsonObject): void;
-  /** System-owned fields on create: initial status, generation, kind-specific fields. */
-  prepareForCreate(object: JsonObject): void;
+  /** System-owned fields on create: initial status, generation, kind-specific fields (a CSR's requester). */
+  prepareForCreate(object: JsonObject, context?: CreateContext): void;
   /** What an update may change: status vs spec split, generation, kept fields. */
   prepareForUpdate(object: JsonObject, old: JsonObject, subresource: UpdateSubresource): void;
   validateCreate(object: JsonObject, namespaced: boolean): ValidationFailure | undefined;

@@ -22,7 +22,7 @@ import { errors } from '../util';
 import { bootstrapNamespaces } from './system-namespaces';
 import { checkSharedClusterCa } from './shared-ca';
 import type { ServiceAccountTokenSigner } from '../authn';
-import { PolicyReconciler } from '../authz';
+import { PolicyReconciler, type AuthorizationAttributes, type AuthorizationResult } from '../authz';
 import { registryRbacClient, rbacEscalationCheck } from './rbac-parts';
 import { buildSecurity, type ApiServerSecurity } from './security-parts';
 import { componentStatuses, coreVirtualCreates } from './core-virtual-parts';
@@ -130,6 +130,8 @@ export interface RunningApiServer {
   clusterCaPem: string;
   /** Signs service-account tokens (the legacy token controller's); undefined when no signing key is configured. */
   tokenSigner?: ServiceAccountTokenSigner;
+  /** The authorizer chain requests go through (what a SubjectAccessReview asks), for controllers. */
+  authorize: (attributes: AuthorizationAttributes) => Promise<AuthorizationResult>;
   /** Starts failing /readyz, waits the shutdown delay, then stops listening. */
   stop(): Promise<void>;
 }
@@ -344,6 +346,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     cache,
     clusterCaPem: certificates.ca.certPem,
     tokenSigner: security.authentication.tokenSigner,
+    authorize: (attributes) => security.authorization.authorizer.authorize(attributes),
     stop: async () => {
       shuttingDown = true;
       // Releasing this replica's endpoint lease needs the store; a replica without a quorum must still stop.

@@ -30,6 +30,7 @@ import { ObjectStore, type JsonObject, type WatchCache } from '../storage';
 import { refuseTooDeep } from '../endpoints';
 import { ClusterRoleAggregationController } from '../authz';
 import { registryRbacClient } from './rbac-parts';
+import { startCertificateControllers, type CarinaControllerName, type CertificateControllerDeps, type CertificateSettings } from './certificate-parts';
 import { errors } from '../util';
 import type { ApiServerParts } from './api-server';
 
@@ -195,13 +196,28 @@ export interface ControllerCredentials {
   tokenSigner?: Pick<ServiceAccountTokenSigner, 'issueLegacyToken'>;
 }
 
+/** What the certificate and bootstrap controllers need besides the registry (src/server/certificate-parts.ts). */
+export interface CertificateControllersConfig {
+  readonly settings: CertificateSettings;
+  readonly deps: Pick<CertificateControllerDeps, 'authorize' | 'clusterCaPem' | 'clusterInfoServer'>;
+}
+
+export interface ControllerOptions {
+  readonly credentials?: ControllerCredentials;
+  /** Absent: no certificate or bootstrap controller, and every other controller runs. */
+  readonly certificates?: CertificateControllersConfig;
+}
+
 /**
  * The cluster-wide controllers (namespace controller, garbage collector, cluster role
  * aggregation, the service account and legacy token controllers, the root CA publisher, the
- * resource quota controller) run on the replica that holds the
- * kube-system/carina-controller-manager Lease; every replica campaigns for it.
+ * resource quota controller, the certificate and bootstrap controllers) run on the replica that
+ * holds the kube-system/carina-controller-manager Lease; every replica campaigns for it.
+ * `--controllers` (certificates.settings.enabled) says which of them run.
  */
-export function startControllers(registry: GenericRegistry, cache: WatchCache, parts: DefaultParts, identity: string, log: (line: string) => void, credentials: ControllerCredentials = { rootCaPem: '' }): { stop(): Promise<void> } {
+export function startControllers(registry: GenericRegistry, cache: WatchCache, parts: DefaultParts, identity: string, log: (line: string) => void, options: ControllerOptions = {}): { stop(): Promise<void> } {
+  const credentials = options.credentials ?? { rootCaPem: '' };
+  const certificates = options.certificates;
   const store = new ObjectStore(parts.kv);
   const resources = storedResources(parts.catalogue);
   const namespaces = parts.catalogue.lookup('', 'v1', 'namespaces');
@@ -229,13 +245,22 @@ export function startControllers(registry: GenericRegistry, cache: WatchCache, p
       const gc = new GarbageCollector({ registry, store, resources: allResources, resourceForKind, log });
       const crdController = new CrdController({ registry, crds, index: parts.customResources, builtInNames: (group) => builtInNames(parts.catalogue, group), log });
       const aggregation = new ClusterRoleAggregationController(cache, registryRbacClient(registry, (g, v, r) => parts.catalogue.lookup(g, v, r), namespaces), { log });
-      namespaceController.start();
-      gc.start();
-      aggregation.start();
+      const enabled = certificates?.settings.enabled ?? (() => true);
+      running = [crdController];
       crdController.start();
-      const accountControllers = serviceAccountControllers(registry, cache, parts, credentials, resources, log);
-      for (const controller of accountControllers) controller.start();
-      running = [namespaceController, gc, aggregation, crdController, ...accountControllers];
+      for (const [name, controller] of [['namespace', namespaceController], ['garbagecollector', gc], ['clusterrole-aggregation', aggregation]] as const) {
+        if (!enabled(name)) continue;
+        controller.start();
+        running.push(controller);
+      }
+      if (certificates !== undefined) {
+        running.push(startCertificateControllers({ ...certificates.deps, registry, cache, lookup: (g, v, r) => parts.catalogue.lookup(g, v, r), log }, certificates.settings));
+      }
+      for (const [name, controller] of serviceAccountControllers(registry, cache, parts, credentials, resources, log)) {
+        if (!enabled(name)) continue;
+        controller.start();
+        running.push(controller);
+      }
     },
     onStoppedLeading: () => {
       for (const controller of running) controller.stop();
@@ -247,20 +272,20 @@ export function startControllers(registry: GenericRegistry, cache: WatchCache, p
 }
 
 /** The controllers that keep service accounts, their tokens, kube-root-ca.crt and quota usage current. */
-function serviceAccountControllers(registry: GenericRegistry, cache: WatchCache, parts: DefaultParts, credentials: ControllerCredentials, resources: ResourceInfo[], log: (line: string) => void): Array<{ start(): void; stop(): void }> {
+function serviceAccountControllers(registry: GenericRegistry, cache: WatchCache, parts: DefaultParts, credentials: ControllerCredentials, resources: ResourceInfo[], log: (line: string) => void): Array<[CarinaControllerName, { start(): void; stop(): void }]> {
   const core = (resource: string) => {
     const found = parts.catalogue.lookup('', 'v1', resource);
     if (found === undefined) throw new Error(`the catalogue has no ${resource}`);
     return found;
   };
   const prefixes = new Map(resources.map((r) => [`${r.group}/${r.resource}`, registry.listPrefix(r, '')]));
-  const controllers: Array<{ start(): void; stop(): void }> = [
-    new ServiceAccountController({ registry, cache, serviceAccounts: core('serviceaccounts'), log }),
-    new RootCaPublisher({ registry, cache, configMaps: core('configmaps'), rootCaPem: credentials.rootCaPem, log }),
-    new ResourceQuotaController({ registry, cache, resourceQuotas: core('resourcequotas'), keyPrefixOf: (group, resource) => prefixes.get(`${group}/${resource}`), log }),
+  const controllers: Array<[CarinaControllerName, { start(): void; stop(): void }]> = [
+    ['serviceaccount', new ServiceAccountController({ registry, cache, serviceAccounts: core('serviceaccounts'), log })],
+    ['root-ca-cert-publisher', new RootCaPublisher({ registry, cache, configMaps: core('configmaps'), rootCaPem: credentials.rootCaPem, log })],
+    ['resourcequota', new ResourceQuotaController({ registry, cache, resourceQuotas: core('resourcequotas'), keyPrefixOf: (group, resource) => prefixes.get(`${group}/${resource}`), log })],
   ];
   if (credentials.tokenSigner !== undefined) {
-    controllers.push(new TokenController({ registry, cache, secrets: core('secrets'), serviceAccounts: core('serviceaccounts'), signer: credentials.tokenSigner, rootCaPem: credentials.rootCaPem, log }));
+    controllers.push(['serviceaccount-token', new TokenController({ registry, cache, secrets: core('secrets'), serviceAccounts: core('serviceaccounts'), signer: credentials.tokenSigner, rootCaPem: credentials.rootCaPem, log })]);
   }
   return controllers;
 }

@@ -1,19 +1,19 @@
 /**
- * An in-process KvClient over raft/kv's MvccStore and WatchHub: etcd v3 semantics (ranges,
- * transactions, watches from a revision) without Raft, files or sockets, for tests that need
- * the real registry, watch cache and controllers quickly. Watch deliveries are handed over on a
- * later turn of the event loop, as a network stream would.
+ * A KvClient over an in-memory MvccStore and WatchHub, with etcd's semantics and no Raft, disk
+ * or ports: for tests that need a real GenericRegistry and WatchCache (controllers, their
+ * hand-overs) at unit-test speed. Watch responses are delivered asynchronously, in order, the
+ * `created` response first, as a remote store delivers them.
  */
-import { MvccStore, WatchHub, type KvClient, type ResponseHeader, type TxnResponse, type WatchResponse } from '../../raft';
+import { MvccStore, WatchHub, type KvClient, type ResponseHeader, type ResponseOp, type TxnResponse, type WatchResponse } from '../../raft';
 
-export function memoryKv(): KvClient & { store: MvccStore } {
+export function memoryKv(): KvClient & { readonly store: MvccStore } {
   const store = new MvccStore();
   const hub = new WatchHub(store);
-  const header = (revision = store.revision): ResponseHeader => ({ clusterId: 0n, memberId: 1n, revision, raftTerm: 1 });
-  const unsupported = (): never => {
-    throw new Error('not supported by the in-memory KV');
-  };
   let nextWatchId = 1;
+  const header = (revision = store.revision): ResponseHeader => ({ clusterId: 0n, memberId: 0n, revision, raftTerm: 0 });
+  const unsupported = (): never => {
+    throw new Error('memoryKv: not used by these tests');
+  };
   return {
     store,
     range: async (request) => ({ header: header(), ...store.range(request) }),
@@ -21,27 +21,53 @@ export function memoryKv(): KvClient & { store: MvccStore } {
     deleteRange: async (request) => ({ header: header(), ...store.deleteRange(request) }),
     txn: async (request) => {
       const result = store.txn(request);
-      return { header: header(result.revision), succeeded: result.succeeded, responses: result.responses } as TxnResponse;
+      const withHeaders = (responses: unknown[]): ResponseOp[] => responses.map((response) => {
+        const [kind, body] = Object.entries(response as Record<string, Record<string, unknown>>)[0];
+        if (kind === 'responseTxn') return { responseTxn: { header: header(result.revision), succeeded: body.succeeded as boolean, responses: withHeaders(body.responses as unknown[]) } };
+        return { [kind]: { header: header(result.revision), ...body } } as unknown as ResponseOp;
+      });
+      const response: TxnResponse = { header: header(result.revision), succeeded: result.succeeded, responses: withHeaders(result.responses) };
+      return response;
     },
-    compact: unsupported,
+    compact: async (request) => {
+      store.compact(request.revision);
+      return { header: header() };
+    },
     leaseGrant: unsupported,
     leaseRevoke: unsupported,
     leaseKeepAliveOnce: unsupported,
     leaseTimeToLive: unsupported,
     leaseLeases: unsupported,
     watch(request, onResponse) {
-      const watchId = nextWatchId++;
+      const id = nextWatchId++;
+      const queue: WatchResponse[] = [];
+      let scheduled = false;
       let canceled = false;
-      const send = (response: WatchResponse) => setImmediate(() => {
-        if (!canceled || response.canceled) onResponse(response);
-      });
-      send({ header: header(), watchId, created: true, canceled: false, compactRevision: 0, cancelReason: '', fragment: false, events: [] });
-      const watcher = hub.watch(request, (d) => {
-        send({ header: header(d.revision), watchId, created: false, canceled: d.canceled !== undefined, compactRevision: d.canceled?.compactRevision ?? 0, cancelReason: d.canceled?.reason ?? '', fragment: false, events: d.events });
+      const push = (response: WatchResponse) => {
+        queue.push(response);
+        if (scheduled) return;
+        scheduled = true;
+        setImmediate(() => {
+          scheduled = false;
+          for (const next of queue.splice(0)) if (!canceled) onResponse(next);
+        });
+      };
+      push({ header: header(), watchId: id, created: true, canceled: false, compactRevision: 0, cancelReason: '', fragment: false, events: [] });
+      const watcher = hub.watch(request, (delivery) => {
+        push({
+          header: header(delivery.revision),
+          watchId: id,
+          created: false,
+          canceled: delivery.canceled !== undefined,
+          compactRevision: delivery.canceled?.compactRevision ?? 0,
+          cancelReason: delivery.canceled?.reason ?? '',
+          fragment: false,
+          events: delivery.events,
+        });
         return true;
-      }, watchId);
+      }, id);
       return {
-        watchId: Promise.resolve(watchId),
+        watchId: Promise.resolve(id),
         cancel: async () => {
           canceled = true;
           hub.cancel(watcher);

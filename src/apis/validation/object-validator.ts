@@ -64,6 +64,7 @@ import {
   validateValidatingWebhookConfiguration,
   validateValidatingWebhookConfigurationUpdate,
 } from './admissionregistration-v1-validation';
+import { validateCertificateSigningRequestCreate, validateCertificateSigningRequestStatusUpdate, validateCertificateSigningRequestUpdate } from './certificates-v1-validation';
 
 interface KindRules {
   create(object: JsonObject, namespaced: boolean): FieldError[];
@@ -126,6 +127,10 @@ const rules = new Map<string, KindRules>([
   ['policy/PodDisruptionBudget', { create: validatePodDisruptionBudget, update: (o, old) => validatePodDisruptionBudgetUpdate(o, old) }],
   ['admissionregistration.k8s.io/ValidatingWebhookConfiguration', { create: (o) => validateValidatingWebhookConfiguration(o), update: (o, old) => validateValidatingWebhookConfigurationUpdate(o, old) }],
   ['admissionregistration.k8s.io/MutatingWebhookConfiguration', { create: (o) => validateMutatingWebhookConfiguration(o), update: (o, old) => validateMutatingWebhookConfigurationUpdate(o, old) }],
+  [
+    'certificates.k8s.io/CertificateSigningRequest',
+    { create: (o) => validateCertificateSigningRequestCreate(o), update: (o, old) => validateCertificateSigningRequestUpdate(o, old), statusUpdate: validateCertificateSigningRequestStatusUpdate },
+  ],
 ]);
 
 const metadataPath = FieldPath.root('metadata');

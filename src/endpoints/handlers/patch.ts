@@ -43,7 +43,7 @@ async function applyPatch(scope: RequestScope, ssa: ServerSideApply, body: Buffe
   const manager = scope.query.get('fieldManager') ?? '';
   const force = scope.query.get('force') === 'true';
   const dryRun = scope.dryRun('PatchOptions');
-  const subresource = scope.subresource === 'status' ? 'status' : '';
+  const subresource = scope.subresource === 'status' || scope.subresource === 'approval' ? scope.subresource : '';
   let config = ssa.parseConfig(body);
   const expected = scope.apiVersion;
   if (config.apiVersion !== expected || config.kind !== scope.resource.kind) {

@@ -18,7 +18,6 @@ export const COMMON_KIND_RULES: ReadonlyArray<readonly [string, KindRules]> = [
   ['networking.k8s.io/Ingress', workload(() => ({ loadBalancer: {} }))],
   // NetworkPolicyStatus is alpha (off) in v1.25: the status is always the empty struct.
   ['networking.k8s.io/NetworkPolicy', workload(emptyStatus)],
-  ['certificates.k8s.io/CertificateSigningRequest', withStatus(emptyStatus)],
   ['storage.k8s.io/VolumeAttachment', withStatus(() => ({ attached: false }))],
   ['flowcontrol.apiserver.k8s.io/FlowSchema', workload(emptyStatus)],
   ['flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration', workload(emptyStatus)],

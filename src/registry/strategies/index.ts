@@ -3,6 +3,7 @@
  * the kinds that need more (one file per kind, or the common-kinds table).
  */
 import type { ResourceStrategy } from '../strategy';
+import { certificateSigningRequestStrategy } from './certificate-signing-request';
 import { COMMON_KIND_RULES } from './common-kinds';
 import { daemonSetRules } from './daemon-set';
 import { defineStrategy } from './define-strategy';
@@ -32,6 +33,11 @@ const KIND_RULES: ReadonlyMap<string, KindRules> = new Map<string, KindRules>([
   ...COMMON_KIND_RULES,
 ]);
 
+/** Kinds whose strategy is more than rules: built from their rules with some methods of their own. */
+const STRATEGY_BUILDERS: ReadonlyMap<string, (group: string, resource: string) => ResourceStrategy> = new Map([
+  ['certificates.k8s.io/CertificateSigningRequest', certificateSigningRequestStrategy],
+]);
+
 const strategies = new Map<string, ResourceStrategy>();
 
 /** The strategy of `resource` (its group, plural and kind, as served); one instance per resource. */
@@ -39,7 +45,8 @@ export function strategyFor(resource: { group: string; resource: string; kind: s
   const key = `${resource.group}/${resource.resource}/${resource.kind}`;
   let strategy = strategies.get(key);
   if (strategy === undefined) {
-    strategy = defineStrategy(resource.group, resource.resource, KIND_RULES.get(`${resource.group}/${resource.kind}`) ?? {});
+    const kind = `${resource.group}/${resource.kind}`;
+    strategy = STRATEGY_BUILDERS.get(kind)?.(resource.group, resource.resource) ?? defineStrategy(resource.group, resource.resource, KIND_RULES.get(kind) ?? {});
     strategies.set(key, strategy);
   }
   return strategy;
