@@ -19,14 +19,14 @@
 import { CertificateRequestError, parseCertificateRequestPem, type CertificateRequest } from '../apis/validation';
 import type { UserInfo } from '../authn/user-info';
 import type { AuthorizationAttributes, AuthorizationResult } from '../authz/authorizer';
-import { FeedMirror, type FeedObject, type ObjectFeed } from '../authz/object-feed';
+import type { FeedObject, ObjectFeed } from '../authz/object-feed';
 import { KUBE_APISERVER_CLIENT_KUBELET_SIGNER, kubeletClientRequestError } from '../certificates';
 import type { GenericRegistry } from '../registry/generic-registry';
 import type { ServedResource } from '../registry/served-resource';
 import type { JsonObject } from '../storage/object-store';
 import { ApiError } from '../util';
 import { CERTIFICATE_CONTROLLER_USER, CSR_KEY_PREFIX, appendCondition, approvalState, csrSpec, issuedCertificate, requestBytes, signerNameOf, timestamp, usagesOf } from './csr-status';
-import { WorkQueue } from './work-queue';
+import { MirroredController } from './mirrored-controller';
 
 export interface CsrApprovingControllerOptions {
   readonly registry: Pick<GenericRegistry, 'guaranteedUpdate'>;
@@ -96,46 +96,31 @@ export function requesterOf(csr: JsonObject): UserInfo {
   };
 }
 
-export class CsrApprovingController {
-  private readonly mirror: FeedMirror<FeedObject>;
-  private readonly queue: WorkQueue;
+export class CsrApprovingController extends MirroredController {
   private readonly now: () => number;
 
   constructor(private readonly options: CsrApprovingControllerOptions) {
-    this.now = options.now ?? Date.now;
-    this.queue = new WorkQueue({
-      name: 'csrapproving',
-      handle: (name) => this.sync(name).then((outcome) => {
-        if (outcome === 'not-allowed') throw new NotAllowedYet(`${name} was not allowed by a SubjectAccessReview`);
-      }),
-      isQuiet: (err) => err instanceof NotAllowedYet,
-      log: options.log,
-      retryBaseMs: options.retryBaseMs ?? 1000,
-      retryMaxMs: options.retryMaxMs ?? 60_000,
-    });
-    this.mirror = new FeedMirror(options.feed, CSR_KEY_PREFIX, {
-      convert: (object) => object,
-      onChange: (changes) => {
-        for (const change of changes) {
-          const csr = change.current;
-          if (csr !== undefined && isPending(csr) && signerNameOf(csr) === KUBE_APISERVER_CLIENT_KUBELET_SIGNER) this.queue.add(change.key);
-        }
+    super({
+      feed: options.feed,
+      prefix: CSR_KEY_PREFIX,
+      queue: {
+        name: 'csrapproving',
+        isQuiet: (err) => err instanceof NotAllowedYet,
+        log: options.log,
+        retryBaseMs: options.retryBaseMs ?? 1000,
+        retryMaxMs: options.retryMaxMs ?? 60_000,
       },
-      log: options.log,
     });
+    this.now = options.now ?? Date.now;
   }
 
-  start(): void {
-    this.mirror.start();
+  protected wants(csr: FeedObject): boolean {
+    return isPending(csr) && signerNameOf(csr) === KUBE_APISERVER_CLIENT_KUBELET_SIGNER;
   }
 
-  stop(): void {
-    this.mirror.stop();
-    this.queue.stop();
-  }
-
-  get isIdle(): boolean {
-    return this.queue.isIdle;
+  /** A request no SubjectAccessReview allows yet is retried quietly with backoff. */
+  protected async handle(name: string): Promise<void> {
+    if (await this.sync(name) === 'not-allowed') throw new NotAllowedYet(`${name} was not allowed by a SubjectAccessReview`);
   }
 
   async sync(name: string): Promise<ApprovalOutcome> {

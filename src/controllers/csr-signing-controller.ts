@@ -15,7 +15,7 @@
  * kube only logs signing errors.
  */
 import { CertificateRequestError, parseCertificateRequestPem, type CertificateRequest } from '../apis/validation';
-import { FeedMirror, type FeedObject, type ObjectFeed } from '../authz/object-feed';
+import type { FeedObject, ObjectFeed } from '../authz/object-feed';
 import { SIGNER_RULES, describeRequest, isBuiltInSignerName, issueCertificate, type SigningAuthority } from '../certificates';
 import type { GenericRegistry } from '../registry/generic-registry';
 import type { ServedResource } from '../registry/served-resource';
@@ -34,7 +34,7 @@ import {
   timestamp,
   usagesOf,
 } from './csr-status';
-import { WorkQueue } from './work-queue';
+import { MirroredController } from './mirrored-controller';
 
 export interface CsrSigningControllerOptions {
   readonly registry: Pick<GenericRegistry, 'guaranteedUpdate'>;
@@ -56,34 +56,20 @@ function wantsSigning(csr: JsonObject, authorities: ReadonlyMap<string, SigningA
   return isApproved(csr) && !hasTrueCondition(csr, 'Failed') && issuedCertificate(csr).length === 0 && authorities.has(signerNameOf(csr));
 }
 
-export class CsrSigningController {
-  private readonly mirror: FeedMirror<FeedObject>;
-  private readonly queue: WorkQueue;
+export class CsrSigningController extends MirroredController {
   private readonly now: () => number;
 
   constructor(private readonly options: CsrSigningControllerOptions) {
+    super({ feed: options.feed, prefix: CSR_KEY_PREFIX, queue: { name: 'csrsigning', log: options.log, retryBaseMs: options.retryBaseMs } });
     this.now = options.now ?? Date.now;
-    this.queue = new WorkQueue({ name: 'csrsigning', handle: (name) => this.sync(name).then(() => undefined), log: options.log, retryBaseMs: options.retryBaseMs });
-    this.mirror = new FeedMirror(options.feed, CSR_KEY_PREFIX, {
-      convert: (object) => object,
-      onChange: (changes) => {
-        for (const change of changes) if (change.current !== undefined && wantsSigning(change.current, options.authorities)) this.queue.add(change.key);
-      },
-      log: options.log,
-    });
   }
 
-  start(): void {
-    this.mirror.start();
+  protected wants(csr: FeedObject): boolean {
+    return wantsSigning(csr, this.options.authorities);
   }
 
-  stop(): void {
-    this.mirror.stop();
-    this.queue.stop();
-  }
-
-  get isIdle(): boolean {
-    return this.queue.isIdle;
+  protected handle(name: string): Promise<void> {
+    return this.sync(name).then(() => undefined);
   }
 
   /** Handles one request by name; what it did. */

@@ -14,8 +14,7 @@ import { calculateUsage, equalLists, resourceListJson, resourceListOf, type Quot
 import { ApiError } from '../util';
 import type { GenericRegistry, ServedResource } from '../registry';
 import type { JsonObject, WatchCache } from '../storage';
-import { CacheInformer } from './cache-informer';
-import { WorkQueue } from './work-queue';
+import { InformedController } from './informed-controller';
 
 const QUOTAS = '/registry/resourcequotas/';
 const ROOT = '/registry/';
@@ -40,24 +39,27 @@ function sameJson(a: unknown, b: unknown): boolean {
   return JSON.stringify(a ?? {}) === JSON.stringify(b ?? {});
 }
 
-export class ResourceQuotaController {
-  private readonly queue: WorkQueue;
-  private readonly informers: CacheInformer[];
-  private timer?: NodeJS.Timeout;
+export class ResourceQuotaController extends InformedController {
   /** Namespaces holding quotas, with how many. */
   private readonly quotaNamespaces = new Map<string, number>();
 
   constructor(private readonly options: ResourceQuotaControllerOptions) {
-    this.queue = new WorkQueue({ name: 'resourcequota controller', handle: (ns) => this.sync(ns), log: options.log, delayMs: options.delayMs ?? 50 });
-    this.informers = [
-      new CacheInformer({ cache: options.cache, prefix: QUOTAS, onObject: (type, quota) => this.onQuota(type, quota) }),
-      // Every namespaced object: a change in a namespace with quotas may change its usage.
-      new CacheInformer({ cache: options.cache, prefix: ROOT, onObject: (_type, object, key) => {
-        if (key.startsWith(QUOTAS)) return;
-        const namespace = metadataOf(object).namespace;
-        if (typeof namespace === 'string' && this.quotaNamespaces.has(namespace)) this.queue.add(namespace);
-      } }),
-    ];
+    super({ cache: options.cache, queue: { name: 'resourcequota controller', log: options.log, delayMs: options.delayMs ?? 50 }, resyncMs: options.resyncMs ?? 300_000 });
+    this.inform(QUOTAS, (type, quota) => this.onQuota(type, quota));
+    // Every namespaced object: a change in a namespace with quotas may change its usage.
+    this.inform(ROOT, (_type, object, key) => {
+      if (key.startsWith(QUOTAS)) return;
+      const namespace = metadataOf(object).namespace;
+      if (typeof namespace === 'string' && this.quotaNamespaces.has(namespace)) this.queue.add(namespace);
+    });
+  }
+
+  protected resync(): void {
+    for (const namespace of this.quotaNamespaces.keys()) this.queue.add(namespace);
+  }
+
+  protected handle(namespace: string): Promise<boolean> {
+    return this.sync(namespace);
   }
 
   private onQuota(type: string, quota: JsonObject): void {
@@ -75,24 +77,6 @@ export class ResourceQuotaController {
     const used = (status.used ?? {}) as JsonObject;
     // Admission's own status writes do not need a pass; new or changed limits, or missing usage, do.
     if (type === 'ADDED' || !sameJson(spec.hard, status.hard) || !hard.every((name) => name in used)) this.queue.add(namespace);
-  }
-
-  start(): void {
-    for (const informer of this.informers) informer.start();
-    this.timer = setInterval(() => {
-      for (const namespace of this.quotaNamespaces.keys()) this.queue.add(namespace);
-    }, this.options.resyncMs ?? 300_000);
-    this.timer.unref();
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
-    for (const informer of this.informers) informer.stop();
-    this.queue.stop();
-  }
-
-  whenIdle(): Promise<void> {
-    return this.queue.whenIdle();
   }
 
   /** Recomputes the status of every quota of `namespace`; false to retry. */

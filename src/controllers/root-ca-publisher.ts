@@ -10,9 +10,8 @@
 import { ApiError } from '../util';
 import type { GenericRegistry, ServedResource } from '../registry';
 import type { JsonObject, WatchCache } from '../storage';
-import { CacheInformer } from './cache-informer';
 import { isNamespaceTerminating } from './service-account-controller';
-import { WorkQueue } from './work-queue';
+import { InformedController } from './informed-controller';
 
 export const ROOT_CA_CONFIG_MAP = 'kube-root-ca.crt';
 export const DESCRIPTION_ANNOTATION = 'kubernetes.io/description';
@@ -31,41 +30,23 @@ export interface RootCaPublisherOptions {
   resyncMs?: number;
 }
 
-export class RootCaPublisher {
-  private readonly queue: WorkQueue;
-  private readonly informers: CacheInformer[];
-  private timer?: NodeJS.Timeout;
-
+export class RootCaPublisher extends InformedController {
   constructor(private readonly options: RootCaPublisherOptions) {
-    this.queue = new WorkQueue({ name: 'root-ca-cert-publisher', handle: (ns) => this.sync(ns), log: options.log });
-    this.informers = [
-      new CacheInformer({ cache: options.cache, prefix: NAMESPACES, onObject: (type, ns) => {
-        if (type !== 'DELETED') this.queue.add(String((ns.metadata as JsonObject).name));
-      } }),
-      new CacheInformer({ cache: options.cache, prefix: CONFIG_MAPS, onObject: (type, configMap) => {
-        const metadata = configMap.metadata as JsonObject;
-        if (metadata.name === ROOT_CA_CONFIG_MAP && type !== 'ADDED') this.queue.add(String(metadata.namespace));
-      } }),
-    ];
+    super({ cache: options.cache, queue: { name: 'root-ca-cert-publisher', log: options.log }, resyncMs: options.resyncMs ?? 60_000 });
+    this.inform(NAMESPACES, (type, ns) => {
+      if (type !== 'DELETED') this.queue.add(String((ns.metadata as JsonObject).name));
+    });
+    this.inform(CONFIG_MAPS, (type, configMap) => {
+      const metadata = configMap.metadata as JsonObject;
+      if (metadata.name === ROOT_CA_CONFIG_MAP && type !== 'ADDED') this.queue.add(String(metadata.namespace));
+    });
   }
 
-  start(): void {
-    for (const informer of this.informers) informer.start();
-    this.timer = setInterval(() => this.resync(), this.options.resyncMs ?? 60_000);
-    this.timer.unref();
+  protected handle(namespace: string): Promise<boolean> {
+    return this.sync(namespace);
   }
 
-  stop(): void {
-    clearInterval(this.timer);
-    for (const informer of this.informers) informer.stop();
-    this.queue.stop();
-  }
-
-  whenIdle(): Promise<void> {
-    return this.queue.whenIdle();
-  }
-
-  private resync(): void {
+  protected resync(): void {
     if (!this.options.cache.isReady) return;
     for (const ns of this.options.cache.list(NAMESPACES).items) this.queue.add(String((ns.metadata as JsonObject).name));
   }

@@ -10,8 +10,7 @@
 import { ApiError } from '../util';
 import type { GenericRegistry, ServedResource } from '../registry';
 import type { JsonObject, WatchCache } from '../storage';
-import { CacheInformer } from './cache-informer';
-import { WorkQueue } from './work-queue';
+import { InformedController } from './informed-controller';
 
 const NAMESPACES = '/registry/namespaces/';
 const SERVICE_ACCOUNTS = '/registry/serviceaccounts/';
@@ -34,41 +33,23 @@ function phaseOf(namespace: JsonObject): string {
   return String(((namespace.status ?? {}) as JsonObject).phase ?? '');
 }
 
-export class ServiceAccountController {
-  private readonly queue: WorkQueue;
-  private readonly informers: CacheInformer[];
-  private timer?: NodeJS.Timeout;
-
+export class ServiceAccountController extends InformedController {
   constructor(private readonly options: ServiceAccountControllerOptions) {
-    this.queue = new WorkQueue({ name: 'serviceaccount controller', handle: (ns) => this.sync(ns), log: options.log });
-    this.informers = [
-      new CacheInformer({ cache: options.cache, prefix: NAMESPACES, onObject: (type, ns) => {
-        if (type !== 'DELETED') this.queue.add(String((ns.metadata as JsonObject).name));
-      } }),
-      new CacheInformer({ cache: options.cache, prefix: SERVICE_ACCOUNTS, onObject: (type, account) => {
-        const metadata = account.metadata as JsonObject;
-        if (type === 'DELETED' && DEFAULT_ACCOUNTS.includes(String(metadata.name))) this.queue.add(String(metadata.namespace));
-      } }),
-    ];
+    super({ cache: options.cache, queue: { name: 'serviceaccount controller', log: options.log }, resyncMs: options.resyncMs ?? 60_000 });
+    this.inform(NAMESPACES, (type, ns) => {
+      if (type !== 'DELETED') this.queue.add(String((ns.metadata as JsonObject).name));
+    });
+    this.inform(SERVICE_ACCOUNTS, (type, account) => {
+      const metadata = account.metadata as JsonObject;
+      if (type === 'DELETED' && DEFAULT_ACCOUNTS.includes(String(metadata.name))) this.queue.add(String(metadata.namespace));
+    });
   }
 
-  start(): void {
-    for (const informer of this.informers) informer.start();
-    this.timer = setInterval(() => this.resync(), this.options.resyncMs ?? 60_000);
-    this.timer.unref();
+  protected handle(namespace: string): Promise<boolean> {
+    return this.sync(namespace);
   }
 
-  stop(): void {
-    clearInterval(this.timer);
-    for (const informer of this.informers) informer.stop();
-    this.queue.stop();
-  }
-
-  whenIdle(): Promise<void> {
-    return this.queue.whenIdle();
-  }
-
-  private resync(): void {
+  protected resync(): void {
     if (!this.options.cache.isReady) return;
     for (const ns of this.options.cache.list(NAMESPACES).items) this.queue.add(String((ns.metadata as JsonObject).name));
   }

@@ -7,14 +7,14 @@
  * already gone is not an error. It writes as `system:serviceaccount:kube-system:token-cleaner`,
  * the identity v1.25's default RBAC lets delete Secrets in kube-system.
  */
-import { FeedMirror, type FeedObject, type ObjectFeed } from '../authz/object-feed';
+import type { FeedObject, ObjectFeed } from '../authz/object-feed';
 import type { GenericRegistry } from '../registry/generic-registry';
 import type { ServedResource } from '../registry/served-resource';
 import type { JsonObject } from '../storage/object-store';
 import { ApiError } from '../util';
 import { TOKEN_NAMESPACE, TOKEN_SECRETS_PREFIX, expirationOf, isBootstrapTokenSecret } from './bootstrap-token-secret';
 import { controllerServiceAccount } from './csr-status';
-import { WorkQueue } from './work-queue';
+import { MirroredController } from './mirrored-controller';
 
 export const TOKEN_CLEANER_USER = controllerServiceAccount('token-cleaner');
 
@@ -29,34 +29,20 @@ export interface TokenCleanerOptions {
 
 export type CleanOutcome = 'deleted' | 'scheduled' | 'kept';
 
-export class TokenCleaner {
-  private readonly mirror: FeedMirror<FeedObject>;
-  private readonly queue: WorkQueue;
+export class TokenCleaner extends MirroredController {
   private readonly now: () => number;
 
   constructor(private readonly options: TokenCleanerOptions) {
+    super({ feed: options.feed, prefix: TOKEN_SECRETS_PREFIX, queue: { name: 'tokencleaner', log: options.log, retryBaseMs: options.retryBaseMs } });
     this.now = options.now ?? Date.now;
-    this.queue = new WorkQueue({ name: 'tokencleaner', handle: (key) => this.sync(key).then(() => undefined), log: options.log, retryBaseMs: options.retryBaseMs });
-    this.mirror = new FeedMirror(options.feed, TOKEN_SECRETS_PREFIX, {
-      convert: (object) => object,
-      onChange: (changes) => {
-        for (const change of changes) if (change.current !== undefined && isBootstrapTokenSecret(change.current)) this.queue.add(change.key);
-      },
-      log: options.log,
-    });
   }
 
-  start(): void {
-    this.mirror.start();
+  protected wants(secret: FeedObject): boolean {
+    return isBootstrapTokenSecret(secret);
   }
 
-  stop(): void {
-    this.mirror.stop();
-    this.queue.stop();
-  }
-
-  get isIdle(): boolean {
-    return this.queue.isIdle;
+  protected handle(key: string): Promise<void> {
+    return this.sync(key).then(() => undefined);
   }
 
   /** evalSecret for `key` (`kube-system/<name>`). */

@@ -17,8 +17,7 @@ import type { ServiceAccountTokenSigner } from '../authn';
 import { ApiError } from '../util';
 import type { GenericRegistry, ServedResource } from '../registry';
 import type { JsonObject, WatchCache } from '../storage';
-import { CacheInformer } from './cache-informer';
-import { WorkQueue } from './work-queue';
+import { InformedController } from './informed-controller';
 
 export const TOKEN_SECRET_TYPE = 'kubernetes.io/service-account-token';
 export const ACCOUNT_NAME_ANNOTATION = 'kubernetes.io/service-account.name';
@@ -52,52 +51,31 @@ function isTokenSecret(secret: JsonObject): boolean {
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 
-export class TokenController {
-  private readonly queue: WorkQueue;
-  private readonly informers: CacheInformer[];
-  private timer?: NodeJS.Timeout;
+export class TokenController extends InformedController {
   /** Accounts deleted lately, by "namespace/name", with their uid: their Secrets go too. */
   private readonly deletedAccounts = new Map<string, string>();
 
   constructor(private readonly options: TokenControllerOptions) {
-    this.queue = new WorkQueue({ name: 'serviceaccount-token controller', handle: (key) => this.work(key), log: options.log });
-    this.informers = [
-      new CacheInformer({ cache: options.cache, prefix: SECRETS, onObject: (type, secret) => {
-        if (type !== 'DELETED' && isTokenSecret(secret)) this.queue.add(`secret:${String(metadataOf(secret).namespace)}/${String(metadataOf(secret).name)}`);
-      } }),
-      new CacheInformer({ cache: options.cache, prefix: SERVICE_ACCOUNTS, onObject: (type, account) => {
-        if (type !== 'DELETED') return;
-        const key = `${String(metadataOf(account).namespace)}/${String(metadataOf(account).name)}`;
-        this.deletedAccounts.set(key, String(metadataOf(account).uid ?? ''));
-        this.queue.add(`account:${key}`);
-      } }),
-    ];
+    super({ cache: options.cache, queue: { name: 'serviceaccount-token controller', log: options.log }, resyncMs: options.resyncMs ?? 60_000 });
+    this.inform(SECRETS, (type, secret) => {
+      if (type !== 'DELETED' && isTokenSecret(secret)) this.queue.add(`secret:${String(metadataOf(secret).namespace)}/${String(metadataOf(secret).name)}`);
+    });
+    this.inform(SERVICE_ACCOUNTS, (type, account) => {
+      if (type !== 'DELETED') return;
+      const key = `${String(metadataOf(account).namespace)}/${String(metadataOf(account).name)}`;
+      this.deletedAccounts.set(key, String(metadataOf(account).uid ?? ''));
+      this.queue.add(`account:${key}`);
+    });
   }
 
-  start(): void {
-    for (const informer of this.informers) informer.start();
-    this.timer = setInterval(() => this.resync(), this.options.resyncMs ?? 60_000);
-    this.timer.unref();
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
-    for (const informer of this.informers) informer.stop();
-    this.queue.stop();
-  }
-
-  whenIdle(): Promise<void> {
-    return this.queue.whenIdle();
-  }
-
-  private resync(): void {
+  protected resync(): void {
     if (!this.options.cache.isReady) return;
     for (const secret of this.options.cache.list(SECRETS).items) {
       if (isTokenSecret(secret)) this.queue.add(`secret:${String(metadataOf(secret).namespace)}/${String(metadataOf(secret).name)}`);
     }
   }
 
-  private async work(key: string): Promise<boolean> {
+  protected async handle(key: string): Promise<boolean> {
     const colon = key.indexOf(':');
     const kind = key.slice(0, colon);
     const rest = key.slice(colon + 1);
