@@ -55,7 +55,8 @@ import {
   type SnapshotDataRecord,
   type SnapshotMetadataRecord,
 } from './record-codec';
-import type { InitialState, LogStorage } from './storage';
+import { MemoryBackedLog } from './memory-backed-log';
+import type { LogStorage } from './storage';
 
 const ENTRY_KEY_PREFIX = 'e/';
 const ENTRY_KEY_PATTERN = /^e\/[0-9a-f]{16}$/;
@@ -118,12 +119,9 @@ interface LoadedState {
  * await storage.close();
  * ```
  */
-export class LevelStorage implements LogStorage {
+export class LevelStorage extends MemoryBackedLog implements LogStorage {
   private readonly dir: string;
   private readonly db: Database;
-  private readonly memory: MemoryStorage;
-  /** The latest membership and the index it was applied at; initialState() answers it. */
-  private confRecord: ConfStateRecord;
   /**
    * The lowest index whose entry key may exist on disk. It can be below memory.firstIndex()
    * after a restart (see the header), and deletions of the whole log start here.
@@ -134,10 +132,9 @@ export class LevelStorage implements LogStorage {
   private isClosed = false;
 
   private constructor(dir: string, db: Database, loaded: LoadedState) {
+    super(loaded.memory, loaded.confRecord);
     this.dir = dir;
     this.db = db;
-    this.memory = loaded.memory;
-    this.confRecord = loaded.confRecord;
     this.diskFirstIndex = loaded.diskFirstIndex;
   }
 
@@ -175,38 +172,7 @@ export class LevelStorage implements LogStorage {
     }
   }
 
-  // ---------------------------------------------------------------- LogStorage (reads)
-
-  initialState(): InitialState {
-    return { hardState: this.memory.getHardState(), confState: cloneConfState(this.confRecord.confState) };
-  }
-
-  entries(lo: number, hi: number, maxBytes: number): Entry[] {
-    return this.memory.entries(lo, hi, maxBytes);
-  }
-
-  term(index: number): number {
-    return this.memory.term(index);
-  }
-
-  firstIndex(): number {
-    return this.memory.firstIndex();
-  }
-
-  lastIndex(): number {
-    return this.memory.lastIndex();
-  }
-
-  snapshot(): Snapshot {
-    return this.memory.snapshot();
-  }
-
-  /** The index at which the conf state returned by initialState() took effect. */
-  confStateAppliedIndex(): number {
-    return this.confRecord.appliedIndex;
-  }
-
-  // ---------------------------------------------------------------- writes
+  // ---------------------------------------------------------------- writes (reads: MemoryBackedLog)
 
   /**
    * Persists one Ready's snapshot, entries and hard state in ONE atomic batch (fsynced when

@@ -44,7 +44,8 @@ import type { ConfState, Entry, HardState, Snapshot } from '../core/types';
 import { cloneConfState, MemoryStorage } from './memory-storage';
 import type { ConfStateRecord } from './record-codec';
 import { SnapFiles } from './snap-files';
-import type { InitialState, LogStorage } from './storage';
+import { MemoryBackedLog } from './memory-backed-log';
+import type { LogStorage } from './storage';
 import { encodeFrameInto, frameBytes, scanSegment, WalScanError, type FrameParts, type WalRecord } from './wal-codec';
 import { closeFd, createZeroFilledFile, fsyncDirectory, listSegments, openSegmentForWriting, segmentFileName, writeAt } from './wal-files';
 
@@ -94,12 +95,10 @@ interface Replayed {
   confRecord: ConfStateRecord | null;
 }
 
-export class WalStorage implements LogStorage {
+export class WalStorage extends MemoryBackedLog implements LogStorage {
   private readonly dir: string;
   private readonly segmentBytes: number;
   private readonly snaps: SnapFiles;
-  private readonly memory: MemoryStorage;
-  private confRecord: ConfStateRecord;
   private snapshotRef: SnapshotRef | null;
   private readonly segments: Segment[];
   private fd: number;
@@ -121,11 +120,10 @@ export class WalStorage implements LogStorage {
     segmentBytes: number,
     state: { memory: MemoryStorage; confRecord: ConfStateRecord; snapshotRef: SnapshotRef | null; segments: Segment[]; fd: number; writeOffset: number; nextSequence: number },
   ) {
+    super(state.memory, state.confRecord);
     this.dir = dir;
     this.segmentBytes = segmentBytes;
     this.snaps = new SnapFiles(join(dir, SNAP_DIR));
-    this.memory = state.memory;
-    this.confRecord = state.confRecord;
     this.snapshotRef = state.snapshotRef;
     this.segments = state.segments;
     this.fd = state.fd;
@@ -174,36 +172,7 @@ export class WalStorage implements LogStorage {
     return storage;
   }
 
-  // ---------------------------------------------------------------- LogStorage (reads)
-
-  initialState(): InitialState {
-    return { hardState: this.memory.getHardState(), confState: cloneConfState(this.confRecord.confState) };
-  }
-
-  entries(lo: number, hi: number, maxBytes: number): Entry[] {
-    return this.memory.entries(lo, hi, maxBytes);
-  }
-
-  term(index: number): number {
-    return this.memory.term(index);
-  }
-
-  firstIndex(): number {
-    return this.memory.firstIndex();
-  }
-
-  lastIndex(): number {
-    return this.memory.lastIndex();
-  }
-
-  snapshot(): Snapshot {
-    return this.memory.snapshot();
-  }
-
-  /** The index at which the conf state returned by initialState() took effect. */
-  confStateAppliedIndex(): number {
-    return this.confRecord.appliedIndex;
-  }
+  // ---------------------------------------------------------------- reads beyond LogStorage's (MemoryBackedLog serves those)
 
   /** The segment files in use, oldest first (for tests and tools). */
   segmentFiles(): string[] {
