@@ -5,17 +5,16 @@
  * from zero prints in the format of what was added: "128Mi" + "128Mi" is "256Mi"), Value() and
  * MilliValue() rounded up as Go rounds them, and the canonical text String() prints.
  */
+import { canonicalQuantityText, type QuantityFormat } from '../apis/defaulting/quantity-format';
 import { parseQuantity, type QuantityValue } from '../apis/defaulting/quantity-value';
 
-export type QuantityFormat = 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
+export type { QuantityFormat };
 
 export interface Quantity {
   readonly value: QuantityValue;
   readonly format: QuantityFormat;
 }
 
-const BINARY_SUFFIXES = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
-const DECIMAL_SUFFIXES = new Map<number, string>([[-9, 'n'], [-6, 'u'], [-3, 'm'], [0, ''], [3, 'k'], [6, 'M'], [9, 'G'], [12, 'T'], [15, 'P'], [18, 'E']]);
 
 export const ZERO: Quantity = { value: { numerator: 0n, scale: 0 }, format: 'DecimalSI' };
 
@@ -108,37 +107,9 @@ export function roundUpToInteger(q: Quantity): Quantity {
 
 /** Quantity.String(): the canonical text. */
 export function formatQuantity(q: Quantity): string {
-  const { numerator } = q.value;
-  if (numerator === 0n) return '0';
-  const unit = 10n ** BigInt(q.value.scale);
-  let format = q.format;
-  if (format === 'BinarySI' && (numerator % unit !== 0n || (numerator > -1024n * unit && numerator < 1024n * unit))) format = 'DecimalSI';
-  if (format === 'BinarySI') {
-    let amount = numerator / unit;
-    let power = 0;
-    while ((amount >= 1024n || amount <= -1024n) && amount % 1024n === 0n && power < BINARY_SUFFIXES.length - 1) {
-      amount /= 1024n;
-      power += 1;
-    }
-    return `${amount}${BINARY_SUFFIXES[power]}`;
-  }
   // Rounded up to nano, as an inf.Dec is printed.
-  let amount = q.value.scale > 9 ? scaledUp(q, 9) : numerator;
-  let exponent = q.value.scale > 9 ? -9 : -q.value.scale;
-  while ((amount >= 10n || amount <= -10n) && amount % 10n === 0n) {
-    amount /= 10n;
-    exponent += 1;
-  }
-  while (exponent % 3 !== 0) {
-    amount *= 10n;
-    exponent -= 1;
-  }
-  if (format === 'DecimalExponent') return exponent === 0 ? `${amount}` : `${amount}e${exponent}`;
-  while (!DECIMAL_SUFFIXES.has(exponent)) {
-    amount *= 1000n;
-    exponent -= 3;
-  }
-  return `${amount}${DECIMAL_SUFFIXES.get(exponent) ?? ''}`;
+  const value = q.value.scale > 9 ? { numerator: scaledUp(q, 9), scale: 9 } : q.value;
+  return canonicalQuantityText({ ...value, format: q.format });
 }
 
 /** A ResourceList (`{cpu: "100m", memory: "1Gi"}`) as quantities; entries that are no quantity are left out. */

@@ -5,7 +5,7 @@
  * 0.5 -> "500m"). ResourceList values are first rounded up to milli precision
  * (pkg/apis/core/v1/defaults.go SetDefaults_ResourceList), so "1u" -> "1m".
  */
-type QuantityFormat = 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
+export type QuantityFormat = 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
 
 const BINARY_EXPONENTS: Record<string, number> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
 const DECIMAL_EXPONENTS: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
@@ -97,7 +97,12 @@ function parse(text: string): ParsedQuantity | undefined {
   return value;
 }
 
-function canonical(value: ParsedQuantity): string {
+/**
+ * The canonical text of an exact value (numerator / 10^scale, scale at most 9) in its format, as
+ * Quantity.String() prints it: BinarySI only for whole multiples of 1024, otherwise the largest
+ * SI suffix (or exponent) that keeps the amount whole.
+ */
+export function canonicalQuantityText(value: { numerator: bigint; scale: number; format: QuantityFormat }): string {
   if (value.numerator === 0n) return '0';
   const unit = pow10(value.scale);
   let format = value.format;
@@ -149,5 +154,5 @@ export function formatQuantity(raw: unknown, resourceList: boolean): string | un
       roundUpToScale(value, MILLI_SCALE);
     }
   }
-  return value.remembered ?? canonical(value);
+  return value.remembered ?? canonicalQuantityText(value);
 }
