@@ -49,4 +49,3 @@ export {
   type ReviewOutcome,
 } from './review/access-reviews';
 /** The authorizer checks the impersonation filter makes (spec 02 §5.7). */
-export { impersonationChecks, type ImpersonationRequest } from './impersonation';
