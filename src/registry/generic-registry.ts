@@ -387,19 +387,33 @@ export class GenericRegistry {
       this.checkTypeMeta(resource, object);
       this.checkNamespace(resource, namespace, object);
       const metadata = metadataOf(object);
-      if ((metadata.name === undefined || metadata.name === '') && typeof metadata.generateName === 'string' && metadata.generateName !== '') {
-        metadata.name = metadata.generateName + randomSuffix(5);
-      }
       name = typeof metadata.name === 'string' ? metadata.name : '';
       return await this.createNamed(resource, namespace, name, object, options);
     } catch (err) {
-      throw toApiError(err, { resource: groupResourceOf(resource), name });
+      throw toApiError(err, { resource: groupResourceOf(resource), name: name || String(metadataOf(object).name ?? '') });
     }
   }
 
-  private async createNamed(resource: ServedResource, namespace: string, name: string, object: JsonObject, options: WriteOptions): Promise<JsonObject> {
-    const metadata = metadataOf(object);
+  /**
+   * The create path in v1.25's order: defaults, mutating admission with the request's name ("" for
+   * a generateName create) and without system fields, then what rest.BeforeCreate does (the
+   * generated name, uid and creationTimestamp, prepareForCreate, validation), then validating
+   * admission, then the store.
+   */
+  private async createNamed(resource: ServedResource, namespace: string, requestName: string, object: JsonObject, options: WriteOptions): Promise<JsonObject> {
     const strategy = this.strategyFor(resource);
+    strategy.applyDefaults(object);
+    const attributes = { ...admissionTarget(resource, namespace, requestName, '', options), operation: 'CREATE' as const, dryRun: options.dryRun };
+    const admitted = await this.admission.mutate({ ...attributes, object });
+    if (admitted !== undefined && admitted !== object) {
+      object = admitted;
+      strategy.applyDefaults(object);
+    }
+    const metadata = metadataOf(object);
+    if ((metadata.name === undefined || metadata.name === '') && typeof metadata.generateName === 'string' && metadata.generateName !== '') {
+      metadata.name = metadata.generateName + randomSuffix(5);
+    }
+    const name = typeof metadata.name === 'string' ? metadata.name : '';
     if (name === '') {
       const message = `${resource.kind} "" is invalid: metadata.name: Required value: name or generateName is required`;
       throw errors.invalid(resource.group, resource.kind, '', message, [{ reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' }]);
@@ -413,13 +427,6 @@ export class GenericRegistry {
     delete metadata.deletionTimestamp;
     delete metadata.deletionGracePeriodSeconds;
     delete metadata.generation;
-    strategy.applyDefaults(object);
-    const attributes = { ...admissionTarget(resource, namespace, name, '', options), operation: 'CREATE' as const, dryRun: options.dryRun };
-    const admitted = await this.admission.mutate({ ...attributes, object });
-    if (admitted !== undefined && admitted !== object) {
-      object = admitted;
-      strategy.applyDefaults(object);
-    }
     strategy.prepareForCreate(object, { user: options.user });
     const resetManagedFields = withoutManagedFieldsReset(object);
     this.validationFailure(resource, strategy.validateCreate(object, resource.namespaced), name);

@@ -188,6 +188,22 @@ describe('admission webhooks (e2e: carina server, kubectl, curl, TLS webhooks)',
       expect(request.oldObject).to.equal(null);
     });
 
+    it('sees a generateName create as v1.25 sends it: no name, uid or creationTimestamp yet; the stored object gets them after', async () => {
+      const created = await curl('POST', '/api/v1/namespaces/audited/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'gen-' }, data: { a: 'b' } });
+      expect(created.status, created.body).to.equal(201);
+      const stored = JSON.parse(created.body) as Json;
+      expect(stored.metadata.name).to.match(/^gen-[a-z0-9]{5}$/);
+      expect(stored.metadata.uid).to.be.a('string').and.not.equal('');
+      expect(stored.metadata.labels).to.deep.equal({ 'mutated-by': 'label.webhooks.test' });
+      const call = hooks.callsTo('/label').find((c) => c.request.object?.metadata?.generateName === 'gen-');
+      expect(call, 'the webhook was called for the generateName create').to.not.equal(undefined);
+      const request = call?.request as Json;
+      expect(request.name ?? '').to.equal('');
+      expect(request.object.metadata.name ?? '').to.equal('');
+      expect(request.object.metadata.uid).to.equal(undefined);
+      expect(request.object.metadata.creationTimestamp ?? null).to.equal(null);
+    });
+
     it('leaves its audit annotations in the audit log, the patch at level Request and above', async () => {
       const event = await until('the create\'s audit event', async () => auditEvents().find((e) => e.verb === 'create' && e.objectRef?.name === 'patched' && e.stage === 'ResponseComplete'));
       expect(event.level).to.equal('RequestResponse');
