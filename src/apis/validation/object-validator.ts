@@ -64,6 +64,7 @@ import {
   validateValidatingWebhookConfiguration,
   validateValidatingWebhookConfigurationUpdate,
 } from './admissionregistration-v1-validation';
+import { validatePriorityClass, validatePriorityClassUpdate } from './scheduling-v1-validation';
 import { validateCertificateSigningRequestCreate, validateCertificateSigningRequestStatusUpdate, validateCertificateSigningRequestUpdate } from './certificates-v1-validation';
 
 interface KindRules {
@@ -127,6 +128,7 @@ const rules = new Map<string, KindRules>([
   ['policy/PodDisruptionBudget', { create: validatePodDisruptionBudget, update: (o, old) => validatePodDisruptionBudgetUpdate(o, old) }],
   ['admissionregistration.k8s.io/ValidatingWebhookConfiguration', { create: (o) => validateValidatingWebhookConfiguration(o), update: (o, old) => validateValidatingWebhookConfigurationUpdate(o, old) }],
   ['admissionregistration.k8s.io/MutatingWebhookConfiguration', { create: (o) => validateMutatingWebhookConfiguration(o), update: (o, old) => validateMutatingWebhookConfigurationUpdate(o, old) }],
+  ['scheduling.k8s.io/PriorityClass', { create: (o) => validatePriorityClass(o), update: (o, old) => validatePriorityClassUpdate(o, old) }],
   [
     'certificates.k8s.io/CertificateSigningRequest',
     { create: (o) => validateCertificateSigningRequestCreate(o), update: (o, old) => validateCertificateSigningRequestUpdate(o, old), statusUpdate: validateCertificateSigningRequestStatusUpdate },

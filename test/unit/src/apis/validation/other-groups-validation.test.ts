@@ -153,3 +153,37 @@ describe('apis/validation networking, rbac, coordination, autoscaling, policy', 
     expect(validateCreate(both, true).map((e) => `${e.field}: ${e.detail}`)).to.deep.equal(['spec: minAvailable and maxUnavailable cannot be both set']);
   });
 });
+
+// pkg/apis/scheduling/validation, v1.25.
+describe('apis/validation scheduling.k8s.io PriorityClass', () => {
+  const priorityClass = (name: string, value: number, extra: JsonObject = {}): JsonObject => ({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: clusterMeta(name), value, ...extra });
+
+  it('accepts user classes up to one billion and the two system classes as kube-apiserver creates them', () => {
+    expect(validateCreate(priorityClass('high', 1_000_000_000, { preemptionPolicy: 'Never' }), false)).to.deep.equal([]);
+    expect(validateCreate(priorityClass('system-node-critical', 2_000_001_000), false)).to.deep.equal([]);
+    expect(validateCreate(priorityClass('system-cluster-critical', 2_000_000_000), false)).to.deep.equal([]);
+  });
+
+  it('reserves the system- prefix and bounds user values, with v1.25\'s messages', () => {
+    expect(messages(validateCreate(priorityClass('system-myown', 1000), false))).to.deep.equal([
+      'metadata.name: Forbidden: priority class names with \'system-\' prefix are reserved for system use only. error: system-myown is not a known system priority class',
+    ]);
+    expect(messages(validateCreate(priorityClass('system-cluster-critical', 5), false))).to.deep.equal([
+      'metadata.name: Forbidden: priority class names with \'system-\' prefix are reserved for system use only. error: value of system-cluster-critical PriorityClass must be 2000000000',
+    ]);
+    expect(messages(validateCreate(priorityClass('system-node-critical', 2_000_001_000, { globalDefault: true }), false))).to.deep.equal([
+      'metadata.name: Forbidden: priority class names with \'system-\' prefix are reserved for system use only. error: globalDefault of system-node-critical PriorityClass must be false',
+    ]);
+    expect(messages(validateCreate(priorityClass('too-big', 2_000_000_000), false))).to.deep.equal(['value: Forbidden: maximum allowed value of a user defined priority is 1000000000']);
+    expect(messages(validateCreate(priorityClass('odd', 1, { preemptionPolicy: 'Sometimes' }), false))).to.deep.equal(['preemptionPolicy: Unsupported value: "Sometimes": supported values: "PreemptLowerPriority", "Never"']);
+  });
+
+  it('keeps value and preemptionPolicy immutable', () => {
+    const old = priorityClass('batch', 10, { preemptionPolicy: 'PreemptLowerPriority' });
+    expect(validateUpdate(priorityClass('batch', 10, { preemptionPolicy: 'PreemptLowerPriority', description: 'changed' }), old, false)).to.deep.equal([]);
+    expect(messages(validateUpdate(priorityClass('batch', 11, { preemptionPolicy: 'Never' }), old, false))).to.deep.equal([
+      'value: Forbidden: may not be changed in an update.',
+      'preemptionPolicy: Invalid value: "Never": field is immutable',
+    ]);
+  });
+});
