@@ -130,10 +130,19 @@ async function main(): Promise<void> {
         record(credentialRounds, name, figure(await closedLoop(OPS, INFLIGHT, () => client.request('GET', '/api/v1/namespaces/bench/configmaps/target'))));
         client.close();
       }
-      for (const [name, credentials] of [['system:masters', adminCredentials], ['RoleBinding user', { ca: adminCredentials.ca, cert: rbacCert.certPem, key: rbacCert.keyPem }]] as Array<[string, ApiCredentials]>) {
+      // Both identities' GETs first, then both identities' creates, in an order that alternates by
+      // round: a GET timed right after 1,500 creates pays for their aftermath (garbage collection,
+      // the watch cache's fan-out), which is no cost of authorization.
+      const identities: Array<[string, ApiCredentials]> = [['system:masters', adminCredentials], ['RoleBinding user', { ca: adminCredentials.ca, cert: rbacCert.certPem, key: rbacCert.keyPem }]];
+      if (round % 2 === 1) identities.reverse();
+      for (const [name, credentials] of identities) {
         const client = new ApiClient(server.url, credentials);
         await closedLoop(200, INFLIGHT, () => client.request('GET', '/api/v1/namespaces/bench/configmaps/target'));
         record(rbacRounds, `${name}|get`, figure(await closedLoop(OPS, INFLIGHT, () => client.request('GET', '/api/v1/namespaces/bench/configmaps/target'))));
+        client.close();
+      }
+      for (const [name, credentials] of identities) {
+        const client = new ApiClient(server.url, credentials);
         const prefix = `${name === 'system:masters' ? 'm' : 'r'}-${round}`;
         record(rbacRounds, `${name}|create`, figure(await closedLoop(OPS / 2, INFLIGHT, (i) => client.request('POST', '/api/v1/namespaces/bench/configmaps', {
           body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${prefix}-${i}` }, data: { k: 'v' } }),
@@ -167,6 +176,16 @@ async function main(): Promise<void> {
     lines.push('');
     lines.push('Per round, ops/s:');
     for (const [name, rounds] of [...credentialRounds, ...rbacRounds]) lines.push(`- ${name}: ${rounds.map((f) => f.perSecond.toFixed(0)).join(' / ')}`);
+    // The two figures of a ratio ran minutes apart at most within a round, so on a machine whose
+    // load swings between rounds the median of the per-round ratios is the steadier figure.
+    const ratioLine = (label: string, a: Figure[], b: Figure[]) => {
+      const ratios = a.map((f, i) => f.perSecond / (b[i]?.perSecond ?? Number.NaN));
+      lines.push(`- ${label}: ${ratios.map((r) => r.toFixed(2)).join(' / ')} (median ${median(ratios).toFixed(2)}x)`);
+    };
+    lines.push('', 'Per-round ratios, ops/s:');
+    const certificateRounds = credentialRounds.get('client certificate') ?? [];
+    for (const [name, rounds] of credentialRounds) if (name !== 'client certificate') ratioLine(`${name} / client certificate`, rounds, certificateRounds);
+    for (const verb of ['get', 'create']) ratioLine(`RoleBinding user / system:masters, ${verb}`, rbacRounds.get(`RoleBinding user|${verb}`) ?? [], rbacRounds.get(`system:masters|${verb}`) ?? []);
     process.stdout.write(lines.join('\n') + '\n');
   } finally {
     await server.stop();
