@@ -12,14 +12,13 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { errors } from '../util';
+import type { ServiceResolver } from '../admission/webhook/service-resolver';
 import type { WebhookClientConfig } from './crd-model';
 import { isObject, type JsonObject } from './json-schema';
 
 const TIMEOUT_MS = 30_000;
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
-/** Where a Service's webhook listens: an address and port from its Endpoints. */
-export type ServiceResolver = (namespace: string, name: string, port: number) => Promise<{ host: string; port: number }>;
 
 export interface ConversionTarget {
   group: string;
@@ -35,7 +34,8 @@ function gvkText(apiVersion: string, kind: string): string {
 export class ConversionWebhookClient {
   private readonly agents = new Map<string, Agent>();
 
-  constructor(private readonly resolveService: ServiceResolver) {}
+  /** `services`: where a Service's webhook listens, from its Endpoints (the admission webhooks' resolver). */
+  constructor(private readonly services: ServiceResolver) {}
 
   async close(): Promise<void> {
     for (const agent of this.agents.values()) await agent.close().catch(() => undefined);
@@ -112,7 +112,7 @@ export class ConversionWebhookClient {
     if (config.url !== undefined) return { url: config.url };
     const service = config.service;
     if (service === undefined) throw new Error('neither url nor service is set');
-    const resolved = await this.resolveService(service.namespace, service.name, service.port);
+    const resolved = await this.services.resolveEndpoint(service.namespace, service.name, service.port);
     const host = resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
     return { url: `https://${host}:${resolved.port}${service.path ?? ''}`, serverName: `${service.name}.${service.namespace}.svc` };
   }

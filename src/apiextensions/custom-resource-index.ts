@@ -16,6 +16,7 @@
  * lookup never sees half an update. Schemas are the CRD's own objects (compiled CEL programs are
  * cached per schema object and dropped with it).
  */
+import { EndpointsServiceResolver } from '../admission/webhook/service-resolver';
 import { storageVersionHash } from '../apis/catalogue';
 import type { APIGroup, APIResource, APIResourceList } from '../apis/discovery';
 import { topologyFromSchema, type TopologyNode } from '../apply';
@@ -29,7 +30,6 @@ import type { JsonObject, JsonSchemaProps } from './json-schema';
 import { pruneObject } from './pruning';
 import { withSchemaDefaults } from './defaulting';
 import { ConversionWebhookClient } from './conversion-webhook';
-import { isObject } from './json-schema';
 
 export const CRD_KEY_PREFIX = `/registry/${CRD_GROUP}/${CRD_RESOURCE}/`;
 const CUSTOM_RESOURCE_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
@@ -67,7 +67,10 @@ export class CustomResourceIndex {
   revision = 0;
 
   private cache?: WatchCache;
-  private readonly webhook = new ConversionWebhookClient((namespace, name, port) => this.resolveService(namespace, name, port));
+  private readonly webhook = new ConversionWebhookClient(new EndpointsServiceResolver({
+    service: async (namespace, name) => this.cachedObject('services', namespace, name),
+    endpoints: async (namespace, name) => this.cachedObject('endpoints', namespace, name),
+  }));
 
   /** Conversion through CRDs' webhooks, for the registry (strategy Webhook only). */
   readonly asyncConverter: AsyncConverter = {
@@ -86,26 +89,10 @@ export class CustomResourceIndex {
     },
   };
 
-  /** A Service's address as its Endpoints publish it, for the port the webhook names. */
-  private async resolveService(namespace: string, name: string, port: number): Promise<{ host: string; port: number }> {
-    const cache = this.cache;
-    if (cache === undefined) throw new Error('the watch cache is not attached');
-    const service = cache.get(`${resourceKeyPrefix({ group: '', resource: 'services' })}${namespace}/${name}`);
-    if (service === undefined) throw new Error(`service "${name}" not found`);
-    const ports = Array.isArray((service.spec as JsonObject | undefined)?.ports) ? ((service.spec as JsonObject).ports as JsonObject[]) : [];
-    const servicePort = ports.find((p) => p.port === port);
-    if (servicePort === undefined) throw new Error(`service "${name}" has no port ${port}`);
-    const endpoints = cache.get(`${resourceKeyPrefix({ group: '', resource: 'endpoints' })}${namespace}/${name}`);
-    const subsets = Array.isArray(endpoints?.subsets) ? (endpoints?.subsets as JsonObject[]) : [];
-    for (const subset of subsets) {
-      const addresses = Array.isArray(subset.addresses) ? (subset.addresses as JsonObject[]) : [];
-      const endpointPorts = Array.isArray(subset.ports) ? (subset.ports as JsonObject[]) : [];
-      const target = servicePort.targetPort ?? servicePort.port;
-      const match = endpointPorts.find((p) => (typeof servicePort.name === 'string' && servicePort.name !== '' ? p.name === servicePort.name : true) && (typeof target !== 'number' || p.port === target)) ?? endpointPorts[0];
-      const address = addresses.find((a) => isObject(a) && typeof a.ip === 'string');
-      if (address !== undefined && match !== undefined && typeof match.port === 'number') return { host: String(address.ip), port: match.port };
-    }
-    throw new Error(`no endpoints available for service "${name}"`);
+  /** A core object from the watch cache (a Service or its Endpoints, for conversion webhooks). */
+  private cachedObject(resource: 'services' | 'endpoints', namespace: string, name: string): JsonObject | undefined {
+    if (this.cache === undefined) throw new Error('the watch cache is not attached');
+    return this.cache.get(`${resourceKeyPrefix({ group: '', resource })}${namespace}/${name}`);
   }
 
   /** Follows `cache` until stop(): waits for it to fill, loads the CRDs, then applies each change. */

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { ConversionWebhookClient } from '../../../../src/apiextensions/conversion-webhook';
+import { EndpointsServiceResolver } from '../../../../src/admission/webhook/service-resolver';
 import { ApiError } from '../../../../src/util';
 import { createTestCa, issueTestCertificate } from '../../../support/test-pki';
 
@@ -45,12 +46,17 @@ describe('apiextensions conversion webhook client', function () {
   const object = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'default', uid: 'u1', labels: { a: 'b' } }, spec: { x: 1 } };
 
   it('reaches a Service through what the resolver returns, checking the certificate for the Service name', async () => {
-    const client = new ConversionWebhookClient(async (namespace, name, servicePort) => {
-      expect([namespace, name, servicePort]).to.deep.equal(['webhooks', 'conv', 443]);
-      return { host: '127.0.0.1', port };
-    });
+    const asked: string[] = [];
+    const client = new ConversionWebhookClient(new EndpointsServiceResolver({
+      service: async (namespace, name) => {
+        asked.push(`${namespace}/${name}`);
+        return { spec: { type: 'ClusterIP', ports: [{ name: 'https', port: 443, targetPort: 9443 }] } };
+      },
+      endpoints: async () => ({ subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port }] }] }),
+    }));
     answer = (review) => ({ apiVersion: review.apiVersion, kind: 'ConversionReview', response: { uid: review.request.uid, result: { status: 'Success' }, convertedObjects: review.request.objects.map((o: Obj) => ({ ...o, apiVersion: 'example.com/v2', metadata: { ...o.metadata, uid: o.metadata.uid, labels: { c: 'd' }, resourceVersion: 'changed' } })) } });
     const [converted] = await client.convert(target(['v1beta1', 'v1']), [object], 'example.com/v2');
+    expect(asked).to.deep.equal(['webhooks/conv']);
     expect(seen.at(-1)?.path).to.equal('/convert');
     expect(seen.at(-1)?.review.apiVersion).to.equal('apiextensions.k8s.io/v1beta1');
     expect(converted.apiVersion).to.equal('example.com/v2');
@@ -60,7 +66,7 @@ describe('apiextensions conversion webhook client', function () {
   });
 
   it('refuses answers that change identity, miss objects or have the wrong uid', async () => {
-    const client = new ConversionWebhookClient(async () => ({ host: '127.0.0.1', port }));
+    const client = new ConversionWebhookClient({ resolveEndpoint: async () => ({ host: '127.0.0.1', port }) });
     const cases: Array<[(review: Obj) => Obj, string]> = [
       [(review) => ({ response: { uid: review.request.uid, result: { status: 'Success' }, convertedObjects: review.request.objects.map((o: Obj) => ({ ...o, apiVersion: 'example.com/v2', metadata: { ...o.metadata, name: 'other' } })) } }), 'name cannot be changed'],
       [(review) => ({ response: { uid: review.request.uid, result: { status: 'Success' }, convertedObjects: [] } }), 'expected 1 converted objects, got 0'],
