@@ -5,7 +5,7 @@ TSC := node_modules/.bin/tsc
 MOCHA := node_modules/.bin/mocha
 REPORTER := dist/test/support/summary-reporter.js
 
-.PHONY: all install build test test-deps run sim soak bench bench-raft bench-kv bench-api bench-security bench-cluster cluster cluster-down clean
+.PHONY: all install build test test-deps run sim soak bench bench-raft bench-kv bench-api bench-api-scale bench-security bench-cluster cluster cluster-down clean
 
 all: build
 
@@ -54,6 +54,11 @@ bench-api: build
 # user among 1,000 Roles and 10,000 RoleBindings against system:masters. Ports 24310-24312.
 bench-security: build
 	node dist/bench/api/security-bench.js
+
+# A large collection on one replica: Pods of ~2.2 KiB filled to 10,000, 50,000 and 150,000
+# (SCALE_SIZES), with LIST times and memory per object at each size. Ports 24320-24322.
+bench-api-scale: build
+	node dist/bench/api/scale-bench.js
 
 # Three replicas behind HAProxy against one replica: create/get, watch fan-out (1,000 and 10,000
 # watchers), leader kill -9 and recovery. ROUNDS, WATCHERS (e.g. WATCHERS=100 ROUNDS=1) and more

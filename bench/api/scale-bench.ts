@@ -1,0 +1,228 @@
+/**
+ * bench/api scale phase (issue 19, "a large collection"): one Carina replica filled with Pods of
+ * about 2.2 KiB in one namespace, up to each size of SCALE_SIZES in turn (default 10000, 50000,
+ * 150000; the fill is cumulative), and at each size:
+ *
+ *   chunked LIST   the whole collection with limit=500 (total time, page p50 and p99)
+ *   unpaged LIST   one GET of the whole collection (time, bytes, the server's RSS growth while
+ *                  it runs: sampled every 20 ms from /proc, peak minus the level before)
+ *   rv=0 LIST      the same from the watch cache (resourceVersion=0)
+ *   memory         the server's resident set and V8 heap in use (from /metrics) after the fill
+ *                  and an idle pause (V8's memory reducer runs full collections on an idle
+ *                  isolate), minus the same figures before the first Pod, per object, and as a
+ *                  multiple of one Pod's JSON as the server answers it
+ *
+ * Goals at 150,000 (issue 19): chunked LIST <= 3 s with a page p50 within 1.5x of its p50 at
+ * 10,000; unpaged and rv=0 LIST <= 5 s with the server's memory not growing by more than one
+ * page while it runs; memory per object <= 1.5x its JSON.
+ *
+ * The body of an unpaged LIST is counted as it streams in, never held, so the client's memory is
+ * not the limit. Run: make bench-api-scale (SCALE_SIZES=10000,50000 for a shorter run).
+ */
+import { writeFileSync } from 'node:fs';
+import * as http2 from 'node:http2';
+import * as os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { ApiClient, ApiError, type ApiCredentials } from '../support/api-client';
+import { CarinaServer } from '../support/carina-server';
+import { closedLoop, median, percentile } from '../support/latency';
+import { residentBytes } from '../support/proc-stats';
+
+const SIZES = (process.env.SCALE_SIZES ?? '10000,50000,150000').split(',').map(Number).filter((n) => n > 0).sort((a, b) => a - b);
+const INFLIGHT = 16;
+const PAGE = 500;
+const IDLE_PAUSE_MS = Number(process.env.IDLE_PAUSE_MS ?? 15_000);
+const NAMESPACE = 'scale';
+/** Clear of bench/api's other ports (24300-24312) and bench/cluster's. */
+const SERVER_PORTS = { api: 24320, etcd: 24321, raft: 24322 };
+
+interface SizeFigures {
+  size: number;
+  chunkedMs: number;
+  pageP50: number;
+  pageP99: number;
+  unpagedMs: number;
+  unpagedBytes: number;
+  unpagedGrowth: number;
+  rv0Ms: number;
+  rv0Growth: number;
+  rssPerObject: number;
+  heapPerObject: number;
+}
+
+/** A Pod of about 2.2 KiB once the server has defaulted it: labels, annotations, two containers with env and resources. */
+function pod(i: number): string {
+  const env = Array.from({ length: 8 }, (_, k) => ({ name: `SETTING_${k}`, value: `value-${i}-${k}-${'x'.repeat(24)}` }));
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: `pod-${i}`, labels: { app: `app-${i % 100}`, tier: 'backend', shard: String(i % 16) }, annotations: { 'bench.carina.dev/note': 'n'.repeat(160) } },
+    spec: {
+      containers: [
+        { name: 'app', image: 'registry.example.com/team/app:1.2.3', env, ports: [{ containerPort: 8080 }], resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '500m', memory: '256Mi' } } },
+        { name: 'sidecar', image: 'registry.example.com/team/sidecar:4.5.6', args: ['--listen=:9090', '--upstream=127.0.0.1:8080'] },
+      ],
+    },
+  });
+}
+
+/** Streams one GET, counting its bytes; the server's RSS is sampled while it runs. */
+function measuredGet(url: string, credentials: ApiCredentials, path: string, pid: number): Promise<{ ms: number; bytes: number; growth: number }> {
+  return new Promise((resolve, reject) => {
+    const session = http2.connect(url, { ca: credentials.ca, cert: credentials.cert, key: credentials.key });
+    session.on('error', reject);
+    const before = residentBytes(pid);
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, residentBytes(pid))), 20);
+    const started = performance.now();
+    let bytes = 0;
+    let status = 0;
+    const stream = session.request({ ':path': path, accept: 'application/json' });
+    stream.on('response', (h) => (status = Number(h[':status'])));
+    stream.on('data', (chunk: Buffer) => (bytes += chunk.length));
+    stream.on('end', () => {
+      const ms = performance.now() - started;
+      clearInterval(sampler);
+      peak = Math.max(peak, residentBytes(pid));
+      session.close();
+      if (status !== 200) reject(new Error(`GET ${path}: ${status}`));
+      else resolve({ ms, bytes, growth: peak - before });
+    });
+    stream.on('error', (err) => {
+      clearInterval(sampler);
+      session.destroy();
+      reject(err);
+    });
+    stream.end();
+  });
+}
+
+async function heapUsedBytes(client: ApiClient): Promise<number> {
+  const metrics = (await client.request('GET', '/metrics')).body;
+  const match = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(metrics);
+  if (match === null) throw new Error('/metrics has no nodejs_heap_size_used_bytes');
+  return Number(match[1]);
+}
+
+async function settledMemory(client: ApiClient, pid: number): Promise<{ rss: number; heap: number }> {
+  await new Promise((r) => setTimeout(r, IDLE_PAUSE_MS));
+  return { rss: residentBytes(pid), heap: await heapUsedBytes(client) };
+}
+
+async function chunkedList(client: ApiClient): Promise<{ ms: number; pages: number[]; items: number }> {
+  const pages: number[] = [];
+  let items = 0;
+  let token = '';
+  const started = performance.now();
+  do {
+    const pageStarted = performance.now();
+    const query = `limit=${PAGE}${token === '' ? '' : `&continue=${encodeURIComponent(token)}`}`;
+    const list = JSON.parse((await client.request('GET', `/api/v1/namespaces/${NAMESPACE}/pods?${query}`)).body) as { items: unknown[]; metadata: { continue?: string } };
+    pages.push(performance.now() - pageStarted);
+    items += list.items.length;
+    token = list.metadata.continue ?? '';
+  } while (token !== '');
+  return { ms: performance.now() - started, pages, items };
+}
+
+/** Creates returned 504 (the store did not commit within its request timeout) and were retried. */
+let storeTimeouts = 0;
+
+/** A create, retried after a 504 (as a client that reads retryAfterSeconds would); a 409 on the retry means the first one landed. */
+async function createRetrying(client: ApiClient, body: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await client.request('POST', `/api/v1/namespaces/${NAMESPACE}/pods`, { body });
+      return;
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 409 && attempt > 0) return;
+      if (!(err instanceof ApiError) || err.status !== 504 || attempt >= 10) throw err;
+      storeTimeouts++;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+}
+
+async function untilDefaultServiceAccount(client: ApiClient): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      await client.request('GET', `/api/v1/namespaces/${NAMESPACE}/serviceaccounts/default`);
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const server = await CarinaServer.start(SERVER_PORTS, ['--auto-compaction-interval', '0']);
+  const credentials = server.credentials();
+  const client = new ApiClient(server.url, credentials);
+  const rows: SizeFigures[] = [];
+  let podJsonBytes = 0;
+  try {
+    await client.request('POST', '/api/v1/namespaces', { body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } }) });
+    await untilDefaultServiceAccount(client);
+    const empty = await settledMemory(client, server.pid);
+    let filled = 0;
+    for (const size of SIZES) {
+      process.stderr.write(`filling ${filled} -> ${size} pods\n`);
+      const start = filled;
+      await closedLoop(size - start, INFLIGHT, (i) => createRetrying(client, pod(start + i)));
+      filled = size;
+      if (podJsonBytes === 0) podJsonBytes = Buffer.byteLength((await client.request('GET', `/api/v1/namespaces/${NAMESPACE}/pods/pod-0`)).body);
+      const memory = await settledMemory(client, server.pid);
+      process.stderr.write(`${size}: chunked LIST\n`);
+      const chunked = await chunkedList(client);
+      if (chunked.items !== size) throw new Error(`the chunked LIST returned ${chunked.items} pods, not ${size}`);
+      process.stderr.write(`${size}: unpaged LIST\n`);
+      const unpaged = await measuredGet(server.url, credentials, `/api/v1/namespaces/${NAMESPACE}/pods`, server.pid);
+      process.stderr.write(`${size}: resourceVersion=0 LIST\n`);
+      const rv0 = await measuredGet(server.url, credentials, `/api/v1/namespaces/${NAMESPACE}/pods?resourceVersion=0`, server.pid);
+      process.stderr.write(`${size}: chunked ${chunked.ms.toFixed(0)} ms (page p50 ${median(chunked.pages).toFixed(1)} ms), unpaged ${unpaged.ms.toFixed(0)} ms (+${(unpaged.growth / 1048576).toFixed(1)} MB), rv=0 ${rv0.ms.toFixed(0)} ms (+${(rv0.growth / 1048576).toFixed(1)} MB), RSS ${(memory.rss / 1048576).toFixed(0)} MB, heap ${(memory.heap / 1048576).toFixed(0)} MB, store timeouts so far ${storeTimeouts}\n`);
+      rows.push({
+        size,
+        chunkedMs: chunked.ms,
+        pageP50: median(chunked.pages),
+        pageP99: percentile(chunked.pages, 99),
+        unpagedMs: unpaged.ms,
+        unpagedBytes: unpaged.bytes,
+        unpagedGrowth: unpaged.growth,
+        rv0Ms: rv0.ms,
+        rv0Growth: rv0.growth,
+        rssPerObject: (memory.rss - empty.rss) / size,
+        heapPerObject: (memory.heap - empty.heap) / size,
+      });
+    }
+  } finally {
+    client.close();
+    // The server's own log lines (snapshots, compactions, slow Readies) explain a stall.
+    if (process.env.SCALE_SERVER_LOG !== undefined) writeFileSync(process.env.SCALE_SERVER_LOG, server.log);
+    await server.stop();
+  }
+  const mb = (n: number) => `${(n / 1048576).toFixed(1)} MB`;
+  const pageBytes = podJsonBytes * PAGE;
+  const lines = [
+    `bench/api scale: one Carina replica, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}; Pods of ${podJsonBytes} bytes of JSON as served; one page of ${PAGE} = ${mb(pageBytes)}`,
+    '',
+    '| pods | chunked LIST (limit 500) | page p50 | page p99 | unpaged LIST | RSS growth during it | rv=0 LIST | RSS growth during it | RSS per object | heap per object | heap / JSON |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of rows) {
+    lines.push(`| ${r.size} | ${(r.chunkedMs / 1000).toFixed(2)} s | ${r.pageP50.toFixed(1)} ms | ${r.pageP99.toFixed(1)} ms | ${(r.unpagedMs / 1000).toFixed(2)} s (${mb(r.unpagedBytes)}) | ${mb(r.unpagedGrowth)} | ${(r.rv0Ms / 1000).toFixed(2)} s | ${mb(r.rv0Growth)} | ${(r.rssPerObject / 1024).toFixed(1)} KiB | ${(r.heapPerObject / 1024).toFixed(1)} KiB | ${(r.heapPerObject / podJsonBytes).toFixed(2)}x |`);
+  }
+  const first = rows[0];
+  const last = rows[rows.length - 1];
+  lines.push('', `Creates answered 504 (the store's 7 s request timeout) during the fill, each retried: ${storeTimeouts}.`);
+  if (first !== undefined && last !== undefined && last !== first) {
+    lines.push('', `Page p50 at ${last.size} against ${first.size}: ${(last.pageP50 / first.pageP50).toFixed(2)}x (goal <= 1.5x).`);
+  }
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+main().catch((err) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});
