@@ -30,6 +30,7 @@ import { DEFAULT_SERVER_ADMISSION_OPTIONS, admissionPluginRegistry, bootstrapPri
 import { buildAuditLog, type AuditLogOptions } from './audit-parts';
 import { webhookCatalog, type ServedResourceInfo } from './webhook-parts';
 import { CircuitBreaker, DEFAULT_CIRCUIT_BREAKER, webhookAdmissionMetrics } from '../admission/webhook';
+import type { SpanPipelineCounts } from '../observability/bounded-span-processor';
 
 export type { ApiServerSecurity } from './security-parts';
 
@@ -58,6 +59,8 @@ export interface ApiServerConfig {
   admission?: ServerAdmissionOptions;
   /** The audit log (--audit-policy-file, --audit-log-*); absent: nothing is audited. */
   audit?: AuditLogOptions;
+  /** The running tracing's export counts (--tracing-config-file), served on /metrics; absent: no tracing. */
+  tracing?: { counts: SpanPipelineCounts };
 }
 
 /**
@@ -251,6 +254,13 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
       const status = raft();
       return Object.entries(status.progress).map(([member, p]) => ({ labels: { member }, value: Math.max(0, status.lastIndex - p.match) }));
     });
+  }
+  // Tracing (src/observability): a lossy export pipeline must be visible.
+  const spans = config.tracing?.counts;
+  if (spans !== undefined) {
+    metrics.counterFrom('carina_tracing_spans_exported_total', 'Spans the OTLP collector acknowledged.', () => spans.exported);
+    metrics.counterFrom('carina_tracing_spans_dropped_total', 'Spans dropped because the export queue was full (a collector down or slow).', () => spans.dropped);
+    metrics.counterFrom('carina_tracing_spans_failed_total', 'Spans lost with an export that failed or timed out.', () => spans.failed);
   }
   metrics.gauge('carina_watch_cache_watchers', 'Watches served from this replica\'s watch cache.', () => cache.watcherCount);
   const routes = new NonResourceRoutes({
