@@ -13,7 +13,7 @@
  * sets the span's status to ERROR with the error's type and message (messages are written to
  * hold no secret, STYLE.md), never its stack.
  */
-import { SpanKind, SpanStatusCode, context, trace, type Attributes, type Link, type Span, type SpanContext } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context, propagation, trace, type Attributes, type Link, type Span, type SpanContext } from '@opentelemetry/api';
 
 let enabled = false;
 
@@ -82,6 +82,17 @@ export function inSpanSync<T>(name: string, fn: (span: Span | undefined) => T, o
     endWithError(span, err);
     throw err;
   }
+}
+
+/**
+ * `headers` plus the current recording span's `traceparent` (and `tracestate`), for an outgoing
+ * call; `headers` itself, not copied, when nothing is traced.
+ */
+export function withTraceContext<H extends Readonly<Record<string, string>>>(headers: H): H {
+  if (recordingSpan() === undefined) return headers;
+  const out: Record<string, string> = { ...headers };
+  propagation.inject(context.active(), out);
+  return out as H;
 }
 
 /** Marks a span failed with the error's type (a stable code when it has one) and ends it. */

@@ -31,6 +31,7 @@ import { buildAuditLog, type AuditLogOptions } from './audit-parts';
 import { webhookCatalog, type ServedResourceInfo } from './webhook-parts';
 import { CircuitBreaker, DEFAULT_CIRCUIT_BREAKER, webhookAdmissionMetrics } from '../admission/webhook';
 import type { SpanPipelineCounts } from '../observability/bounded-span-processor';
+import { tracedKvClient } from '../observability/traced-kv';
 
 export type { ApiServerSecurity } from './security-parts';
 
@@ -145,7 +146,8 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   await checkSharedClusterCa(parts.kv, config.dataDir, log);
   const valueTransformer = config.encryptionProviders === undefined ? undefined : EncryptionAtRest.forResources(config.encryptionProviders, resourceKeyPrefix);
   if (valueTransformer !== undefined) log(`encryption at rest for ${valueTransformer.keyPrefixes.join(', ')}`);
-  const store = new ObjectStore(parts.kv, { valueTransformer });
+  // With tracing on, each store call is a client span (src/observability/traced-kv.ts).
+  const store = new ObjectStore(config.tracing === undefined ? parts.kv : tracedKvClient(parts.kv), { valueTransformer });
   const cache = new WatchCache(store, { log, historyWindowMs: config.watchCacheHistoryMs });
   cache.start();
   parts.customResources?.attach(cache);
