@@ -788,6 +788,9 @@ export class KvReplica implements KvClient {
         attributes: { 'raft.node.id': this.id, 'raft.entry.index': entry.index, 'raft.entry.kind': ENTRY_KIND_NAMES[kind] ?? String(kind) },
       }, trace.setSpanContext(ROOT_CONTEXT, entry.traceContext));
       const revisionBefore = this.store.revision;
+      // Remembered before executing: the hub hands the write's events to in-process watchers
+      // during execute, and a write makes exactly the next revision (forgotten if it made none).
+      if (span !== undefined) this.rememberWriteTrace(revisionBefore + 1, span.spanContext());
       try {
         outcome = { value: this.execute(kind, data.subarray(ENTRY_HEADER_BYTES), entry.index) };
       } catch (err) {
@@ -804,7 +807,7 @@ export class KvReplica implements KvClient {
       if (span !== undefined) {
         span.setAttribute('kv.revision', this.store.revision);
         span.end();
-        if (this.store.revision > revisionBefore) this.rememberWriteTrace(this.store.revision, span.spanContext());
+        if (this.store.revision === revisionBefore) this.writeTraces.delete(revisionBefore + 1);
       }
       if (member === this.id) {
         const slot = this.pending.get(seq);

@@ -13,7 +13,7 @@
  * sets the span's status to ERROR with the error's type and message (messages are written to
  * hold no secret, STYLE.md), never its stack.
  */
-import { SpanKind, SpanStatusCode, context, propagation, trace, type Attributes, type Link, type Span, type SpanContext } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type Attributes, type Link, type Span, type SpanContext } from '@opentelemetry/api';
 
 let enabled = false;
 
@@ -93,6 +93,24 @@ export function withTraceContext<H extends Readonly<Record<string, string>>>(hea
   const out: Record<string, string> = { ...headers };
   propagation.inject(context.active(), out);
   return out as H;
+}
+
+/**
+ * Runs `fn` in a new root span linked to `link` (work a traced write causes outside its request,
+ * such as a watch event's delivery); the sampler keeps it when the linked span was sampled.
+ */
+export function inLinkedSpanSync<T>(name: string, link: SpanContext, fn: () => T, attributes?: Attributes): T {
+  if (!enabled) return fn();
+  const span = tracer().startSpan(name, { root: true, attributes, links: [{ context: link }] }, ROOT_CONTEXT);
+  if (!span.isRecording()) return fn();
+  try {
+    const value = context.with(trace.setSpan(ROOT_CONTEXT, span), fn);
+    span.end();
+    return value;
+  } catch (err) {
+    endWithError(span, err);
+    throw err;
+  }
 }
 
 /** Marks a span failed with the error's type (a stable code when it has one) and ends it. */

@@ -139,6 +139,12 @@ describe('tracing (OpenTelemetry, three replicas and a collector)', function () 
     // The synced write the entry rode on: one span per Ready on the leader, linked to the entry.
     const persist = await until('the leader\'s persist span linked to the entry', async () => collector.spans.find((s) => s.name === 'raft.persist' && s.instance === leaderName && s.links.some((l) => l.spanId === forward.spanId)));
     expect(persist.parentSpanId).to.equal('');
+    // Each replica's watch cache delivers the event in a span linked to that replica's apply.
+    for (const apply of [leaderApply, followerApply]) {
+      const delivery = await until(`${apply.instance}'s watch delivery linked to its apply`, async () => collector.spans.find((s) => s.name === 'watch.deliver' && s.links.some((l) => l.spanId === apply.spanId)));
+      expect(delivery.instance).to.equal(apply.instance);
+      expect(delivery.attributes).to.include({ 'carina.watch.key': '/registry/configmaps/default/traced-create', 'carina.watch.event': 'ADDED' });
+    }
   });
 
   it('sends the traceparent of its call\'s span to an admission webhook', async () => {
@@ -190,8 +196,10 @@ describe('tracing (OpenTelemetry, three replicas and a collector)', function () 
     for (const replica of replicas) await replica.request('GET', '/api/v1/namespaces/default', { headers: { traceparent: marker.header } });
     await until('the marker request\'s spans from every replica', async () => new Set(collector.trace(marker.traceId).map((s) => s.instance)).size === 3);
     const ours = new Set([...before, marker.traceId]);
-    // Only the marker's trace is new, and the persist spans of earlier traced writes (roots linked to them).
-    const foreign = collector.spans.filter((s) => !ours.has(s.traceId) && !(s.name === 'raft.persist' && s.links.some((l) => ours.has(l.traceId))));
+    // Only the marker's trace is new, besides the roots linked to earlier traced writes (their
+    // persist and watch delivery spans).
+    const linkedRoot = (s: ReceivedSpan) => ['raft.persist', 'watch.deliver'].includes(s.name) && s.parentSpanId === '' && s.links.some((l) => ours.has(l.traceId));
+    const foreign = collector.spans.filter((s) => !ours.has(s.traceId) && !linkedRoot(s));
     expect(foreign.map((s) => `${s.instance} ${s.name}`)).to.deep.equal([]);
   });
 });
