@@ -16,6 +16,11 @@ import { CarinaApiProcess } from '../../support/carina-api-process';
 import { TestAdmissionWebhook } from '../../support/admission-webhook-server';
 import { OtlpCollector, type ReceivedSpan } from '../../support/otlp-collector';
 import { until } from '../../support/until';
+import { ROOT_CONTEXT, context, trace } from '@opentelemetry/api';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { EtcdClient } from '../../../raft/etcd/etcd-client';
+import { startTracing } from '../../../src/observability/tracing';
+import { parseTracingConfiguration } from '../../../src/observability/tracing-config';
 
 
 const SERVER = 2;
@@ -182,6 +187,32 @@ describe('tracing (OpenTelemetry, three replicas and a collector)', function () 
     } finally {
       await hooks.stop();
     }
+  });
+
+  it('etcd v3 API: a Put whose metadata has a traceparent is a server span in the caller\'s trace, the store\'s spans under it', async () => {
+    const { follower, followerName } = await leaderAndFollower();
+    // This process traces too, so that its EtcdClient sends the current span's traceparent.
+    const local = startTracing(parseTracingConfiguration('apiVersion: apiserver.config.k8s.io/v1alpha1\nkind: TracingConfiguration\nendpoint: 127.0.0.1:1\n'), { instanceId: 'test', exporter: new InMemorySpanExporter() });
+    const client = new EtcdClient({ endpoints: [`https://${follower.etcdEndpoint}`], tls: follower.storeClientTls(), timeoutMs: 10_000 });
+    const parent = newTraceparent();
+    try {
+      const caller = trace.setSpanContext(ROOT_CONTEXT, { traceId: parent.traceId, spanId: parent.parentId, traceFlags: 1, isRemote: false });
+      await context.with(caller, () => client.put({ key: Buffer.from('/traced/etcd-put'), value: Buffer.from('v') }));
+    } finally {
+      await client.close();
+      await local.shutdown();
+    }
+    const spans = await until('the etcd API call\'s spans', async () => {
+      const got = collector.trace(parent.traceId);
+      return got.some((s) => s.name === 'etcdserverpb.KV/Put') && got.some((s) => s.name === 'raft.apply' && s.instance === followerName) ? got : undefined;
+    }, 30_000);
+    const put = spans.find((s) => s.name === 'etcdserverpb.KV/Put') as ReceivedSpan;
+    expect(put.instance).to.equal(followerName);
+    expect(put.kind).to.equal(SERVER);
+    expect(put.parentSpanId).to.equal(parent.parentId);
+    expect(put.attributes).to.include({ 'rpc.system': 'grpc', 'rpc.service': 'etcdserverpb.KV', 'rpc.method': 'Put', 'rpc.grpc.status_code': 0 });
+    const propose = spans.find((s) => s.name === 'raft.propose') as ReceivedSpan;
+    expect(propose.parentSpanId).to.equal(put.spanId);
   });
 
   it('at sampling 0, a request without a traceparent sends nothing', async () => {
