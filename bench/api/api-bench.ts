@@ -44,7 +44,7 @@ import { formatCodecTable, measureCodec } from './codec-bench';
 import { measureWriteVerbs, formatVerbTable, type VerbFigures } from './verb-bench';
 import { formatCustomResourceTable, measureCustomResources, type KindFigures } from './custom-resource-bench';
 import { formatWebhookTable, measureWebhookOverhead } from './webhook-bench';
-import { formatTracingTable, measureTracingOverhead } from './tracing-bench';
+import { formatTracingTable, freePortSets, measureTracingOverhead } from './tracing-bench';
 
 interface Figures {
   createP50: number;
@@ -323,9 +323,8 @@ async function webhookMain(): Promise<void> {
 async function tracingMain(): Promise<void> {
   const ops = Number(process.env.OPS ?? CONCURRENT_OPS);
   const rounds = Math.max(ROUNDS, 3);
-  // Ports of their own: another benchmark on the shared machine may hold SERVER_PORTS.
-  const ports = [24310, 24313, 24316].map((api) => ({ api, etcd: api + 1, raft: api + 2 }));
-  const result = await measureTracingOverhead(ports, { ops, warmup: Number(process.env.WARMUP ?? 300), inflight: INFLIGHT, rounds }, (line) => process.stderr.write(`${line}\n`));
+  // Free ports of its own: another benchmark on the shared machine may hold SERVER_PORTS.
+  const result = await measureTracingOverhead(await freePortSets(3), { ops, warmup: Number(process.env.WARMUP ?? 300), inflight: INFLIGHT, rounds }, (line) => process.stderr.write(`${line}\n`));
   process.stdout.write([
     `bench/api --tracing: three single-member replicas side by side, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${ops} creates and ${ops} GETs per replica and round, rounds interleaved`,
     '',

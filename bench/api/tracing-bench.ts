@@ -8,16 +8,20 @@
  *   sampling 1e6  samplingRatePerMillion 1000000: every request traced, exported by OTLP/HTTP
  *                 to a local sink (bench/support/otlp-sink.ts)
  *
- * Each round: WARMUP creates, then OPS creates and OPS GETs per replica. Medians over rounds of
- * ops/s and p99; ratios to "off". Goals: sampling 0 within 3% of off, full sampling within 15%.
+ * WARMUP creates per replica first. Each round: OPS creates on each replica, then OPS GETs on
+ * each, the replicas' order rotating by round. Medians over rounds of ops/s and p99; ratios to
+ * "off"; each round's figures go to standard error. Beside ops/s, the replica's own CPU time
+ * per operation (/proc), which other loads on a shared machine disturb far less. Goals: sampling 0 within 3% of off, full sampling within 15%.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiClient } from '../support/api-client';
 import { CarinaServer, type CarinaServerPorts } from '../support/carina-server';
 import { closedLoop, median, percentile } from '../support/latency';
 import { OtlpSink } from '../support/otlp-sink';
+import { processCpuMs } from '../support/proc-stats';
 
 export interface TracingScenarioFigures {
   readonly scenario: string;
@@ -25,6 +29,9 @@ export interface TracingScenarioFigures {
   readonly createP99Ms: number;
   readonly getPerSecond: number;
   readonly getP99Ms: number;
+  /** The replica's CPU time (user + system) per create and per GET: less sensitive to other loads than ops/s. */
+  readonly createCpuMs: number;
+  readonly getCpuMs: number;
 }
 
 export interface TracingBenchResult {
@@ -33,6 +40,19 @@ export interface TracingBenchResult {
   /** Spans the full-sampling replica exported, dropped and lost (from its /metrics). */
   readonly spans: { exported: number; dropped: number; failed: number };
   readonly sinkRequests: number;
+}
+
+/** `count` sets of three distinct ports free now (the kernel picks them; all held until all are picked). */
+export async function freePortSets(count: number): Promise<CarinaServerPorts[]> {
+  const servers: Server[] = [];
+  for (let i = 0; i < count * 3; i++) {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    servers.push(server);
+  }
+  const ports = servers.map((s) => (s.address() as AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  return Array.from({ length: count }, (_, i) => ({ api: ports[3 * i], etcd: ports[3 * i + 1], raft: ports[3 * i + 2] }));
 }
 
 function configMap(namespace: string, name: string): string {
@@ -70,15 +90,27 @@ export async function measureTracingOverhead(ports: CarinaServerPorts[], options
       await closedLoop(options.warmup, options.inflight, (i) => api.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: configMap(ns, `warm-${i}`) }));
     }
     const perRound: TracingScenarioFigures[][] = scenarios.map(() => []);
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
     for (let round = 0; round < options.rounds; round++) {
-      for (let k = 0; k < scenarios.length; k++) {
-        const index = (round + k) % scenarios.length;
-        const api = clients[index];
-        log(`tracing: round ${round + 1}/${options.rounds}, ${scenarios[index].name}`);
-        const base = `/api/v1/namespaces/${ns}/configmaps`;
-        const creates = await closedLoop(options.ops, options.inflight, (i) => api.request('POST', base, { body: configMap(ns, `r${round}-${i}`) }));
-        const gets = await closedLoop(options.ops, options.inflight, (i) => api.request('GET', `${base}/r${round}-${i}`));
-        perRound[index].push({ scenario: scenarios[index].name, createPerSecond: creates.perSecond, createP99Ms: percentile(creates.latencies, 0.99), getPerSecond: gets.perSecond, getP99Ms: percentile(gets.latencies, 0.99) });
+      // Creates on every replica, then GETs on every replica, each in an order that rotates by
+      // round: the finer the interleaving, the less another load on the machine favours one.
+      const order = scenarios.map((_, k) => (round + k) % scenarios.length);
+      const creates = new Map<number, { perSecond: number; latencies: number[]; cpuMs: number }>();
+      for (const index of order) {
+        log(`tracing: round ${round + 1}/${options.rounds}, creates, ${scenarios[index].name}`);
+        const cpuBefore = processCpuMs(servers[index].pid);
+        const result = await closedLoop(options.ops, options.inflight, (i) => clients[index].request('POST', base, { body: configMap(ns, `r${round}-${i}`) }));
+        creates.set(index, { ...result, cpuMs: (processCpuMs(servers[index].pid) - cpuBefore) / options.ops });
+      }
+      for (const index of order) {
+        log(`tracing: round ${round + 1}/${options.rounds}, GETs, ${scenarios[index].name}`);
+        const cpuBefore = processCpuMs(servers[index].pid);
+        const gets = await closedLoop(options.ops, options.inflight, (i) => clients[index].request('GET', `${base}/r${round}-${i}`));
+        const getCpuMs = (processCpuMs(servers[index].pid) - cpuBefore) / options.ops;
+        const c = creates.get(index) as { perSecond: number; latencies: number[]; cpuMs: number };
+        const figures = { scenario: scenarios[index].name, createPerSecond: c.perSecond, createP99Ms: percentile(c.latencies, 0.99), getPerSecond: gets.perSecond, getP99Ms: percentile(gets.latencies, 0.99), createCpuMs: c.cpuMs, getCpuMs };
+        perRound[index].push(figures);
+        log(`  ${figures.scenario}: ${figures.createPerSecond.toFixed(0)} creates/s (${c.cpuMs.toFixed(3)} CPU ms each), ${figures.getPerSecond.toFixed(0)} GETs/s (${getCpuMs.toFixed(3)} CPU ms each)`);
       }
     }
     const full = clients[2];
@@ -93,6 +125,8 @@ export async function measureTracingOverhead(ports: CarinaServerPorts[], options
       createP99Ms: median(figures.map((f) => f.createP99Ms)),
       getPerSecond: median(figures.map((f) => f.getPerSecond)),
       getP99Ms: median(figures.map((f) => f.getP99Ms)),
+      createCpuMs: median(figures.map((f) => f.createCpuMs)),
+      getCpuMs: median(figures.map((f) => f.getCpuMs)),
     }));
     return { rows, rounds: options.rounds, spans, sinkRequests: sink.requests };
   } finally {
@@ -106,11 +140,11 @@ export async function measureTracingOverhead(ports: CarinaServerPorts[], options
 export function formatTracingTable(result: TracingBenchResult, inflight: number): string {
   const off = result.rows[0];
   const lines = [
-    `| ${inflight} in flight (medians of ${result.rounds} rounds) | creates/s | create p99 | GETs/s | GET p99 | creates/s vs off | GETs/s vs off |`,
-    '|---|---:|---:|---:|---:|---:|---:|',
+    `| ${inflight} in flight (medians of ${result.rounds} rounds) | creates/s | create p99 | GETs/s | GET p99 | creates/s vs off | GETs/s vs off | CPU ms per create | CPU ms per GET | CPU per create vs off | CPU per GET vs off |`,
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const row of result.rows) {
-    lines.push(`| ${row.scenario} | ${row.createPerSecond.toFixed(0)} | ${row.createP99Ms.toFixed(2)} ms | ${row.getPerSecond.toFixed(0)} | ${row.getP99Ms.toFixed(2)} ms | ${(row.createPerSecond / off.createPerSecond).toFixed(3)} | ${(row.getPerSecond / off.getPerSecond).toFixed(3)} |`);
+    lines.push(`| ${row.scenario} | ${row.createPerSecond.toFixed(0)} | ${row.createP99Ms.toFixed(2)} ms | ${row.getPerSecond.toFixed(0)} | ${row.getP99Ms.toFixed(2)} ms | ${(row.createPerSecond / off.createPerSecond).toFixed(3)} | ${(row.getPerSecond / off.getPerSecond).toFixed(3)} | ${row.createCpuMs.toFixed(3)} | ${row.getCpuMs.toFixed(3)} | ${(row.createCpuMs / off.createCpuMs).toFixed(3)} | ${(row.getCpuMs / off.getCpuMs).toFixed(3)} |`);
   }
   lines.push('', `Full sampling: ${result.spans.exported} spans exported, ${result.spans.dropped} dropped, ${result.spans.failed} lost with failed exports; the sink answered ${result.sinkRequests} export requests.`);
   return lines.join('\n');

@@ -16,10 +16,20 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type Attributes, type Link, type Span, type SpanContext } from '@opentelemetry/api';
 
 let enabled = false;
+let samplesRoots = false;
 
-/** Set by startTracing/shutdown; false means no SDK is registered and no root span is started. */
-export function setTracingEnabled(value: boolean): void {
+/**
+ * Set by startTracing/shutdown; false means no SDK is registered and no root span is started.
+ * `rootsSampled`: whether a request without a traceparent can be sampled (a rate above 0).
+ */
+export function setTracingEnabled(value: boolean, rootsSampled = value): void {
   enabled = value;
+  samplesRoots = value && rootsSampled;
+}
+
+/** False when only a caller's traceparent can start a trace (sampling 0): the filter's fast path. */
+export function areRootsSampled(): boolean {
+  return samplesRoots;
 }
 
 export function isTracingEnabled(): boolean {

@@ -12,7 +12,7 @@
  */
 import { SpanKind } from '@opentelemetry/api';
 import type { Bytes, KvClient, TxnRequest } from '../../raft';
-import { inSpan } from './spans';
+import { inSpan, recordingSpan } from './spans';
 
 const TRACED: Record<string, string> = { range: 'Range', put: 'Put', deleteRange: 'DeleteRange', txn: 'Txn', compact: 'Compact' };
 
@@ -34,6 +34,7 @@ export function tracedKvClient(kv: KvClient): KvClient {
       if (operation === undefined) return (value as (...args: unknown[]) => unknown).bind(target);
       const call = value as (request: unknown) => Promise<unknown>;
       return (request: unknown) => {
+        if (recordingSpan() === undefined) return call.call(target, request);
         const key = keyOf(property as string, request);
         return inSpan(`etcd.${operation}`, () => call.call(target, request), {
           kind: SpanKind.CLIENT,

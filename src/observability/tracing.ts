@@ -77,7 +77,7 @@ export function startTracing(configuration: TracingConfiguration, options: Traci
   context.setGlobalContextManager(new AsyncContextManager());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
-  setTracingEnabled(true);
+  setTracingEnabled(true, configuration.samplingRatePerMillion > 0);
   const tracing: Tracing = {
     configuration,
     counts: processor.counts,

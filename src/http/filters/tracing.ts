@@ -14,7 +14,7 @@
  */
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type TextMapGetter } from '@opentelemetry/api';
 import type { RequestContext, RequestInfo } from '../../endpoints';
-import { isTracingEnabled, tracer } from '../../observability/spans';
+import { areRootsSampled, isTracingEnabled, tracer } from '../../observability/spans';
 
 type Headers = RequestContext['headers'];
 
@@ -41,6 +41,8 @@ export function routeOf(info: RequestInfo | undefined): string | undefined {
 /** Runs `next` (the filters and the handler) inside the request's server span, when tracing samples it. */
 export function traceRequest(ctx: RequestContext, next: () => Promise<void>): Promise<void> {
   if (!isTracingEnabled()) return next();
+  // At sampling 0 only a caller's traceparent can start a trace: without one, nothing to do.
+  if (!areRootsSampled() && ctx.headers.traceparent === undefined) return next();
   const parent = propagation.extract(ROOT_CONTEXT, ctx.headers, headerGetter);
   const userAgent = ctx.header('user-agent');
   const span = tracer().startSpan(ctx.method, {
