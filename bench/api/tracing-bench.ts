@@ -36,6 +36,8 @@ export interface TracingScenarioFigures {
 
 export interface TracingBenchResult {
   readonly rows: TracingScenarioFigures[];
+  /** Each scenario's figures divided by "off"'s of the same round, medians over rounds (paired ratios). */
+  readonly pairedRatios: Array<{ scenario: string; createPerSecond: number; getPerSecond: number; createCpuMs: number; getCpuMs: number }>;
   readonly rounds: number;
   /** Spans the full-sampling replica exported, dropped and lost (from its /metrics). */
   readonly spans: { exported: number; dropped: number; failed: number };
@@ -128,7 +130,16 @@ export async function measureTracingOverhead(ports: CarinaServerPorts[], options
       createCpuMs: median(figures.map((f) => f.createCpuMs)),
       getCpuMs: median(figures.map((f) => f.getCpuMs)),
     }));
-    return { rows, rounds: options.rounds, spans, sinkRequests: sink.requests };
+    const off = perRound[0];
+    const paired = (figures: TracingScenarioFigures[], field: 'createPerSecond' | 'getPerSecond' | 'createCpuMs' | 'getCpuMs') => median(figures.map((f, round) => f[field] / off[round][field]));
+    const pairedRatios = perRound.map((figures, i) => ({
+      scenario: scenarios[i].name,
+      createPerSecond: paired(figures, 'createPerSecond'),
+      getPerSecond: paired(figures, 'getPerSecond'),
+      createCpuMs: paired(figures, 'createCpuMs'),
+      getCpuMs: paired(figures, 'getCpuMs'),
+    }));
+    return { rows, pairedRatios, rounds: options.rounds, spans, sinkRequests: sink.requests };
   } finally {
     for (const api of clients) api.close();
     for (const server of servers) await server.stop();
@@ -146,6 +157,9 @@ export function formatTracingTable(result: TracingBenchResult, inflight: number)
   for (const row of result.rows) {
     lines.push(`| ${row.scenario} | ${row.createPerSecond.toFixed(0)} | ${row.createP99Ms.toFixed(2)} ms | ${row.getPerSecond.toFixed(0)} | ${row.getP99Ms.toFixed(2)} ms | ${(row.createPerSecond / off.createPerSecond).toFixed(3)} | ${(row.getPerSecond / off.getPerSecond).toFixed(3)} | ${row.createCpuMs.toFixed(3)} | ${row.getCpuMs.toFixed(3)} | ${(row.createCpuMs / off.createCpuMs).toFixed(3)} | ${(row.getCpuMs / off.getCpuMs).toFixed(3)} |`);
   }
+  lines.push('', 'Paired ratios to "off" (each round\'s figure over "off"\'s in the same round; medians over rounds):', '',
+    '| scenario | creates/s | GETs/s | CPU per create | CPU per GET |', '|---|---:|---:|---:|---:|');
+  for (const r of result.pairedRatios) lines.push(`| ${r.scenario} | ${r.createPerSecond.toFixed(3)} | ${r.getPerSecond.toFixed(3)} | ${r.createCpuMs.toFixed(3)} | ${r.getCpuMs.toFixed(3)} |`);
   lines.push('', `Full sampling: ${result.spans.exported} spans exported, ${result.spans.dropped} dropped, ${result.spans.failed} lost with failed exports; the sink answered ${result.sinkRequests} export requests.`);
   return lines.join('\n');
 }
