@@ -8,6 +8,9 @@
  *   sampling 1e6  samplingRatePerMillion 1000000: every request traced, exported by OTLP/HTTP
  *                 to a local sink (bench/support/otlp-sink.ts)
  *
+ * CONTROL=1 runs the second replica without tracing as well: the spread between identical
+ * replicas, against which the others' ratios are read.
+ *
  * WARMUP creates per replica first. Each round: OPS creates on each replica, then OPS GETs on
  * each, the replicas' order rotating by round. Medians over rounds of ops/s and p99; ratios to
  * "off"; each round's figures go to standard error. Beside ops/s, the replica's own CPU time
@@ -78,7 +81,8 @@ export async function measureTracingOverhead(ports: CarinaServerPorts[], options
   };
   const scenarios = [
     { name: 'off', args: [] as string[] },
-    { name: 'sampling 0', args: ['--tracing-config-file', config(0)] },
+    // CONTROL=1: the second replica runs without tracing too (an A/A run: the spread between two identical replicas).
+    process.env.CONTROL === '1' ? { name: 'off (control)', args: [] as string[] } : { name: 'sampling 0', args: ['--tracing-config-file', config(0)] },
     { name: 'sampling 1,000,000', args: ['--tracing-config-file', config(1_000_000)] },
   ];
   const servers: CarinaServer[] = [];
