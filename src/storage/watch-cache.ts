@@ -12,7 +12,7 @@
  *   Retry-After rather than hang. If the store watch fails, the cache refills and watchers are
  *   closed so they resume (from their last version) against the refilled cache.
  */
-import { inLinkedSpanSync } from '../observability/spans';
+import { inLinkedSpanSync, isTracingEnabled } from '../observability/spans';
 import { StorageError } from './errors';
 import type { JsonObject, ObjectStore, StoreWatch, StoreWatchEvent } from './object-store';
 
@@ -143,7 +143,7 @@ export class WatchCache {
       this.historyBytes += event.size + 256;
       if (event.revision > this.revision) this.revision = event.revision;
       // Tracing: the delivery of a traced write's event is a span linked to the write (spans.ts).
-      const write = this.store.writeTraceContext(event.revision);
+      const write = isTracingEnabled() ? this.store.writeTraceContext?.(event.revision) : undefined;
       if (write === undefined) this.deliver(event);
       else inLinkedSpanSync('watch.deliver', write, () => this.deliver(event), { 'carina.watch.key': event.key, 'carina.watch.event': event.type });
     }
