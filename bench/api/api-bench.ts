@@ -25,6 +25,10 @@
  * With --custom-resources only custom resources (schema + two CEL rules) and ConfigMaps are
  * measured side by side (custom-resource-bench.ts).
  *
+ * `--tracing` runs only the tracing benchmark instead (tracing-bench.ts): create and GET at 16 in
+ * flight with tracing off, at sampling 0 and at full sampling to a local OTLP sink (OPS per
+ * replica and round, at least 3 interleaved rounds).
+ *
  * `--webhooks` runs only the admission-webhook benchmark instead (webhook-bench.ts): pod creation
  * at 16 in flight without the webhook plugins, with the default plugins only, and with one
  * mutating and one validating webhook (OPS creates per scenario, default 3000).
@@ -40,6 +44,7 @@ import { formatCodecTable, measureCodec } from './codec-bench';
 import { measureWriteVerbs, formatVerbTable, type VerbFigures } from './verb-bench';
 import { formatCustomResourceTable, measureCustomResources, type KindFigures } from './custom-resource-bench';
 import { formatWebhookTable, measureWebhookOverhead } from './webhook-bench';
+import { formatTracingTable, freePortSets, measureTracingOverhead } from './tracing-bench';
 
 interface Figures {
   createP50: number;
@@ -315,7 +320,20 @@ async function webhookMain(): Promise<void> {
   ].join('\n') + '\n');
 }
 
+async function tracingMain(): Promise<void> {
+  const ops = Number(process.env.OPS ?? CONCURRENT_OPS);
+  const rounds = Math.max(ROUNDS, 3);
+  // Free ports of its own: another benchmark on the shared machine may hold SERVER_PORTS.
+  const result = await measureTracingOverhead(await freePortSets(3), { ops, warmup: Number(process.env.WARMUP ?? 300), inflight: INFLIGHT, rounds }, (line) => process.stderr.write(`${line}\n`));
+  process.stdout.write([
+    `bench/api --tracing: three single-member replicas side by side, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${ops} creates and ${ops} GETs per replica and round, rounds interleaved`,
+    '',
+    formatTracingTable(result, INFLIGHT),
+  ].join('\n') + '\n');
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--tracing')) return tracingMain();
   if (process.argv.includes('--custom-resources')) return customResourcesMain();
   if (process.argv.includes('--webhooks')) return webhookMain();
   // In-process and before the server starts, so nothing else competes for the CPU.

@@ -22,11 +22,14 @@
  * call's deadline. Writes are retried only when the request provably never left this process (the
  * connection could not be opened, or the server refused the stream unprocessed): a write that
  * may have been applied is reported, never silently repeated.
+ *
+ * Tracing: a unary call made while a span is current sends its `traceparent` as metadata.
  */
 import * as http2 from 'node:http2';
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import type { Writable } from 'node:stream';
+import { context, propagation } from '@opentelemetry/api';
 import { KvError, kvErrorFromGrpc } from '../kv/errors';
 import type {
   CompactionRequest,
@@ -562,10 +565,11 @@ export class EtcdClient implements KvClient {
       let stream: http2.ClientHttp2Stream;
       try {
         connection = this.connection(ep);
-        stream = connection.session.request(
-          requestHeaders({ path, authority: ep.authority, timeoutMs: Number.isFinite(remaining) ? remaining : undefined, userAgent: USER_AGENT }),
-          { endStream: false },
-        );
+        const headers = requestHeaders({ path, authority: ep.authority, timeoutMs: Number.isFinite(remaining) ? remaining : undefined, userAgent: USER_AGENT });
+        // A call made under a traced span carries its W3C traceparent as gRPC metadata (a no-op
+        // without a registered propagator), as etcd's otelgrpc client interceptor sends it.
+        propagation.inject(context.active(), headers);
+        stream = connection.session.request(headers, { endStream: false });
       } catch (err) {
         if (ep.connection !== null && !ep.connection.usable) ep.connection = null;
         resolve({ ok: false, error: unavailable(`cannot start a call to ${ep.authority}: ${(err as Error).message}`, err), notSent: true });

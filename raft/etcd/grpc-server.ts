@@ -15,13 +15,21 @@
  *
  * Errors leave as gRPC statuses with etcd's codes and messages (raft/kv/errors.ts), so etcd
  * clients recognise them.
+ *
+ * Tracing: a unary call is a server span named after OpenTelemetry's RPC conventions
+ * (`etcdserverpb.KV/Range`, rpc.system grpc, rpc.service, rpc.method, rpc.grpc.status_code),
+ * in the caller's trace when its metadata carries a W3C `traceparent` (as etcd's otelgrpc
+ * interceptor reads it), sampled as the process's tracing configuration says. The replica's own
+ * spans (raft.propose, raft.apply, ...) become its children. No tracing registered: the span is
+ * a no-op and the call runs as before.
  */
 import * as http2 from 'node:http2';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type TextMapGetter } from '@opentelemetry/api';
 import type { AddressInfo, Socket } from 'node:net';
 import type { MutualTls } from '../transport';
 import { KvError, isKvError } from '../kv/errors';
 import type { Watcher } from '../kv/watch-hub';
-import { codecFor, ETCD_METHODS, methodPath, type EtcdMethodName, type EtcdRequestOf, type EtcdResponseOf, type WatchRequest } from './codec';
+import { codecFor, ETCD_METHODS, ETCD_PROTO_PACKAGE, methodPath, type EtcdMethodName, type EtcdRequestOf, type EtcdResponseOf, type WatchRequest } from './codec';
 import { FRAME_HEADER_BYTES, GrpcDeframer, isGrpcContentType, readUnaryRequest, responseHeaders, Status, statusTrailers, writeFrameHeader } from './grpc-framing';
 import type { KvReplica } from './kv-replica';
 
@@ -36,6 +44,11 @@ export interface EtcdGrpcServerOptions {
 }
 
 type UnaryHandler = (request: never) => Promise<unknown>;
+
+const metadataGetter: TextMapGetter<http2.IncomingHttpHeaders> = {
+  keys: (carrier) => Object.keys(carrier),
+  get: (carrier, key) => carrier[key],
+};
 
 /** Bytes of the snapshot file per Maintenance.Snapshot message. */
 const SNAPSHOT_CHUNK_BYTES = 1024 * 1024;
@@ -163,11 +176,36 @@ export class EtcdGrpcServer {
         this.endWithStatus(stream, Status.INTERNAL, `grpc: error unmarshalling request: ${(err as Error).message}`);
         return;
       }
-      handler(request as never).then(
+      this.traced(route.name, headers, () => handler(request as never)).then(
         (response) => this.endWithMessage(stream, responseCodec.encodeWithPrefix(response as never, FRAME_HEADER_BYTES)),
         (err) => this.endWithError(stream, err),
       );
     }, (code, message) => this.endWithStatus(stream, code, message));
+  }
+
+  /** Runs a unary call in its server span when tracing samples it (see the module header). */
+  private traced<T>(name: EtcdMethodName, headers: http2.IncomingHttpHeaders, call: () => Promise<T>): Promise<T> {
+    const parent = propagation.extract(ROOT_CONTEXT, headers, metadataGetter);
+    const { service, method } = ETCD_METHODS[name];
+    const rpcService = `${ETCD_PROTO_PACKAGE}.${service}`;
+    const span = trace.getTracer('carina.etcd').startSpan(`${rpcService}/${method}`, {
+      kind: SpanKind.SERVER,
+      attributes: { 'rpc.system': 'grpc', 'rpc.service': rpcService, 'rpc.method': method },
+    }, parent);
+    if (!span.isRecording()) return call();
+    return context.with(trace.setSpan(parent, span), call).then(
+      (response) => {
+        span.setAttribute('rpc.grpc.status_code', Status.OK);
+        span.end();
+        return response;
+      },
+      (err: unknown) => {
+        span.setAttribute('rpc.grpc.status_code', isKvError(err) ? err.grpcCode : Status.INTERNAL);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: isKvError(err) ? err.wireMessage : (err as Error).message });
+        span.end();
+        throw err;
+      },
+    );
   }
 
   private serveWatch(stream: http2.ServerHttp2Stream, deframer: GrpcDeframer): void {

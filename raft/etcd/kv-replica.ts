@@ -28,6 +28,11 @@
  * and carried in snapshots; the transport's peers follow it. Changes are decided on the leader
  * (a follower forwards them to the leader's etcd API) after etcd's safety checks.
  *
+ * Tracing (@opentelemetry/api only): a traced entry's apply is a `raft.apply` span in the
+ * proposer's trace on every replica that applies it (RaftNode carries the context in the entry);
+ * the revision it made is remembered (bounded) so that a watch event can link to the write
+ * (writeTraceContext). A linearizable read under a recording span waits in `raft.read_index`.
+ *
  * Backups and consistency: backupSnapshot() is the store's image at one applied index in the
  * format of snapshot-file.ts (served as Maintenance.Snapshot). Replicas compare digests of their
  * stores at a point chosen through the log (consistency-check.ts); a replica found to differ
@@ -36,6 +41,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { ROOT_CONTEXT, SpanStatusCode, context, trace, type SpanContext } from '@opentelemetry/api';
 import { isRaftError } from '../core/errors';
 import type { NodeId } from '../core/types';
 import { MetricsFile, RaftNode, type AppliedEntry, type StateMachine, type Transport } from '../node';
@@ -160,6 +166,11 @@ const PUBLISH_RETRY_MS = 500;
 
 type Outcome = { value: unknown } | { error: KvError };
 
+const TRACER_NAME = 'carina.raft';
+/** Traced writes remembered by revision, for linking watch events to them. */
+const WRITE_TRACES_MAX = 4096;
+const ENTRY_KIND_NAMES: Record<number, string> = Object.fromEntries(Object.entries(EntryKind).map(([name, kind]) => [kind, name]));
+
 export class KvReplica implements KvClient {
   readonly id: NodeId;
   private readonly node: RaftNode;
@@ -183,6 +194,8 @@ export class KvReplica implements KvClient {
   /** Watchers open on the hub, so that a replica found corrupt can end them. */
   private readonly liveWatchers = new Set<Watcher>();
   private metricsFile: MetricsFile | null = null;
+  /** revision → the apply span of the traced write that made it, oldest first. */
+  private readonly writeTraces = new Map<number, SpanContext>();
   /** Test hook: once this index is applied, the store is damaged in memory (corruptStoreForTest). */
   private corruptAfterIndexForTest: number | null = null;
 
@@ -360,7 +373,7 @@ export class KvReplica implements KvClient {
   async range(request: RangeRequest): Promise<RangeResponse> {
     this.refuseIfCorrupt();
     checkRangeRequest(request);
-    if (!request.serializable) await this.linearizableBarrier();
+    if (!request.serializable) await this.tracedBarrier();
     const result = this.store.range(request);
     return { header: this.header(), ...result };
   }
@@ -384,7 +397,7 @@ export class KvReplica implements KvClient {
     checkTxnRequest(request);
     if (isReadOnlyTxn(request)) {
       // etcd serves a transaction without writes as a read: no log entry.
-      await this.linearizableBarrier();
+      await this.tracedBarrier();
       const r = this.store.txn(request);
       return toTxnResponse(r, this.header(r.revision));
     }
@@ -490,6 +503,14 @@ export class KvReplica implements KvClient {
       dbSizeInUse: dbSize,
       isLearner: s.confState.learners.includes(this.id),
     };
+  }
+
+  /**
+   * The span context of the traced write that made `revision` on this replica (its apply span),
+   * while it is among the last few thousand traced writes; undefined otherwise.
+   */
+  writeTraceContext(revision: number): SpanContext | undefined {
+    return this.writeTraces.size === 0 ? undefined : this.writeTraces.get(revision);
   }
 
   // ------------------------------------------------------------------ for the gRPC server
@@ -763,13 +784,30 @@ export class KvReplica implements KvClient {
       const member = view.getUint32(1);
       const seq = view.getUint32(5) * 0x100000000 + view.getUint32(9);
       let outcome: Outcome;
+      const span = entry.traceContext === undefined ? undefined : trace.getTracer(TRACER_NAME).startSpan('raft.apply', {
+        attributes: { 'raft.node.id': this.id, 'raft.entry.index': entry.index, 'raft.entry.kind': ENTRY_KIND_NAMES[kind] ?? String(kind) },
+      }, trace.setSpanContext(ROOT_CONTEXT, entry.traceContext));
+      const revisionBefore = this.store.revision;
+      // Remembered before executing: the hub hands the write's events to in-process watchers
+      // during execute, and a write makes exactly the next revision (forgotten if it made none).
+      if (span !== undefined) this.rememberWriteTrace(revisionBefore + 1, span.spanContext());
       try {
         outcome = { value: this.execute(kind, data.subarray(ENTRY_HEADER_BYTES), entry.index) };
       } catch (err) {
         // Errors of the request (a missing lease, a compacted revision) are outcomes; anything
         // else is a bug that must stop this replica before it diverges.
-        if (!isKvError(err)) throw err;
+        if (!isKvError(err)) {
+          span?.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+          span?.end();
+          throw err;
+        }
         outcome = { error: err };
+        span?.setAttribute('error.type', err.code);
+      }
+      if (span !== undefined) {
+        span.setAttribute('kv.revision', this.store.revision);
+        span.end();
+        if (this.store.revision === revisionBefore) this.writeTraces.delete(revisionBefore + 1);
       }
       if (member === this.id) {
         const slot = this.pending.get(seq);
@@ -859,7 +897,28 @@ export class KvReplica implements KvClient {
     this.hub.resyncAll();
   }
 
+  private rememberWriteTrace(revision: number, spanContext: SpanContext): void {
+    this.writeTraces.set(revision, spanContext);
+    if (this.writeTraces.size > WRITE_TRACES_MAX) this.writeTraces.delete(this.writeTraces.keys().next().value as number);
+  }
+
   // ------------------------------------------------------------------ reads
+
+  /** linearizableBarrier, in a `raft.read_index` span when the caller's span records. */
+  private tracedBarrier(): Promise<void> {
+    const parentContext = context.active();
+    const parent = trace.getSpan(parentContext);
+    if (parent === undefined || !parent.isRecording()) return this.linearizableBarrier();
+    const span = trace.getTracer(TRACER_NAME).startSpan('raft.read_index', { attributes: { 'raft.node.id': this.id } }, parentContext);
+    return this.linearizableBarrier().then(
+      () => span.end(),
+      (err: Error) => {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: err.message });
+        span.end();
+        throw err;
+      },
+    );
+  }
 
   /** Resolves once this replica has applied everything committed before the call (ReadIndex). */
   private linearizableBarrier(): Promise<void> {

@@ -9,6 +9,8 @@
  * Keys and values are bytes; absent optional fields take etcd's proto3 defaults.
  */
 
+import type { SpanContext } from '@opentelemetry/api';
+
 export type Bytes = Uint8Array;
 
 export interface KeyValue {
@@ -261,4 +263,10 @@ export interface KvClient {
   memberList(): Promise<MemberListResponse>;
   status(): Promise<StatusResponse>;
   close(): Promise<void>;
+  /**
+   * Optional (the embedded store has it, a remote etcd does not): the span context of the traced
+   * write that made `revision`, so that a watch event's delivery can link to the write's trace.
+   */
+  writeTraceContext?(revision: number): SpanContext | undefined;
 }
+

@@ -2,6 +2,7 @@
  * What the runtime needs from its collaborators. The concrete classes are LevelStorage
  * (raft/storage) and GrpcTransport (raft/transport); tests substitute their own.
  */
+import type { SpanContext } from '@opentelemetry/api';
 import type { ConfState, Entry, HardState, Message, NodeId, Snapshot } from '../core/types';
 import type { LogStorage } from '../storage/storage';
 
@@ -28,6 +29,12 @@ export interface AppliedEntry {
   index: number;
   term: number;
   data: Uint8Array;
+  /**
+   * The proposal's trace context, when it was proposed under a recording span and appended
+   * during this process's life (trace-context.ts): the state machine's spans for the entry join
+   * the proposer's trace.
+   */
+  traceContext?: SpanContext;
 }
 
 /**

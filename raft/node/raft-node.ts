@@ -13,6 +13,13 @@
  * Proposals carry a 16-byte envelope (proposer id, sequence number) so that the node that took a
  * request recognises its entry when applying it, wherever the leader was: the caller's promise
  * resolves only once the entry is committed AND applied on this node (read-your-writes).
+ *
+ * Tracing (through @opentelemetry/api only; the core stays free of it): a proposal made under a
+ * recording span gets a `raft.propose` span, and a `raft.forward` span while a follower's core
+ * forwards it to the leader; the entry carries that context (trace-context.ts), so the leader's
+ * `raft.commit` (from its append to its commit) joins the proposer's trace. Each Ready that
+ * writes traced entries is one `raft.persist` span (the synced write they rode on), linked both
+ * ways with every traced entry of the batch. Without a recording span nothing here allocates.
  */
 import { assert } from '../core/assert';
 import { decodeConfChange } from '../core/conf-change';
@@ -20,7 +27,9 @@ import { RaftError, isRaftError } from '../core/errors';
 import { SeededRandom, type RandomSource } from '../core/rand';
 import { RawNode } from '../core/raw-node';
 import { appliableBeforePersisting, mayBeSentBeforePersisting, type ConfChange, type ConfState, type Entry, type Message, type NodeId, type Ready, type Status } from '../core/types';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, trace, type Context, type Span, type SpanContext } from '@opentelemetry/api';
 import type { AppliedEntry, DurableStorage, StateMachine, Transport } from './contracts';
+import { TRACE_CONTEXT_BYTES, TRACE_FLAG_BIT, decodeTraceContext, encodeTraceContext } from './trace-context';
 
 export interface RaftNodeOptions {
   id: NodeId;
@@ -50,6 +59,9 @@ export interface RaftNodeOptions {
 }
 
 const ENVELOPE_BYTES = 16;
+const TRACER_NAME = 'carina.raft';
+/** At most this many commit spans open on a leader (a bound, not an expected number). */
+const MAX_COMMIT_SPANS = 65_536;
 
 interface Waiter<T> {
   resolve: (value: T) => void;
@@ -95,6 +107,12 @@ export class RaftNode {
   private readonly readsAwaitingApply: Array<{ index: number; waiter: Waiter<number> }> = [];
   private readonly appliedWaiters: Array<{ index: number; resolve: () => void }> = [];
   private readonly leaderWaiters: Array<() => void> = [];
+  /** raft.forward spans of this node's traced proposals, by sequence; ended when seen committed. */
+  private readonly forwardSpans = new Map<number, Span>();
+  /** On the leader: raft.commit spans of traced entries, by index, in index order. */
+  private readonly commitSpans = new Map<number, Span>();
+  /** Entries up to this index were in the log at start: replaying them makes no span. */
+  private readonly replayedUpTo: number;
 
   private appliedIndex = 0;
   private lastSnapshotIndex = 0;
@@ -126,6 +144,7 @@ export class RaftNode {
     const snapshotIndex = options.storage.snapshot().metadata.index;
     this.appliedIndex = Math.max(options.stateMachine.appliedIndex(), snapshotIndex);
     this.lastSnapshotIndex = snapshotIndex;
+    this.replayedUpTo = options.storage.lastIndex();
     this.rawNode = new RawNode({
       id: options.id,
       storage: options.storage,
@@ -162,6 +181,7 @@ export class RaftNode {
     for (const [, w] of this.readWaiters) this.settle(w, stoppedError());
     this.readWaiters.clear();
     for (const r of this.readsAwaitingApply.splice(0)) this.settle(r.waiter, stoppedError());
+    this.endCommitSpans('node stopped');
     while (this.loopRunning) await new Promise((r) => setTimeout(r, 5));
     await this.backgroundWrite;
     // A snapshot in progress is not waited for: it finds the node stopped and drops its result.
@@ -175,14 +195,52 @@ export class RaftNode {
    */
   async propose(data: Uint8Array): Promise<number> {
     this.throwIfUnusable();
+    const parentContext = context.active();
+    const parent = trace.getSpan(parentContext);
+    if (parent === undefined || !parent.isRecording()) return this.proposeEntry(data);
+    const span = trace.getTracer(TRACER_NAME).startSpan('raft.propose', { attributes: { 'raft.node.id': this.id, 'raft.entry.bytes': data.length } }, parentContext);
+    try {
+      const index = await this.proposeEntry(data, { span, parentContext });
+      span.setAttribute('raft.entry.index', index);
+      span.end();
+      return index;
+    } catch (err) {
+      endFailed(span, err);
+      throw err;
+    }
+  }
+
+  private async proposeEntry(data: Uint8Array, traced?: { span: Span; parentContext: Context }): Promise<number> {
     await this.waitForLeader();
     const seq = ++this.proposalSeq;
-    const payload = new Uint8Array(ENVELOPE_BYTES + data.length);
-    writeEnvelope(payload, this.id, seq);
-    payload.set(data, ENVELOPE_BYTES);
+    let entryContext: SpanContext | undefined;
+    if (traced !== undefined) entryContext = this.traceProposal(seq, traced.span, traced.parentContext);
+    const traceBytes = entryContext === undefined ? 0 : TRACE_CONTEXT_BYTES;
+    const payload = new Uint8Array(ENVELOPE_BYTES + traceBytes + data.length);
+    writeEnvelope(payload, this.id, seq, entryContext !== undefined);
+    if (entryContext !== undefined) encodeTraceContext(payload, ENVELOPE_BYTES, entryContext);
+    payload.set(data, ENVELOPE_BYTES + traceBytes);
     const promise = this.newWaiter(this.proposals, seq, `propose on node ${this.id}`);
     this.stepRequest(this.proposals, seq, () => this.rawNode.propose(payload));
-    return promise;
+    if (entryContext === undefined) return promise;
+    try {
+      return await promise;
+    } catch (err) {
+      const forward = this.forwardSpans.get(seq);
+      this.forwardSpans.delete(seq);
+      if (forward !== undefined) endFailed(forward, err);
+      throw err;
+    }
+  }
+
+  /** The context the entry carries: the forward span's when a follower's core forwards it. */
+  private traceProposal(seq: number, span: Span, parentContext: Context): SpanContext {
+    const forwarded = !this.isLeader && !(this.options.disableProposalForwarding ?? false);
+    span.setAttributes({ 'raft.leader.id': this.leaderId, 'raft.forwarded': forwarded });
+    if (!forwarded) return span.spanContext();
+    const forward = trace.getTracer(TRACER_NAME).startSpan('raft.forward', { kind: SpanKind.CLIENT, attributes: { 'raft.node.id': this.id, 'raft.leader.id': this.leaderId } }, trace.setSpan(parentContext, span));
+    this.forwardSpans.set(seq, forward);
+    return forward.spanContext();
   }
 
   /**
@@ -324,10 +382,13 @@ export class RaftNode {
     if (this.loopRunning) this.scheduleEarlySend();
     if (this.loopScheduled || this.loopRunning || this.stopped) return;
     this.loopScheduled = true;
-    setImmediate(() => {
+    // The loop serves every request, not the one that happened to wake it: its log lines and
+    // timers must not inherit that request's trace context.
+    const run = () => {
       this.loopScheduled = false;
       void this.runLoop();
-    });
+    };
+    setImmediate(context.active() === ROOT_CONTEXT ? run : () => context.with(ROOT_CONTEXT, run));
   }
 
   /**
@@ -366,6 +427,7 @@ export class RaftNode {
   private async handleReady(rd: Ready): Promise<void> {
     if (rd.softState) this.onSoftState(rd.softState.lead);
     if (rd.hardState) this.currentTerm = rd.hardState.term;
+    if (this.commitSpans.size > 0 && rd.committedEntries.length > 0) this.endCommitSpansUpTo(rd.committedEntries[rd.committedEntries.length - 1].index);
 
     // A leader's replication messages go out first, so followers write while we do (§10.2.1).
     const late = rd.messages.length > 0 ? this.sendEarlyMessages(rd.messages) : rd.messages;
@@ -389,6 +451,7 @@ export class RaftNode {
       const durable = rd.snapshot ? 0 : this.storage.lastIndex();
       const started = Date.now();
       this.persistStartedAt = started;
+      const persistSpan = rd.entries.length > 0 ? this.tracePersist(rd.entries, rd.mustSync) : undefined;
       const saving = this.storage.save({ hardState: rd.hardState, entries: rd.entries, snapshot: rd.snapshot }, { sync: rd.mustSync });
       // Awaited below; until then a rejection must not count as unhandled.
       saving.catch(() => undefined);
@@ -397,7 +460,13 @@ export class RaftNode {
         await this.applyEntries(rd.committedEntries.slice(0, prefix));
         committed = rd.committedEntries.slice(prefix);
       }
-      await saving;
+      try {
+        await saving;
+      } catch (err) {
+        if (persistSpan !== undefined) endFailed(persistSpan, err);
+        throw err;
+      }
+      persistSpan?.end();
       this.persistStartedAt = 0;
       const took = Date.now() - started;
       this.metrics.persistCount++;
@@ -447,7 +516,60 @@ export class RaftNode {
     if (this.fatalError) throw this.fatalError;
   }
 
+  /**
+   * For a Ready whose entries include traced ones: the `raft.persist` span of its one synced
+   * write, a root linked to each traced entry (so it is kept when they are), and on the leader
+   * each traced entry's `raft.commit` span, linked to it. Undefined when nothing is traced.
+   */
+  private tracePersist(entries: Entry[], sync: boolean): Span | undefined {
+    let traced: Array<{ index: number; proposer: NodeId; context: SpanContext }> | undefined;
+    for (const entry of entries) {
+      if (entry.type !== 'normal' || entry.data.length < ENVELOPE_BYTES || (entry.data[0] & 0x80) === 0) continue;
+      const envelope = readEnvelope(entry.data);
+      if (envelope.traceContext === undefined) continue;
+      (traced ??= []).push({ index: entry.index, proposer: envelope.proposer, context: envelope.traceContext });
+    }
+    if (traced === undefined) return undefined;
+    const tracer = trace.getTracer(TRACER_NAME);
+    const persist = tracer.startSpan('raft.persist', {
+      root: true,
+      attributes: { 'raft.node.id': this.id, 'raft.entries': entries.length, 'raft.entries.traced': traced.length, 'raft.first_index': entries[0].index, 'raft.last_index': entries[entries.length - 1].index, 'raft.sync': sync },
+      links: traced.map((t) => ({ context: t.context, attributes: { 'raft.entry.index': t.index } })),
+    }, ROOT_CONTEXT);
+    if (this.rawNode.raft.role === 'leader') {
+      const link = { context: persist.spanContext() };
+      for (const t of traced) {
+        if (this.commitSpans.size >= MAX_COMMIT_SPANS) break;
+        const span = tracer.startSpan('raft.commit', {
+          kind: t.proposer === this.id ? SpanKind.INTERNAL : SpanKind.SERVER,
+          attributes: { 'raft.node.id': this.id, 'raft.entry.index': t.index, 'raft.term': this.currentTerm, 'raft.proposer.id': t.proposer },
+          links: [link],
+        }, trace.setSpanContext(ROOT_CONTEXT, t.context));
+        this.commitSpans.set(t.index, span);
+      }
+    }
+    return persist;
+  }
+
+  private endCommitSpansUpTo(committed: number): void {
+    for (const [index, span] of this.commitSpans) {
+      if (index > committed) break;
+      span.end();
+      this.commitSpans.delete(index);
+    }
+  }
+
+  /** A leader that steps down (or stops) no longer learns when its entries commit. */
+  private endCommitSpans(why: string): void {
+    for (const span of this.commitSpans.values()) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: why });
+      span.end();
+    }
+    this.commitSpans.clear();
+  }
+
   private onSoftState(lead: NodeId): void {
+    if (lead !== this.id && this.commitSpans.size > 0) this.endCommitSpans(`leadership moved to ${lead}`);
     if (lead !== this.leaderId) {
       this.leaderId = lead;
       this.lastLeaderMessageAt = 0;
@@ -480,7 +602,20 @@ export class RaftNode {
         this.options.onConfChange?.(change, confState);
         await this.stateMachine.apply([], entry.index);
       } else if (entry.data.length >= ENVELOPE_BYTES) {
-        batch.push({ index: entry.index, term: entry.term, data: entry.data.subarray(ENVELOPE_BYTES) });
+        if ((entry.data[0] & 0x80) === 0) {
+          batch.push({ index: entry.index, term: entry.term, data: entry.data.subarray(ENVELOPE_BYTES) });
+          continue;
+        }
+        const envelope = readEnvelope(entry.data);
+        const applied: AppliedEntry = { index: entry.index, term: entry.term, data: entry.data.subarray(envelope.headerBytes) };
+        if (envelope.traceContext !== undefined && entry.index > this.replayedUpTo) applied.traceContext = envelope.traceContext;
+        if (envelope.proposer === this.id) {
+          // This node's forwarded proposal is committed: the forwarding is over, the apply starts.
+          const forward = this.forwardSpans.get(envelope.seq);
+          this.forwardSpans.delete(envelope.seq);
+          forward?.end();
+        }
+        batch.push(applied);
       }
     }
     const last = entries[entries.length - 1].index;
@@ -604,21 +739,33 @@ export class RaftNode {
   }
 }
 
-function writeEnvelope(target: Uint8Array, proposer: NodeId, seq: number): void {
+function writeEnvelope(target: Uint8Array, proposer: NodeId, seq: number, traced = false): void {
   const view = new DataView(target.buffer, target.byteOffset, ENVELOPE_BYTES);
-  view.setUint32(0, Math.floor(proposer / 0x100000000));
+  assert(proposer < 2 ** 52, 'proposer id leaves the trace flag bit free');
+  view.setUint32(0, Math.floor(proposer / 0x100000000) + (traced ? TRACE_FLAG_BIT : 0));
   view.setUint32(4, proposer >>> 0);
   view.setUint32(8, Math.floor(seq / 0x100000000));
   view.setUint32(12, seq >>> 0);
 }
 
-function readEnvelope(data: Uint8Array): { proposer: NodeId; seq: number } {
+function readEnvelope(data: Uint8Array): { proposer: NodeId; seq: number; traceContext?: SpanContext; headerBytes: number } {
   assert(data.length >= ENVELOPE_BYTES, 'entry shorter than its envelope');
   const view = new DataView(data.buffer, data.byteOffset, ENVELOPE_BYTES);
-  return {
-    proposer: view.getUint32(0) * 0x100000000 + view.getUint32(4),
+  const high = view.getUint32(0);
+  const envelope = {
+    proposer: (high & ~TRACE_FLAG_BIT) * 0x100000000 + view.getUint32(4),
     seq: view.getUint32(8) * 0x100000000 + view.getUint32(12),
   };
+  if ((high & TRACE_FLAG_BIT) === 0) return { ...envelope, headerBytes: ENVELOPE_BYTES };
+  assert(data.length >= ENVELOPE_BYTES + TRACE_CONTEXT_BYTES, 'traced entry shorter than its trace context');
+  return { ...envelope, traceContext: decodeTraceContext(data, ENVELOPE_BYTES), headerBytes: ENVELOPE_BYTES + TRACE_CONTEXT_BYTES };
+}
+
+function endFailed(span: Span, err: unknown): void {
+  const e = err as { code?: unknown; message?: unknown };
+  if (typeof e?.code === 'string') span.setAttribute('error.type', e.code);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: typeof e?.message === 'string' ? e.message : String(err) });
+  span.end();
 }
 
 function contextKey(context: Uint8Array): string {

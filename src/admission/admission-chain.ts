@@ -17,6 +17,7 @@
  * - Built-in mutating plugins change `attributes.object` in place and return it.
  */
 import { errors } from '../util';
+import { inSpan, recordingSpan } from '../observability/spans';
 import type { UserInfo } from '../authn/user-info';
 import type { JsonObject } from '../storage';
 
@@ -131,12 +132,16 @@ export class AdmissionChain {
 
   private async mutateOnce(attributes: AdmissionAttributes, start: JsonObject | undefined): Promise<JsonObject | undefined> {
     let object = start;
+    // A traced request runs each plugin in a span of its own (src/observability/spans.ts).
+    const traced = recordingSpan() !== undefined;
     for (const plugin of this.plugins) {
-      if (plugin.mutate === undefined) continue;
+      const mutate = plugin.mutate;
+      if (mutate === undefined) continue;
       const current = { ...attributes, object };
       if (!plugin.handles(current)) continue;
       this.refuseUnsafeDryRun(plugin, current);
-      object = (await plugin.mutate(current)) ?? object;
+      const mutated = traced ? await inSpan(`admission.mutate ${plugin.name}`, async () => mutate.call(plugin, current), pluginSpan(plugin.name, 'admit')) : await mutate.call(plugin, current);
+      object = mutated ?? object;
     }
     return object;
   }
@@ -151,10 +156,13 @@ export class AdmissionChain {
     const started = process.hrtime.bigint();
     let rejected = true;
     try {
+      const traced = recordingSpan() !== undefined;
       for (const plugin of this.plugins) {
-        if (plugin.validate === undefined || !plugin.handles(attributes)) continue;
+        const validate = plugin.validate;
+        if (validate === undefined || !plugin.handles(attributes)) continue;
         this.refuseUnsafeDryRun(plugin, attributes);
-        await plugin.validate(attributes);
+        if (traced) await inSpan(`admission.validate ${plugin.name}`, async () => validate.call(plugin, attributes), pluginSpan(plugin.name, 'validate'));
+        else await validate.call(plugin, attributes);
       }
       rejected = false;
     } finally {
@@ -170,4 +178,8 @@ export class AdmissionChain {
   private refuseUnsafeDryRun(plugin: AdmissionPlugin, attributes: AdmissionAttributes): void {
     if (attributes.dryRun && !allowsDryRun(plugin.sideEffects)) throw errors.badRequest(`admission webhook "${plugin.name}" does not support dry run`);
   }
+}
+
+function pluginSpan(name: string, step: 'admit' | 'validate') {
+  return { attributes: { 'carina.admission.plugin': name, 'carina.admission.step': step } };
 }

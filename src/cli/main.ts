@@ -20,6 +20,8 @@ import { pkiCommand } from './pki';
 import { ADMISSION_FLAGS, admissionFromFlags } from './admission-flags';
 import { AUDIT_FLAGS, auditFromFlags } from './audit-flags';
 import { CERTIFICATE_FLAGS, certificateSettingsFromFlags, clusterInfoServer } from './certificate-flags';
+import { TRACING_FLAGS, startServerTracing, tracingFromFlags } from './tracing-flags';
+import { structuredLogger } from '../observability/logger';
 
 const SERVER_FLAGS: FlagSpec[] = [
   { name: 'data-dir', kind: 'string', default: './data', help: 'Directory for the replica\'s Raft log and store.' },
@@ -58,6 +60,8 @@ const SERVER_FLAGS: FlagSpec[] = [
   ...AUDIT_FLAGS,
   // kube-controller-manager's --controllers and CSR signing flags: src/cli/certificate-flags.ts.
   ...CERTIFICATE_FLAGS,
+  // --tracing-config-file: src/cli/tracing-flags.ts.
+  ...TRACING_FLAGS,
   // The store's TLS (etcd's and kube-apiserver's flag names) and encryption at rest: src/cli/store-flags.ts.
   ...STORE_TLS_FLAGS,
   ENCRYPTION_PROVIDER_CONFIG_FLAG,
@@ -88,13 +92,15 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(formatHelp('server', SERVER_SUMMARY, SERVER_FLAGS));
     return 0;
   }
-  const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+  // klog-like lines, with the trace id of a traced request (src/observability/logger.ts).
+  const log = structuredLogger();
   const dataDir = resolve(flags['data-dir'] as string);
   // Read before anything starts: a bad configuration must not leave a replica half up.
   const encryption = await encryptionProviders(flags);
   const admission = admissionFromFlags(flags);
   const audit = auditFromFlags(flags);
   const certificateSettings = certificateSettingsFromFlags(flags, dataDir);
+  const tracing = startServerTracing(tracingFromFlags(flags), `member-${flags['member-id'] as number}`);
   let store: RunningStoreServer | undefined;
   let kv: KvClient;
   let compactor: { stop(): void } | undefined;
@@ -122,6 +128,7 @@ async function main(argv: string[]): Promise<number> {
     );
     const removed = await waitForStopSignalOrRemoval(store);
     await store.stop();
+    await tracing?.shutdown();
     if (removed) process.stdout.write('carina: this member was removed from the cluster: stopped\n');
     return 0;
   }
@@ -152,6 +159,7 @@ async function main(argv: string[]): Promise<number> {
     encryptionProviders: encryption,
     admission,
     audit,
+    tracing,
   }, parts, log);
   const advertised = flags['advertise-address'] as string;
   const controllers = startControllers(api.registry, api.cache, parts, identity, log, {
@@ -181,6 +189,7 @@ async function main(argv: string[]): Promise<number> {
   compactor?.stop();
   if (store !== undefined) await store.stop();
   else await kv.close();
+  await tracing?.shutdown();
   return 0;
 }
 

@@ -6,6 +6,7 @@
  * the kind's schema. Handlers hold no state of their own; a scope lives for one request.
  */
 import { ApiError, errors } from '../util';
+import { inSpan, inSpanSync } from '../observability/spans';
 import { parseFieldSelector, parseLabelSelector, SelectorParseError, validateFieldSelector } from '../apis/selectors';
 import { apiVersionOf, type DeleteOptions, type GenericRegistry, type ResourceStrategy, type ServedResource } from '../registry';
 import type { ObjectStore, WatchCache } from '../storage';
@@ -140,7 +141,8 @@ export class RequestScope {
 
   /** Writes `object` in the request's representation. */
   respond(status: number, object: JsonObject): void {
-    this.ctx.response.writeObject(status, object, this.offer());
+    // In a traced request, encoding and writing is a span of its own (src/observability/spans.ts).
+    inSpanSync('encode', () => this.ctx.response.writeObject(status, object, this.offer()));
   }
 
   /**
@@ -194,7 +196,12 @@ export class RequestScope {
    * Decodes a body and checks it against the kind's schema; pruned fields become warnings. In
    * v1.25's order: the media type (415), the body's size (413), the options (422), the body (400).
    */
-  async decodeBody(kind: WriteOptionsKind): Promise<JsonObject> {
+  decodeBody(kind: WriteOptionsKind): Promise<JsonObject> {
+    // In a traced request, reading and decoding the body is a span of its own.
+    return inSpan('decode', () => this.decodeBodyNow(kind));
+  }
+
+  private async decodeBodyNow(kind: WriteOptionsKind): Promise<JsonObject> {
     const { codec, typedDecode } = this.config;
     const representation: Representation = requestRepresentation(this.ctx.header('content-type'), codec.protobufSupports(this.apiVersion, this.resource.kind));
     const body = await this.ctx.readBody();

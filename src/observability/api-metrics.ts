@@ -63,6 +63,14 @@ export class ApiMetrics {
     return () => counter.inc();
   }
 
+  /** A counter kept elsewhere (a monotonic number), read at scrape time. */
+  counterFrom(name: string, help: string, read: () => number): void {
+    new Counter({ name, help, registers: [this.registry], collect() {
+      this.reset();
+      this.inc(read());
+    } });
+  }
+
   /** A gauge read at scrape time. */
   gauge(name: string, help: string, read: () => number): void {
     new Gauge({ name, help, registers: [this.registry], collect() {

@@ -6,6 +6,7 @@
  * Everything kind-specific comes from the resource's ResourceStrategy; storage failures leave
  * as Status errors (errors.ts), so callers above see only ApiErrors.
  */
+import { inSpanSync } from '../observability/spans';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AdmissionChain, type AdmissionAttributes, type AdmissionRecorder } from '../admission';
 import type { UserInfo } from '../authn/user-info';
@@ -429,7 +430,7 @@ export class GenericRegistry {
     delete metadata.generation;
     strategy.prepareForCreate(object, { user: options.user });
     const resetManagedFields = withoutManagedFieldsReset(object);
-    this.validationFailure(resource, strategy.validateCreate(object, resource.namespaced), name);
+    this.validationFailure(resource, inSpanSync('validate', () => strategy.validateCreate(object, resource.namespaced)), name);
     strategy.canonicalize(object);
     await this.admission.validate({ ...attributes, object });
     const track = this.config.trackManagedFields;
@@ -599,7 +600,7 @@ export class GenericRegistry {
     }
     strategy.prepareForUpdate(next, old, options.subresource);
     const resetManagedFields = withoutManagedFieldsReset(next);
-    this.validationFailure(resource, strategy.validateUpdate(next, old, resource.namespaced, options.subresource), name);
+    this.validationFailure(resource, inSpanSync('validate', () => strategy.validateUpdate(next, old, resource.namespaced, options.subresource)), name);
     strategy.canonicalize(next);
     const track = this.config.trackManagedFields;
     if (resetManagedFields) metadataOf(next).managedFields = [{}];

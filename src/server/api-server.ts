@@ -30,6 +30,8 @@ import { DEFAULT_SERVER_ADMISSION_OPTIONS, admissionPluginRegistry, bootstrapPri
 import { buildAuditLog, type AuditLogOptions } from './audit-parts';
 import { webhookCatalog, type ServedResourceInfo } from './webhook-parts';
 import { CircuitBreaker, DEFAULT_CIRCUIT_BREAKER, webhookAdmissionMetrics } from '../admission/webhook';
+import type { SpanPipelineCounts } from '../observability/bounded-span-processor';
+import { tracedKvClient } from '../observability/traced-kv';
 
 export type { ApiServerSecurity } from './security-parts';
 
@@ -58,6 +60,8 @@ export interface ApiServerConfig {
   admission?: ServerAdmissionOptions;
   /** The audit log (--audit-policy-file, --audit-log-*); absent: nothing is audited. */
   audit?: AuditLogOptions;
+  /** The running tracing's export counts (--tracing-config-file), served on /metrics; absent: no tracing. */
+  tracing?: { counts: SpanPipelineCounts };
 }
 
 /**
@@ -144,7 +148,8 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   await checkSharedClusterCa(parts.kv, config.dataDir, log);
   const valueTransformer = config.encryptionProviders === undefined ? undefined : EncryptionAtRest.forResources(config.encryptionProviders, resourceKeyPrefix);
   if (valueTransformer !== undefined) log(`encryption at rest for ${valueTransformer.keyPrefixes.join(', ')}`);
-  const store = new ObjectStore(parts.kv, { valueTransformer });
+  // With tracing on, each store call is a client span (src/observability/traced-kv.ts).
+  const store = new ObjectStore(config.tracing === undefined ? parts.kv : tracedKvClient(parts.kv), { valueTransformer });
   const cache = new WatchCache(store, { log, historyWindowMs: config.watchCacheHistoryMs });
   cache.start();
   parts.customResources?.attach(cache);
@@ -253,6 +258,13 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
       const status = raft();
       return Object.entries(status.progress).map(([member, p]) => ({ labels: { member }, value: Math.max(0, status.lastIndex - p.match) }));
     });
+  }
+  // Tracing (src/observability): a lossy export pipeline must be visible.
+  const spans = config.tracing?.counts;
+  if (spans !== undefined) {
+    metrics.counterFrom('carina_tracing_spans_exported_total', 'Spans the OTLP collector acknowledged.', () => spans.exported);
+    metrics.counterFrom('carina_tracing_spans_dropped_total', 'Spans dropped because the export queue was full (a collector down or slow).', () => spans.dropped);
+    metrics.counterFrom('carina_tracing_spans_failed_total', 'Spans lost with an export that failed or timed out.', () => spans.failed);
   }
   metrics.gauge('carina_watch_cache_watchers', 'Watches served from this replica\'s watch cache.', () => cache.watcherCount);
   const routes = new NonResourceRoutes({

@@ -7,6 +7,7 @@
  * An optional value transformer (encryption at rest, ./encryption) is applied to the stored
  * bytes of each object by its key, on every write and every read, watch events included.
  */
+import type { SpanContext } from '@opentelemetry/api';
 import { KvError, isKvError, isStoreUnavailable, prefixEnd, type Compare, type RequestOp, type Event as KvEvent, type KeyValue, type KvClient, type WatchHandle, type WatchResponse } from '../../raft';
 import { StorageError } from './errors';
 import type { StoredValueTransformer } from './encryption';
@@ -163,6 +164,8 @@ async function withLeader<T>(call: () => Promise<T>, idempotent: boolean): Promi
 
 export class ObjectStore {
   private readonly kv: Pick<KvClient, 'range' | 'txn' | 'watch'>;
+  /** The embedded store's trace context of the traced write that made a revision (tracing, watch delivery). */
+  readonly writeTraceContext: (revision: number) => SpanContext | undefined;
   private readonly decode: Decode;
   private readonly transformer: StoredValueTransformer | undefined;
 
@@ -175,6 +178,7 @@ export class ObjectStore {
       txn: (request) => withLeader(() => client.txn(request), false),
       watch: (request, onResponse, onError) => client.watch(request, onResponse, onError),
     };
+    this.writeTraceContext = client.writeTraceContext === undefined ? () => undefined : (revision) => client.writeTraceContext?.(revision);
   }
 
   /** An object's stored bytes: JSON without its resourceVersion, through the value transformer. */

@@ -12,6 +12,7 @@
  *   Retry-After rather than hang. If the store watch fails, the cache refills and watchers are
  *   closed so they resume (from their last version) against the refilled cache.
  */
+import { inLinkedSpanSync, isTracingEnabled } from '../observability/spans';
 import { StorageError } from './errors';
 import type { JsonObject, ObjectStore, StoreWatch, StoreWatchEvent } from './object-store';
 
@@ -125,6 +126,12 @@ export class WatchCache {
     void this.fill();
   }
 
+  private deliver(event: CachedEvent): void {
+    for (const sub of this.subscriptions) {
+      if (event.revision > sub.afterRevision && event.key.startsWith(sub.prefix)) sub.listener(event);
+    }
+  }
+
   private apply(events: StoreWatchEvent[], revision: number): void {
     const now = this.now();
     for (const raw of events) {
@@ -135,9 +142,10 @@ export class WatchCache {
       this.history.push(event);
       this.historyBytes += event.size + 256;
       if (event.revision > this.revision) this.revision = event.revision;
-      for (const sub of this.subscriptions) {
-        if (event.revision > sub.afterRevision && event.key.startsWith(sub.prefix)) sub.listener(event);
-      }
+      // Tracing: the delivery of a traced write's event is a span linked to the write (spans.ts).
+      const write = isTracingEnabled() ? this.store.writeTraceContext?.(event.revision) : undefined;
+      if (write === undefined) this.deliver(event);
+      else inLinkedSpanSync('watch.deliver', write, () => this.deliver(event), { 'carina.watch.key': event.key, 'carina.watch.event': event.type });
     }
     if (revision > this.revision) this.revision = revision;
     this.trimHistory(now);

@@ -21,6 +21,8 @@ export interface AdmissionCall {
   readonly request: Json;
   readonly review: Json;
   readonly authorization: string | undefined;
+  /** The W3C trace context the call carried (a traced request's), if any. */
+  readonly traceparent: string | undefined;
 }
 
 export interface RawAnswer {
@@ -88,7 +90,7 @@ export class TestAdmissionWebhook {
           // Recorded as empty.
         }
         const path = (req.url ?? '').split('?')[0];
-        const call: AdmissionCall = { path: req.url ?? '', request: review.request ?? {}, review, authorization: req.headers.authorization };
+        const call: AdmissionCall = { path: req.url ?? '', request: review.request ?? {}, review, authorization: req.headers.authorization, traceparent: req.headers.traceparent as string | undefined };
         this.calls.push(call);
         const handler = this.handlers.get(path) ?? ((c: AdmissionCall) => TestAdmissionWebhook.allow(c));
         const answer = handler(call);

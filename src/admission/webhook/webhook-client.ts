@@ -17,6 +17,8 @@
  * failure means for the request (the dispatchers and failurePolicy do).
  */
 import { Agent } from 'undici';
+import { SpanKind } from '@opentelemetry/api';
+import { inSpan, withTraceContext } from '../../observability/spans';
 import { ApiError } from '../../util';
 import { CallingWebhookError, errorText } from './errors';
 import type { CredentialsResolver, WebhookCredentials } from './webhook-credentials';
@@ -103,8 +105,20 @@ export class WebhookClient implements WebhookCaller {
     await Promise.all(agents.map((agent) => agent.close().catch(() => undefined)));
   }
 
-  /** POSTs `body` and returns the status and the parsed JSON answer; CallingWebhookError when there is none. */
-  async call(hook: WebhookAccessor, body: string): Promise<WebhookAnswer> {
+  /**
+   * POSTs `body` and returns the status and the parsed JSON answer; CallingWebhookError when there
+   * is none. In a traced request, the call is an HTTP client span and the webhook receives its
+   * `traceparent` (src/observability/spans.ts).
+   */
+  call(hook: WebhookAccessor, body: string): Promise<WebhookAnswer> {
+    return inSpan('POST', async (span) => {
+      const answer = await this.send(hook, body);
+      span?.setAttribute('http.response.status_code', answer.statusCode);
+      return answer;
+    }, { kind: SpanKind.CLIENT, attributes: { 'http.request.method': 'POST', 'carina.webhook.name': hook.name } });
+  }
+
+  private async send(hook: WebhookAccessor, body: string): Promise<WebhookAnswer> {
     const client = this.client(hook);
     const target = client.target;
     if (client.credentials.unusable !== undefined) throw new CallingWebhookError(hook.name, `could not get REST client: ${client.credentials.unusable}`, 500);
@@ -127,7 +141,7 @@ export class WebhookClient implements WebhookCaller {
     let text: string;
     let statusCode: number;
     try {
-      const response = await client.agent.request({ origin, path, method: 'POST', body, headers: client.headers, signal: deadline.signal });
+      const response = await client.agent.request({ origin, path, method: 'POST', body, headers: withTraceContext(client.headers), signal: deadline.signal });
       statusCode = response.statusCode;
       const chunks: Buffer[] = [];
       let size = 0;

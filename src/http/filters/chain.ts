@@ -1,15 +1,24 @@
 /**
- * The request pipeline, in one fixed order (README.md beside this file): panic recovery wraps
- * request info → authentication → audit → impersonation → authorization, then the handler.
- * Each filter runs to completion and returns before the next starts, so a request's stack from
- * the socket to the store holds the listener, this chain, the handler, the registry and the
- * object store, whatever the number of filters.
+ * The request pipeline, in one fixed order (README.md beside this file): tracing wraps panic
+ * recovery, which wraps request info → authentication → audit → impersonation → authorization,
+ * then the handler. Each filter runs to completion and returns before the next starts, so a
+ * request's stack from the socket to the store holds the listener, this chain, the handler, the
+ * registry and the object store, whatever the number of filters.
+ *
+ * With tracing on and the request sampled, each filter after request info runs in a child span
+ * of the request's span, named after the filter; otherwise the loop is the same as without
+ * tracing (no span, no context switch).
  */
 import type { RequestContext } from '../../endpoints';
+import { inSpan, recordingSpan } from '../../observability/spans';
 import type { Filter } from './filter';
 import { recoverFromFailure } from './panic-recovery';
+import { traceRequest } from './tracing';
 
 export type Handler = (ctx: RequestContext) => Promise<void>;
+
+/** Filters too small to be worth a span of their own. */
+const UNTRACED_FILTERS = new Set(['request-info']);
 
 export class FilterChain {
   constructor(
@@ -19,9 +28,18 @@ export class FilterChain {
   ) {}
 
   /** Runs the filters and the handler; never rejects: every failure is written as a Status. */
-  async serve(ctx: RequestContext): Promise<void> {
+  serve(ctx: RequestContext): Promise<void> {
+    return traceRequest(ctx, () => this.run(ctx));
+  }
+
+  private async run(ctx: RequestContext): Promise<void> {
     try {
+      const traced = recordingSpan() !== undefined;
       for (const filter of this.filters) {
+        if (traced && !UNTRACED_FILTERS.has(filter.name)) {
+          await inSpan(filter.name, async () => filter.run(ctx));
+          continue;
+        }
         const pending = filter.run(ctx);
         if (pending !== undefined) await pending;
       }

@@ -6,3 +6,4 @@ export { auditFilter, completeAudit, notePanic, sourceIps, type AuditBackend, ty
 export { impersonationFilter } from './impersonation';
 export { authorizationFilter, authorizationAttributes } from './authorization';
 export { recoverFromFailure } from './panic-recovery';
+export { traceRequest, routeOf } from './tracing';

@@ -1,0 +1,70 @@
+/**
+ * Tracing (apiserver WithTracing, v1.25): the request's server span, around the whole chain
+ * (panic recovery included, so a 500 is seen), named and attributed after OpenTelemetry's HTTP
+ * semantic conventions: `<METHOD> <route>` with http.request.method, http.route (the path with
+ * {namespace}, {name} for the request info's parts), url.path, url.scheme, client.address,
+ * user_agent.original and http.response.status_code; a 5xx marks it failed. No other header,
+ * no query, no body and no credential becomes an attribute.
+ *
+ * A W3C `traceparent` (and `tracestate`) on the request is honoured: the span joins the caller's
+ * trace and follows its sampling decision (parent-based); without one, the configured rate
+ * decides. An unsampled request runs the chain exactly as with tracing off (spans.ts has why).
+ * Each filter after this one runs in a child span named after it (authentication, audit,
+ * impersonation, authorization), started by the chain only when this span records.
+ */
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type TextMapGetter } from '@opentelemetry/api';
+import type { RequestContext, RequestInfo } from '../../endpoints';
+import { areRootsSampled, isTracingEnabled, tracer } from '../../observability/spans';
+
+type Headers = RequestContext['headers'];
+
+const headerGetter: TextMapGetter<Headers> = {
+  keys: (carrier) => Object.keys(carrier),
+  get: (carrier, key) => {
+    const value = carrier[key.toLowerCase()];
+    return typeof value === 'string' || value === undefined ? value : [...value];
+  },
+};
+
+/** http.route: the template of the path, low in cardinality (no names, no namespaces). */
+export function routeOf(info: RequestInfo | undefined): string | undefined {
+  if (info === undefined) return undefined;
+  if (!info.isResourceRequest) return info.path;
+  let route = info.group === '' ? `/api/${info.version}` : `/apis/${info.group}/${info.version}`;
+  if (info.namespace !== '' && info.resource !== 'namespaces') route += '/namespaces/{namespace}';
+  if (info.resource !== '') route += `/${info.resource}`;
+  if (info.name !== '') route += '/{name}';
+  if (info.subresource !== '') route += `/${info.subresource}`;
+  return route;
+}
+
+/** Runs `next` (the filters and the handler) inside the request's server span, when tracing samples it. */
+export function traceRequest(ctx: RequestContext, next: () => Promise<void>): Promise<void> {
+  if (!isTracingEnabled()) return next();
+  // At sampling 0 only a caller's traceparent can start a trace: without one, nothing to do.
+  if (!areRootsSampled() && ctx.headers.traceparent === undefined) return next();
+  const parent = propagation.extract(ROOT_CONTEXT, ctx.headers, headerGetter);
+  const userAgent = ctx.header('user-agent');
+  const span = tracer().startSpan(ctx.method, {
+    kind: SpanKind.SERVER,
+    attributes: {
+      'http.request.method': ctx.method,
+      'url.path': ctx.rawPath,
+      'url.scheme': 'https',
+      'client.address': ctx.remoteAddress,
+      ...(userAgent === undefined ? {} : { 'user_agent.original': userAgent }),
+    },
+  }, parent);
+  if (!span.isRecording()) return next();
+  return context.with(trace.setSpan(parent, span), next).finally(() => {
+    const route = routeOf(ctx.info);
+    if (route !== undefined) {
+      span.setAttribute('http.route', route);
+      span.updateName(`${ctx.method} ${route}`);
+    }
+    const status = ctx.response.status;
+    span.setAttribute('http.response.status_code', status);
+    if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+  });
+}

@@ -1,0 +1,100 @@
+/**
+ * Tracing's start and stop: with a TracingConfiguration (--tracing-config-file), the
+ * OpenTelemetry SDK is loaded, registered as the global tracer provider with W3C Trace Context
+ * propagation and an AsyncLocalStorage context manager, and spans go through a bounded queue to
+ * an OTLP/HTTP exporter (JSON, POST <endpoint>/v1/traces). Without one, none of this module's
+ * SDK imports is ever loaded: every span helper (spans.ts, raft/'s) sees no recording span and
+ * returns at once, so tracing off costs nothing (bench/api measures it).
+ *
+ * Sampling (kube-apiserver v1.25's sampler, plus one rule): parent-based, so a caller's sampled
+ * `traceparent` is followed and an unsampled one is not; a span with no parent is sampled at
+ * samplingRatePerMillion / 1,000,000 of trace ids; and a span with no parent but a link to a
+ * sampled span is sampled, so the spans a sampled write causes outside its own trace (the
+ * write-ahead log's fsync shared by a batch, a watch event's delivery) are kept with it.
+ */
+import { context, propagation, trace, type Attributes, type Context, type Link, type SpanKind } from '@opentelemetry/api';
+import type { Sampler, SamplingResult, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { AsyncContextManager } from './async-context-manager';
+import { BoundedSpanProcessor, type BoundedSpanProcessorOptions, type SpanPipelineCounts } from './bounded-span-processor';
+import { MAX_SAMPLING_RATE_PER_MILLION, type TracingConfiguration } from './tracing-config';
+import { setTracingEnabled } from './spans';
+
+export interface TracingOptions {
+  /** service.instance.id: which replica or API server emitted the span. */
+  instanceId: string;
+  serviceName?: string;
+  processor?: BoundedSpanProcessorOptions;
+  /** Replaces the OTLP exporter (tests). */
+  exporter?: SpanExporter;
+}
+
+export interface Tracing {
+  readonly configuration: TracingConfiguration;
+  /** The export pipeline's counts (exported, dropped on a full queue, lost with a failed export). */
+  readonly counts: SpanPipelineCounts;
+  /** Exports every queued span now. */
+  flush(): Promise<void>;
+  /** Flushes, stops exporting and unregisters the SDK (the API falls back to no-ops). */
+  shutdown(): Promise<void>;
+}
+
+/** kube-apiserver's service name in its traces. */
+const DEFAULT_SERVICE_NAME = 'apiserver';
+const SAMPLED = 1;
+
+let running: Tracing | undefined;
+
+/** Starts tracing for this process; at most one Tracing runs at a time. */
+export function startTracing(configuration: TracingConfiguration, options: TracingOptions): Tracing {
+  if (running !== undefined) throw new Error('start tracing: tracing is already running in this process');
+  // Loaded here, not at the top: a server without a tracing configuration never loads the SDK.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const sdk = require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
+  const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
+  const { W3CTraceContextPropagator } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
+  let exporter = options.exporter;
+  if (exporter === undefined) {
+    const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+    exporter = new OTLPTraceExporter({ url: configuration.exportUrl, timeoutMillis: options.processor?.exportTimeoutMs ?? 10_000, concurrencyLimit: 1 });
+  }
+  const processor = new BoundedSpanProcessor(exporter, options.processor);
+  const ratio = configuration.samplingRatePerMillion / MAX_SAMPLING_RATE_PER_MILLION;
+  const parentBased = new sdk.ParentBasedSampler({ root: new sdk.TraceIdRatioBasedSampler(ratio) });
+  const sampler: Sampler = {
+    shouldSample(parent: Context, traceId: string, name: string, kind: SpanKind, attributes: Attributes, links: Link[]): SamplingResult {
+      if (trace.getSpanContext(parent) === undefined && links.some((link) => (link.context.traceFlags & SAMPLED) !== 0)) {
+        return { decision: sdk.SamplingDecision.RECORD_AND_SAMPLED };
+      }
+      return parentBased.shouldSample(parent, traceId, name, kind, attributes, links);
+    },
+    toString: () => `CarinaSampler{parentBased(ratio=${ratio}), sampled links}`,
+  };
+  const provider = new sdk.BasicTracerProvider({
+    sampler,
+    resource: resourceFromAttributes({ 'service.name': options.serviceName ?? DEFAULT_SERVICE_NAME, 'service.instance.id': options.instanceId }),
+    spanProcessors: [processor],
+  });
+  context.setGlobalContextManager(new AsyncContextManager());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  trace.setGlobalTracerProvider(provider);
+  setTracingEnabled(true, configuration.samplingRatePerMillion > 0);
+  const tracing: Tracing = {
+    configuration,
+    counts: processor.counts,
+    flush: () => processor.forceFlush(),
+    shutdown: async () => {
+      if (running !== tracing) return;
+      running = undefined;
+      setTracingEnabled(false);
+      try {
+        await provider.shutdown();
+      } finally {
+        trace.disable();
+        propagation.disable();
+        context.disable();
+      }
+    },
+  };
+  running = tracing;
+  return tracing;
+}
