@@ -25,6 +25,9 @@
  * With --custom-resources only custom resources (schema + two CEL rules) and ConfigMaps are
  * measured side by side (custom-resource-bench.ts).
  *
+ * `--workers` runs only issue 19's benchmark instead (workers-bench.ts): `--api-workers 1` against
+ * 2, with the 2 KiB watch fan-out, GET at 16 in flight and Pod beside ConfigMap creation.
+ *
  * `--webhooks` runs only the admission-webhook benchmark instead (webhook-bench.ts): pod creation
  * at 16 in flight without the webhook plugins, with the default plugins only, and with one
  * mutating and one validating webhook (OPS creates per scenario, default 3000).
@@ -40,6 +43,7 @@ import { formatCodecTable, measureCodec } from './codec-bench';
 import { measureWriteVerbs, formatVerbTable, type VerbFigures } from './verb-bench';
 import { formatCustomResourceTable, measureCustomResources, type KindFigures } from './custom-resource-bench';
 import { formatWebhookTable, measureWebhookOverhead } from './webhook-bench';
+import { workersMain } from './workers-bench';
 
 interface Figures {
   createP50: number;
@@ -318,6 +322,7 @@ async function webhookMain(): Promise<void> {
 async function main(): Promise<void> {
   if (process.argv.includes('--custom-resources')) return customResourcesMain();
   if (process.argv.includes('--webhooks')) return webhookMain();
+  if (process.argv.includes('--workers')) return workersMain(SERVER_PORTS);
   // In-process and before the server starts, so nothing else competes for the CPU.
   process.stderr.write('codec: JSON and Protobuf encode/decode\n');
   const codecRows = measureCodec(CODEC_RUNS);

@@ -5,14 +5,15 @@
  *                `carina server`: sequential p50/p99, and 16 in flight (ops/s, p99)
  *   fan-out      for each count in WATCHERS (default 1000,10000): that many watches spread over
  *                the 3 replicas, min(100, 100000 / watchers) changes/s for FAN_OUT_SECONDS:
- *                delivery latency from the write's acknowledgement (p50, p99), completeness,
+ *                delivery latency from the write's acknowledgement (p50, p99), completeness and
+ *                order (each watcher's resourceVersions strictly increase), objects of PAYLOAD_BYTES,
  *                replica memory per watcher, and the CPU of Carina and of the generator
  *   failover     kill -9 of the leader, ROUNDS times: time to a new leader and to the first
  *                write that succeeds through HAProxy (medians)
  *
  * Knobs (environment): ROUNDS (3), WATCHERS (1000,10000), FAN_OUT_SECONDS (10), WORKERS (2, the
  * watch generator's processes), CONNECTIONS_PER_REPLICA (4, per worker), SEQUENTIAL (500),
- * CONCURRENT_OPS (2000), DRAIN_SECONDS (30), WRITE_VIA (haproxy; or leader, follower: where the
+ * CONCURRENT_OPS (2000), DRAIN_SECONDS (30), PAYLOAD_BYTES (2048), WRITE_VIA (haproxy; or leader, follower: where the
  * fan-out's writes go). Ports 24100-24202. Run: make bench-cluster.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -36,6 +37,8 @@ const SEQUENTIAL = env('SEQUENTIAL', 500);
 const CONCURRENT_OPS = env('CONCURRENT_OPS', 2000);
 const DRAIN_SECONDS = env('DRAIN_SECONDS', 30);
 const WRITE_VIA = process.env.WRITE_VIA ?? 'haproxy';
+/** Size of each fan-out write's ConfigMap data (issue 19 measures ~2 KiB objects). */
+const PAYLOAD_BYTES = env('PAYLOAD_BYTES', 2048);
 const INFLIGHT = 16;
 /** Connections of the create/get client: through HAProxy (leastconn) one lands on each replica. */
 const CONNECTIONS = 3;
@@ -117,6 +120,7 @@ async function cluster(): Promise<ClusterFigures> {
           workers: WORKERS,
           connectionsPerReplica: CONNECTIONS_PER_REPLICA,
           drainSeconds: DRAIN_SECONDS,
+          payloadBytes: PAYLOAD_BYTES,
           log,
         });
         log(`  from ack p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms; from send p50 ${result.p50FromSendMs.toFixed(2)} ms, p99 ${result.p99FromSendMs.toFixed(2)} ms; ${result.received}/${result.expectedDeliveries} delivered; generator ${result.generatorCores.toFixed(2)} cores, Carina ${result.carinaCores.toFixed(2)}, machine ${result.machineBusyCores.toFixed(2)}`);
@@ -200,6 +204,7 @@ function fanOutTable(results: FanOutResult[]): string {
     ['the writes\' own latency, p50 / p99', (r) => `${ms(r.writeP50Ms)} / ${ms(r.writeP99Ms)}`],
     ['delivered / expected', (r) => `${n(r.received)} / ${n(r.expectedDeliveries)}`],
     ['watchers that got every event', (r) => `${n(r.completeWatchers)} / ${n(r.watchers)}`],
+    ['deliveries repeated or out of resourceVersion order', (r) => n(r.outOfOrder)],
     ['replica RSS per watcher (sum over replicas)', (r) => `${(r.rssPerWatcherBytes / 1024).toFixed(1)} KiB`],
     ['Carina CPU (3 replicas)', (r) => `${r.carinaCores.toFixed(2)} cores`],
     ['generator CPU (workers + writer)', (r) => `${r.generatorCores.toFixed(2)} cores, ${r.generatorUsPerEvent.toFixed(1)} µs per event`],
@@ -239,7 +244,7 @@ async function main(): Promise<void> {
     '',
     createGetTable(single, replicated.createGet),
     '',
-    `Watch fan-out over 3 replicas (${WORKERS} generator processes, ${CONNECTIONS_PER_REPLICA} HTTP/2 connections per replica each; writes ${WRITE_VIA === 'haproxy' ? 'through HAProxy' : `to the ${WRITE_VIA}`} for ${FAN_OUT_SECONDS} s; latency from the write's acknowledgement to receipt):`,
+    `Watch fan-out over 3 replicas (ConfigMaps with ${PAYLOAD_BYTES} bytes of data; ${WORKERS} generator processes, ${CONNECTIONS_PER_REPLICA} HTTP/2 connections per replica each; writes ${WRITE_VIA === 'haproxy' ? 'through HAProxy' : `to the ${WRITE_VIA}`} for ${FAN_OUT_SECONDS} s; latency from the write's acknowledgement to receipt):`,
     '',
     fanOutTable(replicated.fanOut),
     '',
