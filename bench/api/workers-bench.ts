@@ -12,7 +12,8 @@
  *   create   ~2.2 KiB Pods and ~2.2 KiB ConfigMaps at 16 in flight over 4 connections (ops/s, p99)
  *
  * Knobs (environment): ROUNDS (3), FAN_OUT_SECONDS (10), WATCHERS (1000), CHANGES_PER_SECOND
- * (100), GET_OPS (3000), CREATE_OPS (1000). Run: make bench-api-workers.
+ * (100), GET_OPS (3000), CREATE_OPS (1000), FAN_OUT_ONLY (1: the fan-out alone), BASELINE_MAIN
+ * (another build's dist/src/cli/main.js, one process, as a third layout). Run: make bench-api-workers.
  */
 import * as os from 'node:os';
 import { ApiClient, type ApiCredentials } from '../support/api-client';
@@ -29,10 +30,25 @@ const GET_OPS = env('GET_OPS', 3000);
 const CREATE_OPS = env('CREATE_OPS', 1000);
 const INFLIGHT = 16;
 const CONNECTIONS = 4;
-const LAYOUTS = [1, 2];
+/** BASELINE_MAIN=<another build>/dist/src/cli/main.js adds that build, one process (no --api-workers flag), as a third layout. */
+const BASELINE_MAIN = process.env.BASELINE_MAIN ?? '';
+/** FAN_OUT_ONLY=1 skips the GET and create figures. */
+const FAN_OUT_ONLY = process.env.FAN_OUT_ONLY === '1';
+
+interface Layout {
+  label: string;
+  args: string[];
+  main?: string;
+}
+
+const LAYOUTS: Layout[] = [
+  { label: '--api-workers 1', args: ['--api-workers', '1'] },
+  { label: '--api-workers 2', args: ['--api-workers', '2'] },
+  ...(BASELINE_MAIN === '' ? [] : [{ label: 'baseline build', args: [], main: BASELINE_MAIN }]),
+];
 
 export interface WorkersFigures {
-  apiWorkers: number;
+  layout: string;
   fanOut: FanOutResult;
   getPerSecond: number;
   getP99: number;
@@ -88,23 +104,29 @@ async function retryUntil(what: string, op: () => Promise<unknown>, timeoutMs = 
   }
 }
 
-async function measure(server: CarinaServer, apiWorkers: number, round: number, credentials: ApiCredentials): Promise<WorkersFigures> {
+async function measure(server: CarinaServer, layout: string, round: number, credentials: ApiCredentials): Promise<WorkersFigures> {
   const clients = Array.from({ length: CONNECTIONS }, () => new ApiClient(server.url, credentials));
   const [admin] = clients;
   try {
     const ns = `bench-${round}`;
     await retryUntil('create the namespace', () => admin.request('POST', '/api/v1/namespaces', { body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }) }));
     const base = `/api/v1/namespaces/${ns}`;
-    log(`  api-workers ${apiWorkers}: get, ${INFLIGHT} in flight`);
-    for (let i = 0; i < 100; i++) await admin.request('POST', `${base}/configmaps`, { body: configMap(`get-${i}`, 2048) });
-    await closedLoop(500, INFLIGHT, (i, w) => clients[w % CONNECTIONS].request('GET', `${base}/configmaps/get-${i % 100}`));
-    const gets = await closedLoop(GET_OPS, INFLIGHT, (i, w) => clients[w % CONNECTIONS].request('GET', `${base}/configmaps/get-${i % 100}`));
-    log(`  api-workers ${apiWorkers}: creates, ${INFLIGHT} in flight`);
-    // Pods pass the ServiceAccount admission plugin once the namespace's default ServiceAccount exists.
-    await retryUntil('create a probe pod', () => admin.request('POST', `${base}/pods`, { body: pod('probe') }));
-    const pods = await closedLoop(CREATE_OPS, INFLIGHT, (i, w) => clients[w % CONNECTIONS].request('POST', `${base}/pods`, { body: pod(`pod-${i}`) }));
-    const configMaps = await closedLoop(CREATE_OPS, INFLIGHT, (i, w) => clients[w % CONNECTIONS].request('POST', `${base}/configmaps`, { body: configMap(`cm-${i}`, 2200) }));
-    log(`  api-workers ${apiWorkers}: fan-out, ${WATCHERS} watchers, ${CHANGES_PER_SECOND} writes/s of ~2 KiB for ${FAN_OUT_SECONDS} s`);
+    const none = { perSecond: Number.NaN, latencies: [] as number[] };
+    let gets = none;
+    let pods = none;
+    let configMaps = none;
+    if (!FAN_OUT_ONLY) {
+      log(`  ${layout}: get, ${INFLIGHT} in flight`);
+      for (let i = 0; i < 100; i++) await admin.request('POST', `${base}/configmaps`, { body: configMap(`get-${i}`, 2048) });
+      await closedLoop(500, INFLIGHT, (i, w) => clients[w % CONNECTIONS].request('GET', `${base}/configmaps/get-${i % 100}`));
+      gets = await closedLoop(GET_OPS, INFLIGHT, (i, w) => clients[w % CONNECTIONS].request('GET', `${base}/configmaps/get-${i % 100}`));
+      log(`  ${layout}: creates, ${INFLIGHT} in flight`);
+      // Pods pass the ServiceAccount admission plugin once the namespace's default ServiceAccount exists.
+      await retryUntil('create a probe pod', () => admin.request('POST', `${base}/pods`, { body: pod('probe') }));
+      pods = await closedLoop(CREATE_OPS, INFLIGHT, (i, w) => clients[w % CONNECTIONS].request('POST', `${base}/pods`, { body: pod(`pod-${i}`) }));
+      configMaps = await closedLoop(CREATE_OPS, INFLIGHT, (i, w) => clients[w % CONNECTIONS].request('POST', `${base}/configmaps`, { body: configMap(`cm-${i}`, 2200) }));
+    }
+    log(`  ${layout}: fan-out, ${WATCHERS} watchers, ${CHANGES_PER_SECOND} writes/s of ~2 KiB for ${FAN_OUT_SECONDS} s`);
     const fanOut = await runFanOut({
       watchers: WATCHERS,
       changesPerSecond: CHANGES_PER_SECOND,
@@ -121,7 +143,7 @@ async function measure(server: CarinaServer, apiWorkers: number, round: number, 
     });
     log(`    writes ${fanOut.writesPerSecond.toFixed(1)}/s, write p99 ${fanOut.writeP99Ms.toFixed(0)} ms, event p99 from send ${fanOut.p99FromSendMs.toFixed(0)} ms, ${fanOut.received}/${fanOut.expectedDeliveries} delivered, ${fanOut.outOfOrder} out of order; Carina ${fanOut.carinaCores.toFixed(2)} cores, machine ${fanOut.machineBusyCores.toFixed(2)}`);
     return {
-      apiWorkers,
+      layout,
       fanOut,
       getPerSecond: gets.perSecond,
       getP99: percentile(gets.latencies, 0.99),
@@ -145,18 +167,19 @@ export async function workersMain(ports: CarinaServerPorts): Promise<void> {
   const loadBefore = machineLoad();
   const rounds: WorkersFigures[][] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 === 0 ? LAYOUTS : [...LAYOUTS].reverse();
+    // Which layout goes first rotates by round.
+    const order = LAYOUTS.map((_, i) => LAYOUTS[(i + round) % LAYOUTS.length]);
     const figures: WorkersFigures[] = [];
-    for (const apiWorkers of order) {
-      log(`round ${round + 1}/${ROUNDS}: --api-workers ${apiWorkers}`);
-      const server = await CarinaServer.start(ports, ['--auto-compaction-interval', '0', '--api-workers', String(apiWorkers)]);
+    for (const layout of order) {
+      log(`round ${round + 1}/${ROUNDS}: ${layout.label}`);
+      const server = await CarinaServer.start(ports, ['--auto-compaction-interval', '0', ...layout.args], layout.main);
       try {
-        figures.push(await measure(server, apiWorkers, round, server.credentials()));
+        figures.push(await measure(server, layout.label, round, server.credentials()));
       } finally {
         await server.stop();
       }
     }
-    rounds.push(figures.sort((a, b) => a.apiWorkers - b.apiWorkers));
+    rounds.push(LAYOUTS.map((l) => figures.find((f) => f.layout === l.label) as WorkersFigures));
   }
   process.stdout.write(formatWorkersReport(rounds, `${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}; before: ${loadBefore}; after: ${machineLoad()}; took ${((Date.now() - began) / 1000).toFixed(0)} s`) + '\n');
 }
@@ -172,6 +195,7 @@ export function formatWorkersReport(rounds: WorkersFigures[][], machine: string)
     ['fan-out: deliveries missing (expected - received)', (f) => f.fanOut.expectedDeliveries - f.fanOut.received, (v) => v.toFixed(0)],
     ['fan-out: deliveries repeated or out of order', (f) => f.fanOut.outOfOrder, (v) => v.toFixed(0)],
     ['fan-out: Carina CPU (all its processes)', (f) => f.fanOut.carinaCores, (v) => `${v.toFixed(2)} cores`],
+    ['fan-out: load generator CPU (watch workers + writer)', (f) => f.fanOut.generatorCores, (v) => `${v.toFixed(2)} cores`],
     ['fan-out: whole machine busy', (f) => f.fanOut.machineBusyCores, (v) => `${v.toFixed(2)} cores`],
     [`GET ~2 KiB ConfigMap, ${INFLIGHT} in flight`, (f) => f.getPerSecond, perS],
     [`GET, ${INFLIGHT} in flight, p99`, (f) => f.getP99, ms],
@@ -180,18 +204,20 @@ export function formatWorkersReport(rounds: WorkersFigures[][], machine: string)
     [`create ~2.2 KiB ConfigMap, ${INFLIGHT} in flight`, (f) => f.configMapPerSecond, perS],
     [`create ~2.2 KiB ConfigMap, ${INFLIGHT} in flight, p99`, (f) => f.configMapP99, ms],
   ];
+  const labels = rounds[0].map((f) => f.layout);
   const lines = [
-    `bench/api --workers: one replica, --api-workers 1 against 2, ${rounds.length} interleaved round(s), medians; ${machine}`,
+    `bench/api --workers: one replica, ${labels.join(' / ')}, ${rounds.length} interleaved round(s), medians; ${machine}`,
     '',
-    '| figure | --api-workers 1 | --api-workers 2 | 2 / 1 | per round (1 ; 2) |',
-    '|---|---:|---:|---:|---|',
+    `| figure | ${labels.join(' | ')} | ${labels.slice(1).map((l) => `${l} / ${labels[0]}`).join(' | ')} | per round (${labels.join(' ; ')}) |`,
+    `|---|${labels.map(() => '---:').join('|')}|${labels.slice(1).map(() => '---:').join('|')}|---|`,
   ];
   for (const [label, pick, show] of rows) {
-    const one = rounds.map((r) => pick(r[0]));
-    const two = rounds.map((r) => pick(r[1]));
-    const ratio = median(one) === 0 ? '-' : `${(median(two) / median(one)).toFixed(2)}x`;
-    lines.push(`| ${label} | ${show(median(one))} | ${show(median(two))} | ${ratio} | ${one.map(show).join(', ')} ; ${two.map(show).join(', ')} |`);
+    const columns = labels.map((_, c) => rounds.map((r) => pick(r[c])));
+    if (columns.every((values) => values.every((v) => Number.isNaN(v)))) continue;
+    const medians = columns.map((values) => median(values));
+    const ratios = medians.slice(1).map((m) => (medians[0] === 0 ? '-' : `${(m / medians[0]).toFixed(2)}x`));
+    lines.push(`| ${label} | ${medians.map(show).join(' | ')} | ${ratios.join(' | ')} | ${columns.map((values) => values.map(show).join(', ')).join(' ; ')} |`);
   }
-  const notes = rounds.flatMap((r, i) => r.map((f) => `round ${i + 1}, --api-workers ${f.apiWorkers}: ${f.fanOut.writes} writes (${f.fanOut.failedWrites} failed, writer at most ${f.fanOut.writerLagMs.toFixed(0)} ms late), ${f.fanOut.completeWatchers}/${f.fanOut.watchers} watchers complete, ${f.fanOut.watchesLost} watches ended early, window ${(f.fanOut.windowMs / 1000).toFixed(1)} s`));
+  const notes = rounds.flatMap((r, i) => r.map((f) => `round ${i + 1}, ${f.layout}: ${f.fanOut.writes} writes (${f.fanOut.failedWrites} failed, writer at most ${f.fanOut.writerLagMs.toFixed(0)} ms late), ${f.fanOut.completeWatchers}/${f.fanOut.watchers} watchers complete, ${f.fanOut.watchesLost} watches ended early, window ${(f.fanOut.windowMs / 1000).toFixed(1)} s`));
   return [...lines, '', ...notes.map((n) => `- ${n}`)].join('\n');
 }

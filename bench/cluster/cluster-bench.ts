@@ -13,7 +13,7 @@
  *
  * Knobs (environment): ROUNDS (3), WATCHERS (1000,10000), FAN_OUT_SECONDS (10), WORKERS (2, the
  * watch generator's processes), CONNECTIONS_PER_REPLICA (4, per worker), SEQUENTIAL (500),
- * CONCURRENT_OPS (2000), DRAIN_SECONDS (30), PAYLOAD_BYTES (2048), WRITE_VIA (haproxy; or leader, follower: where the
+ * CONCURRENT_OPS (2000), DRAIN_SECONDS (30), PAYLOAD_BYTES (2048), API_WORKERS (unset: the server's default), WRITE_VIA (haproxy; or leader, follower: where the
  * fan-out's writes go). Ports 24100-24202. Run: make bench-cluster.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -37,6 +37,8 @@ const SEQUENTIAL = env('SEQUENTIAL', 500);
 const CONCURRENT_OPS = env('CONCURRENT_OPS', 2000);
 const DRAIN_SECONDS = env('DRAIN_SECONDS', 30);
 const WRITE_VIA = process.env.WRITE_VIA ?? 'haproxy';
+/** --api-workers of each replica (unset: the server's default, one per core). */
+const API_WORKERS = process.env.API_WORKERS ?? '';
 /** Size of each fan-out write's ConfigMap data (issue 19 measures ~2 KiB objects). */
 const PAYLOAD_BYTES = env('PAYLOAD_BYTES', 2048);
 const INFLIGHT = 16;
@@ -69,7 +71,7 @@ async function createGetRounds(url: string, credentials: ApiCredentials, label: 
 
 async function singleReplica(): Promise<CreateGetFigures[]> {
   log('one replica: starting carina server');
-  const server = await CarinaServer.start(SINGLE_PORTS);
+  const server = await CarinaServer.start(SINGLE_PORTS, API_WORKERS === '' ? [] : ['--api-workers', API_WORKERS]);
   const stop = () => server.stop();
   cleanups.add(stop);
   try {
@@ -93,7 +95,7 @@ async function cluster(): Promise<ClusterFigures> {
   cleanups.add(down);
   try {
     log('3 replicas: carina local-cluster up');
-    const up = await localClusterUp({ dir, replicas: 3, ports, lbPort: LB_PORT, carinaScript: CARINA_MAIN, log: (line) => log(`  ${line}`) });
+    const up = await localClusterUp({ dir, replicas: 3, ports, lbPort: LB_PORT, carinaScript: CARINA_MAIN, serverArgs: API_WORKERS === '' ? [] : ['--api-workers', API_WORKERS], log: (line) => log(`  ${line}`) });
     const storeTls = { ca: readFileSync(up.storeClient.cacert, 'utf8'), cert: readFileSync(up.storeClient.cert, 'utf8'), key: readFileSync(up.storeClient.key, 'utf8') };
     const members: ClusterMember[] = up.members.map((m, i) => ({ id: m.id, apiUrl: m.apiUrl, etcdEndpoint: `127.0.0.1:${ports[i].etcd}`, storeTls, pidFile: m.pidFile, log: m.log }));
     const credentials = credentialsFromDataDir(join(dir, 'member-1'));
@@ -238,7 +240,7 @@ async function main(): Promise<void> {
   const single = await singleReplica();
   const replicated = await cluster();
   const out = [
-    `bench/cluster: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${ROUNDS} round(s), medians; took ${((Date.now() - began) / 1000).toFixed(0)} s`,
+    `bench/cluster: --api-workers ${API_WORKERS === '' ? `default (${os.availableParallelism()})` : API_WORKERS} per replica, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${ROUNDS} round(s), medians; took ${((Date.now() - began) / 1000).toFixed(0)} s`,
     '',
     'Create and get (~250-byte ConfigMaps; sequential on one HTTP/2 connection, 16 in flight over 3):',
     '',
