@@ -1,7 +1,7 @@
 /**
  * Where one replica's CPU goes under issue 19's fan-out (1,000 watchers, ~2 KiB ConfigMaps at
  * 100 writes/s): starts `carina server --api-workers N` with V8's sampling profiler on in every
- * process (NODE_OPTIONS=--cpu-prof; the cluster's workers inherit it), runs one fan-out
+ * process (cpu-profile-preload.ts through NODE_OPTIONS; the cluster's workers inherit it), runs one fan-out
  * (bench/cluster/fan-out.ts), stops the server with SIGTERM (profiles are written at exit) and
  * prints, per process, busy time and self time by area and by function. A tool for looking,
  * not a benchmark: the profiler costs a few percent.
@@ -70,11 +70,14 @@ async function main(): Promise<void> {
   const apiWorkers = Number(process.env.API_WORKERS ?? 2);
   const dir = mkdtempSync(join(tmpdir(), 'carina-fan-out-prof-'));
   const previous = process.env.NODE_OPTIONS;
-  process.env.NODE_OPTIONS = `${previous ?? ''} --cpu-prof --cpu-prof-dir=${dir}`.trim();
+  // --cpu-prof is refused in NODE_OPTIONS: a preloaded module profiles each process instead.
+  process.env.NODE_OPTIONS = `${previous ?? ''} --require ${join(__dirname, 'cpu-profile-preload.js')}`.trim();
+  process.env.CARINA_CPU_PROF_DIR = dir;
   const server = await CarinaServer.start({ api: 24300, etcd: 24301, raft: 24302 }, ['--auto-compaction-interval', '0', '--api-workers', String(apiWorkers)]);
   // Only the server profiles: the load generator's processes must not.
   if (previous === undefined) delete process.env.NODE_OPTIONS;
   else process.env.NODE_OPTIONS = previous;
+  delete process.env.CARINA_CPU_PROF_DIR;
   const writer = new ApiClient(server.url, server.credentials());
   try {
     if (process.env.MODE === 'get') {
@@ -92,7 +95,7 @@ async function main(): Promise<void> {
     writer.close();
     await server.stop();
   }
-  // The primary's profile is the one whose process started first (lowest pid in the file name).
+  // File names are pids: the primary's is the lowest.
   const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort();
   for (const file of files) process.stdout.write(`\n== ${file} (whole run: start, fill, load, stop)\n${summarize(join(dir, file))}\n`);
   process.stdout.write(`\nprofiles in ${dir}\n`);

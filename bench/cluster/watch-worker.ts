@@ -12,6 +12,8 @@ import type { WorkerReply, WorkerRequest } from './worker-protocol';
 
 const NAME_MARK = '"name":"';
 const RV_MARK = '"resourceVersion":"';
+/** golang.org/x/net/http2's transport defaults (transportDefaultStreamFlow, transportDefaultConnFlow). */
+const CLIENT_GO_WINDOWS = { stream: 4 << 20, connection: 1 << 30 };
 
 class WatchWorker {
   private readonly clients: ApiClient[] = [];
@@ -39,7 +41,8 @@ class WatchWorker {
     const opened: Array<Promise<boolean>> = [];
     let watcher = 0;
     for (const target of request.targets) {
-      const sessions = Array.from({ length: request.connectionsPerTarget }, () => new ApiClient(target.url, credentials));
+      // Flow-control windows as client-go's: a watcher must not be held back by its own client.
+      const sessions = Array.from({ length: request.connectionsPerTarget }, () => new ApiClient(target.url, credentials, { windowBytes: CLIENT_GO_WINDOWS }));
       this.clients.push(...sessions);
       for (let i = 0; i < target.watchers; i++) opened.push(this.watch(sessions[i % sessions.length], request.path, request.eventPrefix, watcher++));
     }
