@@ -34,9 +34,10 @@ function modified(name: string, revision: number): StoreWatchEvent {
   return { type: 'MODIFIED', key: `/registry/configmaps/default/${name}`, object, revision, size: 100 };
 }
 
-async function readyCache(options: { fanOutSliceDeliveries?: number; fanOutBacklogMax?: number } = {}): Promise<{ cache: WatchCache; store: HandFedStore }> {
+async function readyCache(options: { fanOutSliceDeliveries?: number; fanOutBacklogMax?: number; fanOutSliceMs?: number } = {}): Promise<{ cache: WatchCache; store: HandFedStore }> {
   const store = new HandFedStore();
-  const cache = new WatchCache(store as unknown as ObjectStore, options);
+  // Slices bounded by count alone here: the time bound would make the order depend on the machine.
+  const cache = new WatchCache(store as unknown as ObjectStore, { fanOutSliceMs: Number.POSITIVE_INFINITY, ...options });
   cache.start();
   await cache.waitForRevision(10);
   return { cache, store };
@@ -158,6 +159,18 @@ describe('WatchCache fan-out', () => {
     expect(cache.revision).to.equal(11);
     await fanOutDone(cache);
     expect(subs[1].deliveredRevision()).to.equal(11);
+    cache.stop();
+  });
+
+  it('ends a slice early once its time is up, before its count of deliveries', async () => {
+    const { cache, store } = await readyCache({ fanOutSliceDeliveries: 1000, fanOutSliceMs: 0 });
+    let delivered = 0;
+    for (let i = 0; i < 1000; i++) cache.subscribe('/registry/', 10, () => void delivered++, () => {}, { fanOut: true });
+    store.deliver?.([modified('a', 11)], 11);
+    // With no time to spend, the first slice stops at its first look at the clock (32 deliveries).
+    expect(delivered).to.equal(32);
+    await fanOutDone(cache);
+    expect(delivered).to.equal(1000);
     cache.stop();
   });
 
