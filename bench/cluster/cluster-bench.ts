@@ -135,8 +135,19 @@ async function cluster(): Promise<ClusterFigures> {
     for (let round = 0; round < ROUNDS; round++) {
       log(`failover round ${round + 1}/${ROUNDS}: kill -9 the leader`);
       const namespace = `failover-${round}`;
-      const admin = new ApiClient(up.url, credentials);
-      await admin.request('POST', '/api/v1/namespaces', { body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }) }).finally(() => admin.close());
+      // Through HAProxy, which may still pick the member restarted after the last round: retry.
+      for (let attempt = 1; ; attempt++) {
+        const admin = new ApiClient(up.url, credentials);
+        try {
+          await admin.request('POST', '/api/v1/namespaces', { body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }) });
+          break;
+        } catch (err) {
+          if (attempt >= 20) throw err;
+          await new Promise((r) => setTimeout(r, 500));
+        } finally {
+          admin.close();
+        }
+      }
       const result = await killLeaderOnce(members, up.url, credentials, namespace);
       log(`  killed member ${result.killedId}: new leader (member ${result.newLeaderId}) after ${result.newLeaderMs.toFixed(0)} ms, writes after ${result.writeResumedMs.toFixed(0)} ms`);
       failover.push(result);
