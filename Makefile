@@ -5,7 +5,7 @@ TSC := node_modules/.bin/tsc
 MOCHA := node_modules/.bin/mocha
 REPORTER := dist/test/support/summary-reporter.js
 
-.PHONY: all install build test test-deps run sim soak bench bench-raft bench-kv bench-api bench-api-scale bench-security bench-cluster cluster cluster-down clean
+.PHONY: all install build test test-deps run sim soak bench bench-raft bench-kv bench-api bench-api-scale bench-api-workers bench-security bench-cluster cluster cluster-down clean
 
 all: build
 
@@ -49,6 +49,12 @@ bench-kv: build test-deps
 # The Kubernetes API layer of one replica against its own store, side by side.
 bench-api: build
 	node dist/bench/api/api-bench.js
+
+# Issue 19: one replica with --api-workers 1 against 2: the 2 KiB watch fan-out (1,000 watchers,
+# 100 writes/s), GET at 16 in flight, ~2.2 KiB Pods beside ConfigMaps. ROUNDS, FAN_OUT_SECONDS and
+# more knobs in bench/api/workers-bench.ts. Ports 24300-24302.
+bench-api-workers: build
+	node dist/bench/api/api-bench.js --workers
 
 # What authentication and authorization cost a request: GET per credential kind, and a RoleBinding
 # user among 1,000 Roles and 10,000 RoleBindings against system:masters. Ports 24310-24312.

@@ -28,6 +28,8 @@
  * `--tracing` runs only the tracing benchmark instead (tracing-bench.ts): create and GET at 16 in
  * flight with tracing off, at sampling 0 and at full sampling to a local OTLP sink (OPS per
  * replica and round, at least 3 interleaved rounds).
+ * `--workers` runs only issue 19's benchmark instead (workers-bench.ts): `--api-workers 1` against
+ * 2, with the 2 KiB watch fan-out, GET at 16 in flight and Pod beside ConfigMap creation.
  *
  * `--webhooks` runs only the admission-webhook benchmark instead (webhook-bench.ts): pod creation
  * at 16 in flight without the webhook plugins, with the default plugins only, and with one
@@ -45,6 +47,7 @@ import { measureWriteVerbs, formatVerbTable, type VerbFigures } from './verb-ben
 import { formatCustomResourceTable, measureCustomResources, type KindFigures } from './custom-resource-bench';
 import { formatWebhookTable, measureWebhookOverhead } from './webhook-bench';
 import { formatTracingTable, freePortSets, measureTracingOverhead } from './tracing-bench';
+import { workersMain } from './workers-bench';
 
 interface Figures {
   createP50: number;
@@ -336,6 +339,7 @@ async function main(): Promise<void> {
   if (process.argv.includes('--tracing')) return tracingMain();
   if (process.argv.includes('--custom-resources')) return customResourcesMain();
   if (process.argv.includes('--webhooks')) return webhookMain();
+  if (process.argv.includes('--workers')) return workersMain(SERVER_PORTS);
   // In-process and before the server starts, so nothing else competes for the CPU.
   process.stderr.write('codec: JSON and Protobuf encode/decode\n');
   const codecRows = measureCodec(CODEC_RUNS);

@@ -5,14 +5,15 @@
  *                `carina server`: sequential p50/p99, and 16 in flight (ops/s, p99)
  *   fan-out      for each count in WATCHERS (default 1000,10000): that many watches spread over
  *                the 3 replicas, min(100, 100000 / watchers) changes/s for FAN_OUT_SECONDS:
- *                delivery latency from the write's acknowledgement (p50, p99), completeness,
+ *                delivery latency from the write's acknowledgement (p50, p99), completeness and
+ *                order (each watcher's resourceVersions strictly increase), objects of PAYLOAD_BYTES,
  *                replica memory per watcher, and the CPU of Carina and of the generator
  *   failover     kill -9 of the leader, ROUNDS times: time to a new leader and to the first
  *                write that succeeds through HAProxy (medians)
  *
  * Knobs (environment): ROUNDS (3), WATCHERS (1000,10000), FAN_OUT_SECONDS (10), WORKERS (2, the
  * watch generator's processes), CONNECTIONS_PER_REPLICA (4, per worker), SEQUENTIAL (500),
- * CONCURRENT_OPS (2000), DRAIN_SECONDS (30), WRITE_VIA (haproxy; or leader, follower: where the
+ * CONCURRENT_OPS (2000), DRAIN_SECONDS (30), PAYLOAD_BYTES (2048), API_WORKERS (unset: the server's default), WRITE_VIA (haproxy; or leader, follower: where the
  * fan-out's writes go). Ports 24100-24202. Run: make bench-cluster.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -36,6 +37,10 @@ const SEQUENTIAL = env('SEQUENTIAL', 500);
 const CONCURRENT_OPS = env('CONCURRENT_OPS', 2000);
 const DRAIN_SECONDS = env('DRAIN_SECONDS', 30);
 const WRITE_VIA = process.env.WRITE_VIA ?? 'haproxy';
+/** --api-workers of each replica (unset: the server's default, one per core). */
+const API_WORKERS = process.env.API_WORKERS ?? '';
+/** Size of each fan-out write's ConfigMap data (issue 19 measures ~2 KiB objects). */
+const PAYLOAD_BYTES = env('PAYLOAD_BYTES', 2048);
 const INFLIGHT = 16;
 /** Connections of the create/get client: through HAProxy (leastconn) one lands on each replica. */
 const CONNECTIONS = 3;
@@ -66,7 +71,7 @@ async function createGetRounds(url: string, credentials: ApiCredentials, label: 
 
 async function singleReplica(): Promise<CreateGetFigures[]> {
   log('one replica: starting carina server');
-  const server = await CarinaServer.start(SINGLE_PORTS);
+  const server = await CarinaServer.start(SINGLE_PORTS, API_WORKERS === '' ? [] : ['--api-workers', API_WORKERS]);
   const stop = () => server.stop();
   cleanups.add(stop);
   try {
@@ -90,7 +95,7 @@ async function cluster(): Promise<ClusterFigures> {
   cleanups.add(down);
   try {
     log('3 replicas: carina local-cluster up');
-    const up = await localClusterUp({ dir, replicas: 3, ports, lbPort: LB_PORT, carinaScript: CARINA_MAIN, log: (line) => log(`  ${line}`) });
+    const up = await localClusterUp({ dir, replicas: 3, ports, lbPort: LB_PORT, carinaScript: CARINA_MAIN, serverArgs: API_WORKERS === '' ? [] : ['--api-workers', API_WORKERS], log: (line) => log(`  ${line}`) });
     const storeTls = { ca: readFileSync(up.storeClient.cacert, 'utf8'), cert: readFileSync(up.storeClient.cert, 'utf8'), key: readFileSync(up.storeClient.key, 'utf8') };
     const members: ClusterMember[] = up.members.map((m, i) => ({ id: m.id, apiUrl: m.apiUrl, etcdEndpoint: `127.0.0.1:${ports[i].etcd}`, storeTls, pidFile: m.pidFile, log: m.log }));
     const credentials = credentialsFromDataDir(join(dir, 'member-1'));
@@ -117,6 +122,7 @@ async function cluster(): Promise<ClusterFigures> {
           workers: WORKERS,
           connectionsPerReplica: CONNECTIONS_PER_REPLICA,
           drainSeconds: DRAIN_SECONDS,
+          payloadBytes: PAYLOAD_BYTES,
           log,
         });
         log(`  from ack p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms; from send p50 ${result.p50FromSendMs.toFixed(2)} ms, p99 ${result.p99FromSendMs.toFixed(2)} ms; ${result.received}/${result.expectedDeliveries} delivered; generator ${result.generatorCores.toFixed(2)} cores, Carina ${result.carinaCores.toFixed(2)}, machine ${result.machineBusyCores.toFixed(2)}`);
@@ -129,8 +135,19 @@ async function cluster(): Promise<ClusterFigures> {
     for (let round = 0; round < ROUNDS; round++) {
       log(`failover round ${round + 1}/${ROUNDS}: kill -9 the leader`);
       const namespace = `failover-${round}`;
-      const admin = new ApiClient(up.url, credentials);
-      await admin.request('POST', '/api/v1/namespaces', { body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }) }).finally(() => admin.close());
+      // Through HAProxy, which may still pick the member restarted after the last round: retry.
+      for (let attempt = 1; ; attempt++) {
+        const admin = new ApiClient(up.url, credentials);
+        try {
+          await admin.request('POST', '/api/v1/namespaces', { body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }) });
+          break;
+        } catch (err) {
+          if (attempt >= 20) throw err;
+          await new Promise((r) => setTimeout(r, 500));
+        } finally {
+          admin.close();
+        }
+      }
       const result = await killLeaderOnce(members, up.url, credentials, namespace);
       log(`  killed member ${result.killedId}: new leader (member ${result.newLeaderId}) after ${result.newLeaderMs.toFixed(0)} ms, writes after ${result.writeResumedMs.toFixed(0)} ms`);
       failover.push(result);
@@ -200,6 +217,7 @@ function fanOutTable(results: FanOutResult[]): string {
     ['the writes\' own latency, p50 / p99', (r) => `${ms(r.writeP50Ms)} / ${ms(r.writeP99Ms)}`],
     ['delivered / expected', (r) => `${n(r.received)} / ${n(r.expectedDeliveries)}`],
     ['watchers that got every event', (r) => `${n(r.completeWatchers)} / ${n(r.watchers)}`],
+    ['deliveries repeated or out of resourceVersion order', (r) => n(r.outOfOrder)],
     ['replica RSS per watcher (sum over replicas)', (r) => `${(r.rssPerWatcherBytes / 1024).toFixed(1)} KiB`],
     ['Carina CPU (3 replicas)', (r) => `${r.carinaCores.toFixed(2)} cores`],
     ['generator CPU (workers + writer)', (r) => `${r.generatorCores.toFixed(2)} cores, ${r.generatorUsPerEvent.toFixed(1)} µs per event`],
@@ -233,13 +251,13 @@ async function main(): Promise<void> {
   const single = await singleReplica();
   const replicated = await cluster();
   const out = [
-    `bench/cluster: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${ROUNDS} round(s), medians; took ${((Date.now() - began) / 1000).toFixed(0)} s`,
+    `bench/cluster: --api-workers ${API_WORKERS === '' ? `default (${os.availableParallelism()})` : API_WORKERS} per replica, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${ROUNDS} round(s), medians; took ${((Date.now() - began) / 1000).toFixed(0)} s`,
     '',
     'Create and get (~250-byte ConfigMaps; sequential on one HTTP/2 connection, 16 in flight over 3):',
     '',
     createGetTable(single, replicated.createGet),
     '',
-    `Watch fan-out over 3 replicas (${WORKERS} generator processes, ${CONNECTIONS_PER_REPLICA} HTTP/2 connections per replica each; writes ${WRITE_VIA === 'haproxy' ? 'through HAProxy' : `to the ${WRITE_VIA}`} for ${FAN_OUT_SECONDS} s; latency from the write's acknowledgement to receipt):`,
+    `Watch fan-out over 3 replicas (ConfigMaps with ${PAYLOAD_BYTES} bytes of data; ${WORKERS} generator processes, ${CONNECTIONS_PER_REPLICA} HTTP/2 connections per replica each; writes ${WRITE_VIA === 'haproxy' ? 'through HAProxy' : `to the ${WRITE_VIA}`} for ${FAN_OUT_SECONDS} s; latency from the write's acknowledgement to receipt):`,
     '',
     fanOutTable(replicated.fanOut),
     '',

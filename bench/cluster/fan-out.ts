@@ -8,6 +8,7 @@
  * generator's (workers and writer) from process.cpuUsage().
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ApiClient } from '../support/api-client';
 import { LatencyHistogram } from '../support/latency-histogram';
@@ -30,6 +31,8 @@ export interface FanOutOptions {
   connectionsPerReplica: number;
   /** Longest wait, after the last write, for deliveries still in flight. */
   drainSeconds: number;
+  /** Size of each written ConfigMap's data (default: a few bytes; issue 19 measures ~2 KiB). */
+  payloadBytes?: number;
   log: (line: string) => void;
 }
 
@@ -38,6 +41,8 @@ export interface FanOutResult {
   changesPerSecond: number;
   writes: number;
   failedWrites: number;
+  /** Writes acknowledged per second, from the first write's schedule to the last acknowledgement. */
+  writesPerSecond: number;
   /** The writes' own latency (request to acknowledgement) under the fan-out, ms. */
   writeP50Ms: number;
   writeP99Ms: number;
@@ -54,6 +59,8 @@ export interface FanOutResult {
   p50FromSendMs: number;
   p99FromSendMs: number;
   beforeAck: number;
+  /** Deliveries repeated or out of resourceVersion order, over every watcher (must be 0). */
+  outOfOrder: number;
   /** Deliveries per second from the first write until the last delivery counted. */
   deliveriesPerSecond: number;
   openMs: number;
@@ -99,8 +106,18 @@ class WorkerHandle {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
+/** A replica's child processes (its API workers with --api-workers > 1), from /proc. */
+function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter((s) => s !== '').map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** The replicas' CPU, their API worker processes included. */
 function replicaCpuMs(replicas: Array<{ pid: number }>): number {
-  return replicas.reduce((sum, r) => sum + processCpuMs(r.pid), 0);
+  return replicas.reduce((sum, r) => sum + processCpuMs(r.pid) + childPids(r.pid).reduce((s, child) => s + processCpuMs(child), 0), 0);
 }
 
 export async function runFanOut(options: FanOutOptions): Promise<FanOutResult> {
@@ -115,7 +132,8 @@ export async function runFanOut(options: FanOutOptions): Promise<FanOutResult> {
   for (let i = 0; i < options.watchers; i++) shares[Math.floor(i / replicas.length) % options.workers][i % replicas.length]++;
   const workers = shares.map(() => new WorkerHandle(fork(join(__dirname, 'watch-worker.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] })));
   try {
-    const rssBefore = replicas.reduce((sum, r) => sum + residentBytes(r.pid), 0);
+    const rss = () => replicas.reduce((sum, r) => sum + residentBytes(r.pid) + childPids(r.pid).reduce((s, child) => s + residentBytes(child), 0), 0);
+    const rssBefore = rss();
     const openBegan = monotonicMs();
     const opened = await Promise.all(workers.map((w, i) => w.ask({
       kind: 'open',
@@ -131,12 +149,13 @@ export async function runFanOut(options: FanOutOptions): Promise<FanOutResult> {
     options.log(`  ${options.watchers} watches open in ${openMs.toFixed(0)} ms`);
     // Let allocation settle before charging memory to the watchers.
     await sleep(2000);
-    const rssAfter = replicas.reduce((sum, r) => sum + residentBytes(r.pid), 0);
+    const rssAfter = rss();
 
     await Promise.all(workers.map((w) => w.ask({ kind: 'begin' }, 'begun')));
     const cpuBegin = { generator: process.cpuUsage(), carina: replicaCpuMs(replicas), machine: machineCpuMs() };
     const began = monotonicMs();
     const writes = Math.round(options.changesPerSecond * options.durationSeconds);
+    const payload = options.payloadBytes === undefined ? undefined : 'x'.repeat(options.payloadBytes);
     const acks: Array<[string, number, number]> = [];
     let failedWrites = 0;
     let writerLagMs = 0;
@@ -147,7 +166,7 @@ export async function runFanOut(options: FanOutOptions): Promise<FanOutResult> {
       writerLagMs = Math.max(writerLagMs, monotonicMs() - due);
       const name = `ev-${i}`;
       const sent = monotonicMs();
-      inFlight.push(writer.request('POST', base, { body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { seq: String(i) } }), timeoutMs: 30_000 }).then(
+      inFlight.push(writer.request('POST', base, { body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: payload === undefined ? { seq: String(i) } : { seq: String(i), payload } }), timeoutMs: 30_000 }).then(
         () => void acks.push([name, sent, monotonicMs()]),
         () => void failedWrites++,
       ));
@@ -176,7 +195,7 @@ export async function runFanOut(options: FanOutOptions): Promise<FanOutResult> {
       fromAck.merge(r.fromAck);
       fromSend.merge(r.fromSend);
     }
-    const total = (key: 'received' | 'completeWatchers' | 'beforeAck' | 'ended' | 'cpuMs') => results.reduce((sum, r) => sum + r[key], 0);
+    const total = (key: 'received' | 'completeWatchers' | 'beforeAck' | 'outOfOrder' | 'ended' | 'cpuMs') => results.reduce((sum, r) => sum + r[key], 0);
     const generatorCpuMs = total('cpuMs') + (cpuEnd.generator.user + cpuEnd.generator.system) / 1000;
     const workerWallMs = Math.max(...results.map((r) => r.wallMs));
     return {
@@ -184,6 +203,7 @@ export async function runFanOut(options: FanOutOptions): Promise<FanOutResult> {
       changesPerSecond: options.changesPerSecond,
       writes,
       failedWrites,
+      writesPerSecond: acks.length / ((Math.max(began + 1, ...acks.map(([, , ack]) => ack)) - began) / 1000),
       writeP50Ms: percentile(acks.map(([, sent, ack]) => ack - sent), 0.5),
       writeP99Ms: percentile(acks.map(([, sent, ack]) => ack - sent), 0.99),
       writerLagMs,
@@ -196,6 +216,7 @@ export async function runFanOut(options: FanOutOptions): Promise<FanOutResult> {
       p50FromSendMs: fromSend.percentile(0.5),
       p99FromSendMs: fromSend.percentile(0.99),
       beforeAck: total('beforeAck'),
+      outOfOrder: total('outOfOrder'),
       deliveriesPerSecond: total('received') / ((lastDeliveryAt - began) / 1000),
       openMs,
       rssPerWatcherBytes: (rssAfter - rssBefore) / options.watchers,

@@ -11,12 +11,18 @@ import { monotonicMs } from '../support/latency';
 import type { WorkerReply, WorkerRequest } from './worker-protocol';
 
 const NAME_MARK = '"name":"';
+const RV_MARK = '"resourceVersion":"';
+/** golang.org/x/net/http2's transport defaults (transportDefaultStreamFlow, transportDefaultConnFlow). */
+const CLIENT_GO_WINDOWS = { stream: 4 << 20, connection: 1 << 30 };
 
 class WatchWorker {
   private readonly clients: ApiClient[] = [];
   private readonly closers: Array<() => void> = [];
   /** Per watcher, the benchmark events it received. */
   private counts = new Int32Array(0);
+  /** Per watcher, the resourceVersion of the last benchmark event it received. */
+  private lastRevisions = new Float64Array(0);
+  private outOfOrder = 0;
   /** Per event name, the receipt time of each delivery. */
   private readonly receipts = new Map<string, number[]>();
   private received = 0;
@@ -31,10 +37,12 @@ class WatchWorker {
     const credentials = credentialsFromDataDir(request.dataDir);
     const total = request.targets.reduce((sum, t) => sum + t.watchers, 0);
     this.counts = new Int32Array(total);
+    this.lastRevisions = new Float64Array(total);
     const opened: Array<Promise<boolean>> = [];
     let watcher = 0;
     for (const target of request.targets) {
-      const sessions = Array.from({ length: request.connectionsPerTarget }, () => new ApiClient(target.url, credentials));
+      // Flow-control windows as client-go's: a watcher must not be held back by its own client.
+      const sessions = Array.from({ length: request.connectionsPerTarget }, () => new ApiClient(target.url, credentials, { windowBytes: CLIENT_GO_WINDOWS }));
       this.clients.push(...sessions);
       for (let i = 0; i < target.watchers; i++) opened.push(this.watch(sessions[i % sessions.length], request.path, request.eventPrefix, watcher++));
     }
@@ -78,6 +86,14 @@ class WatchWorker {
     const nameStart = mark + NAME_MARK.length;
     const name = text.slice(nameStart, text.indexOf('"', nameStart));
     if (!name.startsWith(eventPrefix)) return;
+    // Every event once and in order: each watcher's resourceVersions strictly increase.
+    const rvMark = text.indexOf(RV_MARK, start);
+    if (rvMark >= 0 && rvMark < end) {
+      const rvStart = rvMark + RV_MARK.length;
+      const revision = Number(text.slice(rvStart, text.indexOf('"', rvStart)));
+      if (!(revision > this.lastRevisions[index])) this.outOfOrder++;
+      else this.lastRevisions[index] = revision;
+    }
     this.counts[index]++;
     this.received++;
     const times = this.receipts.get(name);
@@ -120,6 +136,7 @@ class WatchWorker {
       watchers: this.counts.length,
       completeWatchers: complete,
       beforeAck,
+      outOfOrder: this.outOfOrder,
       unmatched,
       ended: this.ended,
       cpuMs: (cpu.user + cpu.system) / 1000,

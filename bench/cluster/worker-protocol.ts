@@ -33,6 +33,8 @@ export type WorkerReply =
     watchers: number;
     completeWatchers: number;
     beforeAck: number;
+    /** Deliveries whose resourceVersion was not above the watcher's previous one (repeated or out of order). */
+    outOfOrder: number;
     unmatched: number;
     ended: number;
     cpuMs: number;

@@ -26,6 +26,8 @@ export interface LocalClusterOptions {
   haproxy?: string;
   /** The script that runs `carina` (default bin/carina); a benchmark passes its own build's main.js. */
   carinaScript?: string;
+  /** More flags for every member's `carina server` (a benchmark's --api-workers, for one). */
+  serverArgs?: string[];
   log?: (line: string) => void;
 }
 
@@ -135,6 +137,7 @@ export async function localClusterUp(options: LocalClusterOptions): Promise<Loca
       '--secure-port', String(p.api),
       '--listen-etcd-address', `127.0.0.1:${p.etcd}`,
       '--shutdown-delay-duration', '2s',
+      ...(options.serverArgs ?? []),
     ], logFile, pidFile);
     log(`member ${id}: https://127.0.0.1:${p.api} (log ${logFile})`);
     return { id, apiUrl: `https://127.0.0.1:${p.api}`, pidFile, log: logFile, dataDir };

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { EtcdClient, type KvClient } from '../../raft';
 import { FlagError, formatHelp, parseFlags, type FlagSpec, type FlagValues } from './flags';
 import { parseInitialCluster, startStoreServer, type RunningStoreServer } from '../server/store-server';
-import { startApiServer, storeHealthCheck, withTimeout } from '../server/api-server';
+import { startApiServer, storeHealthCheck, withTimeout, type RaftStatusView } from '../server/api-server';
 import { buildApiServerParts, startControllers } from '../server/default-parts';
 import { localClusterDown, localClusterUp } from './local-cluster';
 import { addMember, formatMemberTable, memberStatus, parseMemberId, promoteMember, removeMember, transferLeadership } from './members';
@@ -17,6 +17,9 @@ import { SECURITY_FLAGS, securityFromFlags } from './security-flags';
 import { startCompactor } from '../storage/compactor';
 import { ENCRYPTION_PROVIDER_CONFIG_FLAG, STORE_CLIENT_FLAGS, STORE_TLS_FLAGS, encryptionProviders, externalEtcdTls, foundsSharedPki, prepareSharedPki, resolveStoreTls, storeClientTls } from './store-flags';
 import { pkiCommand } from './pki';
+import { availableParallelism } from 'node:os';
+import { apiWorkerId, followPrimary, reportWorkerReady, startApiWorkerPool } from '../server/api-workers';
+import { apiServerUrl, loadOrCreateClusterCertificates, writeAdminKubeconfig } from '../certificates';
 import { ADMISSION_FLAGS, admissionFromFlags } from './admission-flags';
 import { AUDIT_FLAGS, auditFromFlags } from './audit-flags';
 import { CERTIFICATE_FLAGS, certificateSettingsFromFlags, clusterInfoServer } from './certificate-flags';
@@ -52,6 +55,7 @@ const SERVER_FLAGS: FlagSpec[] = [
   { name: 'min-request-timeout', kind: 'number', default: 1800, help: 'Minimum watch duration in seconds; each watch lasts a random time between this and twice it, unless timeoutSeconds is given.' },
   { name: 'service-cluster-ip-range', kind: 'string', default: '10.0.0.0/24', help: 'IPv4 CIDR from which Services get their cluster IPs (the first address is the kubernetes Service\'s).' },
   { name: 'service-node-port-range', kind: 'string', default: '30000-32767', help: 'Port range for NodePort and LoadBalancer Services.' },
+  { name: 'api-workers', kind: 'number', default: 1, help: 'Processes serving the Kubernetes API of this replica, sharing its port, beside the one that runs the store (1: the API and the store in one process, the default; 0: one per core). More than one measured slower on 2 shared cores: bench/RESULTS.md.' },
   { name: 'watch-cache-history', kind: 'duration', default: 300_000, help: 'How far back the watch cache keeps events; a watch from an older resourceVersion gets 410 Gone.' },
   ...SECURITY_FLAGS,
   // Admission plugins, their configuration and the webhooks' circuit breaker: src/cli/admission-flags.ts.
@@ -92,9 +96,16 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(formatHelp('server', SERVER_SUMMARY, SERVER_FLAGS));
     return 0;
   }
-  // klog-like lines, with the trace id of a traced request (src/observability/logger.ts).
-  const log = structuredLogger();
+  const workerId = apiWorkerId();
+  // klog-like lines, with the trace id of a traced request (src/observability/logger.ts); a
+  // worker's lines name it.
+  const klog = structuredLogger();
+  const log = workerId === undefined ? klog : (line: string) => klog(`[api-worker ${workerId}] ${line}`);
   const dataDir = resolve(flags['data-dir'] as string);
+  if (workerId !== undefined) return runApiWorker(flags, dataDir, workerId, log);
+  const requestedWorkers = flags['api-workers'] as number;
+  if (!Number.isInteger(requestedWorkers) || requestedWorkers < 0) throw new FlagError(`--api-workers must be a whole number >= 0, not ${requestedWorkers}`);
+  const apiWorkers = requestedWorkers === 0 ? availableParallelism() : requestedWorkers;
   // Read before anything starts: a bad configuration must not leave a replica half up.
   const encryption = await encryptionProviders(flags);
   const admission = admissionFromFlags(flags);
@@ -132,47 +143,24 @@ async function main(argv: string[]): Promise<number> {
     if (removed) process.stdout.write('carina: this member was removed from the cluster: stopped\n');
     return 0;
   }
-  // Names this replica's leases: its member id, or its address when the store is an external etcd.
-  const identity = store !== undefined ? `member-${flags['member-id'] as number}` : `${flags['bind-address'] as string}-${flags['secure-port'] as number}`;
-  const sans = (flags['tls-san'] as string).split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (apiWorkers > 1) {
+    const replica = store?.replica;
+    return runApiWorkersPrimary(flags, dataDir, apiWorkers, store, etcdServers, log, async () => {
+      compactor?.stop();
+      if (store !== undefined) await store.stop();
+      else await kv.close();
+      await tracing?.shutdown();
+    }, replica === undefined ? undefined : () => ({ raft: replica.raftStatus(), corruption: replica.corruption()?.reason }));
+  }
   const parts = buildApiServerParts(kv, { runtimeConfig: flags['runtime-config'] as string, storeHealthy: storeHealthCheck(kv) });
   const replica = store?.replica;
   if (replica !== undefined) {
     parts.raftStatus = () => replica.raftStatus();
     parts.storeCorruption = () => replica.corruption()?.reason;
   }
-  const api = await startApiServer({
-    dataDir,
-    bindAddress: flags['bind-address'] as string,
-    securePort: flags['secure-port'] as number,
-    servingDnsNames: sans.filter((s) => !/^[0-9.]+$|:/.test(s)),
-    servingIpAddresses: sans.filter((s) => /^[0-9.]+$|:/.test(s)),
-    livezGracePeriodMs: flags['livez-grace-period'] as number,
-    shutdownDelayMs: flags['shutdown-delay-duration'] as number,
-    minRequestTimeoutSeconds: flags['min-request-timeout'] as number,
-    serviceClusterIpRange: flags['service-cluster-ip-range'] as string,
-    advertiseAddress: flags['advertise-address'] as string,
-    watchCacheHistoryMs: flags['watch-cache-history'] as number,
-    serviceNodePortRange: flags['service-node-port-range'] as string,
-    identity,
-    security: securityFromFlags(flags),
-    encryptionProviders: encryption,
-    admission,
-    audit,
-    tracing,
-  }, parts, log);
-  const advertised = flags['advertise-address'] as string;
-  const controllers = startControllers(api.registry, api.cache, parts, identity, log, {
-    credentials: { rootCaPem: api.clusterCaPem, tokenSigner: api.tokenSigner },
-    certificates: {
-      settings: certificateSettings,
-      deps: {
-        authorize: api.authorize,
-        clusterCaPem: api.clusterCaPem,
-        clusterInfoServer: clusterInfoServer(certificateSettings.controlPlaneEndpoint, advertised !== '' ? `https://${advertised.includes(':') ? `[${advertised}]` : advertised}:${api.url.slice(api.url.lastIndexOf(':') + 1)}` : api.url),
-      },
-    },
-  });
+  const identity = replicaIdentity(flags, store !== undefined);
+  const api = await startApiServer({ ...apiServerConfig(flags, dataDir, identity), encryptionProviders: encryption, admission, audit, tracing }, parts, log);
+  const controllers = startControllers(api.registry, api.cache, parts, identity, log, controllerOptions(flags, api, certificateSettings));
   process.stdout.write(
     `carina: data in ${dataDir}\n` +
     (store !== undefined
@@ -189,6 +177,137 @@ async function main(argv: string[]): Promise<number> {
   compactor?.stop();
   if (store !== undefined) await store.stop();
   else await kv.close();
+  await tracing?.shutdown();
+  return 0;
+}
+
+/** What the lease holder's controllers need: the cluster's credentials and the CSR and bootstrap settings. */
+function controllerOptions(
+  flags: FlagValues,
+  api: Awaited<ReturnType<typeof startApiServer>>,
+  certificateSettings: ReturnType<typeof certificateSettingsFromFlags>,
+): Parameters<typeof startControllers>[5] {
+  const advertised = flags['advertise-address'] as string;
+  const port = api.url.slice(api.url.lastIndexOf(':') + 1);
+  const ownServer = advertised !== '' ? `https://${advertised.includes(':') ? `[${advertised}]` : advertised}:${port}` : api.url;
+  return {
+    credentials: { rootCaPem: api.clusterCaPem, tokenSigner: api.tokenSigner },
+    certificates: {
+      settings: certificateSettings,
+      deps: { authorize: api.authorize, clusterCaPem: api.clusterCaPem, clusterInfoServer: clusterInfoServer(certificateSettings.controlPlaneEndpoint, ownServer) },
+    },
+  };
+}
+
+/** Names this replica's leases: its member id, or its address when the store is an external etcd. */
+function replicaIdentity(flags: FlagValues, embeddedStore: boolean): string {
+  return embeddedStore ? `member-${flags['member-id'] as number}` : `${flags['bind-address'] as string}-${flags['secure-port'] as number}`;
+}
+
+function servingNames(flags: FlagValues): { servingDnsNames: string[]; servingIpAddresses: string[] } {
+  const sans = (flags['tls-san'] as string).split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return { servingDnsNames: sans.filter((s) => !/^[0-9.]+$|:/.test(s)), servingIpAddresses: sans.filter((s) => /^[0-9.]+$|:/.test(s)) };
+}
+
+/** The API server's configuration from the flags (without what must be read once: encryption, admission, audit). */
+function apiServerConfig(flags: FlagValues, dataDir: string, identity: string): Parameters<typeof startApiServer>[0] {
+  return {
+    dataDir,
+    bindAddress: flags['bind-address'] as string,
+    securePort: flags['secure-port'] as number,
+    ...servingNames(flags),
+    livezGracePeriodMs: flags['livez-grace-period'] as number,
+    shutdownDelayMs: flags['shutdown-delay-duration'] as number,
+    minRequestTimeoutSeconds: flags['min-request-timeout'] as number,
+    serviceClusterIpRange: flags['service-cluster-ip-range'] as string,
+    advertiseAddress: flags['advertise-address'] as string,
+    watchCacheHistoryMs: flags['watch-cache-history'] as number,
+    serviceNodePortRange: flags['service-node-port-range'] as string,
+    identity,
+    security: securityFromFlags(flags),
+  };
+}
+
+/** Set in the workers' environment by the primary: where they reach the store. */
+const WORKER_STORE_ENV = 'CARINA_API_WORKER_STORE';
+
+/**
+ * The primary of a replica with API workers (src/server/api-workers.ts): the store runs here;
+ * the serving certificate and the admin kubeconfig are made here, once; the workers serve.
+ */
+async function runApiWorkersPrimary(
+  flags: FlagValues,
+  dataDir: string,
+  count: number,
+  store: RunningStoreServer | undefined,
+  etcdServers: string[],
+  log: (line: string) => void,
+  stopStore: () => Promise<void>,
+  replicaStatus: (() => { raft: RaftStatusView; corruption?: string }) | undefined,
+): Promise<number> {
+  // Before any worker starts: N workers must not each create the serving certificate.
+  const certificates = await loadOrCreateClusterCertificates(dataDir, { serving: { dnsNames: servingNames(flags).servingDnsNames, ipAddresses: servingNames(flags).servingIpAddresses } });
+  const storeUrl = store !== undefined ? `https://${store.etcdAddress}` : etcdServers.join(',');
+  const pool = startApiWorkerPool({ count, env: { [WORKER_STORE_ENV]: storeUrl }, replicaStatus, log });
+  const stopSignal = store !== undefined ? waitForStopSignalOrRemoval(store) : waitForStopSignal().then(() => false);
+  const url = await Promise.race([pool.ready, stopSignal.then(() => undefined)]);
+  if (url !== undefined) {
+    const kubeconfigPath = await writeAdminKubeconfig(dataDir, certificates, apiServerUrl(new URL(url).hostname, Number(new URL(url).port)));
+    process.stdout.write(
+      `carina: data in ${dataDir}\n` +
+      (store !== undefined
+        ? `carina: etcd v3 API (the store) on https://${store.etcdAddress}\ncarina: Raft peers on ${store.raftAddress}\n`
+        : `carina: objects stored in etcd at ${etcdServers.join(',')}\n`) +
+      `carina: Kubernetes API on ${url} (${count} API worker processes: ${[...pool.pids()].map(([id, pid]) => `${id}=pid ${pid}`).join(', ')})\n` +
+      `carina: admin kubeconfig ${kubeconfigPath}\n` +
+      'carina: ready\n',
+    );
+  }
+  const removed = await stopSignal;
+  if (removed) process.stdout.write('carina: this member was removed from the cluster: stopping\n');
+  await pool.stop();
+  await stopStore();
+  return 0;
+}
+
+/** An API worker: the API server over an etcd client of the primary's store (or the external etcd). */
+async function runApiWorker(flags: FlagValues, dataDir: string, workerId: number, log: (line: string) => void): Promise<number> {
+  const primary = followPrimary(log);
+  const encryption = await encryptionProviders(flags);
+  const admission = admissionFromFlags(flags);
+  const audit = auditFromFlags(flags);
+  const certificateSettings = certificateSettingsFromFlags(flags, dataDir);
+  const tracing = startServerTracing(tracingFromFlags(flags), `member-${flags['member-id'] as number}-api-worker-${workerId}`);
+  const endpoints = (process.env[WORKER_STORE_ENV] ?? '').split(',').filter((e) => e !== '');
+  const external = (flags['etcd-servers'] as string) !== '';
+  const kv = new EtcdClient({
+    endpoints,
+    tls: external ? externalEtcdTls(flags) : storeClientTls({ 'data-dir': dataDir, cacert: '', cert: '', key: '' }),
+  });
+  const parts = buildApiServerParts(kv, { runtimeConfig: flags['runtime-config'] as string, storeHealthy: storeHealthCheck(kv) });
+  if (!external) {
+    parts.raftStatus = () => primary.status().raft ?? { id: 0, role: 'unknown', term: 0, lead: 0, commit: 0, applied: 0, lastIndex: 0, progress: {} };
+    parts.storeCorruption = () => primary.status().corruption;
+  }
+  const identity = replicaIdentity(flags, !external);
+  const duties = workerId === 1;
+  const api = await startApiServer({
+    ...apiServerConfig(flags, dataDir, identity),
+    encryptionProviders: encryption,
+    admission,
+    audit,
+    tracing,
+    workerId,
+    replicaDuties: duties,
+    writeKubeconfig: false,
+  }, parts, log);
+  const controllers = duties ? startControllers(api.registry, api.cache, parts, identity, log, controllerOptions(flags, api, certificateSettings)) : undefined;
+  log(`serving the Kubernetes API on ${api.url}${duties ? ' (with the replica\'s controllers and bootstrap)' : ''}`);
+  reportWorkerReady(workerId, api.url);
+  await waitForStopSignal();
+  if (controllers !== undefined) await withTimeout(controllers.stop(), 2000);
+  await api.stop();
+  await kv.close();
   await tracing?.shutdown();
   return 0;
 }

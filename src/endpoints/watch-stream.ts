@@ -4,10 +4,16 @@
  * stops matching is reported DELETED, one that starts matching ADDED), with BOOKMARK events when
  * asked for, until the timeout or the client leaves. Errors after the stream has started travel
  * as an ERROR event carrying a Status, as kube-apiserver does.
+ *
+ * The cache hands events to a watch in slices beside other work (a `fanOut` subscription,
+ * src/storage/watch-cache.ts), so a bookmark announces only what this watch has been given
+ * (`deliveredRevision`), never the cache's revision while events for it are still queued. A
+ * watch whose socket holds more than `maxBufferedBytes` (16 MiB) unsent is closed within one
+ * tick of its timer (250 ms) and the client resumes from the last version it received.
  */
 import { ApiError, errors } from '../util';
 import { apiVersionOf, parseResourceVersion, toApiError, type GenericRegistry, type ServedResource } from '../registry';
-import { encodedEvent, type CachedEvent, type ObjectStore, type WatchCache } from '../storage';
+import { encodedEvent, type CacheSubscription, type CachedEvent, type ObjectStore, type WatchCache } from '../storage';
 import type { BodyCodec, JsonObject } from './body-codec';
 import { mediaTypeOf, type Representation } from './negotiation';
 import type { WatchSink } from './response-writer';
@@ -105,7 +111,7 @@ export class WatchStream {
     if (this.subscription !== undefined) await this.follow(this.subscription, () => this.reset);
   }
 
-  private subscription?: { cancel(): void };
+  private subscription?: CacheSubscription;
   private reset = false;
 
   private async start(sink: WatchSink): Promise<void> {
@@ -132,14 +138,14 @@ export class WatchStream {
     sink.start(options.representation === 'protobuf' ? `${mediaTypeOf('protobuf')};stream=watch` : mediaTypeOf(options.representation));
     const prefix = options.registry.listPrefix(options.resource, options.namespace);
     let startAfter = requested;
-    let subscription: { cancel(): void } | undefined;
+    let subscription: CacheSubscription | undefined;
     try {
       if (initial) {
         // Snapshot and subscription in one synchronous step: nothing can fall between them.
         const snapshot = cache.list(prefix, (o) => this.matches(o));
         startAfter = snapshot.revision;
         this.remote = options.registry.convertsRemotely(options.resource);
-        subscription = cache.subscribe(prefix, startAfter, (event) => this.deliver(event), () => (this.reset = true));
+        subscription = cache.subscribe(prefix, startAfter, (event) => this.deliver(event), () => (this.reset = true), { fanOut: true });
         const sendInitial = (items: JsonObject[]) => {
           for (const item of items) this.send('ADDED', item);
           if (streamingList) this.send('BOOKMARK', this.bookmarkObject(startAfter, { 'k8s.io/initial-events-end': 'true' }));
@@ -148,7 +154,7 @@ export class WatchStream {
         else sendInitial(snapshot.items.map((item) => this.typed(item)));
       } else {
         this.remote = options.registry.convertsRemotely(options.resource);
-        subscription = cache.subscribe(prefix, startAfter, (event) => this.deliver(event), () => (this.reset = true));
+        subscription = cache.subscribe(prefix, startAfter, (event) => this.deliver(event), () => (this.reset = true), { fanOut: true });
       }
     } catch (err) {
       // After the 200 went out, a failure travels as an ERROR event (410 for a compacted start).
@@ -169,7 +175,7 @@ export class WatchStream {
 
   private finishNow?: () => void;
 
-  private follow(subscription: { cancel(): void }, wasReset: () => boolean): Promise<void> {
+  private follow(subscription: CacheSubscription, wasReset: () => boolean): Promise<void> {
     const { options } = this;
     return new Promise<void>((resolve) => {
       let finished = false;
@@ -193,8 +199,8 @@ export class WatchStream {
         sinceBookmark += 250;
         if (options.allowBookmarks && sinceBookmark >= (options.bookmarkIntervalMs ?? 60_000)) {
           sinceBookmark = 0;
-          // Everything up to the cache's revision has been written to this watcher.
-          const revision = Math.max(this.lastRevision, options.cache.revision);
+          // Everything up to this revision has been written to this watcher.
+          const revision = Math.max(this.lastRevision, subscription.deliveredRevision());
           this.inOrder(async () => {
             this.lastRevision = Math.max(this.lastRevision, revision);
             this.send('BOOKMARK', this.bookmarkObject(this.lastRevision));
@@ -231,13 +237,25 @@ export class WatchStream {
       });
       return;
     }
-    const apiVersion = apiVersionOf(this.options.resource);
     const bytes = this.options.asTable !== undefined
       ? this.encodeEvent(eventType, this.shown(eventType, this.typed(event.object)))
-      : encodedEvent(event, `${apiVersion}|${eventType}|${this.options.representation}|${this.options.partialApiVersion ?? ''}`, () => this.encodeEvent(eventType, this.shown(eventType, this.typed(event.object))));
+      : encodedEvent(event, this.encodingKey(eventType), () => this.encodeEvent(eventType, this.shown(eventType, this.typed(event.object))));
     this.sink.write(bytes);
     // A watcher that cannot keep up is closed; it resumes from the last version it received.
     if (this.sink.bufferedBytes() > (this.options.maxBufferedBytes ?? 16 * 1024 * 1024)) this.overflowed = true;
+  }
+
+  private encodingKeys?: Map<WatchEventType, string>;
+
+  /** The key of this watch's wire form of an event of `type` (built once per watch, not per event). */
+  private encodingKey(type: WatchEventType): string {
+    this.encodingKeys ??= new Map();
+    let key = this.encodingKeys.get(type);
+    if (key === undefined) {
+      key = `${apiVersionOf(this.options.resource)}|${type}|${this.options.representation}|${this.options.partialApiVersion ?? ''}`;
+      this.encodingKeys.set(type, key);
+    }
+    return key;
   }
 
   /**

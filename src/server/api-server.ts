@@ -7,7 +7,8 @@
  */
 import { networkInterfaces } from 'node:os';
 import type { KvClient } from '../../raft';
-import { apiServerUrl, loadOrCreateClusterCertificates, writeAdminKubeconfig } from '../certificates';
+import { join } from 'node:path';
+import { ADMIN_KUBECONFIG_NAME, apiServerUrl, loadOrCreateClusterCertificates, writeAdminKubeconfig } from '../certificates';
 import { BodyCodec, ResourceEndpoints, type ProtobufObjectCodec, type ResourceResolver, type ServerSideApply, type TypedDecode } from '../endpoints';
 import { ApiHttpServer } from '../http/api-http-server';
 import { startupHookCheck, type HealthCheck } from '../http/health-checks';
@@ -62,6 +63,15 @@ export interface ApiServerConfig {
   audit?: AuditLogOptions;
   /** The running tracing's export counts (--tracing-config-file), served on /metrics; absent: no tracing. */
   tracing?: { counts: SpanPipelineCounts };
+  /**
+   * With --api-workers (src/server/api-workers.ts): this process's worker id (a metric shows it),
+   * whether it carries the replica's once-per-replica duties (the `kubernetes` Endpoints and
+   * identity Lease, the bootstrap writes; default true), and whether it writes the admin
+   * kubeconfig (default true; the primary writes it for the workers).
+   */
+  workerId?: number;
+  replicaDuties?: boolean;
+  writeKubeconfig?: boolean;
 }
 
 /**
@@ -266,6 +276,8 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     metrics.counterFrom('carina_tracing_spans_dropped_total', 'Spans dropped because the export queue was full (a collector down or slow).', () => spans.dropped);
     metrics.counterFrom('carina_tracing_spans_failed_total', 'Spans lost with an export that failed or timed out.', () => spans.failed);
   }
+  const workerId = config.workerId;
+  if (workerId !== undefined) metrics.gauge('carina_api_worker_id', 'Id of the API worker process (--api-workers) that answered this scrape.', () => workerId);
   metrics.gauge('carina_watch_cache_watchers', 'Watches served from this replica\'s watch cache.', () => cache.watcherCount);
   const routes = new NonResourceRoutes({
     discovery: parts.discovery,
@@ -292,7 +304,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const address = await server.start();
   const port = Number(address.slice(address.lastIndexOf(':') + 1));
   const url = apiServerUrl(advertisedHost, port);
-  const kubeconfigPath = await writeAdminKubeconfig(config.dataDir, certificates, url);
+  const kubeconfigPath = config.writeKubeconfig === false ? join(config.dataDir, ADMIN_KUBECONFIG_NAME) : await writeAdminKubeconfig(config.dataDir, certificates, url);
   const lookup = (group: string, resource: string) => {
     const found = parts.resolver.lookup(group, 'v1', resource);
     if (found === undefined) throw new Error(`the catalogue has no ${resource}`);
@@ -310,8 +322,13 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     log,
   });
   // System namespaces and v1.25's default RBAC policy are created in the background: the store
-  // may still be electing a leader. Every replica reconciles; the writes are idempotent.
-  void (async () => {
+  // may still be electing a leader. Every replica reconciles; the writes are idempotent. Of a
+  // replica's API workers only the one with its duties does (the others would multiply the load).
+  if (config.replicaDuties === false) {
+    bootstrapped = true;
+    priorityClassesBootstrapped = true;
+    policyReconciled = true;
+  } else void (async () => {
     for (;;) {
       try {
         await bootstrapNamespaces(registry, namespaces);
@@ -362,7 +379,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     stop: async () => {
       shuttingDown = true;
       // Releasing this replica's endpoint lease needs the store; a replica without a quorum must still stop.
-      await withTimeout(kubernetesService.stop(), 2000);
+      if (config.replicaDuties !== false) await withTimeout(kubernetesService.stop(), 2000);
       if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
       await server.stop();
       admission.stop();

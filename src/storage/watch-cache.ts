@@ -11,8 +11,22 @@
  * - Until the first full list has been loaded the cache is not ready; callers answer 429 with
  *   Retry-After rather than hang. If the store watch fails, the cache refills and watchers are
  *   closed so they resume (from their last version) against the refilled cache.
+ * - Fairness: the server's own subscribers (authorizers, admission, informers: few and cheap)
+ *   get each event at once, when it is applied. Clients' watches (`fanOut` subscriptions) get it
+ *   in rounds cut into slices of at most `fanOutSliceDeliveries` deliveries (1,000) or
+ *   `fanOutSliceMs` of work (5 ms), whichever comes first; between two slices
+ *   the event loop runs (setImmediate), so a request that arrives during the fan-out of one
+ *   event to a thousand watchers, a write among them, waits for one slice, not for the whole
+ *   fan-out. A round hands each watcher, in order, every event applied before the round began,
+ *   so events a watcher falls behind on are delivered together on its next turn. Each watcher
+ *   gets every event once and in revision order: history replayed at subscription, then the
+ *   events applied after it (`nextSeq`, by the cache's own sequence numbers). The backlog of
+ *   events not yet given to every watcher is bounded (`fanOutBacklogMax`): beyond it the
+ *   watchers are reset and resume from their last version, as after a refill. A slow watcher
+ *   is bounded where it writes (src/endpoints/watch-stream.ts: 16 MiB of socket buffer).
  */
 import { inLinkedSpanSync, isTracingEnabled } from '../observability/spans';
+import { performance } from 'node:perf_hooks';
 import { StorageError } from './errors';
 import type { JsonObject, ObjectStore, StoreWatch, StoreWatchEvent } from './object-store';
 
@@ -20,6 +34,8 @@ export interface CachedEvent extends StoreWatchEvent {
   /** Serialized forms, filled on first use. */
   encodings?: Map<string, Buffer>;
   receivedAtMs: number;
+  /** Position in this cache's stream of events (consecutive from 1; restarts with a refill). */
+  seq: number;
 }
 
 export type CacheListener = (event: CachedEvent) => void;
@@ -34,17 +50,51 @@ interface Subscription {
   listener: CacheListener;
   /** Called when the cache must drop its watchers (refill); they resume from their last version. */
   onReset: () => void;
+  /** A client's watch: delivered in slices by the fan-out rounds, not at once in apply. */
+  fanOut: boolean;
+  /** The first event (by `seq`) this subscription has not been given or shown in its replay. */
+  nextSeq: number;
+  active: boolean;
+}
+
+/** What `subscribe` returns. */
+export interface CacheSubscription {
+  cancel(): void;
+  /**
+   * Every event up to this revision has been handed to the listener: what a bookmark may
+   * announce. Behind the cache's revision while the fan-out has events this watcher has not had.
+   */
+  deliveredRevision(): number;
+}
+
+export interface SubscribeOptions {
+  /** A client's watch, delivered in bounded slices (see the module comment); default false. */
+  fanOut?: boolean;
 }
 
 export interface WatchCacheOptions {
   historyWindowMs?: number;
   historyMaxBytes?: number;
+  /** Listener calls of the fan-out between two turns of the event loop (default 1,000). */
+  fanOutSliceDeliveries?: number;
+  /**
+   * Time a slice may run before it yields (default 5 ms; checked every 32 deliveries). Slices
+   * much shorter than this cost more than they save: each turn of the loop flushes every
+   * connection's writes separately (measured: 100-delivery slices made events late by seconds).
+   */
+  fanOutSliceMs?: number;
+  /** Events applied but not yet given to every fan-out watcher beyond which they are all reset (default 100,000). */
+  fanOutBacklogMax?: number;
   log?: (line: string) => void;
   now?: () => number;
 }
 
 const ROOT_PREFIX = '/registry/';
 const LIST_PAGE = 1000;
+/** A slice also ends after this many subscriptions looked at per delivery allowed (most may not match). */
+const VISITS_PER_DELIVERY = 16;
+/** Deliveries between two looks at the clock (a look costs more than a delivery's bookkeeping). */
+const SLICE_CLOCK_EVERY = 32;
 
 export class WatchCache {
   private readonly objects = new Map<string, JsonObject>();
@@ -58,15 +108,33 @@ export class WatchCache {
   private ready = false;
   private stopped = false;
   private storeWatch?: StoreWatch;
+  /** The server's own subscribers, given each event as it is applied. */
   private readonly subscriptions = new Set<Subscription>();
+  /** Clients' watches, given events by the fan-out rounds. */
+  private readonly fanOutSubscriptions = new Set<Subscription>();
   private waiters: Array<{ revision: number; resolve: () => void }> = [];
   private readonly historyWindowMs: number;
   private readonly historyMaxBytes: number;
+  private readonly sliceDeliveries: number;
+  private readonly sliceMs: number;
+  private readonly backlogMax: number;
   private readonly now: () => number;
+  /** `seq` of the last applied event. */
+  private seq = 0;
+  /** Applied events some fan-out watcher may still need, in `seq` order from `pendingHead`. */
+  private pending: CachedEvent[] = [];
+  private pendingHead = 0;
+  /** The round in progress: where it is among the watchers, and the last event it hands out. */
+  private round?: { cursor: Iterator<Subscription>; lastSeq: number; current?: Subscription };
+  private sliceScheduled = false;
 
   constructor(private readonly store: ObjectStore, private readonly options: WatchCacheOptions = {}) {
     this.historyWindowMs = options.historyWindowMs ?? 5 * 60_000;
     this.historyMaxBytes = options.historyMaxBytes ?? 128 * 1024 * 1024;
+    this.sliceDeliveries = options.fanOutSliceDeliveries ?? 1000;
+    this.sliceMs = options.fanOutSliceMs ?? 5;
+    this.backlogMax = options.fanOutBacklogMax ?? 100_000;
+    if (!(this.sliceDeliveries >= 1) || !(this.backlogMax >= 1)) throw new Error('watch cache: fanOutSliceDeliveries and fanOutBacklogMax must be at least 1');
     this.now = options.now ?? Date.now;
   }
 
@@ -81,6 +149,9 @@ export class WatchCache {
   stop(): void {
     this.stopped = true;
     this.storeWatch?.stop();
+    this.pending = [];
+    this.pendingHead = 0;
+    this.round = undefined;
   }
 
   /** NotReady (429 at the edge) while the cache is (re)filling, as kube-apiserver's cacher answers. */
@@ -121,14 +192,33 @@ export class WatchCache {
     if (this.stopped) return;
     this.options.log?.(`watch cache: store watch ended (${err.message}); refilling`);
     this.ready = false;
-    for (const sub of [...this.subscriptions]) sub.onReset();
-    this.subscriptions.clear();
+    this.resetAll();
     void this.fill();
   }
 
+  /**
+   * Hands an applied event to the server's own subscribers at once and queues it for the clients'
+   * watches, which get it in the fan-out's slices.
+   */
   private deliver(event: CachedEvent): void {
     for (const sub of this.subscriptions) {
       if (event.revision > sub.afterRevision && event.key.startsWith(sub.prefix)) sub.listener(event);
+    }
+    // Once the backlog holds an event it holds every later one: its seqs stay consecutive.
+    if (this.fanOutSubscriptions.size > 0 || this.pendingHead < this.pending.length) this.pending.push(event);
+  }
+
+  /** Drops every subscription (each resumes from its last version) and the fan-out's backlog. */
+  private resetAll(): void {
+    const all = [...this.subscriptions, ...this.fanOutSubscriptions];
+    this.subscriptions.clear();
+    this.fanOutSubscriptions.clear();
+    this.pending = [];
+    this.pendingHead = 0;
+    this.round = undefined;
+    for (const sub of all) {
+      sub.active = false;
+      sub.onReset();
     }
   }
 
@@ -137,6 +227,7 @@ export class WatchCache {
     for (const raw of events) {
       const event = raw as CachedEvent;
       event.receivedAtMs = now;
+      event.seq = ++this.seq;
       if (event.type === 'DELETED') this.objects.delete(event.key);
       else this.objects.set(event.key, event.object);
       this.history.push(event);
@@ -150,6 +241,100 @@ export class WatchCache {
     if (revision > this.revision) this.revision = revision;
     this.trimHistory(now);
     this.releaseWaiters();
+    if (this.pending.length - this.pendingHead > this.backlogMax) {
+      this.options.log?.(`watch cache: ${this.pending.length - this.pendingHead} events not yet given to every watcher (limit ${this.backlogMax}); resetting ${this.fanOutSubscriptions.size} watchers`);
+      const watchers = [...this.fanOutSubscriptions];
+      this.fanOutSubscriptions.clear();
+      this.pending = [];
+      this.pendingHead = 0;
+      this.round = undefined;
+      for (const sub of watchers) {
+        sub.active = false;
+        sub.onReset();
+      }
+      return;
+    }
+    // One slice at once (the first of this event's fan-out), unless one is already due: then
+    // the events wait for it, so that a burst of store events still costs one slice per turn.
+    if (!this.sliceScheduled && this.pendingHead < this.pending.length) this.fanOutSlice();
+  }
+
+  /**
+   * Runs the fan-out rounds for at most one slice, then yields to the event loop if work is
+   * left. Within a round each watcher is visited once and given, in order, every pending event
+   * from its `nextSeq` to the round's last; a watcher subscribed during the round has already
+   * seen those in its replay (its `nextSeq` is past them). A slice that ends in the middle of a
+   * watcher's events resumes with that watcher.
+   */
+  private fanOutSlice(): void {
+    this.sliceScheduled = false;
+    // Two budgets: listener calls, and watchers looked at (cheap, but not free when few match).
+    let deliveries = this.sliceDeliveries;
+    let visits = this.sliceDeliveries * VISITS_PER_DELIVERY;
+    const began = performance.now();
+    let sinceClock = 0;
+    while (deliveries > 0 && visits > 0) {
+      let round = this.round;
+      if (round === undefined) {
+        if (this.pendingHead >= this.pending.length) break;
+        round = this.round = { cursor: this.fanOutSubscriptions.values(), lastSeq: this.seq };
+      }
+      let sub = round.current;
+      if (sub === undefined) {
+        const next = round.cursor.next();
+        if (next.done === true) {
+          this.finishRound(round.lastSeq);
+          continue;
+        }
+        sub = next.value;
+        visits--;
+      }
+      round.current = undefined;
+      if (!sub.active || sub.nextSeq > round.lastSeq) continue;
+      const firstSeq = this.pending[this.pendingHead].seq;
+      // Rounds leave no active watcher behind the backlog's oldest event.
+      if (sub.nextSeq < firstSeq) throw new Error(`watch cache: a watcher needs event ${sub.nextSeq}, the oldest kept for the fan-out is ${firstSeq}`);
+      for (let i = this.pendingHead + (sub.nextSeq - firstSeq); i < this.pending.length; i++) {
+        const event = this.pending[i];
+        if (event.seq > round.lastSeq) break;
+        if (deliveries <= 0) {
+          round.current = sub;
+          break;
+        }
+        sub.nextSeq = event.seq + 1;
+        if (event.revision > sub.afterRevision && event.key.startsWith(sub.prefix)) {
+          sub.listener(event);
+          deliveries--;
+          if (++sinceClock === SLICE_CLOCK_EVERY) {
+            sinceClock = 0;
+            if (performance.now() - began >= this.sliceMs) deliveries = 0;
+          }
+          // The listener may have ended this watch, or every watch (a reset).
+          if (!sub.active || this.round !== round) break;
+        }
+      }
+      if (this.round !== round) break;
+      if (round.current === undefined && sub.active) sub.nextSeq = round.lastSeq + 1;
+    }
+    if (this.round !== undefined || this.pendingHead < this.pending.length) {
+      this.sliceScheduled = true;
+      setImmediate(() => {
+        if (!this.stopped) this.fanOutSlice();
+      });
+    }
+  }
+
+  /** Every watcher has the events up to `lastSeq`: they leave the backlog. */
+  private finishRound(lastSeq: number): void {
+    this.round = undefined;
+    while (this.pendingHead < this.pending.length && this.pending[this.pendingHead].seq <= lastSeq) this.pendingHead++;
+    if (this.pendingHead === this.pending.length) {
+      this.pending = [];
+      this.pendingHead = 0;
+    } else if (this.pendingHead > 1024 && this.pendingHead * 2 > this.pending.length) {
+      this.pending = this.pending.slice(this.pendingHead);
+      this.pendingHead = 0;
+    }
   }
 
   private trimHistory(now: number): void {
@@ -216,22 +401,40 @@ export class WatchCache {
    * Delivers every event under `prefix` after `afterRevision`: first from history, then live,
    * with nothing missed or repeated in between. Compacted (410 at the edge) when the history no longer reaches back.
    */
-  subscribe(prefix: string, afterRevision: number, listener: CacheListener, onReset: () => void): { cancel(): void } {
+  subscribe(prefix: string, afterRevision: number, listener: CacheListener, onReset: () => void, options: SubscribeOptions = {}): CacheSubscription {
     this.checkReady();
     if (afterRevision < this.oldestRevision) {
       throw new StorageError('Compacted', `too old resource version: ${afterRevision} (${this.oldestRevision})`, { requestedRevision: afterRevision, compactRevision: this.oldestRevision });
     }
+    const fanOut = options.fanOut === true;
+    const sub: Subscription = { prefix, afterRevision, listener, onReset, fanOut, nextSeq: this.seq + 1, active: true };
+    // The replay covers every applied event, those still waiting for the fan-out included.
     for (let i = this.historyStart; i < this.history.length; i++) {
       const event = this.history[i];
       if (event.revision > afterRevision && event.key.startsWith(prefix)) listener(event);
     }
-    const sub: Subscription = { prefix, afterRevision, listener, onReset };
-    this.subscriptions.add(sub);
-    return { cancel: () => this.subscriptions.delete(sub) };
+    (fanOut ? this.fanOutSubscriptions : this.subscriptions).add(sub);
+    return {
+      cancel: () => {
+        sub.active = false;
+        (fanOut ? this.fanOutSubscriptions : this.subscriptions).delete(sub);
+      },
+      deliveredRevision: () => {
+        if (!fanOut || sub.nextSeq > this.seq || this.pendingHead >= this.pending.length) return this.revision;
+        const firstSeq = this.pending[this.pendingHead].seq;
+        const waiting = this.pending[this.pendingHead + Math.max(0, sub.nextSeq - firstSeq)];
+        return waiting === undefined ? this.revision : waiting.revision - 1;
+      },
+    };
   }
 
   get watcherCount(): number {
-    return this.subscriptions.size;
+    return this.subscriptions.size + this.fanOutSubscriptions.size;
+  }
+
+  /** Events applied but not yet given to every client watch (the fan-out's backlog). */
+  get fanOutBacklog(): number {
+    return this.pending.length - this.pendingHead;
   }
 }
 

@@ -40,6 +40,14 @@ interface Credentials {
   key: string;
 }
 
+/**
+ * One process per replica (`--api-workers 1`) unless a test asks for workers: the suites read one
+ * process's log and signal one pid, and the machine's cores are shared by many test processes.
+ */
+function withApiWorkers(args: string[]): string[] {
+  return args.some((a) => a === '--api-workers' || a.startsWith('--api-workers=')) ? args : ['--api-workers', '1', ...args];
+}
+
 export class CarinaApiProcess {
   private child?: ChildProcess;
   log = '';
@@ -84,7 +92,7 @@ export class CarinaApiProcess {
     ];
     if (options.etcdServers !== undefined) args.push('--etcd-servers', options.etcdServers);
     if (options.etcdTls !== undefined) args.push('--etcd-cafile', options.etcdTls.caFile, '--etcd-certfile', options.etcdTls.clientCertFile, '--etcd-keyfile', options.etcdTls.clientKeyFile);
-    args.push(...(options.extraArgs ?? []));
+    args.push(...withApiWorkers(options.extraArgs ?? []));
     const server = new CarinaApiProcess(dataDir, apiPort, args, etcdPort);
     await server.launch();
     return server;
@@ -109,7 +117,7 @@ export class CarinaApiProcess {
       '--listen-etcd-address', `127.0.0.1:${ports[3 * i + 1]}`,
       '--election-timeout', '300ms',
       '--heartbeat-interval', '50ms',
-      ...extraArgs,
+      ...withApiWorkers(extraArgs),
     ], ports[3 * i + 1]));
     await Promise.all(servers.map((s) => s.launch()));
     return servers;
@@ -253,9 +261,26 @@ export class CarinaApiProcess {
     });
   }
 
+  /** The server's process id (with --api-workers: the primary's). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** Sends `signal` to the server's process and waits until it has exited. */
+  async killAndWait(signal: NodeJS.Signals): Promise<void> {
+    const child = this.child;
+    if (child === undefined) return;
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill(signal);
+      await exited;
+    }
+    this.child = undefined;
+  }
+
   async stop(options: { keepData?: boolean } = {}): Promise<void> {
     const child = this.child;
-    if (child !== undefined && child.exitCode === null) {
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 5000);

@@ -1,0 +1,125 @@
+/**
+ * Where one replica's CPU goes under issue 19's fan-out (1,000 watchers, ~2 KiB ConfigMaps at
+ * 100 writes/s): starts `carina server --api-workers N` with V8's sampling profiler on in every
+ * process (cpu-profile-preload.ts through NODE_OPTIONS; the cluster's workers inherit it), runs one fan-out
+ * (bench/cluster/fan-out.ts), stops the server with SIGTERM (profiles are written at exit) and
+ * prints, per process, busy time and self time by area and by function. A tool for looking,
+ * not a benchmark: the profiler costs a few percent.
+ *
+ *     API_WORKERS=2 FAN_OUT_SECONDS=10 node dist/bench/api/profile-fan-out.js
+ *     MODE=get API_WORKERS=2 GET_OPS=10000 node dist/bench/api/profile-fan-out.js   # GET at 16 in flight instead
+ */
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ApiClient } from '../support/api-client';
+import { CarinaServer } from '../support/carina-server';
+import { runFanOut } from '../cluster/fan-out';
+import { closedLoop } from '../support/latency';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** The area of a frame, from its script URL and name. */
+function areaOf(url: string, name: string): string {
+  if (name === '(garbage collector)') return 'garbage collection';
+  if (name === '(idle)' || name === '(program)' || name === '(root)') return name;
+  if (url.includes('/dist/src/storage/')) return 'src/storage (watch cache, object store)';
+  if (url.includes('/dist/src/endpoints/')) return 'src/endpoints (handlers, watch streams, encoding)';
+  if (url.includes('/dist/src/http/')) return 'src/http (listener, filters)';
+  if (url.includes('/dist/src/registry/')) return 'src/registry';
+  if (url.includes('/dist/src/admission/') || url.includes('/dist/src/authz/') || url.includes('/dist/src/authn/')) return 'src/admission, authn, authz';
+  if (url.includes('/dist/src/')) return 'src (other)';
+  if (url.includes('/dist/raft/etcd/')) return 'raft/etcd (gRPC server and client, replica)';
+  if (url.includes('/dist/raft/')) return 'raft (Raft, store)';
+  if (url.includes('node_modules')) return `node_modules/${url.split('node_modules/')[1]?.split('/')[0] ?? '?'}`;
+  if (url.startsWith('node:') || url === '') return 'Node internals and native (TLS, HTTP/2, JSON, Buffer)';
+  return 'other';
+}
+
+function summarize(file: string): string {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const byArea = new Map<string, number>();
+  const byFunction = new Map<string, number>();
+  let busyUs = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const { functionName, url, lineNumber } = byId.get(profile.samples[i])?.callFrame ?? { functionName: '?', url: '', lineNumber: 0 };
+    const us = profile.timeDeltas[i] ?? 0;
+    const area = areaOf(url, functionName);
+    if (area === '(idle)' || area === '(program)') continue;
+    busyUs += us;
+    byArea.set(area, (byArea.get(area) ?? 0) + us);
+    const key = `${functionName === '' ? '(anonymous)' : functionName} ${url.replace(/^.*\/dist\//, '').replace(/^.*node_modules\//, '')}:${lineNumber + 1}`;
+    byFunction.set(key, (byFunction.get(key) ?? 0) + us);
+  }
+  const top = (map: Map<string, number>, n: number) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n)
+    .map(([k, us]) => `  ${((us / busyUs) * 100).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`);
+  return [`busy ${(busyUs / 1000).toFixed(0)} ms`, 'by area:', ...top(byArea, 12), 'by function (self time):', ...top(byFunction, 20)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const apiWorkers = Number(process.env.API_WORKERS ?? 2);
+  const dir = mkdtempSync(join(tmpdir(), 'carina-fan-out-prof-'));
+  const previous = process.env.NODE_OPTIONS;
+  // --cpu-prof is refused in NODE_OPTIONS: a preloaded module profiles each process instead.
+  process.env.NODE_OPTIONS = `${previous ?? ''} --require ${join(__dirname, 'cpu-profile-preload.js')}`.trim();
+  process.env.CARINA_CPU_PROF_DIR = dir;
+  const server = await CarinaServer.start({ api: 24300, etcd: 24301, raft: 24302 }, ['--auto-compaction-interval', '0', '--api-workers', String(apiWorkers)]);
+  // Only the server profiles: the load generator's processes must not.
+  if (previous === undefined) delete process.env.NODE_OPTIONS;
+  else process.env.NODE_OPTIONS = previous;
+  delete process.env.CARINA_CPU_PROF_DIR;
+  const writer = new ApiClient(server.url, server.credentials());
+  try {
+    if (process.env.MODE === 'get') {
+      // GET of ~2 KiB ConfigMaps at 16 in flight over 4 connections, for GET_OPS calls.
+      const clients = [writer, ...Array.from({ length: 3 }, () => new ApiClient(server.url, server.credentials()))];
+      await writer.request('POST', '/api/v1/namespaces', { body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'prof' } }) });
+      for (let i = 0; i < 100; i++) await writer.request('POST', '/api/v1/namespaces/prof/configmaps', { body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `get-${i}` }, data: { payload: 'x'.repeat(2048) } }) });
+      const gets = await closedLoop(Number(process.env.GET_OPS ?? 10_000), 16, (i, w) => clients[w % 4].request('GET', `/api/v1/namespaces/prof/configmaps/get-${i % 100}`));
+      for (const c of clients.slice(1)) c.close();
+      process.stdout.write(`--api-workers ${apiWorkers}: GET ${gets.perSecond.toFixed(0)}/s at 16 in flight\n`);
+    } else {
+      await fanOutOnce(server, writer, apiWorkers);
+    }
+  } finally {
+    writer.close();
+    await server.stop();
+  }
+  // File names are pids: the primary's is the lowest.
+  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort();
+  for (const file of files) process.stdout.write(`\n== ${file} (whole run: start, fill, load, stop)\n${summarize(join(dir, file))}\n`);
+  process.stdout.write(`\nprofiles in ${dir}\n`);
+}
+
+async function fanOutOnce(server: CarinaServer, writer: ApiClient, apiWorkers: number): Promise<void> {
+  const result = await runFanOut({
+    watchers: Number(process.env.WATCHERS ?? 1000),
+    changesPerSecond: Number(process.env.CHANGES_PER_SECOND ?? 100),
+    durationSeconds: Number(process.env.FAN_OUT_SECONDS ?? 10),
+    replicas: [{ url: server.url, pid: server.pid }],
+    credentialsDir: server.dataDir,
+    writer,
+    namespace: 'fan-prof',
+    workers: 2,
+    connectionsPerReplica: 4,
+    drainSeconds: 30,
+    payloadBytes: 2048,
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  process.stdout.write(`--api-workers ${apiWorkers}: writes ${result.writesPerSecond.toFixed(1)}/s, write p99 ${result.writeP99Ms.toFixed(0)} ms, event p99 from send ${result.p99FromSendMs.toFixed(0)} ms, ${result.received}/${result.expectedDeliveries} delivered, Carina ${result.carinaCores.toFixed(2)} cores, generator ${result.generatorCores.toFixed(2)}, machine ${result.machineBusyCores.toFixed(2)} cores\n`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});
