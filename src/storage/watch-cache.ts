@@ -210,16 +210,19 @@ export class WatchCache {
 
   /** Drops every subscription (each resumes from its last version) and the fan-out's backlog. */
   private resetAll(): void {
-    const all = [...this.subscriptions, ...this.fanOutSubscriptions];
+    const own = [...this.subscriptions];
     this.subscriptions.clear();
+    closeSubscriptions([...own, ...this.takeFanOutWatchers()]);
+  }
+
+  /** Empties the clients' watches and the fan-out's backlog; returns the watches to close. */
+  private takeFanOutWatchers(): Array<{ active: boolean; onReset: () => void }> {
+    const watchers = [...this.fanOutSubscriptions];
     this.fanOutSubscriptions.clear();
     this.pending = [];
     this.pendingHead = 0;
     this.round = undefined;
-    for (const sub of all) {
-      sub.active = false;
-      sub.onReset();
-    }
+    return watchers;
   }
 
   private apply(events: StoreWatchEvent[], revision: number): void {
@@ -243,15 +246,7 @@ export class WatchCache {
     this.releaseWaiters();
     if (this.pending.length - this.pendingHead > this.backlogMax) {
       this.options.log?.(`watch cache: ${this.pending.length - this.pendingHead} events not yet given to every watcher (limit ${this.backlogMax}); resetting ${this.fanOutSubscriptions.size} watchers`);
-      const watchers = [...this.fanOutSubscriptions];
-      this.fanOutSubscriptions.clear();
-      this.pending = [];
-      this.pendingHead = 0;
-      this.round = undefined;
-      for (const sub of watchers) {
-        sub.active = false;
-        sub.onReset();
-      }
+      closeSubscriptions(this.takeFanOutWatchers());
       return;
     }
     // One slice at once (the first of this event's fan-out), unless one is already due: then
@@ -452,4 +447,12 @@ export function encodedEvent(event: CachedEvent, cacheKey: string, encode: () =>
     event.encodings.set(cacheKey, bytes);
   }
   return bytes;
+}
+
+/** Ends subscriptions after they were removed from the cache: each resumes from its last version. */
+function closeSubscriptions(subscriptions: Array<{ active: boolean; onReset: () => void }>): void {
+  for (const sub of subscriptions) {
+    sub.active = false;
+    sub.onReset();
+  }
 }
