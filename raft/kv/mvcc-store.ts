@@ -119,6 +119,8 @@ export class MvccStore {
   private historyHead = 0;
   private readonly leaseTable = new Map<bigint, LeaseState>();
   private write: WriteInProgress | null = null;
+  /** The rest of the last page served (knownCount): its start key, end, revision and count. */
+  private pageCount: { start: KeyString; end: KeyString | null; revision: number; count: number } | null = null;
   private retainedBytes = 0;
   private durable: DurableChange[] = [];
   private readonly commitListeners: Array<(txn: CommittedTxn) => void> = [];
@@ -168,10 +170,25 @@ export class MvccStore {
     // Without sorting or filters only limit + 1 values are needed (to tell `more`); the count
     // still covers the whole range, as etcd's does.
     const collectMax = sortOrder === 'NONE' && !filtered && limit > 0 ? limit + 1 : Infinity;
-    this.forEachVisible(range, revision, (kv) => {
-      count++;
-      if (!request.countOnly && kvs.length < collectMax) kvs.push(kv);
-    });
+    const pageable = collectMax !== Infinity && !request.countOnly && !('single' in range) && this.write === null;
+    const known = pageable ? this.knownCount(range as { start: KeyString; end: KeyString | null }, revision) : undefined;
+    if (known !== undefined) {
+      // The page after one just served at this revision: its count is known, so only the page is read.
+      count = known;
+      this.forEachVisible(range, revision, (kv) => {
+        kvs.push(kv);
+        return kvs.length < collectMax;
+      });
+    } else {
+      this.forEachVisible(range, revision, (kv) => {
+        count++;
+        if (!request.countOnly && kvs.length < collectMax) kvs.push(kv);
+      });
+    }
+    if (pageable && kvs.length > limit) {
+      const last = keyString(kvs[limit - 1].key);
+      this.pageCount = { start: last + '\u0000', end: (range as { end: KeyString | null }).end, revision, count: count - limit };
+    }
     if (request.countOnly) return { kvs: [], more: false, count };
     if (filtered) kvs = kvs.filter((kv) => passesRevisionFilters(kv, request));
     if (sortOrder !== 'NONE') sortKvs(kvs, request.sortTarget ?? 'KEY', sortOrder);
@@ -248,6 +265,7 @@ export class MvccStore {
    */
   restoreImage(image: MvccImage): void {
     assert(this.write === null, 'restore during a write');
+    this.pageCount = null;
     this.currentRevision = image.revision;
     this.compactedRevision = image.compactRevision;
     this.keys.clear();
@@ -372,8 +390,22 @@ export class MvccStore {
     return requested;
   }
 
-  /** Calls fn with the value of every key of `range` that is live at `revision`, in key order. */
-  private forEachVisible(range: KeyRange, revision: number, fn: (kv: KeyValue) => void): void {
+  /**
+   * The count of `range` at `revision` when it is the rest of a range whose page was just served
+   * at the same revision (a chunked LIST's next page): what that page counted less what it
+   * returned. Only for a revision already committed, whose visible keys no later write changes.
+   */
+  private knownCount(range: { start: KeyString; end: KeyString | null }, revision: number): number | undefined {
+    const memo = this.pageCount;
+    if (memo === null || memo.revision !== revision || memo.start !== range.start || memo.end !== range.end) return undefined;
+    return memo.count;
+  }
+
+  /**
+   * Calls fn with the value of every key of `range` that is live at `revision`, in key order,
+   * until fn returns false.
+   */
+  private forEachVisible(range: KeyRange, revision: number, fn: (kv: KeyValue) => boolean | void): void {
     const visible = (list: ChangeRecord[] | undefined): KeyValue | null => {
       if (!list) return null;
       // During a transaction the current view includes its own writes (they are above `revision`).
@@ -388,7 +420,7 @@ export class MvccStore {
     }
     for (const key of this.sortedKeys.range(range.start, range.end)) {
       const kv = visible(this.keys.get(key));
-      if (kv) fn(kv);
+      if (kv && fn(kv) === false) return;
     }
   }
 
@@ -399,7 +431,7 @@ export class MvccStore {
   private compareOne(compare: Compare): boolean {
     const range = toKeyRange(compare.key, compare.rangeEnd);
     const kvs: KeyValue[] = [];
-    this.forEachVisible(range, this.currentRevision, (kv) => kvs.push(kv));
+    this.forEachVisible(range, this.currentRevision, (kv) => { kvs.push(kv); });
     if (kvs.length === 0) {
       // A missing key compares as a zero KeyValue, except that a value compare always fails
       // (proto3 cannot tell a missing value from an empty one), as etcd does.
@@ -467,7 +499,7 @@ export class MvccStore {
   private executeDeleteRange(request: DeleteRangeRequest): { deleted: number; prevKvs: KeyValue[] } {
     const range = toKeyRange(request.key, request.rangeEnd);
     const live: KeyValue[] = [];
-    this.forEachVisible(range, this.currentRevision, (kv) => live.push(kv));
+    this.forEachVisible(range, this.currentRevision, (kv) => { live.push(kv); });
     for (const kv of live) this.deleteKey(keyString(kv.key));
     return { deleted: live.length, prevKvs: request.prevKv ? live : [] };
   }
