@@ -8,7 +8,7 @@
  * @bufbuild/cel parses and evaluates; the checks of names are ours, because the library's checker
  * knows protobuf types, not OpenAPI schemas.
  */
-import { celEnv, parse, plan, type CelEnv } from '@bufbuild/cel';
+import { celEnv, isCelError, parse, plan, type CelEnv } from '@bufbuild/cel';
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import { additionalSchema, preservesUnknown, type JsonSchemaProps, type ValidationRule } from '../json-schema';
 import { estimateCost } from './cel-cost';
@@ -33,6 +33,27 @@ let sharedEnv: CelEnv | undefined;
 function env(): CelEnv {
   sharedEnv ??= celEnv({ funcs: [...KUBERNETES_CEL_FUNCTIONS] });
   return sharedEnv;
+}
+
+/** CEL's own timestamp() and duration(), planned once: the values a formatted string becomes. */
+let conversions: { timestamp: (ctx: { s: string }) => unknown; duration: (ctx: { s: string }) => unknown } | undefined;
+
+/**
+ * The CEL value of a string under its schema's `format`, as v1.25's CEL sees it (apiextensions
+ * pkg/apiserver/schema/cel/model: `byte` is bytes, `duration` a duration, `date` and
+ * `date-time` timestamps); other formats, and text that does not parse, stay strings.
+ */
+export function formattedCelValue(text: string, format: string | undefined): unknown {
+  if (format === 'byte') return Buffer.from(text, 'base64');
+  if (format !== 'date-time' && format !== 'date' && format !== 'duration') return text;
+  conversions ??= {
+    timestamp: plan(env(), parse('timestamp(s)')) as unknown as (ctx: { s: string }) => unknown,
+    duration: plan(env(), parse('duration(s)')) as unknown as (ctx: { s: string }) => unknown,
+  };
+  const converted = format === 'duration'
+    ? conversions.duration({ s: text })
+    : conversions.timestamp({ s: format === 'date' ? `${text}T00:00:00Z` : text });
+  return isCelError(converted) ? text : converted;
 }
 
 /** `ERROR: <input>:line:col: message` followed by the source line and a caret, as cel-go prints it. */

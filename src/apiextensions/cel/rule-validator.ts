@@ -14,7 +14,7 @@ import { FieldPath, type FieldError } from '../../apis/validation';
 import { invalid } from '../../apis/validation/field-error';
 import { additionalSchema, isObject, type JsonSchemaProps } from '../json-schema';
 import { PER_CALL_LIMIT, RUNTIME_COST_BUDGET, estimateCost, type SizeLimits } from './cel-cost';
-import { compileRule, type CompiledRule } from './rule-compiler';
+import { compileRule, formattedCelValue, type CompiledRule } from './rule-compiler';
 
 const compiledBySchema = new WeakMap<JsonSchemaProps, CompiledRule[]>();
 
@@ -32,13 +32,14 @@ function rulesOf(schema: JsonSchemaProps, isResource: boolean): CompiledRule[] {
   return compiled;
 }
 
-/** A JSON value as CEL sees it under `schema`: integers are CEL ints, numbers doubles. */
+/** A JSON value as CEL sees it under `schema`: integers are CEL ints, numbers doubles, formatted strings typed (formattedCelValue). */
 export function celValueOf(value: unknown, schema: JsonSchemaProps | undefined): unknown {
   if (value === null || value === undefined) return null;
   if (typeof value === 'number') {
     if (schema?.type === 'number') return value;
     return Number.isInteger(value) ? BigInt(value) : value;
   }
+  if (typeof value === 'string') return formattedCelValue(value, schema?.format);
   if (Array.isArray(value)) return value.map((item) => celValueOf(item, schema?.items));
   if (isObject(value)) {
     const out: Record<string, unknown> = {};

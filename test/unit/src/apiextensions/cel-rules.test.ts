@@ -88,3 +88,37 @@ describe('apiextensions CEL validation rules', () => {
     expect(errs[0]).to.equal('spec: Invalid value: "object": call cost exceeds limit for rule: self.minReplicas <= self.replicas');
   });
 });
+
+describe('apiextensions CEL: formatted strings are typed as in v1.25', () => {
+  const formatted: JsonSchemaProps = {
+    type: 'object',
+    'x-kubernetes-validations': [
+      { rule: 'self.expiry > timestamp("2020-01-01T00:00:00Z")', message: 'expiry before 2020' },
+      { rule: 'self.timeout < duration("1h")', message: 'timeout of an hour or more' },
+      { rule: 'size(self.data) == 3', message: 'not three bytes' },
+      { rule: 'self.day == timestamp("2024-02-29T00:00:00Z")', message: 'not leap day' },
+      { rule: 'self.expiry + self.timeout > self.expiry', message: 'timestamp plus duration' },
+    ],
+    properties: {
+      expiry: { type: 'string', format: 'date-time' },
+      timeout: { type: 'string', format: 'duration' },
+      data: { type: 'string', format: 'byte' },
+      day: { type: 'string', format: 'date' },
+    },
+  };
+  const check = (object: unknown) => validateRules(object, undefined, formatted).map(fieldErrorMessage);
+
+  it('compiles rules that compare date-time, date, duration and byte fields with CEL timestamps, durations and bytes', () => {
+    for (const rule of formatted['x-kubernetes-validations'] ?? []) expect(compileRule(rule, formatted, false).ok, rule.rule).to.equal(true);
+  });
+
+  it('evaluates them on the typed values', () => {
+    expect(check({ expiry: '2030-05-01T12:00:00Z', timeout: '30m', data: 'AQID', day: '2024-02-29' })).to.deep.equal([]);
+    expect(check({ expiry: '2019-05-01T12:00:00Z', timeout: '2h', data: 'AQIDBA==', day: '2024-03-01' })).to.deep.equal([
+      ': Invalid value: "object": expiry before 2020',
+      ': Invalid value: "object": timeout of an hour or more',
+      ': Invalid value: "object": not three bytes',
+      ': Invalid value: "object": not leap day',
+    ]);
+  });
+});
