@@ -115,6 +115,8 @@ export class RaftNode {
   private readonly replayedUpTo: number;
 
   private appliedIndex = 0;
+  /** A conf change is applied in Raft but not yet by the state machine (see proposeConfChange). */
+  private confChangeApplying = false;
   private lastSnapshotIndex = 0;
   private persistStartedAt = 0;
   /** A commit-index save not waited for; see handleReady. */
@@ -284,7 +286,7 @@ export class RaftNode {
         (change.type === 'removeNode' && !cs.voters.includes(change.nodeId) && !cs.learners.includes(change.nodeId)) ||
         (change.type === 'addNode' && cs.voters.includes(change.nodeId)) ||
         (change.type === 'addLearnerNode' && (cs.learners.includes(change.nodeId) || cs.voters.includes(change.nodeId)));
-      if (applied) return cs;
+      if (applied && !this.confChangeApplying) return cs;
       if (Date.now() > deadline) throw new RaftError('TIMEOUT', `${change.type} of node ${change.nodeId}: not applied within ${this.requestTimeoutMs} ms`);
       await this.waitApplied(this.appliedIndex + 1, 200);
     }
@@ -591,6 +593,9 @@ export class RaftNode {
       if (entry.type === 'confChange') {
         await flush(entry.index - 1);
         const change = decodeConfChange(entry.data);
+        // Until the state machine has seen this change too, a proposer must not be told it is done:
+        // the caller reads membership that the state machine keeps (names, addresses).
+        this.confChangeApplying = true;
         const confState = this.rawNode.applyConfChange(change);
         await this.settleBackgroundWrite();
         await this.storage.saveConfState(confState, entry.index);
@@ -601,6 +606,7 @@ export class RaftNode {
         }
         this.options.onConfChange?.(change, confState);
         await this.stateMachine.apply([], entry.index);
+        this.confChangeApplying = false;
       } else if (entry.data.length >= ENVELOPE_BYTES) {
         if ((entry.data[0] & 0x80) === 0) {
           batch.push({ index: entry.index, term: entry.term, data: entry.data.subarray(ENVELOPE_BYTES) });

@@ -18,10 +18,13 @@ class ListMachine implements StateMachine {
   /** When set, snapshot() captures the state at once but resolves only once this gate opens. */
   snapshotGate: Promise<void> | null = null;
   snapshotsStarted: Array<{ applied: number; items: number }> = [];
+  /** The indexes of the calls without entries: how the runtime hands over a conf change (and empty entries). */
+  confChangeIndexes: number[] = [];
   appliedIndex(): number {
     return this.applied;
   }
   apply(entries: AppliedEntry[], lastIndex: number): void {
+    if (entries.length === 0 && lastIndex > this.applied) this.confChangeIndexes.push(lastIndex);
     for (const e of entries) this.items.push(Buffer.from(e.data).toString());
     this.applied = lastIndex;
   }
@@ -38,7 +41,7 @@ class ListMachine implements StateMachine {
 }
 
 /** A storage whose writes can be held back, as a disk that stops answering. */
-function stallable(storage: WalStorage): { storage: DurableStorage; stall: () => void; release: () => void } {
+function stallable(storage: WalStorage, saveConfStateDelayMs = 0): { storage: DurableStorage; stall: () => void; release: () => void } {
   let gate: Promise<void> | null = null;
   let open: () => void = () => {};
   // Every call runs on the storage itself, so that its state is never split between two objects.
@@ -53,7 +56,10 @@ function stallable(storage: WalStorage): { storage: DurableStorage; stall: () =>
       if (gate) await gate;
       return storage.save(update, options);
     },
-    saveConfState: (confState, appliedIndex) => storage.saveConfState(confState, appliedIndex),
+    saveConfState: async (confState, appliedIndex) => {
+      if (saveConfStateDelayMs > 0) await new Promise((r) => setTimeout(r, saveConfStateDelayMs));
+      return storage.saveConfState(confState, appliedIndex);
+    },
     createSnapshot: (index, confState, data) => storage.createSnapshot(index, confState, data),
     compact: (index) => storage.compact(index),
   };
@@ -85,9 +91,9 @@ class Cluster {
   readonly members = new Map<NodeId, TestMember>();
   constructor(readonly dir: string) {}
 
-  async add(id: NodeId, bootstrapVoters: NodeId[] | null, extra: { snapshotEveryEntries?: number; diskStallMs?: number } = {}): Promise<TestMember> {
+  async add(id: NodeId, bootstrapVoters: NodeId[] | null, extra: { snapshotEveryEntries?: number; diskStallMs?: number; saveConfStateDelayMs?: number } = {}): Promise<TestMember> {
     const level = await WalStorage.open(join(this.dir, `n${id}`), bootstrapVoters ? { bootstrap: { voters: bootstrapVoters, learners: [] } } : {});
-    const { storage, stall, release } = stallable(level);
+    const { storage, stall, release } = stallable(level, extra.saveConfStateDelayMs);
     const machine = new ListMachine();
     const logs: string[] = [];
     const node = new RaftNode({
@@ -231,6 +237,19 @@ describe('raft node runtime (write-ahead log storage, in-process network)', func
     await leader.node.propose(Buffer.from('after'));
     await learner.node.readIndex();
     expect(learner.machine.items).to.include.members(['before', 'after']);
+  });
+
+  it('a membership change resolves only once the state machine has been given it, even when saving the membership is slow', async () => {
+    // Callers read what the state machine keeps of a member (its name and addresses) as soon as
+    // the change resolves: resolving once Raft alone knows of it left the new member out of the
+    // member list that `members add` prints, when saving the membership took a while.
+    await threeMembers({ saveConfStateDelayMs: 600 });
+    const leader = await cluster.leader();
+    await leader.node.propose(Buffer.from('before'));
+    const handedOver = leader.machine.confChangeIndexes.length;
+    const cs = await leader.node.proposeConfChange({ type: 'addLearnerNode', nodeId: 4, context: new Uint8Array() });
+    expect(cs.learners).to.deep.equal([4]);
+    expect(leader.machine.confChangeIndexes.length - handedOver).to.equal(1);
   });
 
   it('a leader whose disk stalls beyond the bound steps down, and the others elect a leader that commits', async () => {
