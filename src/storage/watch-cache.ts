@@ -28,6 +28,7 @@
 import { inLinkedSpanSync, isTracingEnabled } from '../observability/spans';
 import { performance } from 'node:perf_hooks';
 import { StorageError } from './errors';
+import { SharedFieldSets } from './shared-field-sets';
 import type { JsonObject, ObjectStore, StoreWatch, StoreWatchEvent } from './object-store';
 
 export interface CachedEvent extends StoreWatchEvent {
@@ -98,6 +99,8 @@ const SLICE_CLOCK_EVERY = 32;
 
 export class WatchCache {
   private readonly objects = new Map<string, JsonObject>();
+  /** Equal managedFields trees of the cached objects, held once (see shared-field-sets.ts). */
+  private readonly fieldSets = new SharedFieldSets();
   private history: CachedEvent[] = [];
   private historyStart = 0;
   private historyBytes = 0;
@@ -168,7 +171,10 @@ export class WatchCache {
         for (;;) {
           const page = await this.store.list(ROOT_PREFIX, { revision: revision || undefined, startKey, limit: LIST_PAGE });
           revision = page.revision;
-          for (const item of page.items) this.objects.set(item.key, item.object);
+          for (const item of page.items) {
+            this.fieldSets.adopt(item.object);
+            this.objects.set(item.key, item.object);
+          }
           if (page.nextKey === undefined) break;
           startKey = page.nextKey;
         }
@@ -232,7 +238,10 @@ export class WatchCache {
       event.receivedAtMs = now;
       event.seq = ++this.seq;
       if (event.type === 'DELETED') this.objects.delete(event.key);
-      else this.objects.set(event.key, event.object);
+      else {
+        this.fieldSets.adopt(event.object);
+        this.objects.set(event.key, event.object);
+      }
       this.history.push(event);
       this.historyBytes += event.size + 256;
       if (event.revision > this.revision) this.revision = event.revision;
