@@ -7,10 +7,10 @@
  *   unpaged LIST   one GET of the whole collection (time, bytes, the server's RSS growth while
  *                  it runs: sampled every 20 ms from /proc, peak minus the level before)
  *   rv=0 LIST      the same from the watch cache (resourceVersion=0)
- *   memory         the server's resident set and V8 heap in use (from /metrics) after the fill
- *                  and an idle pause (V8's memory reducer runs full collections on an idle
- *                  isolate), minus the same figures before the first Pod, per object, and as a
- *                  multiple of one Pod's JSON as the server answers it
+ *   memory         the server's V8 heap in use after the fill and two full collections forced
+ *                  through its inspector (bench/support/heap-probe.ts), and its resident set
+ *                  after an idle pause, minus the same figures before the first Pod, per
+ *                  object, and as a multiple of one Pod's JSON as the server answers it
  *
  * Goals at 150,000 (issue 19): chunked LIST <= 3 s with a page p50 within 1.5x of its p50 at
  * 10,000; unpaged and rv=0 LIST <= 5 s with the server's memory not growing by more than one
@@ -25,6 +25,7 @@ import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { ApiClient, ApiError, type ApiCredentials } from '../support/api-client';
 import { CarinaServer } from '../support/carina-server';
+import { HeapProbe } from '../support/heap-probe';
 import { closedLoop, median, percentile } from '../support/latency';
 import { residentBytes } from '../support/proc-stats';
 
@@ -35,6 +36,8 @@ const IDLE_PAUSE_MS = Number(process.env.IDLE_PAUSE_MS ?? 15_000);
 const NAMESPACE = 'scale';
 /** Clear of bench/api's other ports (24300-24312) and bench/cluster's. */
 const SERVER_PORTS = { api: 24320, etcd: 24321, raft: 24322 };
+/** The server's inspector, for the heap after a forced full collection (loopback only). */
+const INSPECTOR_PORT = 24323;
 
 interface SizeFigures {
   size: number;
@@ -97,16 +100,11 @@ function measuredGet(url: string, credentials: ApiCredentials, path: string, pid
   });
 }
 
-async function heapUsedBytes(client: ApiClient): Promise<number> {
-  const metrics = (await client.request('GET', '/metrics')).body;
-  const match = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(metrics);
-  if (match === null) throw new Error('/metrics has no nodejs_heap_size_used_bytes');
-  return Number(match[1]);
-}
-
-async function settledMemory(client: ApiClient, pid: number): Promise<{ rss: number; heap: number }> {
+/** The heap after two full collections forced through the inspector, and the RSS after an idle pause. */
+async function settledMemory(probe: HeapProbe, pid: number): Promise<{ rss: number; heap: number }> {
+  const heap = await probe.heapUsedAfterGc();
   await new Promise((r) => setTimeout(r, IDLE_PAUSE_MS));
-  return { rss: residentBytes(pid), heap: await heapUsedBytes(client) };
+  return { rss: residentBytes(pid), heap };
 }
 
 async function chunkedList(client: ApiClient): Promise<{ ms: number; pages: number[]; items: number }> {
@@ -157,7 +155,8 @@ async function untilDefaultServiceAccount(client: ApiClient): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const server = await CarinaServer.start(SERVER_PORTS, ['--auto-compaction-interval', '0']);
+  const server = await CarinaServer.start(SERVER_PORTS, ['--auto-compaction-interval', '0'], undefined, [`--inspect=127.0.0.1:${INSPECTOR_PORT}`]);
+  const probe = await HeapProbe.connect(INSPECTOR_PORT);
   const credentials = server.credentials();
   const client = new ApiClient(server.url, credentials);
   const rows: SizeFigures[] = [];
@@ -165,7 +164,7 @@ async function main(): Promise<void> {
   try {
     await client.request('POST', '/api/v1/namespaces', { body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } }) });
     await untilDefaultServiceAccount(client);
-    const empty = await settledMemory(client, server.pid);
+    const empty = await settledMemory(probe, server.pid);
     let filled = 0;
     for (const size of SIZES) {
       process.stderr.write(`filling ${filled} -> ${size} pods\n`);
@@ -173,7 +172,7 @@ async function main(): Promise<void> {
       await closedLoop(size - start, INFLIGHT, (i) => createRetrying(client, pod(start + i)));
       filled = size;
       if (podJsonBytes === 0) podJsonBytes = Buffer.byteLength((await client.request('GET', `/api/v1/namespaces/${NAMESPACE}/pods/pod-0`)).body);
-      const memory = await settledMemory(client, server.pid);
+      const memory = await settledMemory(probe, server.pid);
       process.stderr.write(`${size}: chunked LIST\n`);
       const chunked = await chunkedList(client);
       if (chunked.items !== size) throw new Error(`the chunked LIST returned ${chunked.items} pods, not ${size}`);
@@ -198,6 +197,7 @@ async function main(): Promise<void> {
     }
   } finally {
     client.close();
+    probe.close();
     // The server's own log lines (snapshots, compactions, slow Readies) explain a stall.
     if (process.env.SCALE_SERVER_LOG !== undefined) writeFileSync(process.env.SCALE_SERVER_LOG, server.log);
     await server.stop();

@@ -55,9 +55,11 @@ export class CarinaServer {
 
   /** Starts a single-member replica and waits until its /readyz answers 200. */
   /** `main`: another build's compiled CLI (e.g. a baseline checkout's dist/src/cli/main.js). */
-  static async start(ports: CarinaServerPorts, extraArgs: string[] = [], main = CARINA_MAIN): Promise<CarinaServer> {
+  /** `nodeArgs`: flags for Node itself, before the script (e.g. `--inspect=127.0.0.1:PORT`). */
+  static async start(ports: CarinaServerPorts, extraArgs: string[] = [], main = CARINA_MAIN, nodeArgs: string[] = []): Promise<CarinaServer> {
     const dataDir = mkdtempSync(join(tmpdir(), 'carina-bench-'));
     const child = spawn(process.execPath, [
+      ...nodeArgs,
       main, 'server',
       '--data-dir', dataDir,
       '--secure-port', String(ports.api),
