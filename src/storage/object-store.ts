@@ -45,7 +45,7 @@ export interface ListOptions {
 export interface ListResult {
   items: StoredObject[];
   revision: number;
-  /** Key of the next item when the list stopped at `limit`. */
+  /** Where the next page starts (just after this page's last key) when the list stopped at `limit` with more to come. */
   nextKey?: string;
   /** Items after this chunk, counted by the store (only meaningful without a filter). */
   remaining: number;
@@ -228,10 +228,15 @@ export class ObjectStore {
           const kv = response.kvs[i];
           const object = this.decode(kv).object;
           if (options.filter !== undefined && !options.filter(object)) continue;
+          const key = Buffer.from(kv.key).toString('utf8');
+          items.push({ key, object, modRevision: kv.modRevision });
           if (limit > 0 && items.length === limit) {
-            return { items, revision, nextKey: Buffer.from(kv.key).toString('utf8'), remaining: response.count - i };
+            // The page is full. The next starts just after its last key (as kube-apiserver's
+            // continue tokens do), which is also where the store remembered the count of the
+            // rest at this revision: the next page then reads only itself, not the whole rest.
+            const more = response.more || i < response.kvs.length - 1;
+            return more ? { items, revision, nextKey: `${key}\u0000`, remaining: response.count - i - 1 } : { items, revision, remaining: 0 };
           }
-          items.push({ key: Buffer.from(kv.key).toString('utf8'), object, modRevision: kv.modRevision });
         }
         if (!response.more || response.kvs.length === 0) return { items, revision, remaining: 0 };
         const last = response.kvs[response.kvs.length - 1].key;
