@@ -17,11 +17,13 @@
  * page while it runs; memory per object <= 1.5x its JSON.
  *
  * The body of an unpaged LIST is counted as it streams in, never held, so the client's memory is
- * not the limit. Run: make bench-api-scale (SCALE_SIZES=10000,50000 for a shorter run).
+ * not the limit. Run: make bench-api-scale (SCALE_SIZES=10000,50000 for a shorter run;
+ * SCALE_PROFILE_DIR=<dir> writes the server's CPU profile of each LIST phase there).
  */
 import { writeFileSync } from 'node:fs';
 import * as http2 from 'node:http2';
 import * as os from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ApiClient, ApiError, type ApiCredentials } from '../support/api-client';
 import { CarinaServer } from '../support/carina-server';
@@ -100,6 +102,16 @@ function measuredGet(url: string, credentials: ApiCredentials, path: string, pid
   });
 }
 
+/** With SCALE_PROFILE_DIR set, the server's CPU profile of `phase` is written there as <phase>.cpuprofile. */
+async function profiled<T>(probe: HeapProbe, phase: string, run: () => Promise<T>): Promise<T> {
+  const dir = process.env.SCALE_PROFILE_DIR;
+  if (dir === undefined || dir === '') return run();
+  await probe.startProfile();
+  const result = await run();
+  writeFileSync(join(dir, `${phase}.cpuprofile`), JSON.stringify(await probe.stopProfile()));
+  return result;
+}
+
 /** The heap after two full collections forced through the inspector, and the RSS after an idle pause. */
 async function settledMemory(probe: HeapProbe, pid: number): Promise<{ rss: number; heap: number }> {
   const heap = await probe.heapUsedAfterGc();
@@ -174,12 +186,12 @@ async function main(): Promise<void> {
       if (podJsonBytes === 0) podJsonBytes = Buffer.byteLength((await client.request('GET', `/api/v1/namespaces/${NAMESPACE}/pods/pod-0`)).body);
       const memory = await settledMemory(probe, server.pid);
       process.stderr.write(`${size}: chunked LIST\n`);
-      const chunked = await chunkedList(client);
+      const chunked = await profiled(probe, `${size}-chunked`, () => chunkedList(client));
       if (chunked.items !== size) throw new Error(`the chunked LIST returned ${chunked.items} pods, not ${size}`);
       process.stderr.write(`${size}: unpaged LIST\n`);
-      const unpaged = await measuredGet(server.url, credentials, `/api/v1/namespaces/${NAMESPACE}/pods`, server.pid);
+      const unpaged = await profiled(probe, `${size}-unpaged`, () => measuredGet(server.url, credentials, `/api/v1/namespaces/${NAMESPACE}/pods`, server.pid));
       process.stderr.write(`${size}: resourceVersion=0 LIST\n`);
-      const rv0 = await measuredGet(server.url, credentials, `/api/v1/namespaces/${NAMESPACE}/pods?resourceVersion=0`, server.pid);
+      const rv0 = await profiled(probe, `${size}-rv0`, () => measuredGet(server.url, credentials, `/api/v1/namespaces/${NAMESPACE}/pods?resourceVersion=0`, server.pid));
       process.stderr.write(`${size}: chunked ${chunked.ms.toFixed(0)} ms (page p50 ${median(chunked.pages).toFixed(1)} ms), unpaged ${unpaged.ms.toFixed(0)} ms (+${(unpaged.growth / 1048576).toFixed(1)} MB), rv=0 ${rv0.ms.toFixed(0)} ms (+${(rv0.growth / 1048576).toFixed(1)} MB), RSS ${(memory.rss / 1048576).toFixed(0)} MB, heap ${(memory.heap / 1048576).toFixed(0)} MB, store timeouts so far ${storeTimeouts}\n`);
       rows.push({
         size,

@@ -1,6 +1,7 @@
 /**
  * The V8 heap in use by another Node process after a full garbage collection, through the
- * inspector protocol (HeapProfiler.collectGarbage, then Runtime.getHeapUsage). The heap a
+ * inspector protocol (HeapProfiler.collectGarbage, then Runtime.getHeapUsage), and CPU
+ * profiles of it around one phase of a benchmark. The heap a
  * process reports on its own (/metrics) depends on when V8 last collected, which on an idle
  * server may be minutes after the objects it measures were freed: figures per object then
  * swing by several KiB between runs.
@@ -44,15 +45,27 @@ export class HeapProbe {
     return usage.usedSize;
   }
 
+  /** Starts V8's sampling profiler in the process (1 ms interval). */
+  async startProfile(): Promise<void> {
+    await this.call('Profiler.enable');
+    await this.call('Profiler.setSamplingInterval', { interval: 1000 });
+    await this.call('Profiler.start');
+  }
+
+  /** Stops the profiler; the profile, in the .cpuprofile format (Chrome DevTools, speedscope). */
+  async stopProfile(): Promise<unknown> {
+    return ((await this.call('Profiler.stop')) as { profile: unknown }).profile;
+  }
+
   close(): void {
     this.socket.close();
   }
 
-  private call(method: string): Promise<unknown> {
+  private call(method: string, params?: object): Promise<unknown> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.socket.send(JSON.stringify({ id, method }));
+      this.socket.send(JSON.stringify({ id, method, params }));
     });
   }
 
