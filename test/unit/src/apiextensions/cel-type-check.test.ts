@@ -145,6 +145,22 @@ describe('apiextensions CEL type check at CRD write time', () => {
     expect(message('self.template.kind == "Pod" && self.template.metadata.name != "" && self.template.spec.x == 1', embedded)).to.equal(undefined);
   });
 
+  it('never refuses what it does not model: unknown fields kept by the schema and untyped nodes are dyn', () => {
+    const loose: JsonSchemaProps = {
+      type: 'object',
+      properties: {
+        extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { known: { type: 'integer' } } },
+        blob: { 'x-kubernetes-preserve-unknown-fields': true },
+      },
+    };
+    expect(message('self.extra.unknown + 1 > 0 && self.extra.unknown.startsWith("a") && self.extra.known >= 0', loose)).to.equal(undefined);
+    expect(message('self.blob.a.b == "x" && self.blob.items.all(i, i.size() > 0) && self.blob + 1 == 2', loose)).to.equal(undefined);
+    // A result the pass cannot type is not called non-bool either.
+    expect(message('self.blob.flag', loose)).to.equal(undefined);
+    // What is declared is still checked.
+    expect(message('self.extra.known + "x" == "1x"', loose)).to.match(/found no matching overload for '_\+_' applied to '\(int, string\)'/);
+  });
+
   it('marks rules that read oldSelf as transition rules', () => {
     const transition = compileRule({ rule: 'self.replicas >= oldSelf.replicas' }, spec, false);
     const plain = compileRule({ rule: 'self.replicas >= 0' }, spec, false);
