@@ -57,7 +57,7 @@ const typeOf = (of?: CelType): CelType => ({ kind: 'type', of });
 const URL_TYPE: CelType = { kind: 'object', name: 'kubernetes.URL', field: () => undefined };
 
 /** cel-go v0.12 FormatCheckedType. */
-export function formatType(t: CelType): string {
+function formatType(t: CelType): string {
   switch (t.kind) {
     case 'dyn': return 'dyn';
     case 'error': return '!error!';
@@ -322,7 +322,7 @@ function escapedName(name: string): string | undefined {
  * Vague where v1.25 would not expose the node, or where unknown fields are kept: refusing there
  * would need more certainty than this pass has.
  */
-export function declType(schema: JsonSchemaProps | undefined, name: string, isResource: boolean): CelType {
+function declType(schema: JsonSchemaProps | undefined, name: string, isResource: boolean): CelType {
   if (schema === undefined) return VAGUE;
   if (schema['x-kubernetes-int-or-string'] === true) return DYN;
   const s = isResource ? withTypeAndObjectMeta(schema) : schema;
