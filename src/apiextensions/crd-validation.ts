@@ -177,16 +177,16 @@ function validateRules(schema: JsonSchemaProps, path: FieldPath, cardinality: nu
       const rulePath = path.child('x-kubernetes-validations').index(i);
       const shown = new GoValue(`apiextensions.ValidationRule{Rule:${goQuote(String(rule?.rule ?? ''))}, Message:${goQuote(String(rule?.message ?? ''))}}`);
       if (typeof rule?.rule !== 'string' || rule.rule.trim() === '') {
-        state.errs.push(required(rulePath.child('rule'), ''));
+        state.errs.push(required(rulePath.child('rule'), 'rule is not specified'));
         return;
       }
       const outcome = compileRule(rule, schema, isResource);
       if (!outcome.ok) {
-        state.errs.push(invalid(rulePath, shown, outcome.message));
+        state.errs.push(invalid(rulePath.child('rule'), shown, outcome.message));
         return;
       }
       if (outcome.compiled.isTransitionRule && uncorrelatable) {
-        state.errs.push(invalid(rulePath, shown, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${path.toString()}`));
+        state.errs.push(invalid(rulePath.child('rule'), rule.rule, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${path.toString()}`));
       }
       const cost = outcome.compiled.maxCost * cardinality;
       state.total += cost;

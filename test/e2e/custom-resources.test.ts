@@ -270,7 +270,7 @@ describe('custom resources: kubectl and HTTP against carina server', function ()
     const celBad = structuredClone(nonStructural);
     celBad.spec.versions[0].schema.openAPIV3Schema = { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-validations': [{ rule: 'self.a ==' }, { rule: 'self.missing > 0' }], properties: { a: { type: 'string' }, list: { type: 'array', items: { type: 'string' }, 'x-kubernetes-validations': [{ rule: 'self.all(x, self.all(y, x.matches(y)))' }] } } } } };
     const cel = await server.kubectl(['create', '-f', file('celbad.yaml', celBad)]);
-    expect(cel.stderr).to.contain('spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0]: Invalid value: apiextensions.ValidationRule{Rule:"self.a ==", Message:""}: compilation failed: ERROR: <input>:');
+    expect(cel.stderr).to.contain('spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.a ==", Message:""}: compilation failed: ERROR: <input>:');
     expect(cel.stderr).to.contain("undefined field 'missing'");
     expect(cel.stderr).to.contain('spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[list].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of');
     expect((await get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/bads.e2e.example.com')).status).to.equal(404);

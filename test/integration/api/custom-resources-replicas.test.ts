@@ -96,7 +96,7 @@ describe('custom resources on three replicas', function () {
     expect(refused.status, refused.text).to.equal(422);
     const status = refused.json<Obj>();
     const detail = `compilation failed: ERROR: <input>:1:15: found no matching overload for '_+_' applied to '(int, string)'\n | ${rule}\n | ..............^`;
-    const field = 'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[1]';
+    const field = 'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[1].rule';
     expect(status.details.causes).to.deep.equal([{ reason: 'FieldValueInvalid', message: `Invalid value: apiextensions.ValidationRule{Rule:"self.replicas + \\"x\\" == \\"1x\\"", Message:""}: ${detail}`, field }]);
     expect(status.message).to.contain(`${field}: Invalid value: apiextensions.ValidationRule{Rule:`);
     expect((await second.request('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/knobs.typed.example.com')).status).to.equal(404);

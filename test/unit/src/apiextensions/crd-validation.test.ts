@@ -35,6 +35,15 @@ describe('apiextensions CRD validation', () => {
     expect(messages(crd((c) => { c.spec.group = 'example'; c.metadata.name = 'widgets.example'; }))).to.deep.equal(['spec.group: Invalid value: "example": should be a domain with at least one dot']);
   });
 
+  it('reports a rule that is empty or does not compile at the rule field of x-kubernetes-validations, as v1.25 does', () => {
+    const errs = messages(crd((c) => {
+      c.spec.versions[0].schema.openAPIV3Schema.properties.spec['x-kubernetes-validations'] = [{ rule: ' ' }, { rule: 'self.a + 1 == 2' }];
+    }));
+    expect(errs).to.have.length(2);
+    expect(errs[0]).to.equal('spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Required value: rule is not specified');
+    expect(errs[1]).to.match(/^spec\.versions\[0\]\.schema\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[1\]\.rule: Invalid value: apiextensions\.ValidationRule\{Rule:"self\.a \+ 1 == 2", Message:""\}: compilation failed: ERROR: <input>:1:8: found no matching overload for '_\+_' applied to '\(string, int\)'/);
+  });
+
   it('requires exactly one storage version and unique version names', () => {
     const two = messages(crd((c) => { c.spec.versions.push({ ...c.spec.versions[0] }); }));
     expect(two.some((m) => m.includes('spec.versions: Invalid value:') && m.endsWith('must contain unique version names'))).to.equal(true);
