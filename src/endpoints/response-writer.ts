@@ -23,7 +23,7 @@ export interface HttpResponse {
   writeHead(status: number, headers: Record<string, string | string[]>): unknown;
   write(chunk: Buffer): boolean;
   end(chunk?: Buffer | string): unknown;
-  on(event: 'close', listener: () => void): unknown;
+  on(event: 'close' | 'drain', listener: () => void): unknown;
   once(event: 'drain', listener: () => void): unknown;
   flushHeaders?(): void;
 }
@@ -232,6 +232,8 @@ export class ResponseWriter {
     const res = this.res;
     let closeCallbacks: Array<() => void> = [];
     let closed = false;
+    /** A write was refused (the buffer is full) and no 'drain' came since. */
+    let mustDrain = false;
     const close = () => {
       if (closed) return;
       closed = true;
@@ -245,6 +247,7 @@ export class ResponseWriter {
     };
     const forget = this.trackStream(endStream);
     res.on('close', close);
+    res.on('drain', () => (mustDrain = false));
     return {
       start: (contentType) => {
         this.status = 200;
@@ -253,10 +256,17 @@ export class ResponseWriter {
         res.writeHead(200, this.headers(contentType));
         res.flushHeaders?.();
       },
-      write: (chunk) => (closed ? false : res.write(chunk)),
+      write: (chunk) => {
+        if (closed) return false;
+        const taken = res.write(chunk);
+        if (!taken) mustDrain = true;
+        return taken;
+      },
       bufferedBytes: () => res.writableLength ?? 0,
       drained: () => new Promise<void>((resolve) => {
-        if (closed || !res.writableNeedDrain) resolve();
+        // node:http2's compatibility response has no writableNeedDrain: what its last write
+        // answered is the only sign that it is full (without it, a streamed list was buffered whole).
+        if (closed || !(mustDrain || res.writableNeedDrain === true)) resolve();
         else {
           res.once('drain', () => resolve());
           closeCallbacks.push(resolve);

@@ -82,3 +82,55 @@ describe('endpoints: the response writer\'s warnings (v1.25 truncation) and audi
     expect(other.writer.written).to.deep.equal({ kind: 'object', value: { kind: 'Pod', apiVersion: 'v1' } });
   });
 });
+
+describe('endpoints: a streamed response waits for the client when the socket is full', () => {
+  /** Like node:http2's compatibility response: write answers false when full, 'drain' follows, and there is no writableNeedDrain. */
+  class Http2LikeResponse extends CapturedResponse {
+    private readonly listeners = new Map<string, Array<() => void>>();
+    full = false;
+    override write(chunk: Buffer): boolean {
+      super.write(chunk);
+      return !this.full;
+    }
+    override on(event?: string, listener?: () => void): void {
+      if (event !== undefined && listener !== undefined) this.listeners.set(event, [...(this.listeners.get(event) ?? []), listener]);
+    }
+    override once(event?: string, listener?: () => void): void {
+      if (event === undefined || listener === undefined) return;
+      const wrapped = () => {
+        this.listeners.set(event, (this.listeners.get(event) ?? []).filter((l) => l !== wrapped));
+        listener();
+      };
+      this.on(event, wrapped);
+    }
+    emit(event: string): void {
+      for (const listener of this.listeners.get(event) ?? []) listener();
+    }
+  }
+
+  it('drained() waits for the drain after a refused write, even without writableNeedDrain', async () => {
+    const res = new Http2LikeResponse();
+    const sink = new ResponseWriter(res, 'application/json', new URLSearchParams(), new BodyCodec()).stream();
+    sink.start('application/json');
+    res.full = true;
+    expect(sink.write(Buffer.from('x'))).to.equal(false);
+    let drained = false;
+    const waiting = sink.drained().then(() => (drained = true));
+    await new Promise((r) => setImmediate(r));
+    expect(drained).to.equal(false);
+    res.full = false;
+    res.emit('drain');
+    await waiting;
+    expect(drained).to.equal(true);
+  });
+
+  it('drained() does not wait for a drain that came before it was asked', async () => {
+    const res = new Http2LikeResponse();
+    const sink = new ResponseWriter(res, 'application/json', new URLSearchParams(), new BodyCodec()).stream();
+    sink.start('application/json');
+    res.full = true;
+    sink.write(Buffer.from('x'));
+    res.emit('drain');
+    await sink.drained();
+  });
+});
