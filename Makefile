@@ -75,14 +75,14 @@ bench-cluster: build test-deps
 # One replica with its data in ./data: the Kubernetes API on https://127.0.0.1:6443 (admin
 # kubeconfig in ./data/admin.kubeconfig) and the store's etcd v3 API on 127.0.0.1:2379.
 run: build
-	node bin/carina server --data-dir ./data
+	bin/carina server --data-dir ./data
 
 # Three replicas and HAProxy on loopback; the admin kubeconfig is ./data/cluster/admin.kubeconfig.
 cluster: build test-deps
-	node bin/carina local-cluster up --dir ./data/cluster
+	bin/carina local-cluster up --dir ./data/cluster
 
 cluster-down:
-	node bin/carina local-cluster down --dir ./data/cluster
+	bin/carina local-cluster down --dir ./data/cluster
 
 clean:
 	rm -rf dist

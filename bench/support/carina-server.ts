@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EtcdClientTls } from '../../raft';
 import { STORE_PKI_FILES, pkiDirectory } from '../../src/certificates';
+import { SERVER_NODE_FLAGS } from '../../src/cli/node-flags';
 import { credentialsFromDataDir, type ApiCredentials } from './api-client';
 
 /** The compiled `carina` entry point of this build (src/cli/main.js in the same output folder). */
@@ -55,10 +56,11 @@ export class CarinaServer {
 
   /** Starts a single-member replica and waits until its /readyz answers 200. */
   /** `main`: another build's compiled CLI (e.g. a baseline checkout's dist/src/cli/main.js). */
-  /** `nodeArgs`: flags for Node itself, before the script (e.g. `--inspect=127.0.0.1:PORT`). */
+  /** `nodeArgs`: flags for Node itself besides those bin/carina gives it (e.g. `--inspect=127.0.0.1:PORT`). */
   static async start(ports: CarinaServerPorts, extraArgs: string[] = [], main = CARINA_MAIN, nodeArgs: string[] = []): Promise<CarinaServer> {
     const dataDir = mkdtempSync(join(tmpdir(), 'carina-bench-'));
     const child = spawn(process.execPath, [
+      ...SERVER_NODE_FLAGS,
       ...nodeArgs,
       main, 'server',
       '--data-dir', dataDir,

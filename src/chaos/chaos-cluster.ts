@@ -20,6 +20,7 @@ import { addMember, promoteMember, removeMember, type StoreAccess } from '../cli
 import { ChaosLoadBalancer } from './chaos-load-balancer';
 import type { MemberRemoval, MembershipOperations } from './fault-injectors';
 import type { NetnsTopology } from './netns-topology';
+import { SERVER_NODE_FLAGS } from '../cli/node-flags';
 
 export class ChaosClusterError extends Error {
   constructor(message: string) {
@@ -205,7 +206,7 @@ export class ChaosCluster implements MembershipOperations {
     mkdirSync(replica.dataDir, { recursive: true });
     const [command, ...prefix] = this.options.topology.execIn(replica.slot);
     const out = openSync(replica.logFile, 'a');
-    replica.child = spawn(command, [...prefix, process.execPath, this.options.entry, 'server',
+    replica.child = spawn(command, [...prefix, process.execPath, ...SERVER_NODE_FLAGS, this.options.entry, 'server',
       '--member-id', String(replica.member),
       '--data-dir', replica.dataDir,
       '--initial-cluster', replica.initialCluster,

@@ -15,6 +15,7 @@ import https from 'node:https';
 import { join, resolve } from 'node:path';
 import { STORE_PKI_FILES, copySharedPki, createSharedPki, kubeconfigToYaml, parseKubeconfig, pkiDirectory } from '../certificates';
 import { packagePath } from '../util';
+import { SERVER_NODE_FLAGS } from './node-flags';
 
 export interface LocalClusterOptions {
   dir: string;
@@ -130,6 +131,7 @@ export async function localClusterUp(options: LocalClusterOptions): Promise<Loca
     const pidFile = join(dir, `member-${id}.pid`);
     const logFile = join(dir, `member-${id}.log`);
     startDetached(process.execPath, [
+      ...SERVER_NODE_FLAGS,
       options.carinaScript ?? packagePath('bin', 'carina'), 'server',
       '--member-id', String(id),
       '--data-dir', dataDir,

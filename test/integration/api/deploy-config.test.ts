@@ -1,10 +1,12 @@
 /**
  * The files in deploy/ stay usable: HAProxy accepts both configurations (the one for real hosts
  * and the one `carina local-cluster` writes), the systemd unit passes only flags that
- * `carina server` knows, and the example encryption configuration is valid once given a key
- * (and refused as shipped, so that nobody runs with a published key).
+ * `carina server` knows, Node gets the same flags wherever a server is started, and the example
+ * encryption configuration is valid once given a key (and refused as shipped, so that nobody
+ * runs with a published key).
  */
 import { expect } from 'chai';
+import { SERVER_NODE_FLAGS } from '../../../src/cli/node-flags';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,7 +38,8 @@ describe('deploy/ configuration', () => {
 
   it('the systemd unit passes only flags that carina server knows', () => {
     const unit = readFileSync(join(REPO, 'deploy', 'systemd', 'carina.service'), 'utf8');
-    const used = [...unit.matchAll(/--([a-z-]+)=/g)].map((m) => m[1]);
+    const serverFlags = unit.slice(unit.indexOf('bin/carina server'));
+    const used = [...serverFlags.matchAll(/--([a-z-]+)=/g)].map((m) => m[1]);
     expect(used.length).to.be.greaterThan(5);
     const help = spawnSync(process.execPath, [join(REPO, 'bin', 'carina'), 'server', '--help'], { encoding: 'utf8' }).stdout;
     const known = new Set([...help.matchAll(/^\s+--([a-z-]+)/gm)].map((m) => m[1]));
@@ -45,6 +48,20 @@ describe('deploy/ configuration', () => {
     for (const variable of [...unit.matchAll(/\$\{([A-Z_]+)\}/g)].map((m) => m[1])) {
       expect(env, variable).to.match(new RegExp(`^${variable}=`, 'm'));
     }
+  });
+
+  it('Node is started with the same flags by bin/carina, the systemd unit, local clusters and benchmarks', () => {
+    const shebang = readFileSync(join(REPO, 'bin', 'carina'), 'utf8').split('\n')[0];
+    const execStart = /^ExecStart=(.*)$/m.exec(readFileSync(join(REPO, 'deploy', 'systemd', 'carina.service'), 'utf8'))?.[1] ?? '';
+    expect(SERVER_NODE_FLAGS).to.not.be.empty;
+    for (const flag of SERVER_NODE_FLAGS) {
+      expect(shebang.split(' ')).to.include(flag);
+      expect(execStart.slice(0, execStart.indexOf('bin/carina')).split(' ')).to.include(flag);
+    }
+    // Run as the README and the Makefile run it: the file itself, through its first line.
+    const probe = spawnSync(join(REPO, 'bin', 'carina'), ['--help'], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '--require ' + join(__dirname, 'print-exec-argv.js') } });
+    expect(probe.status, probe.stderr).to.equal(0);
+    expect(JSON.parse(/^execArgv (.*)$/m.exec(probe.stderr)?.[1] ?? '[]')).to.include.members([...SERVER_NODE_FLAGS]);
   });
 
   it('the example encryption configuration is refused as shipped and accepted with a generated key', () => {
