@@ -10,7 +10,7 @@
  * client). Without tracing the store gets the bare client and pays nothing. Streams (watch) and
  * lease calls are not wrapped: they outlive requests or are the server's own upkeep.
  */
-import { SpanKind } from '@opentelemetry/api';
+import { SpanKind, type Attributes } from '@opentelemetry/api';
 import type { Bytes, KvClient, TxnRequest } from '../../raft';
 import { inSpan, recordingSpan } from './spans';
 
@@ -26,21 +26,30 @@ function keyOf(method: string, request: unknown): Bytes | undefined {
 }
 
 export function tracedKvClient(kv: KvClient): KvClient {
+  // Each method is wrapped (or bound) once, on first use, not on every call.
+  const methods = new Map<PropertyKey, unknown>();
   return new Proxy(kv, {
     get(target, property) {
       const value = Reflect.get(target, property, target) as unknown;
       if (typeof value !== 'function') return value;
-      const operation = typeof property === 'string' ? TRACED[property] : undefined;
-      if (operation === undefined) return (value as (...args: unknown[]) => unknown).bind(target);
-      const call = value as (request: unknown) => Promise<unknown>;
-      return (request: unknown) => {
-        if (recordingSpan() === undefined) return call.call(target, request);
-        const key = keyOf(property as string, request);
-        return inSpan(`etcd.${operation}`, () => call.call(target, request), {
-          kind: SpanKind.CLIENT,
-          attributes: { 'db.system.name': 'etcd', 'db.operation.name': operation, ...(key === undefined ? {} : { 'carina.store.key': Buffer.from(key).toString('utf8') }) },
-        });
-      };
+      const known = methods.get(property);
+      if (known !== undefined) return known;
+      const wrapped = wrap(target, property, value as (...args: unknown[]) => unknown);
+      methods.set(property, wrapped);
+      return wrapped;
     },
   });
+}
+
+function wrap(target: KvClient, property: PropertyKey, method: (...args: unknown[]) => unknown): unknown {
+  const operation = typeof property === 'string' ? TRACED[property] : undefined;
+  if (operation === undefined) return method.bind(target);
+  const name = `etcd.${operation}`;
+  return (request: unknown) => {
+    if (recordingSpan() === undefined) return method.call(target, request);
+    const key = keyOf(property as string, request);
+    const attributes: Attributes = { 'db.system.name': 'etcd', 'db.operation.name': operation };
+    if (key !== undefined) attributes['carina.store.key'] = Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('utf8');
+    return inSpan(name, () => method.call(target, request) as Promise<unknown>, { kind: SpanKind.CLIENT, attributes });
+  };
 }
