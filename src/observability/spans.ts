@@ -64,12 +64,15 @@ export interface SpanOptions {
   links?: Link[];
 }
 
+/** Span options are passed to the tracer as given: its kind defaults to INTERNAL there. */
+const NO_OPTIONS: SpanOptions = {};
+
 /** Runs `fn` inside a child span of the current recording span; without one, just runs it. */
 export function inSpan<T>(name: string, fn: (span: Span | undefined) => Promise<T>, options?: SpanOptions): Promise<T> {
   const parentContext = context.active();
   const parent = trace.getSpan(parentContext);
   if (parent === undefined || !parent.isRecording()) return fn(undefined);
-  const span = tracer().startSpan(name, { kind: options?.kind ?? SpanKind.INTERNAL, attributes: options?.attributes, links: options?.links }, parentContext);
+  const span = tracer().startSpan(name, options ?? NO_OPTIONS, parentContext);
   return context.with(trace.setSpan(parentContext, span), () => fn(span)).then(
     (value) => {
       span.end();
@@ -87,7 +90,7 @@ export function inSpanSync<T>(name: string, fn: (span: Span | undefined) => T, o
   const parentContext = context.active();
   const parent = trace.getSpan(parentContext);
   if (parent === undefined || !parent.isRecording()) return fn(undefined);
-  const span = tracer().startSpan(name, { kind: options?.kind ?? SpanKind.INTERNAL, attributes: options?.attributes, links: options?.links }, parentContext);
+  const span = tracer().startSpan(name, options ?? NO_OPTIONS, parentContext);
   try {
     const value = context.with(trace.setSpan(parentContext, span), () => fn(span));
     span.end();
