@@ -9,12 +9,16 @@
  *                 to a local sink (bench/support/otlp-sink.ts)
  *
  * CONTROL=1 runs the second replica without tracing as well: the spread between identical
- * replicas, against which the others' ratios are read.
+ * replicas, against which the others' ratios are read. ABLATE_ALS=1 runs the second replica
+ * without tracing but with an AsyncLocalStorage enabled and entered at start
+ * (als-preload.ts): what Node's promise tracking alone costs a server, the part of full
+ * sampling's cost that no change to the span path can remove.
  *
  * WARMUP creates per replica first. Each round: OPS creates on each replica, then OPS GETs on
  * each, the replicas' order rotating by round. Medians over rounds of ops/s and p99; ratios to
  * "off"; each round's figures go to standard error. Beside ops/s, the replica's own CPU time
- * per operation (/proc), which other loads on a shared machine disturb far less. Goals: sampling 0 within 3% of off, full sampling within 15%.
+ * per operation (/proc/<pid>/task/<tid>/schedstat, nanoseconds), which other loads on a shared
+ * machine disturb far less. Goals: sampling 0 within 3% of off, full sampling within 15%.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
@@ -24,7 +28,7 @@ import { ApiClient } from '../support/api-client';
 import { CarinaServer, type CarinaServerPorts } from '../support/carina-server';
 import { closedLoop, median, percentile } from '../support/latency';
 import { OtlpSink } from '../support/otlp-sink';
-import { processCpuMs } from '../support/proc-stats';
+import { processCpuMsFine } from '../support/proc-stats';
 
 export interface TracingScenarioFigures {
   readonly scenario: string;
@@ -32,7 +36,7 @@ export interface TracingScenarioFigures {
   readonly createP99Ms: number;
   readonly getPerSecond: number;
   readonly getP99Ms: number;
-  /** The replica's CPU time (user + system) per create and per GET: less sensitive to other loads than ops/s. */
+  /** The replica's CPU time per create and per GET (its threads' scheduler runtime): less sensitive to other loads than ops/s. */
   readonly createCpuMs: number;
   readonly getCpuMs: number;
 }
@@ -82,13 +86,19 @@ export async function measureTracingOverhead(ports: CarinaServerPorts[], options
   const scenarios = [
     { name: 'off', args: [] as string[] },
     // CONTROL=1: the second replica runs without tracing too (an A/A run: the spread between two identical replicas).
-    process.env.CONTROL === '1' ? { name: 'off (control)', args: [] as string[] } : { name: 'sampling 0', args: ['--tracing-config-file', config(0)] },
+    process.env.CONTROL === '1' ? { name: 'off (control)', args: [] as string[] }
+      : process.env.ABLATE_ALS === '1' ? { name: 'off + AsyncLocalStorage', args: [] as string[], env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${join(__dirname, 'als-preload.js')}`.trim() } }
+        : { name: 'sampling 0', args: ['--tracing-config-file', config(0)] },
     { name: 'sampling 1,000,000', args: ['--tracing-config-file', config(1_000_000)] },
-  ];
+  ] as Array<{ name: string; args: string[]; env?: Record<string, string>; main?: string }>;
+  // BASELINE_MAIN=<another build's dist/src/cli/main.js>: a fourth replica, full sampling on that
+  // build, measured in the same rounds (before and after a change, paired by round).
+  const baselineMain = process.env.BASELINE_MAIN ?? '';
+  if (baselineMain !== '') scenarios.push({ name: 'sampling 1,000,000 (baseline build)', args: ['--tracing-config-file', config(1_000_000)], main: baselineMain });
   const servers: CarinaServer[] = [];
   const clients: ApiClient[] = [];
   try {
-    for (const [i, s] of scenarios.entries()) servers.push(await CarinaServer.start(ports[i], ['--auto-compaction-interval', '0', ...s.args]));
+    for (const [i, s] of scenarios.entries()) servers.push(await CarinaServer.start(ports[i], ['--auto-compaction-interval', '0', ...s.args], s.main, [], s.env ?? {}));
     for (const server of servers) clients.push(new ApiClient(server.url, server.credentials()));
     const ns = 'bench-tracing';
     for (const api of clients) {
@@ -104,15 +114,15 @@ export async function measureTracingOverhead(ports: CarinaServerPorts[], options
       const creates = new Map<number, { perSecond: number; latencies: number[]; cpuMs: number }>();
       for (const index of order) {
         log(`tracing: round ${round + 1}/${options.rounds}, creates, ${scenarios[index].name}`);
-        const cpuBefore = processCpuMs(servers[index].pid);
+        const cpuBefore = processCpuMsFine(servers[index].pid);
         const result = await closedLoop(options.ops, options.inflight, (i) => clients[index].request('POST', base, { body: configMap(ns, `r${round}-${i}`) }));
-        creates.set(index, { ...result, cpuMs: (processCpuMs(servers[index].pid) - cpuBefore) / options.ops });
+        creates.set(index, { ...result, cpuMs: (processCpuMsFine(servers[index].pid) - cpuBefore) / options.ops });
       }
       for (const index of order) {
         log(`tracing: round ${round + 1}/${options.rounds}, GETs, ${scenarios[index].name}`);
-        const cpuBefore = processCpuMs(servers[index].pid);
+        const cpuBefore = processCpuMsFine(servers[index].pid);
         const gets = await closedLoop(options.ops, options.inflight, (i) => clients[index].request('GET', `${base}/r${round}-${i}`));
-        const getCpuMs = (processCpuMs(servers[index].pid) - cpuBefore) / options.ops;
+        const getCpuMs = (processCpuMsFine(servers[index].pid) - cpuBefore) / options.ops;
         const c = creates.get(index) as { perSecond: number; latencies: number[]; cpuMs: number };
         const figures = { scenario: scenarios[index].name, createPerSecond: c.perSecond, createP99Ms: percentile(c.latencies, 0.99), getPerSecond: gets.perSecond, getP99Ms: percentile(gets.latencies, 0.99), createCpuMs: c.cpuMs, getCpuMs };
         perRound[index].push(figures);

@@ -56,8 +56,11 @@ export class CarinaServer {
 
   /** Starts a single-member replica and waits until its /readyz answers 200. */
   /** `main`: another build's compiled CLI (e.g. a baseline checkout's dist/src/cli/main.js). */
-  /** `nodeArgs`: flags for Node itself besides those bin/carina gives it (e.g. `--inspect=127.0.0.1:PORT`). */
-  static async start(ports: CarinaServerPorts, extraArgs: string[] = [], main = CARINA_MAIN, nodeArgs: string[] = []): Promise<CarinaServer> {
+  /**
+   * `nodeArgs`: flags for Node itself besides those bin/carina gives it (e.g. `--inspect=127.0.0.1:PORT`);
+   * `env`: variables added to this replica's environment (e.g. a NODE_OPTIONS preload).
+   */
+  static async start(ports: CarinaServerPorts, extraArgs: string[] = [], main = CARINA_MAIN, nodeArgs: string[] = [], env: Record<string, string> = {}): Promise<CarinaServer> {
     const dataDir = mkdtempSync(join(tmpdir(), 'carina-bench-'));
     const child = spawn(process.execPath, [
       ...SERVER_NODE_FLAGS,
@@ -68,7 +71,7 @@ export class CarinaServer {
       '--listen-etcd-address', `127.0.0.1:${ports.etcd}`,
       '--listen-peer-address', `127.0.0.1:${ports.raft}`,
       ...extraArgs,
-    ], { stdio: ['ignore', 'pipe', 'pipe'] });
+    ], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     const server = new CarinaServer(child, dataDir, ports);
     try {
       await server.waitReady(60_000);

@@ -3,7 +3,7 @@
  * from outside the process, so the benchmarks can charge memory and CPU to Carina's replicas
  * without instrumenting them.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
 const USER_HZ = 100;
@@ -21,6 +21,24 @@ export function processCpuMs(pid: number): number {
   // The command name (field 2) may hold spaces; the fields after it are counted from its ')'.
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
+}
+
+/**
+ * CPU time the process's threads have been on a core, ms with nanosecond resolution: the sum of
+ * /proc/<pid>/task/<tid>/schedstat's first field (the scheduler's runtime) over its live
+ * threads. Finer than processCpuMs's 10 ms ticks (which made a 600-GET sample of 0.2 ms each
+ * ±8%); a thread that exits takes its time with it, which Node's long-lived threads do not.
+ */
+export function processCpuMsFine(pid: number): number {
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // The thread exited between the listing and the read.
+    }
+  }
+  return ns / 1e6;
 }
 
 /** Busy and total CPU time of the whole machine, ms summed over cores (from /proc/stat). */
