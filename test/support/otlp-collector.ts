@@ -1,6 +1,7 @@
 /**
- * An OTLP/HTTP trace receiver for tests: POST /v1/traces with OTLP JSON (what
- * @opentelemetry/exporter-trace-otlp-http sends), on 127.0.0.1 on a free port. It keeps every
+ * An OTLP/HTTP trace receiver for tests: POST /v1/traces with OTLP Protobuf (what Carina's
+ * exporter, @opentelemetry/exporter-trace-otlp-proto, sends: application/x-protobuf) or OTLP
+ * JSON (application/json), on 127.0.0.1 on a free port. It keeps every
  * span it receives, flattened with its resource's service.instance.id (which replica sent it).
  * `hang()` makes it accept requests and never answer (a stuck collector); `stop()` closes it.
  */
@@ -54,6 +55,8 @@ export class OtlpCollector {
   readonly spans: ReceivedSpan[] = [];
   /** Export requests received (answered or not). */
   requests = 0;
+  /** Of those answered, the ones in Protobuf. */
+  protobufRequests = 0;
   private hanging = false;
   private readonly held: http.ServerResponse[] = [];
   private server: http.Server | undefined;
@@ -73,13 +76,22 @@ export class OtlpCollector {
           this.held.push(res);
           return;
         }
-        if (req.method !== 'POST' || req.url !== '/v1/traces' || !String(req.headers['content-type']).startsWith('application/json')) {
+        const type = String(req.headers['content-type']);
+        const protobuf = type.startsWith('application/x-protobuf');
+        if (req.method !== 'POST' || req.url !== '/v1/traces' || !(protobuf || type.startsWith('application/json'))) {
           res.writeHead(415).end();
           return;
         }
         try {
-          this.receive(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json);
-          res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+          const body = Buffer.concat(chunks);
+          if (protobuf) {
+            this.protobufRequests++;
+            this.spans.push(...decodeExportTraceRequest(body));
+            res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+          } else {
+            this.receive(JSON.parse(body.toString('utf8')) as Json);
+            res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+          }
         } catch {
           res.writeHead(400).end();
         }
@@ -129,4 +141,102 @@ export class OtlpCollector {
       }
     }
   }
+}
+
+/**
+ * A Protobuf reader just big enough for OTLP traces, written for this test from the
+ * opentelemetry-proto field numbers (not from the exporter under test): every field of a
+ * message as (number, wire type, value).
+ */
+interface Field { field: number; wire: number; varint: bigint; bytes: Buffer }
+
+function fields(buf: Buffer): Field[] {
+  const out: Field[] = [];
+  let at = 0;
+  const varint = (): bigint => {
+    let result = 0n;
+    let shift = 0n;
+    for (;;) {
+      if (at >= buf.length) throw new Error('protobuf: truncated varint');
+      const byte = buf[at++];
+      result |= BigInt(byte & 0x7f) << shift;
+      if ((byte & 0x80) === 0) return result;
+      shift += 7n;
+    }
+  };
+  while (at < buf.length) {
+    const key = Number(varint());
+    const field = key >>> 3;
+    const wire = key & 7;
+    if (wire === 0) out.push({ field, wire, varint: varint(), bytes: Buffer.alloc(0) });
+    else if (wire === 1) {
+      out.push({ field, wire, varint: buf.readBigUInt64LE(at), bytes: buf.subarray(at, at + 8) });
+      at += 8;
+    } else if (wire === 2) {
+      const length = Number(varint());
+      if (at + length > buf.length) throw new Error('protobuf: truncated field');
+      out.push({ field, wire, varint: 0n, bytes: buf.subarray(at, at + length) });
+      at += length;
+    } else if (wire === 5) {
+      out.push({ field, wire, varint: BigInt(buf.readUInt32LE(at)), bytes: buf.subarray(at, at + 4) });
+      at += 4;
+    } else throw new Error(`protobuf: wire type ${wire}`);
+  }
+  return out;
+}
+
+function decodeAnyValue(buf: Buffer): unknown {
+  for (const f of fields(buf)) {
+    if (f.field === 1) return f.bytes.toString('utf8');
+    if (f.field === 2) return f.varint !== 0n;
+    if (f.field === 3) return Number(BigInt.asIntN(64, f.varint));
+    if (f.field === 4) return f.bytes.readDoubleLE(0);
+    if (f.field === 5) return fields(f.bytes).filter((v) => v.field === 1).map((v) => decodeAnyValue(v.bytes));
+  }
+  return undefined;
+}
+
+function decodeKeyValues(list: Field[], field: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const kv of list.filter((f) => f.field === field)) {
+    const parts = fields(kv.bytes);
+    const key = parts.find((p) => p.field === 1)?.bytes.toString('utf8') ?? '';
+    const value = parts.find((p) => p.field === 2);
+    out[key] = value === undefined ? undefined : decodeAnyValue(value.bytes);
+  }
+  return out;
+}
+
+/** The spans of an OTLP ExportTraceServiceRequest in Protobuf, flattened as the collector keeps them. */
+export function decodeExportTraceRequest(body: Buffer): ReceivedSpan[] {
+  const out: ReceivedSpan[] = [];
+  for (const resourceSpans of fields(body).filter((f) => f.field === 1)) {
+    const rs = fields(resourceSpans.bytes);
+    const resource = rs.find((f) => f.field === 1);
+    const instance = String((resource === undefined ? {} : decodeKeyValues(fields(resource.bytes), 1))['service.instance.id'] ?? '');
+    for (const scopeSpans of rs.filter((f) => f.field === 2)) {
+      for (const spanField of fields(scopeSpans.bytes).filter((f) => f.field === 2)) {
+        const s = fields(spanField.bytes);
+        const one = (n: number) => s.find((f) => f.field === n);
+        const status = one(15);
+        out.push({
+          traceId: one(1)?.bytes.toString('hex') ?? '',
+          spanId: one(2)?.bytes.toString('hex') ?? '',
+          parentSpanId: one(4)?.bytes.toString('hex') ?? '',
+          name: one(5)?.bytes.toString('utf8') ?? '',
+          kind: Number(one(6)?.varint ?? 0n),
+          startNs: one(7)?.varint ?? 0n,
+          endNs: one(8)?.varint ?? 0n,
+          attributes: decodeKeyValues(s, 9),
+          links: s.filter((f) => f.field === 13).map((l) => {
+            const lf = fields(l.bytes);
+            return { traceId: lf.find((f) => f.field === 1)?.bytes.toString('hex') ?? '', spanId: lf.find((f) => f.field === 2)?.bytes.toString('hex') ?? '' };
+          }),
+          instance,
+          statusCode: status === undefined ? 0 : Number(fields(status.bytes).find((f) => f.field === 3)?.varint ?? 0n),
+        });
+      }
+    }
+  }
+  return out;
 }

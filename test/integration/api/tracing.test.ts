@@ -109,6 +109,8 @@ describe('tracing (OpenTelemetry, three replicas and a collector)', function () 
       return names.every((n) => find(got, n, leaderName)) && find(got, 'raft.apply', followerName) && find(got, 'POST /api/v1/namespaces/{namespace}/configmaps', followerName) ? got : undefined;
     }, 30_000, () => JSON.stringify(collector.trace(parent.traceId).map((s) => `${s.instance} ${s.name}`)));
 
+    // The replicas export OTLP in Protobuf (the SDK's exporter-trace-otlp-proto), which the collector decoded.
+    expect(collector.protobufRequests).to.be.greaterThan(0);
     const server = find(spans, 'POST /api/v1/namespaces/{namespace}/configmaps', followerName) as ReceivedSpan;
     expect(server.kind).to.equal(SERVER);
     expect(server.parentSpanId).to.equal(parent.parentId);
