@@ -99,6 +99,13 @@ const SLICE_CLOCK_EVERY = 32;
 
 export class WatchCache {
   private readonly objects = new Map<string, JsonObject>();
+  /**
+   * The cached keys in order, made by the first list that needs them and kept in order after
+   * (a binary search and a splice per key added or removed), so a list reads its prefix's keys
+   * only: the garbage collector lists every resource on each scan, which sorted every key of the
+   * cache each time.
+   */
+  private sortedKeys: string[] | null = null;
   /** Equal managedFields trees of the cached objects, held once (see shared-field-sets.ts). */
   private readonly fieldSets = new SharedFieldSets();
   private history: CachedEvent[] = [];
@@ -166,6 +173,7 @@ export class WatchCache {
     while (!this.stopped) {
       try {
         this.objects.clear();
+        this.sortedKeys = null;
         let startKey: string | undefined;
         let revision = 0;
         for (;;) {
@@ -237,9 +245,11 @@ export class WatchCache {
       const event = raw as CachedEvent;
       event.receivedAtMs = now;
       event.seq = ++this.seq;
-      if (event.type === 'DELETED') this.objects.delete(event.key);
-      else {
+      if (event.type === 'DELETED') {
+        if (this.objects.delete(event.key)) this.forgetKey(event.key);
+      } else {
         this.fieldSets.adopt(event.object);
+        if (!this.objects.has(event.key)) this.rememberKey(event.key);
         this.objects.set(event.key, event.object);
       }
       this.history.push(event);
@@ -392,13 +402,24 @@ export class WatchCache {
   /** The cached objects under `prefix`, in key order, at `this.revision`. */
   list(prefix: string, filter?: (object: JsonObject) => boolean): { items: JsonObject[]; revision: number } {
     this.checkReady();
-    const keys = [...this.objects.keys()].filter((k) => k.startsWith(prefix)).sort();
+    this.sortedKeys ??= [...this.objects.keys()].sort();
+    const keys = this.sortedKeys;
     const items: JsonObject[] = [];
-    for (const key of keys) {
-      const object = this.objects.get(key) as JsonObject;
+    for (let i = firstAtOrAfter(keys, prefix); i < keys.length && keys[i].startsWith(prefix); i++) {
+      const object = this.objects.get(keys[i]) as JsonObject;
       if (filter === undefined || filter(object)) items.push(withVersion(object));
     }
     return { items, revision: this.revision };
+  }
+
+  private rememberKey(key: string): void {
+    if (this.sortedKeys !== null) this.sortedKeys.splice(firstAtOrAfter(this.sortedKeys, key), 0, key);
+  }
+
+  private forgetKey(key: string): void {
+    if (this.sortedKeys === null) return;
+    const at = firstAtOrAfter(this.sortedKeys, key);
+    if (this.sortedKeys[at] === key) this.sortedKeys.splice(at, 1);
   }
 
   /**
@@ -440,6 +461,18 @@ export class WatchCache {
   get fanOutBacklog(): number {
     return this.pending.length - this.pendingHead;
   }
+}
+
+/** The first index of `sorted` (in code-unit order, as Array.prototype.sort) whose key is not below `key`. */
+function firstAtOrAfter(sorted: string[], key: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** Cached objects are shared; callers get a shallow copy whose metadata they may change. */

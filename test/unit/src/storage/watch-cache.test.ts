@@ -147,3 +147,46 @@ describe('WatchCache', () => {
     cache.stop();
   });
 });
+
+describe('WatchCache lists by prefix', () => {
+  it('lists exactly the keys under a prefix, in order, through adds, deletes and refills (against a naive model)', async () => {
+    const store = new FakeStore();
+    const names = ['b', 'a', 'ab', 'a/b', 'z', 'a0', 'A', 'é', 'a-'];
+    store.items = names.map((n, i) => ({ key: `/registry/configmaps/ns/${n}`, object: cm(n, i + 1), modRevision: i + 1 }));
+    const cache = new WatchCache(store as unknown as ObjectStore);
+    cache.start();
+    while (!cache.isReady) await settle();
+    const model = new Set(store.items.map((item) => item.key));
+    const check = () => {
+      for (const prefix of ['/registry/', '/registry/configmaps/ns/a', '/registry/configmaps/ns/a/', '/registry/configmaps/ns/', '/registry/secrets/', '/registry/configmaps/ns/é']) {
+        const expected = [...model].filter((k) => k.startsWith(prefix)).sort();
+        const listed = cache.list(prefix).items.map((o) => `/registry/configmaps/ns/${String((o.metadata as JsonObject).name)}`);
+        expect(listed, prefix).to.deep.equal(expected);
+      }
+    };
+    check();
+    // A seeded walk of adds, changes and deletes, the keys' order kept without sorting again.
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
+    let revision = 20;
+    for (let step = 0; step < 300; step++) {
+      const name = `k${next() % 40}`;
+      const key = `/registry/configmaps/ns/${name}`;
+      const type = next() % 3 === 0 ? 'DELETED' : model.has(key) ? 'MODIFIED' : 'ADDED';
+      revision++;
+      store.deliver?.([{ type, key, object: cm(name, revision), revision, size: 10 }], revision);
+      if (type === 'DELETED') model.delete(key);
+      else model.add(key);
+      if (step % 25 === 0) check();
+    }
+    check();
+    // A refill starts the order afresh from the store's list.
+    store.items = [{ key: '/registry/configmaps/ns/only', object: cm('only', revision), modRevision: revision }];
+    store.fail?.(new StorageError('Unavailable', 'gone'));
+    while (!cache.isReady) await settle();
+    model.clear();
+    model.add('/registry/configmaps/ns/only');
+    check();
+    cache.stop();
+  });
+});
