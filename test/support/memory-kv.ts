@@ -4,9 +4,16 @@
  * hand-overs) at unit-test speed. Watch responses are delivered asynchronously, in order, the
  * `created` response first, as a remote store delivers them.
  */
-import { MvccStore, WatchHub, type KvClient, type ResponseHeader, type ResponseOp, type TxnResponse, type WatchResponse } from '../../raft';
+import { MvccStore, WatchHub, type KvClient, type RangeRequest, type ResponseHeader, type ResponseOp, type TxnResponse, type WatchResponse } from '../../raft';
 
-export function memoryKv(): KvClient & { readonly store: MvccStore } {
+export interface MemoryKvHooks {
+  /** Runs once, just before the next transaction is applied (to make a race deterministic). */
+  beforeTxn?: () => void;
+  /** Sees every range request. */
+  onRange?: (request: RangeRequest) => void;
+}
+
+export function memoryKv(hooks: MemoryKvHooks = {}): KvClient & { readonly store: MvccStore } {
   const store = new MvccStore();
   const hub = new WatchHub(store);
   let nextWatchId = 1;
@@ -16,10 +23,16 @@ export function memoryKv(): KvClient & { readonly store: MvccStore } {
   };
   return {
     store,
-    range: async (request) => ({ header: header(), ...store.range(request) }),
+    range: async (request) => {
+      hooks.onRange?.(request);
+      return { header: header(), ...store.range(request) };
+    },
     put: async (request) => ({ header: header(), ...store.put(request) }),
     deleteRange: async (request) => ({ header: header(), ...store.deleteRange(request) }),
     txn: async (request) => {
+      const hook = hooks.beforeTxn;
+      hooks.beforeTxn = undefined;
+      hook?.();
       const result = store.txn(request);
       const withHeaders = (responses: unknown[]): ResponseOp[] => responses.map((response) => {
         const [kind, body] = Object.entries(response as Record<string, Record<string, unknown>>)[0];

@@ -7,47 +7,17 @@
  * transaction reaches it.
  */
 import { expect } from 'chai';
-import { MvccStore, type KvClient, type ResponseHeader, type TxnRequest, type TxnResponse } from '../../../../raft';
 import { GenericRegistry, strategyFor } from '../../../../src/registry';
 import { buildApiServerParts } from '../../../../src/server/default-parts';
 import { ObjectStore } from '../../../../src/storage/object-store';
 import { ApiError } from '../../../../src/util/api-error';
-
-/** A KvClient over an in-memory MvccStore; `beforeTxn` runs before the next transaction is applied. */
-function memoryKv(store: MvccStore, hooks: { beforeTxn?: () => void }): KvClient {
-  const header = (revision = store.revision): ResponseHeader => ({ clusterId: 0n, memberId: 0n, revision, raftTerm: 0 });
-  const unsupported = (): never => {
-    throw new Error('not used by this test');
-  };
-  return {
-    range: async (request) => ({ header: header(), ...store.range(request) }),
-    put: async (request) => ({ header: header(), ...store.put(request) }),
-    deleteRange: async (request) => ({ header: header(), ...store.deleteRange(request) }),
-    txn: async (request: TxnRequest): Promise<TxnResponse> => {
-      const hook = hooks.beforeTxn;
-      hooks.beforeTxn = undefined;
-      hook?.();
-      const result = store.txn(request);
-      return { header: header(result.revision), succeeded: result.succeeded, responses: result.responses } as TxnResponse;
-    },
-    compact: unsupported,
-    leaseGrant: unsupported,
-    leaseRevoke: unsupported,
-    leaseKeepAliveOnce: unsupported,
-    leaseTimeToLive: unsupported,
-    leaseLeases: unsupported,
-    watch: unsupported,
-    memberList: unsupported,
-    status: unsupported,
-    close: async () => {},
-  };
-}
+import { memoryKv } from '../../../support/memory-kv';
 
 describe('chaos finding: a precondition update racing a delete', () => {
   async function race(deleteFirst: boolean): Promise<number> {
-    const store = new MvccStore();
     const hooks: { beforeTxn?: () => void } = {};
-    const kv = memoryKv(store, hooks);
+    const kv = memoryKv(hooks);
+    const store = kv.store;
     const parts = buildApiServerParts(kv, { runtimeConfig: '', storeHealthy: async () => undefined });
     const registry = new GenericRegistry({ store: new ObjectStore(kv), strategyFor });
     const configmaps = parts.catalogue.lookup('', 'v1', 'configmaps');

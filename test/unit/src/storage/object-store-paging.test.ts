@@ -1,39 +1,14 @@
 import { expect } from 'chai';
-import { MvccStore, type KvClient, type RangeRequest, type ResponseHeader } from '../../../../raft';
+import type { RangeRequest } from '../../../../raft';
 import { ObjectStore } from '../../../../src/storage/object-store';
-
-/** A KvClient over an in-memory MvccStore that records every range it is asked for. */
-function recordingKv(store: MvccStore, ranges: RangeRequest[]): KvClient {
-  const header = (): ResponseHeader => ({ clusterId: 0n, memberId: 0n, revision: store.revision, raftTerm: 0 });
-  const unsupported = (): never => {
-    throw new Error('not used by this test');
-  };
-  return {
-    range: async (request) => {
-      ranges.push(request);
-      return { header: header(), ...store.range(request) };
-    },
-    put: async (request) => ({ header: header(), ...store.put(request) }),
-    deleteRange: unsupported,
-    txn: unsupported,
-    compact: unsupported,
-    leaseGrant: unsupported,
-    leaseRevoke: unsupported,
-    leaseKeepAliveOnce: unsupported,
-    leaseTimeToLive: unsupported,
-    leaseLeases: unsupported,
-    watch: unsupported,
-    memberList: unsupported,
-    status: unsupported,
-    close: async () => {},
-  } as KvClient;
-}
+import { memoryKv } from '../../../support/memory-kv';
 
 describe('ObjectStore paging', () => {
   it('reads one range per page, each starting just after the last key of the page before, where the store kept the count of the rest', async () => {
-    const mvcc = new MvccStore();
     const ranges: RangeRequest[] = [];
-    const store = new ObjectStore(recordingKv(mvcc, ranges));
+    const kv = memoryKv({ onRange: (request) => ranges.push(request) });
+    const mvcc = kv.store;
+    const store = new ObjectStore(kv);
     const names = Array.from({ length: 250 }, (_, i) => `pod-${String(i).padStart(3, '0')}`);
     for (const name of names) mvcc.put({ key: Buffer.from(`/registry/pods/ns/${name}`), value: Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'ns' } })) });
     // Count the pages whose count of the rest the store knew, rather than counted again.
@@ -67,9 +42,10 @@ describe('ObjectStore paging', () => {
   });
 
   it('a page that ends the collection exactly says there is no more', async () => {
-    const mvcc = new MvccStore();
     const ranges: RangeRequest[] = [];
-    const store = new ObjectStore(recordingKv(mvcc, ranges));
+    const kv = memoryKv({ onRange: (request) => ranges.push(request) });
+    const mvcc = kv.store;
+    const store = new ObjectStore(kv);
     for (let i = 0; i < 100; i++) mvcc.put({ key: Buffer.from(`/registry/pods/ns/p${String(i).padStart(3, '0')}`), value: Buffer.from('{"metadata":{}}') });
     const page = await store.list('/registry/pods/ns/', { limit: 100 });
     expect(page.items).to.have.length(100);
