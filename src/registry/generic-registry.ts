@@ -11,7 +11,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { AdmissionChain, type AdmissionAttributes, type AdmissionRecorder } from '../admission';
 import type { UserInfo } from '../authn/user-info';
 import { errors, type GroupResource } from '../util';
-import { isStorageError, type JsonObject, type ObjectStore, type SideKeys, type StoredObject, type WatchCache } from '../storage';
+import { decodeStoredJson, isStorageError, servedJson, storedPrefix, type JsonObject, type ObjectStore, type SideKeys, type StoredObject, type WatchCache } from '../storage';
 import { isManagedFieldsReset } from '../apply';
 import { toApiError } from './errors';
 import { EXPIRED_CONTINUE_MESSAGE, encodeContinueToken, planGet, type ListPlan, type ReadMode } from './list-options';
@@ -95,9 +95,20 @@ export interface RegistryConfig {
    * decoder applies them): returns the object itself, or a defaulted copy; never changes its input.
    */
   defaultOnRead?: (resource: ServedResource, object: JsonObject) => JsonObject;
+  /**
+   * True when `resource`'s objects are served as stored, apart from the resourceVersion (no
+   * defaults on read): a streamed LIST then splices that into the stored JSON instead of
+   * decoding and encoding each object. Undefined: never assumed.
+   */
+  servedAsStored?: (resource: ServedResource) => boolean;
   /** Conversions that need I/O (custom resources' conversion webhooks): many objects per call, in order. */
   asyncConverter?: AsyncConverter;
   clock?: () => number;
+}
+
+/** Each object's JSON, as a streamed list writes it. */
+function asJson(objects: JsonObject[]): Buffer[] {
+  return objects.map((object) => Buffer.from(JSON.stringify(object)));
 }
 
 /** How long a read waits for this replica to reach a resourceVersion before answering 504. */
@@ -224,7 +235,11 @@ export class GenericRegistry {
    * A list. With `onPage`, an unpaged list (no limit) is handed over STREAM_PAGE items at a time,
    * all read at one revision, instead of being gathered whole; the returned `items` is then empty.
    */
-  async list(resource: ServedResource, namespace: string, plan: ListPlan, filter?: (object: JsonObject) => boolean, onPage?: (items: JsonObject[], resourceVersion: string) => Promise<void>): Promise<ListResponse> {
+  /**
+   * `onPage`: the list is streamed in pages, each item given as its served JSON (the response
+   * writes the bytes as they are); the ListResponse then has no items.
+   */
+  async list(resource: ServedResource, namespace: string, plan: ListPlan, filter?: (object: JsonObject) => boolean, onPage?: (items: Buffer[], resourceVersion: string) => Promise<void>): Promise<ListResponse> {
     try {
       return await this.listFromStorage(resource, namespace, plan, filter, onPage);
     } catch (err) {
@@ -233,7 +248,7 @@ export class GenericRegistry {
     }
   }
 
-  private async listFromStorage(resource: ServedResource, namespace: string, plan: ListPlan, filter?: (object: JsonObject) => boolean, onPage?: (items: JsonObject[], resourceVersion: string) => Promise<void>): Promise<ListResponse> {
+  private async listFromStorage(resource: ServedResource, namespace: string, plan: ListPlan, filter?: (object: JsonObject) => boolean, onPage?: (items: Buffer[], resourceVersion: string) => Promise<void>): Promise<ListResponse> {
     const prefix = this.listPrefix(resource, namespace);
     // Like kube-apiserver's cacher: rv="0", or "not older than" without a limit, is served from memory, whole.
     if (this.cache !== undefined && plan.continueStart === undefined && (plan.mode.kind === 'any' || (plan.mode.kind === 'notOlderThan' && plan.limit === 0))) {
@@ -242,21 +257,37 @@ export class GenericRegistry {
       const resourceVersion = String(cached.revision);
       if (onPage === undefined) return { items: await this.servedAll(resource, cached.items), resourceVersion };
       for (let i = 0; i === 0 || i < cached.items.length; i += STREAM_PAGE) {
-        await onPage(await this.servedAll(resource, cached.items.slice(i, i + STREAM_PAGE)), resourceVersion);
+        await onPage(asJson(await this.servedAll(resource, cached.items.slice(i, i + STREAM_PAGE))), resourceVersion);
       }
       return { items: [], resourceVersion };
     }
     const read = await this.readRevisionFor(plan.mode);
     if (onPage !== undefined && plan.limit === 0 && plan.continueStart === undefined) {
+      const asStored = filter === undefined && this.config.servedAsStored?.(resource) === true;
+      const prefixOfStored = storedPrefix(apiVersionOf(resource), resource.kind);
       let revision = read.revision ?? 0;
       let startKey: string | undefined;
       for (;;) {
-        const page = await this.store.list(prefix, { revision: revision || undefined, serializable: read.serializable, startKey, limit: STREAM_PAGE, filter });
-        revision = page.revision;
+        const options = { revision: revision || undefined, serializable: read.serializable, startKey, limit: STREAM_PAGE };
+        let json: Buffer[];
+        let nextKey: string | undefined;
+        if (asStored) {
+          const page = await this.store.listStoredJson(prefix, options);
+          revision = page.revision;
+          nextKey = page.nextKey;
+          // Objects not shaped as this server stores them (another version, another writer) are decoded.
+          json = await Promise.all(page.items.map(async (item) => servedJson(item.json, prefixOfStored, String(item.modRevision))
+            ?? asJson([await this.served(resource, decodeStoredJson(item.json, item.modRevision))])[0]));
+        } else {
+          const page = await this.store.list(prefix, { ...options, filter });
+          revision = page.revision;
+          nextKey = page.nextKey;
+          json = asJson(await this.servedAll(resource, page.items.map((item) => item.object)));
+        }
         const resourceVersion = String(plan.mode.kind === 'exact' ? plan.mode.revision : revision);
-        await onPage(await this.servedAll(resource, page.items.map((item) => item.object)), resourceVersion);
-        if (page.nextKey === undefined) return { items: [], resourceVersion };
-        startKey = page.nextKey;
+        await onPage(json, resourceVersion);
+        if (nextKey === undefined) return { items: [], resourceVersion };
+        startKey = nextKey;
       }
     }
     const result = await this.store.list(prefix, {

@@ -115,6 +115,8 @@ export interface ApiServerParts {
     deprecationOf(group: string, version: string, resource: string): { warning: string; removedRelease: string } | undefined;
     asyncConverter: AsyncConverter;
     defaultOnRead(resource: { group: string; version: string; resource: string }, object: JsonObject): JsonObject;
+    /** The custom resource served at this group, version and resource, if any. */
+    lookup(group: string, version: string, resource: string): object | undefined;
   };
   /** A kind's served resource (admission's OwnerReferencesPermissionEnforcement). */
   lookupKind?: (group: string, version: string, kind: string) => ServedResource | undefined;
@@ -216,6 +218,8 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     converter: parts.convertVersion,
     asyncConverter: parts.customResources?.asyncConverter,
     defaultOnRead: parts.customResources === undefined ? undefined : (resource, object) => parts.customResources?.defaultOnRead(resource, object) ?? object,
+    // Only custom resources change on read (their schema's defaults).
+    servedAsStored: (resource) => parts.customResources?.lookup(resource.group, resource.version, resource.resource) === undefined,
     trackManagedFields: parts.trackManagedFields,
     admission: admission.chain,
   });

@@ -11,6 +11,7 @@ import type { SpanContext } from '@opentelemetry/api';
 import { KvError, isKvError, isStoreUnavailable, prefixEnd, type Compare, type RequestOp, type Event as KvEvent, type KeyValue, type KvClient, type WatchHandle, type WatchResponse } from '../../raft';
 import { StorageError } from './errors';
 import type { StoredValueTransformer } from './encryption';
+import { decodeStoredJson } from './stored-json';
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -42,8 +43,17 @@ export interface ListOptions {
   filter?: (object: JsonObject) => boolean;
 }
 
-export interface ListResult {
-  items: StoredObject[];
+/** An object's stored JSON (decrypted), without its resourceVersion. */
+export interface StoredJson {
+  key: string;
+  json: Uint8Array;
+  modRevision: number;
+}
+
+export type ListResult = PagedResult<StoredObject>;
+
+export interface PagedResult<T> {
+  items: T[];
   revision: number;
   /** Where the next page starts (just after this page's last key) when the list stopped at `limit` with more to come. */
   nextKey?: string;
@@ -108,10 +118,7 @@ function decoderFor(transformer: StoredValueTransformer | undefined): Decode {
       bytes = read.value;
       stale = read.stale;
     }
-    const object = JSON.parse(Buffer.from(bytes).toString('utf8')) as JsonObject;
-    const metadata = (object.metadata ??= {}) as JsonObject;
-    metadata.resourceVersion = String(revisionOverride ?? kv.modRevision);
-    return { object, stale };
+    return { object: decodeStoredJson(bytes, revisionOverride ?? kv.modRevision), stale };
   };
 }
 
@@ -214,11 +221,32 @@ export class ObjectStore {
    * most items still ends with `limit` matches, all at one revision.
    */
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    return this.pages(prefix, options, (kv, key) => {
+      const object = this.decode(kv).object;
+      if (options.filter !== undefined && !options.filter(object)) return undefined;
+      return { key, object, modRevision: kv.modRevision };
+    });
+  }
+
+  /**
+   * As `list` without a filter, but each item is its stored JSON (decrypted, not parsed): for
+   * LIST responses that splice the resourceVersion in rather than decode and encode (stored-json.ts).
+   */
+  async listStoredJson(prefix: string, options: Omit<ListOptions, 'filter'> = {}): Promise<PagedResult<StoredJson>> {
+    return this.pages(prefix, options, (kv, key) => ({ key, json: this.plaintext(kv, key), modRevision: kv.modRevision }));
+  }
+
+  private plaintext(kv: KeyValue, key: string): Uint8Array {
+    return this.transformer === undefined ? kv.value : this.transformer.fromStorage(key, kv.value).value;
+  }
+
+  /** Reads the range page by page until `limit` items were kept (`item` gives undefined to skip one). */
+  private async pages<T>(prefix: string, options: Omit<ListOptions, 'filter'>, item: (kv: KeyValue, key: string) => T | undefined): Promise<PagedResult<T>> {
     const end = Buffer.from(prefixEnd(keyBytes(prefix)));
     let from = keyBytes(options.startKey ?? prefix);
     let revision = options.revision ?? 0;
     const limit = options.limit ?? 0;
-    const items: StoredObject[] = [];
+    const items: T[] = [];
     const pageSize = limit > 0 ? Math.max(limit, 64) : 0;
     try {
       for (;;) {
@@ -226,10 +254,10 @@ export class ObjectStore {
         if (revision === 0) revision = response.header.revision;
         for (let i = 0; i < response.kvs.length; i++) {
           const kv = response.kvs[i];
-          const object = this.decode(kv).object;
-          if (options.filter !== undefined && !options.filter(object)) continue;
           const key = Buffer.from(kv.key).toString('utf8');
-          items.push({ key, object, modRevision: kv.modRevision });
+          const kept = item(kv, key);
+          if (kept === undefined) continue;
+          items.push(kept);
           if (limit > 0 && items.length === limit) {
             // The page is full. The next starts just after its last key (as kube-apiserver's
             // continue tokens do), which is also where the store remembered the count of the
@@ -246,6 +274,7 @@ export class ObjectStore {
       throw storeError(err);
     }
   }
+
 
   /** Creates `key`; KeyExists when it is taken, ClaimTaken when a side claim is. */
   async create(key: string, object: JsonObject, side: SideKeys = {}): Promise<StoredObject> {

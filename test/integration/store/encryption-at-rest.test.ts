@@ -75,6 +75,11 @@ describe('secrets encrypted at rest: raw store, API, key rotation (carina server
     }
     const got = await server.kubectl(['get', 'secret', 's1', '-n', 'default', '-o', 'jsonpath={.data.password}']);
     expect(Buffer.from(got.stdout, 'base64').toString()).to.equal(SECRET_TEXT);
+    // An unpaged LIST (streamed from the stored bytes) serves them decrypted too.
+    const listed = await server.kubectl(['get', '--raw', '/api/v1/namespaces/default/secrets']);
+    expect(listed.code, listed.stderr).to.equal(0);
+    const s1 = (JSON.parse(listed.stdout) as { items: Array<{ metadata: { name: string }; data: Record<string, string> }> }).items.find((item) => item.metadata.name === 's1');
+    expect(Buffer.from(s1?.data.password ?? '', 'base64').toString()).to.equal(SECRET_TEXT);
     // Other resources are not in the configuration: stored as they are.
     expect((await server.kubectl(['create', 'configmap', 'plain', `--from-literal=v=${SECRET_TEXT}`])).code).to.equal(0);
   });

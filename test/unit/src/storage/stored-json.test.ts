@@ -1,0 +1,55 @@
+import { expect } from 'chai';
+import { readFileSync, readdirSync } from 'node:fs';
+import { decodeStoredJson, servedJson, storedPrefix } from '../../../../src/storage/stored-json';
+import { packagePath } from '../../../../src/util/package-root';
+
+const fixtureDir = packagePath('test', 'fixtures', 'k8s-testdata-v1.25');
+
+/** What ObjectStore writes for an object: its JSON less metadata.resourceVersion. */
+function stored(object: Record<string, unknown>): Buffer {
+  const { resourceVersion: _dropped, ...metadata } = (object.metadata ?? {}) as Record<string, unknown>;
+  return Buffer.from(JSON.stringify({ ...object, metadata }));
+}
+
+describe('storage: served JSON spliced from stored JSON', () => {
+  it('gives the same bytes as decoding and encoding again, for one fully populated object of every v1.25 kind', () => {
+    const files = readdirSync(fixtureDir).filter((f) => f.endsWith('.json'));
+    expect(files.length).to.be.greaterThan(100);
+    let spliced = 0;
+    for (const file of files) {
+      const object = JSON.parse(readFileSync(`${fixtureDir}/${file}`, 'utf8')) as Record<string, unknown>;
+      if (typeof object.apiVersion !== 'string' || typeof object.kind !== 'string' || typeof object.metadata !== 'object') continue;
+      // The stored field order: apiVersion, kind, metadata first, as the registry writes objects.
+      const { apiVersion, kind, metadata, ...rest } = object;
+      const bytes = stored({ apiVersion, kind, metadata, ...rest });
+      const expected = JSON.stringify(decodeStoredJson(bytes, 4242));
+      const got = servedJson(bytes, storedPrefix(apiVersion, kind), '4242');
+      expect(got?.toString('utf8'), file).to.equal(expected);
+      spliced++;
+    }
+    expect(spliced).to.be.greaterThan(100);
+  });
+
+  it('adds the resourceVersion to empty metadata, and keeps strings with braces, quotes and escapes whole', () => {
+    const prefix = storedPrefix('v1', 'ConfigMap');
+    const empty = Buffer.from('{"apiVersion":"v1","kind":"ConfigMap","metadata":{},"data":{"a":"b"}}');
+    expect(servedJson(empty, prefix, '7')?.toString()).to.equal('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"resourceVersion":"7"},"data":{"a":"b"}}');
+    const tricky = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', annotations: { 'a}': '{"q\\"":[1,{}]}', b: '\\' }, labels: {}, finalizers: ['f]'] }, data: { '}': '{' } };
+    const bytes = stored(tricky);
+    expect(servedJson(bytes, prefix, '8')?.toString()).to.equal(JSON.stringify(decodeStoredJson(bytes, 8)));
+  });
+
+  it('declines bytes not shaped as this server stores them, so that the caller decodes them', () => {
+    const prefix = storedPrefix('v1', 'ConfigMap');
+    const cases = [
+      '{"apiVersion":"v1","kind":"Secret","metadata":{}}', // another kind
+      '{"kind":"ConfigMap","apiVersion":"v1","metadata":{}}', // another order
+      '{"apiVersion":"v1","kind":"ConfigMap","data":{},"metadata":{}}', // metadata not next
+      '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"resourceVersion":"3"}}', // already has one
+      '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name": "spaced"}}', // not JSON.stringify's spacing
+      '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cut', // truncated
+      '{"apiVersion":"v2","kind":"ConfigMap","metadata":{}}', // another version: converted on read
+    ];
+    for (const text of cases) expect(servedJson(Buffer.from(text), prefix, '9'), text).to.equal(undefined);
+  });
+});
