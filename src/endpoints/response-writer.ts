@@ -183,6 +183,15 @@ export class ResponseWriter {
     this.writeEncoded(status, mediaTypeOf(representation), this.codec.encode(representation, object, choice.pretty));
   }
 
+  /**
+   * A JSON object already encoded (a list assembled from its items' served JSON): what the audit
+   * log records of it is parsed back only if the audit policy asks for the response.
+   */
+  writeJsonBytes(status: number, body: Buffer): void {
+    this.written = { kind: 'object', get value() { return JSON.parse(body.toString('utf8')) as unknown; } };
+    this.writeEncoded(status, mediaTypeOf('json'), body);
+  }
+
   /** A body already encoded (documents, metrics, health text, cached OpenAPI). */
   writeEncoded(status: number, contentType: string, body: Buffer | string, extraHeaders: Record<string, string | string[]> = {}): void {
     this.status = status;

@@ -11,7 +11,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { AdmissionChain, type AdmissionAttributes, type AdmissionRecorder } from '../admission';
 import type { UserInfo } from '../authn/user-info';
 import { errors, type GroupResource } from '../util';
-import { decodeStoredJson, isStorageError, servedJson, storedPrefix, type JsonObject, type ObjectStore, type SideKeys, type StoredObject, type WatchCache } from '../storage';
+import { decodeStoredJson, isStorageError, servedJson, storedPrefix, type JsonObject, type ObjectStore, type SideKeys, type StoredJson, type StoredObject, type WatchCache } from '../storage';
 import { isManagedFieldsReset } from '../apply';
 import { toApiError } from './errors';
 import { EXPIRED_CONTINUE_MESSAGE, encodeContinueToken, planGet, type ListPlan, type ReadMode } from './list-options';
@@ -104,6 +104,15 @@ export interface RegistryConfig {
   /** Conversions that need I/O (custom resources' conversion webhooks): many objects per call, in order. */
   asyncConverter?: AsyncConverter;
   clock?: () => number;
+}
+
+/** A list whose items are each one's served JSON. */
+export type JsonListResponse = Omit<ListResponse, 'items'> & { items: Buffer[] };
+
+/** A list's failure at the edge: a compacted continue token is 410 Expired with kube's message. */
+function listError(err: unknown, plan: ListPlan): Error {
+  if (isStorageError(err, 'Compacted') && plan.continueStart !== undefined) return errors.expired(EXPIRED_CONTINUE_MESSAGE);
+  return toApiError(err);
 }
 
 /** Each object's JSON, as a streamed list writes it. */
@@ -233,25 +242,62 @@ export class GenericRegistry {
 
   /**
    * A list. With `onPage`, an unpaged list (no limit) is handed over STREAM_PAGE items at a time,
-   * all read at one revision, instead of being gathered whole; the returned `items` is then empty.
-   */
-  /**
-   * `onPage`: the list is streamed in pages, each item given as its served JSON (the response
-   * writes the bytes as they are); the ListResponse then has no items.
+   * all read at one revision, each item as its served JSON, instead of being gathered whole; the
+   * returned `items` is then empty.
    */
   async list(resource: ServedResource, namespace: string, plan: ListPlan, filter?: (object: JsonObject) => boolean, onPage?: (items: Buffer[], resourceVersion: string) => Promise<void>): Promise<ListResponse> {
     try {
       return await this.listFromStorage(resource, namespace, plan, filter, onPage);
     } catch (err) {
-      if (isStorageError(err, 'Compacted') && plan.continueStart !== undefined) throw errors.expired(EXPIRED_CONTINUE_MESSAGE);
-      throw toApiError(err);
+      throw listError(err, plan);
     }
+  }
+
+  /**
+   * A list (one page, or all of it) with each item as its served JSON, for a JSON response, when
+   * it is read from the store as stored: undefined with a selector, for custom resources and
+   * for what the watch cache serves, and the caller lists objects instead.
+   */
+  async listJson(resource: ServedResource, namespace: string, plan: ListPlan, filter?: (object: JsonObject) => boolean): Promise<JsonListResponse | undefined> {
+    if (filter !== undefined || this.config.servedAsStored?.(resource) !== true || this.servedFromCache(plan)) return undefined;
+    try {
+      const prefix = this.listPrefix(resource, namespace);
+      const read = await this.readRevisionFor(plan.mode);
+      const result = await this.store.listStoredJson(prefix, {
+        revision: read.revision,
+        serializable: read.serializable,
+        startKey: plan.continueStart !== undefined ? prefix + plan.continueStart : undefined,
+        limit: plan.limit,
+      });
+      const response: JsonListResponse = {
+        items: await this.servedJsonOf(resource, result.items),
+        resourceVersion: String(plan.mode.kind === 'exact' ? plan.mode.revision : result.revision),
+      };
+      if (result.nextKey !== undefined) {
+        response.continue = encodeContinueToken(result.revision, result.nextKey.slice(prefix.length));
+        if (result.remaining > 0) response.remainingItemCount = result.remaining;
+      }
+      return response;
+    } catch (err) {
+      throw listError(err, plan);
+    }
+  }
+
+  /** Like kube-apiserver's cacher: rv="0", or "not older than" without a limit, is served from memory, whole. */
+  private servedFromCache(plan: ListPlan): boolean {
+    return this.cache !== undefined && plan.continueStart === undefined && (plan.mode.kind === 'any' || (plan.mode.kind === 'notOlderThan' && plan.limit === 0));
+  }
+
+  /** The served JSON of stored objects: their stored bytes with the resourceVersion spliced in, or decoded and encoded when not shaped as this server stores them. */
+  private async servedJsonOf(resource: ServedResource, items: StoredJson[]): Promise<Buffer[]> {
+    const prefixOfStored = storedPrefix(apiVersionOf(resource), resource.kind);
+    return Promise.all(items.map(async (item) => servedJson(item.json, prefixOfStored, String(item.modRevision))
+      ?? asJson([await this.served(resource, decodeStoredJson(item.json, item.modRevision))])[0]));
   }
 
   private async listFromStorage(resource: ServedResource, namespace: string, plan: ListPlan, filter?: (object: JsonObject) => boolean, onPage?: (items: Buffer[], resourceVersion: string) => Promise<void>): Promise<ListResponse> {
     const prefix = this.listPrefix(resource, namespace);
-    // Like kube-apiserver's cacher: rv="0", or "not older than" without a limit, is served from memory, whole.
-    if (this.cache !== undefined && plan.continueStart === undefined && (plan.mode.kind === 'any' || (plan.mode.kind === 'notOlderThan' && plan.limit === 0))) {
+    if (this.cache !== undefined && this.servedFromCache(plan)) {
       if (plan.mode.kind === 'notOlderThan') await this.cache.waitForRevision(plan.mode.revision);
       const cached = this.cache.list(prefix, filter);
       const resourceVersion = String(cached.revision);
@@ -264,7 +310,6 @@ export class GenericRegistry {
     const read = await this.readRevisionFor(plan.mode);
     if (onPage !== undefined && plan.limit === 0 && plan.continueStart === undefined) {
       const asStored = filter === undefined && this.config.servedAsStored?.(resource) === true;
-      const prefixOfStored = storedPrefix(apiVersionOf(resource), resource.kind);
       let revision = read.revision ?? 0;
       let startKey: string | undefined;
       for (;;) {
@@ -275,9 +320,7 @@ export class GenericRegistry {
           const page = await this.store.listStoredJson(prefix, options);
           revision = page.revision;
           nextKey = page.nextKey;
-          // Objects not shaped as this server stores them (another version, another writer) are decoded.
-          json = await Promise.all(page.items.map(async (item) => servedJson(item.json, prefixOfStored, String(item.modRevision))
-            ?? asJson([await this.served(resource, decodeStoredJson(item.json, item.modRevision))])[0]));
+          json = await this.servedJsonOf(resource, page.items);
         } else {
           const page = await this.store.list(prefix, { ...options, filter });
           revision = page.revision;

@@ -43,6 +43,20 @@ export async function list(scope: RequestScope): Promise<void> {
     sink.end();
     return;
   }
+  if (choice.representation === 'json' && table === undefined && choice.partial === undefined && !choice.pretty) {
+    // Built-in kinds read from the store: each item's stored JSON with its resourceVersion spliced in.
+    const page = await scope.registry.listJson(resource, scope.namespace, plan, filter);
+    if (page !== undefined) {
+      const metadata: JsonObject = { resourceVersion: page.resourceVersion };
+      if (page.continue !== undefined) metadata.continue = page.continue;
+      if (page.remainingItemCount !== undefined) metadata.remainingItemCount = page.remainingItemCount;
+      const parts: Buffer[] = [Buffer.from(`{"kind":${JSON.stringify(resource.listKind)},"apiVersion":${JSON.stringify(apiVersionOf(resource))},"metadata":${JSON.stringify(metadata)},"items":[`)];
+      page.items.forEach((item, i) => parts.push(...(i === 0 ? [item] : [COMMA, item])));
+      parts.push(Buffer.from(']}\n'));
+      scope.ctx.response.writeJsonBytes(200, Buffer.concat(parts));
+      return;
+    }
+  }
   const result = await scope.registry.list(resource, scope.namespace, plan, filter);
   const metadata: JsonObject = { resourceVersion: result.resourceVersion };
   if (result.continue !== undefined) metadata.continue = result.continue;

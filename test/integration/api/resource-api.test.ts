@@ -196,9 +196,13 @@ describe('resource API over HTTPS (one carina server)', function () {
       expect(list.items.every((i: Obj) => i.kind === 'ConfigMap' && i.apiVersion === 'v1')).to.equal(true);
     }
     // Each item is the object a GET answers, byte for byte (the store path splices the
-    // resourceVersion into the stored JSON instead of decoding and encoding).
+    // resourceVersion into the stored JSON instead of decoding and encoding), unpaged or paged.
     const unpaged = await server.request('GET', '/api/v1/namespaces/many/configmaps');
     const items = unpaged.json<Obj>().items as Obj[];
+    const firstPage = (await server.request('GET', '/api/v1/namespaces/many/configmaps?limit=600')).json<Obj>();
+    expect(firstPage.metadata.remainingItemCount).to.equal(601);
+    const secondPage = (await server.request('GET', `/api/v1/namespaces/many/configmaps?limit=600&continue=${encodeURIComponent(firstPage.metadata.continue)}`)).json<Obj>();
+    expect(JSON.stringify([...firstPage.items, ...secondPage.items])).to.equal(JSON.stringify(items.slice(0, 1200)));
     for (const name of ['kube-root-ca.crt', 'm-0000', 'm-0500', 'm-1199']) {
       const item = items.find((i) => i.metadata.name === name);
       const single = await server.request('GET', `/api/v1/namespaces/many/configmaps/${name}`);

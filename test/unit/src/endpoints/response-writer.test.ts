@@ -134,3 +134,19 @@ describe('endpoints: a streamed response waits for the client when the socket is
     await sink.drained();
   });
 });
+
+describe('endpoints: a JSON body written as bytes', () => {
+  it('is sent as it is, and the audit log can still read the object it carries', () => {
+    const { res, writer } = (() => {
+      const captured = new CapturedResponse();
+      return { res: captured, writer: new ResponseWriter(captured, 'application/json', new URLSearchParams(), new BodyCodec()) };
+    })();
+    const body = Buffer.from('{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":[{"metadata":{"name":"a"}}]}\n');
+    writer.writeJsonBytes(200, body);
+    expect(res.status).to.equal(200);
+    expect(res.headers['Content-Type']).to.equal('application/json');
+    expect(res.body).to.equal(body.toString());
+    expect(writer.written?.kind).to.equal('object');
+    expect(writer.written?.value).to.deep.equal({ kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '5' }, items: [{ metadata: { name: 'a' } }] });
+  });
+});
