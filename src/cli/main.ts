@@ -155,6 +155,7 @@ async function main(argv: string[]): Promise<number> {
   const parts = buildApiServerParts(kv, { runtimeConfig: flags['runtime-config'] as string, storeHealthy: storeHealthCheck(kv) });
   const replica = store?.replica;
   if (replica !== undefined) {
+    parts.storeInProcess = true;
     parts.raftStatus = () => replica.raftStatus();
     parts.storeCorruption = () => replica.corruption()?.reason;
   }

@@ -105,6 +105,8 @@ export interface ApiServerParts {
   raftStatus?: () => RaftStatusView;
   /** The store is reachable with a quorum (readiness and the etcd check). */
   storeHealthy: () => Promise<string | undefined>;
+  /** The store replica runs in this process (not an external etcd, not another process's). */
+  storeInProcess?: boolean;
   /** Why the embedded store replica diverged from the others' (consistency checks), if it did. */
   storeCorruption?: () => string | undefined;
   /** Custom resources (src/apiextensions): follows the watch cache; strategies and deprecations beside the built-in ones. */
@@ -220,6 +222,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     defaultOnRead: parts.customResources === undefined ? undefined : (resource, object) => parts.customResources?.defaultOnRead(resource, object) ?? object,
     // Only custom resources change on read (their schema's defaults).
     servedAsStored: (resource) => parts.customResources?.lookup(resource.group, resource.version, resource.resource) === undefined,
+    anyListsFromLocalStore: parts.storeInProcess === true,
     trackManagedFields: parts.trackManagedFields,
     admission: admission.chain,
   });

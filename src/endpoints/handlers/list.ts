@@ -18,7 +18,8 @@ export async function list(scope: RequestScope): Promise<void> {
   const table = tableRequest(scope);
   const choice = scope.ctx.response.negotiate(scope.offer(true));
   if (choice.partial !== undefined && choice.partial.kind !== 'PartialObjectMetadataList') throw partialKindMismatch(choice.partial.kind, `*v1.${resource.listKind}`);
-  if (plan.limit === 0 && choice.representation === 'json' && table === undefined && choice.partial === undefined && !choice.pretty) {
+  // Unpaged, or resourceVersion="0" (whose limit is ignored, as kube's cacher ignores it): streamed.
+  if ((plan.limit === 0 || plan.mode.kind === 'any') && choice.representation === 'json' && table === undefined && choice.partial === undefined && !choice.pretty) {
     const sink = scope.ctx.response.stream();
     let started = false;
     let first = true;

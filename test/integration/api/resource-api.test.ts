@@ -186,12 +186,14 @@ describe('resource API over HTTPS (one carina server)', function () {
         return server.request('POST', '/api/v1/namespaces/many/configmaps', { body: configMap(name) });
       }));
     }
-    for (const rv of ['', '0']) {
-      const res = await server.request('GET', `/api/v1/namespaces/many/configmaps${rv === '' ? '' : '?resourceVersion=0'}`);
+    // resourceVersion=0 ignores limit, as kube's cacher does: the whole collection, no continue.
+    for (const rv of ['', '0', '0&limit=5']) {
+      const res = await server.request('GET', `/api/v1/namespaces/many/configmaps${rv === '' ? '' : `?resourceVersion=${rv}`}`);
       expect(res.status).to.equal(200);
       const list = res.json<Obj>();
       expect(list).to.deep.include({ kind: 'ConfigMapList', apiVersion: 'v1' });
       expect(list.metadata.resourceVersion).to.match(/^\d+$/);
+      expect(list.metadata.continue).to.equal(undefined);
       expect(list.items.map((i: Obj) => i.metadata.name)).to.deep.equal([...names].sort());
       expect(list.items.every((i: Obj) => i.kind === 'ConfigMap' && i.apiVersion === 'v1')).to.equal(true);
     }
