@@ -121,6 +121,21 @@ function listError(err: unknown, plan: ListPlan): Error {
   return toApiError(err);
 }
 
+/** The store read of one page of a list (the whole list without a limit). */
+function pageOptions(prefix: string, plan: ListPlan, read: { revision?: number; serializable?: boolean }): { revision?: number; serializable?: boolean; startKey?: string; limit: number } {
+  return { revision: read.revision, serializable: read.serializable, startKey: plan.continueStart !== undefined ? prefix + plan.continueStart : undefined, limit: plan.limit };
+}
+
+/** A page's resourceVersion, continue token and (unless filtered, as kube) remainingItemCount. */
+function pageMetadata(prefix: string, plan: ListPlan, result: { revision: number; nextKey?: string; remaining: number }, counted: boolean): Omit<ListResponse, 'items'> {
+  const metadata: Omit<ListResponse, 'items'> = { resourceVersion: String(plan.mode.kind === 'exact' ? plan.mode.revision : result.revision) };
+  if (result.nextKey !== undefined) {
+    metadata.continue = encodeContinueToken(result.revision, result.nextKey.slice(prefix.length));
+    if (counted && result.remaining > 0) metadata.remainingItemCount = result.remaining;
+  }
+  return metadata;
+}
+
 /** Each object's JSON, as a streamed list writes it. */
 function asJson(objects: JsonObject[]): Buffer[] {
   return objects.map((object) => Buffer.from(JSON.stringify(object)));
@@ -269,21 +284,8 @@ export class GenericRegistry {
     try {
       const prefix = this.listPrefix(resource, namespace);
       const read = await this.readRevisionFor(plan.mode);
-      const result = await this.store.listStoredJson(prefix, {
-        revision: read.revision,
-        serializable: read.serializable,
-        startKey: plan.continueStart !== undefined ? prefix + plan.continueStart : undefined,
-        limit: plan.limit,
-      });
-      const response: JsonListResponse = {
-        items: await this.servedJsonOf(resource, result.items),
-        resourceVersion: String(plan.mode.kind === 'exact' ? plan.mode.revision : result.revision),
-      };
-      if (result.nextKey !== undefined) {
-        response.continue = encodeContinueToken(result.revision, result.nextKey.slice(prefix.length));
-        if (result.remaining > 0) response.remainingItemCount = result.remaining;
-      }
-      return response;
+      const result = await this.store.listStoredJson(prefix, pageOptions(prefix, plan, read));
+      return { items: await this.servedJsonOf(resource, result.items), ...pageMetadata(prefix, plan, result, true) };
     } catch (err) {
       throw listError(err, plan);
     }
@@ -297,8 +299,12 @@ export class GenericRegistry {
   /** The served JSON of stored objects: their stored bytes with the resourceVersion spliced in, or decoded and encoded when not shaped as this server stores them. */
   private async servedJsonOf(resource: ServedResource, items: StoredJson[]): Promise<Buffer[]> {
     const prefixOfStored = storedPrefix(apiVersionOf(resource), resource.kind);
-    return Promise.all(items.map(async (item) => servedJson(item.json, prefixOfStored, String(item.modRevision))
-      ?? asJson([await this.served(resource, decodeStoredJson(item.json, item.modRevision))])[0]));
+    const out: Buffer[] = [];
+    for (const item of items) {
+      out.push(servedJson(item.json, prefixOfStored, String(item.modRevision))
+        ?? asJson([await this.served(resource, decodeStoredJson(item.json, item.modRevision))])[0]);
+    }
+    return out;
   }
 
   private async listFromStorage(resource: ServedResource, namespace: string, plan: ListPlan, filter?: (object: JsonObject) => boolean, onPage?: (items: Buffer[], resourceVersion: string) => Promise<void>): Promise<ListResponse> {
@@ -342,22 +348,8 @@ export class GenericRegistry {
         startKey = nextKey;
       }
     }
-    const result = await this.store.list(prefix, {
-      revision: read.revision,
-      serializable: read.serializable,
-      startKey: plan.continueStart !== undefined ? prefix + plan.continueStart : undefined,
-      limit: plan.limit,
-      filter,
-    });
-    const response: ListResponse = {
-      items: await this.servedAll(resource, result.items.map((item) => item.object)),
-      resourceVersion: String(plan.mode.kind === 'exact' ? plan.mode.revision : result.revision),
-    };
-    if (result.nextKey !== undefined) {
-      response.continue = encodeContinueToken(result.revision, result.nextKey.slice(prefix.length));
-      if (filter === undefined && result.remaining > 0) response.remainingItemCount = result.remaining;
-    }
-    return response;
+    const result = await this.store.list(prefix, { ...pageOptions(prefix, plan, read), filter });
+    return { items: await this.servedAll(resource, result.items.map((item) => item.object)), ...pageMetadata(prefix, plan, result, filter === undefined) };
   }
 
   /**
