@@ -16,7 +16,7 @@
  * The review is asked of the API server's authorizer chain in process, as a SubjectAccessReview
  * create would be.
  */
-import { CertificateRequestError, parseCertificateRequestPem, type CertificateRequest } from '../apis/validation';
+import type { CertificateRequest } from '../apis/validation';
 import type { UserInfo } from '../authn/user-info';
 import type { AuthorizationAttributes, AuthorizationResult } from '../authz/authorizer';
 import type { FeedObject, ObjectFeed } from '../authz/object-feed';
@@ -25,7 +25,7 @@ import type { GenericRegistry } from '../registry/generic-registry';
 import type { ServedResource } from '../registry/served-resource';
 import type { JsonObject } from '../storage/object-store';
 import { ApiError } from '../util';
-import { CERTIFICATE_CONTROLLER_USER, CSR_KEY_PREFIX, appendCondition, approvalState, csrSpec, issuedCertificate, requestBytes, signerNameOf, timestamp, usagesOf } from './csr-status';
+import { CERTIFICATE_CONTROLLER_USER, CSR_KEY_PREFIX, appendCondition, approvalState, csrSpec, issuedCertificate, parsedRequestOf, signerNameOf, timestamp, usagesOf } from './csr-status';
 import { MirroredController } from './mirrored-controller';
 
 export interface CsrApprovingControllerOptions {
@@ -126,13 +126,7 @@ export class CsrApprovingController extends MirroredController {
   async sync(name: string): Promise<ApprovalOutcome> {
     const csr = this.mirror.get(name);
     if (csr === undefined || !isPending(csr)) return 'skipped';
-    let request: CertificateRequest;
-    try {
-      request = parseCertificateRequestPem(requestBytes(csr));
-    } catch (err) {
-      if (err instanceof CertificateRequestError) throw new Error(`unable to parse csr ${JSON.stringify(name)}: ${err.message}`);
-      throw err;
-    }
+    const request = parsedRequestOf(csr, name);
     const requester = requesterOf(csr);
     let tried = false;
     for (const recognizer of RECOGNIZERS) {

@@ -14,7 +14,6 @@
  * nothing twice. A CA that cannot sign now (expired) is logged and retried with backoff, as
  * kube only logs signing errors.
  */
-import { CertificateRequestError, parseCertificateRequestPem, type CertificateRequest } from '../apis/validation';
 import type { FeedObject, ObjectFeed } from '../authz/object-feed';
 import { SIGNER_RULES, describeRequest, isBuiltInSignerName, issueCertificate, type SigningAuthority } from '../certificates';
 import type { GenericRegistry } from '../registry/generic-registry';
@@ -29,7 +28,7 @@ import {
   hasTrueCondition,
   isApproved,
   issuedCertificate,
-  requestBytes,
+  parsedRequestOf,
   signerNameOf,
   timestamp,
   usagesOf,
@@ -78,13 +77,7 @@ export class CsrSigningController extends MirroredController {
     if (csr === undefined || !wantsSigning(csr, this.options.authorities)) return 'skipped';
     const signerName = signerNameOf(csr);
     const authority = this.options.authorities.get(signerName) as SigningAuthority;
-    let request: CertificateRequest;
-    try {
-      request = parseCertificateRequestPem(requestBytes(csr));
-    } catch (err) {
-      if (err instanceof CertificateRequestError) throw new Error(`unable to parse csr ${JSON.stringify(name)}: ${err.message}`);
-      throw err;
-    }
+    const request = parsedRequestOf(csr, name);
     const usages = usagesOf(csr);
     const refusal = isBuiltInSignerName(signerName) ? SIGNER_RULES[signerName](request, usages) : undefined;
     if (refusal !== undefined) {

@@ -10,6 +10,7 @@
  */
 import { SERVICE_ACCOUNTS_GROUP, AUTHENTICATED_GROUP, SERVICE_ACCOUNT_USER_PREFIX, type UserInfo } from '../authn/user-info';
 import type { JsonObject } from '../storage/object-store';
+import { CertificateRequestError, parseCertificateRequestPem, type CertificateRequest } from '../apis/validation';
 
 export const CSR_KEY_PREFIX = '/registry/certificatesigningrequests/';
 
@@ -79,6 +80,16 @@ export function issuedCertificate(csr: JsonObject): Buffer {
 export function requestBytes(csr: JsonObject): Buffer {
   const value = csrSpec(csr).request;
   return typeof value === 'string' ? Buffer.from(value, 'base64') : Buffer.alloc(0);
+}
+
+/** spec.request parsed; a request that does not parse fails the sync with kube's message (the controllers retry it). */
+export function parsedRequestOf(csr: JsonObject, name: string): CertificateRequest {
+  try {
+    return parseCertificateRequestPem(requestBytes(csr));
+  } catch (err) {
+    if (err instanceof CertificateRequestError) throw new Error(`unable to parse csr ${JSON.stringify(name)}: ${err.message}`);
+    throw err;
+  }
 }
 
 export function usagesOf(csr: JsonObject): string[] {
