@@ -29,7 +29,7 @@ import * as http2 from 'node:http2';
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import type { Writable } from 'node:stream';
-import { context, propagation } from '@opentelemetry/api';
+import { propagation, type Context } from '@opentelemetry/api';
 import { KvError, kvErrorFromGrpc } from '../kv/errors';
 import type {
   CompactionRequest,
@@ -37,6 +37,7 @@ import type {
   DeleteRangeRequest,
   DeleteRangeResponse,
   Event,
+  KvCallOptions,
   KvClient,
   LeaseGrantRequest,
   LeaseGrantResponse,
@@ -246,24 +247,24 @@ export class EtcdClient implements KvClient {
 
   // --- KvClient -----------------------------------------------------------------------------------
 
-  range(request: RangeRequest): Promise<RangeResponse> {
-    return this.unary('range', request, 'read');
+  range(request: RangeRequest, options?: KvCallOptions): Promise<RangeResponse> {
+    return this.unary('range', request, 'read', options?.trace);
   }
 
-  put(request: PutRequest): Promise<PutResponse> {
-    return this.unary('put', request, 'write');
+  put(request: PutRequest, options?: KvCallOptions): Promise<PutResponse> {
+    return this.unary('put', request, 'write', options?.trace);
   }
 
-  deleteRange(request: DeleteRangeRequest): Promise<DeleteRangeResponse> {
-    return this.unary('deleteRange', request, 'write');
+  deleteRange(request: DeleteRangeRequest, options?: KvCallOptions): Promise<DeleteRangeResponse> {
+    return this.unary('deleteRange', request, 'write', options?.trace);
   }
 
-  txn(request: TxnRequest): Promise<TxnResponse> {
-    return this.unary('txn', request, isReadOnlyTxn(request) ? 'read' : 'write');
+  txn(request: TxnRequest, options?: KvCallOptions): Promise<TxnResponse> {
+    return this.unary('txn', request, isReadOnlyTxn(request) ? 'read' : 'write', options?.trace);
   }
 
-  compact(request: CompactionRequest): Promise<CompactionResponse> {
-    return this.unary('compact', request, 'write');
+  compact(request: CompactionRequest, options?: KvCallOptions): Promise<CompactionResponse> {
+    return this.unary('compact', request, 'write', options?.trace);
   }
 
   leaseGrant(request: LeaseGrantRequest): Promise<LeaseGrantResponse> {
@@ -468,9 +469,9 @@ export class EtcdClient implements KvClient {
 
   // --- Unary calls --------------------------------------------------------------------------------
 
-  private async unary<R>(method: EtcdMethodName, request: unknown, retry: Retry): Promise<R> {
+  private async unary<R>(method: EtcdMethodName, request: unknown, retry: Retry, trace?: Context): Promise<R> {
     const spec = METHOD_SPECS.get(method)!;
-    const bytes = await this.exchange(spec, request, retry);
+    const bytes = await this.exchange(spec, request, retry, trace);
     try {
       return spec.response.decode(bytes) as R;
     } catch (err) {
@@ -479,7 +480,7 @@ export class EtcdClient implements KvClient {
   }
 
   /** Sends one request message and returns the one response message, failing over as allowed. */
-  private async exchange(spec: MethodSpec, request: unknown, retry: Retry): Promise<Uint8Array> {
+  private async exchange(spec: MethodSpec, request: unknown, retry: Retry, trace?: Context): Promise<Uint8Array> {
     if (this.closed) throw unavailable('the client is closed');
     const frame = writeFrameHeader(spec.request.encodeWithPrefix(request, FRAME_HEADER_BYTES));
     if (frame.length - FRAME_HEADER_BYTES > this.maxMessageBytes) {
@@ -491,7 +492,7 @@ export class EtcdClient implements KvClient {
       if (Date.now() >= deadline) break;
       const index = this.current;
       const endpoint = this.endpoints[index];
-      const outcome = await this.attempt(endpoint, spec.path, frame, deadline);
+      const outcome = await this.attempt(endpoint, spec.path, frame, deadline, trace);
       if (outcome.ok) return outcome.message;
       const error = outcome.error;
       if (error.grpcCode !== Status.UNAVAILABLE || this.closed) throw error;
@@ -558,7 +559,7 @@ export class EtcdClient implements KvClient {
     });
   }
 
-  private attempt(ep: Endpoint, path: string, frame: Uint8Array, deadline: number): Promise<Outcome> {
+  private attempt(ep: Endpoint, path: string, frame: Uint8Array, deadline: number, trace?: Context): Promise<Outcome> {
     return new Promise<Outcome>((resolve) => {
       const remaining = deadline - Date.now();
       let connection: Connection;
@@ -566,9 +567,9 @@ export class EtcdClient implements KvClient {
       try {
         connection = this.connection(ep);
         const headers = requestHeaders({ path, authority: ep.authority, timeoutMs: Number.isFinite(remaining) ? remaining : undefined, userAgent: USER_AGENT });
-        // A call made under a traced span carries its W3C traceparent as gRPC metadata (a no-op
-        // without a registered propagator), as etcd's otelgrpc client interceptor sends it.
-        propagation.inject(context.active(), headers);
+        // A traced call carries its W3C traceparent as gRPC metadata, as etcd's otelgrpc client
+        // interceptor sends it.
+        if (trace !== undefined) propagation.inject(trace, headers);
         stream = connection.session.request(headers, { endStream: false });
       } catch (err) {
         if (ep.connection !== null && !ep.connection.usable) ep.connection = null;

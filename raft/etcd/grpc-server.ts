@@ -24,7 +24,7 @@
  * a no-op and the call runs as before.
  */
 import * as http2 from 'node:http2';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type TextMapGetter } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, trace, type TextMapGetter } from '@opentelemetry/api';
 import type { AddressInfo, Socket } from 'node:net';
 import type { MutualTls } from '../transport';
 import { KvError, isKvError } from '../kv/errors';
@@ -32,6 +32,7 @@ import type { Watcher } from '../kv/watch-hub';
 import { codecFor, ETCD_METHODS, ETCD_PROTO_PACKAGE, methodPath, type EtcdMethodName, type EtcdRequestOf, type EtcdResponseOf, type WatchRequest } from './codec';
 import { FRAME_HEADER_BYTES, GrpcDeframer, isGrpcContentType, readUnaryRequest, responseHeaders, Status, statusTrailers, writeFrameHeader } from './grpc-framing';
 import type { KvReplica } from './kv-replica';
+import type { KvCallOptions } from '../kv/types';
 
 export interface EtcdGrpcServerOptions {
   /** host:port; port 0 picks a free one, which start() returns. */
@@ -43,7 +44,10 @@ export interface EtcdGrpcServerOptions {
   tls?: MutualTls;
 }
 
-type UnaryHandler = (request: never) => Promise<unknown>;
+/** `options.trace`: the call's server span's context when the call is traced. */
+type UnaryHandler = (request: never, options: KvCallOptions) => Promise<unknown>;
+
+const UNTRACED: KvCallOptions = {};
 
 const metadataGetter: TextMapGetter<http2.IncomingHttpHeaders> = {
   keys: (carrier) => Object.keys(carrier),
@@ -63,11 +67,11 @@ export class EtcdGrpcServer {
   constructor(private readonly replica: KvReplica, private readonly options: EtcdGrpcServerOptions) {
     const r = replica;
     const unary: Partial<Record<EtcdMethodName, UnaryHandler>> = {
-      range: (q: EtcdRequestOf<'range'>) => r.range(q),
-      put: (q: EtcdRequestOf<'put'>) => r.put(q),
-      deleteRange: (q: EtcdRequestOf<'deleteRange'>) => r.deleteRange(q),
-      txn: (q: EtcdRequestOf<'txn'>) => r.txn(q),
-      compact: (q: EtcdRequestOf<'compact'>) => r.compact(q),
+      range: (q: EtcdRequestOf<'range'>, options) => r.range(q, options),
+      put: (q: EtcdRequestOf<'put'>, options) => r.put(q, options),
+      deleteRange: (q: EtcdRequestOf<'deleteRange'>, options) => r.deleteRange(q, options),
+      txn: (q: EtcdRequestOf<'txn'>, options) => r.txn(q, options),
+      compact: (q: EtcdRequestOf<'compact'>, options) => r.compact(q, options),
       leaseGrant: (q: EtcdRequestOf<'leaseGrant'>) => r.leaseGrant(q),
       leaseRevoke: (q: EtcdRequestOf<'leaseRevoke'>) => r.leaseRevoke(q.id),
       leaseTimeToLive: (q: EtcdRequestOf<'leaseTimeToLive'>) => r.leaseTimeToLive(q.id, q.keys),
@@ -176,7 +180,7 @@ export class EtcdGrpcServer {
         this.endWithStatus(stream, Status.INTERNAL, `grpc: error unmarshalling request: ${(err as Error).message}`);
         return;
       }
-      this.traced(route.name, headers, () => handler(request as never)).then(
+      this.traced(route.name, headers, (options) => handler(request as never, options)).then(
         (response) => this.endWithMessage(stream, responseCodec.encodeWithPrefix(response as never, FRAME_HEADER_BYTES)),
         (err) => this.endWithError(stream, err),
       );
@@ -184,7 +188,7 @@ export class EtcdGrpcServer {
   }
 
   /** Runs a unary call in its server span when tracing samples it (see the module header). */
-  private traced<T>(name: EtcdMethodName, headers: http2.IncomingHttpHeaders, call: () => Promise<T>): Promise<T> {
+  private traced<T>(name: EtcdMethodName, headers: http2.IncomingHttpHeaders, call: (options: KvCallOptions) => Promise<T>): Promise<T> {
     const parent = propagation.extract(ROOT_CONTEXT, headers, metadataGetter);
     const { service, method } = ETCD_METHODS[name];
     const rpcService = `${ETCD_PROTO_PACKAGE}.${service}`;
@@ -192,8 +196,8 @@ export class EtcdGrpcServer {
       kind: SpanKind.SERVER,
       attributes: { 'rpc.system': 'grpc', 'rpc.service': rpcService, 'rpc.method': method },
     }, parent);
-    if (!span.isRecording()) return call();
-    return context.with(trace.setSpan(parent, span), call).then(
+    if (!span.isRecording()) return call(UNTRACED);
+    return call({ trace: trace.setSpan(parent, span) }).then(
       (response) => {
         span.setAttribute('rpc.grpc.status_code', Status.OK);
         span.end();

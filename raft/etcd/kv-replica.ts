@@ -41,7 +41,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { ROOT_CONTEXT, SpanStatusCode, context, trace, type SpanContext } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanStatusCode, trace, type Context, type SpanContext } from '@opentelemetry/api';
 import { isRaftError } from '../core/errors';
 import type { NodeId } from '../core/types';
 import { MetricsFile, RaftNode, type AppliedEntry, type StateMachine, type Transport } from '../node';
@@ -58,6 +58,7 @@ import type {
   CompactionResponse,
   DeleteRangeRequest,
   DeleteRangeResponse,
+  KvCallOptions,
   KvClient,
   LeaseGrantRequest,
   LeaseGrantResponse,
@@ -370,44 +371,44 @@ export class KvReplica implements KvClient {
 
   // ------------------------------------------------------------------ KvClient
 
-  async range(request: RangeRequest): Promise<RangeResponse> {
+  async range(request: RangeRequest, options?: KvCallOptions): Promise<RangeResponse> {
     this.refuseIfCorrupt();
     checkRangeRequest(request);
-    if (!request.serializable) await this.tracedBarrier();
+    if (!request.serializable) await this.tracedBarrier(options?.trace);
     const result = this.store.range(request);
     return { header: this.header(), ...result };
   }
 
-  async put(request: PutRequest): Promise<PutResponse> {
+  async put(request: PutRequest, options?: KvCallOptions): Promise<PutResponse> {
     this.refuseIfCorrupt();
     checkPutRequest(request);
-    const r = (await this.submit('put', codecFor('PutRequest').encode(request))) as { revision: number; prevKv?: PutResponse['prevKv'] };
+    const r = (await this.submit('put', codecFor('PutRequest').encode(request), options?.trace)) as { revision: number; prevKv?: PutResponse['prevKv'] };
     return r.prevKv ? { header: this.header(r.revision), prevKv: r.prevKv } : { header: this.header(r.revision) };
   }
 
-  async deleteRange(request: DeleteRangeRequest): Promise<DeleteRangeResponse> {
+  async deleteRange(request: DeleteRangeRequest, options?: KvCallOptions): Promise<DeleteRangeResponse> {
     this.refuseIfCorrupt();
     checkDeleteRangeRequest(request);
-    const r = (await this.submit('deleteRange', codecFor('DeleteRangeRequest').encode(request))) as { revision: number; deleted: number; prevKvs: DeleteRangeResponse['prevKvs'] };
+    const r = (await this.submit('deleteRange', codecFor('DeleteRangeRequest').encode(request), options?.trace)) as { revision: number; deleted: number; prevKvs: DeleteRangeResponse['prevKvs'] };
     return { header: this.header(r.revision), deleted: r.deleted, prevKvs: r.prevKvs };
   }
 
-  async txn(request: TxnRequest): Promise<TxnResponse> {
+  async txn(request: TxnRequest, options?: KvCallOptions): Promise<TxnResponse> {
     this.refuseIfCorrupt();
     checkTxnRequest(request);
     if (isReadOnlyTxn(request)) {
       // etcd serves a transaction without writes as a read: no log entry.
-      await this.tracedBarrier();
+      await this.tracedBarrier(options?.trace);
       const r = this.store.txn(request);
       return toTxnResponse(r, this.header(r.revision));
     }
-    const r = (await this.submit('txn', codecFor('TxnRequest').encode(request))) as TxnResult & { revision: number };
+    const r = (await this.submit('txn', codecFor('TxnRequest').encode(request), options?.trace)) as TxnResult & { revision: number };
     return toTxnResponse(r, this.header(r.revision));
   }
 
-  async compact(request: CompactionRequest): Promise<CompactionResponse> {
+  async compact(request: CompactionRequest, options?: KvCallOptions): Promise<CompactionResponse> {
     this.refuseIfCorrupt();
-    const r = (await this.submit('compaction', codecFor('CompactionRequest').encode(request))) as { revision: number };
+    const r = (await this.submit('compaction', codecFor('CompactionRequest').encode(request), options?.trace)) as { revision: number };
     return { header: this.header(r.revision) };
   }
 
@@ -746,7 +747,7 @@ export class KvReplica implements KvClient {
 
   // ------------------------------------------------------------------ the write path
 
-  private async submit(kind: EntryKindName, body: Uint8Array): Promise<unknown> {
+  private async submit(kind: EntryKindName, body: Uint8Array, trace?: Context): Promise<unknown> {
     if (this.stopped) throw new KvError('STOPPED');
     const maxBytes = this.options.maxRequestBytes ?? 1.5 * 1024 * 1024;
     if (body.length > maxBytes) throw new KvError('REQUEST_TOO_LARGE');
@@ -761,7 +762,7 @@ export class KvReplica implements KvClient {
     const slot: { outcome?: Outcome } = {};
     this.pending.set(seq, slot);
     try {
-      await this.node.propose(entry);
+      await this.node.propose(entry, trace);
     } catch (err) {
       throw toKvError(err);
     } finally {
@@ -905,9 +906,8 @@ export class KvReplica implements KvClient {
   // ------------------------------------------------------------------ reads
 
   /** linearizableBarrier, in a `raft.read_index` span when the caller's span records. */
-  private tracedBarrier(): Promise<void> {
-    const parentContext = context.active();
-    const parent = trace.getSpan(parentContext);
+  private tracedBarrier(parentContext: Context | undefined): Promise<void> {
+    const parent = parentContext === undefined ? undefined : trace.getSpan(parentContext);
     if (parent === undefined || !parent.isRecording()) return this.linearizableBarrier();
     const span = trace.getTracer(TRACER_NAME).startSpan('raft.read_index', { attributes: { 'raft.node.id': this.id } }, parentContext);
     return this.linearizableBarrier().then(

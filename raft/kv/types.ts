@@ -9,7 +9,7 @@
  * Keys and values are bytes; absent optional fields take etcd's proto3 defaults.
  */
 
-import type { SpanContext } from '@opentelemetry/api';
+import type { Context, SpanContext } from '@opentelemetry/api';
 
 export type Bytes = Uint8Array;
 
@@ -243,12 +243,24 @@ export interface WatchHandle {
  * by a remote etcd. Methods reject with a `KvError` whose `code` names the etcd error
  * (raft/kv/errors.ts). Calls may run concurrently; each resolves independently.
  */
+/** What a caller tells a KvClient about one call beside its request. */
+export interface KvCallOptions {
+  /**
+   * The caller's trace context, holding the span this call is part of: the store's spans for the
+   * call (ReadIndex, propose, forward, commit, apply) become its children, and a remote client
+   * sends it as `traceparent` metadata. Passed explicitly rather than read from an ambient
+   * context: ambient context needs AsyncLocalStorage, whose promise tracking costs every request
+   * (ARCHITECTURE.md, "Tracing"). Absent: the call is not traced.
+   */
+  readonly trace?: Context;
+}
+
 export interface KvClient {
-  range(request: RangeRequest): Promise<RangeResponse>;
-  put(request: PutRequest): Promise<PutResponse>;
-  deleteRange(request: DeleteRangeRequest): Promise<DeleteRangeResponse>;
-  txn(request: TxnRequest): Promise<TxnResponse>;
-  compact(request: CompactionRequest): Promise<CompactionResponse>;
+  range(request: RangeRequest, options?: KvCallOptions): Promise<RangeResponse>;
+  put(request: PutRequest, options?: KvCallOptions): Promise<PutResponse>;
+  deleteRange(request: DeleteRangeRequest, options?: KvCallOptions): Promise<DeleteRangeResponse>;
+  txn(request: TxnRequest, options?: KvCallOptions): Promise<TxnResponse>;
+  compact(request: CompactionRequest, options?: KvCallOptions): Promise<CompactionResponse>;
   leaseGrant(request: LeaseGrantRequest): Promise<LeaseGrantResponse>;
   leaseRevoke(id: bigint): Promise<LeaseRevokeResponse>;
   leaseKeepAliveOnce(id: bigint): Promise<LeaseKeepAliveResponse>;

@@ -27,7 +27,7 @@ import { RaftError, isRaftError } from '../core/errors';
 import { SeededRandom, type RandomSource } from '../core/rand';
 import { RawNode } from '../core/raw-node';
 import { appliableBeforePersisting, mayBeSentBeforePersisting, type ConfChange, type ConfState, type Entry, type Message, type NodeId, type Ready, type Status } from '../core/types';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, trace, type Context, type Span, type SpanContext } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type SpanContext } from '@opentelemetry/api';
 import type { AppliedEntry, DurableStorage, StateMachine, Transport } from './contracts';
 import { TRACE_CONTEXT_BYTES, TRACE_FLAG_BIT, decodeTraceContext, encodeTraceContext } from './trace-context';
 
@@ -193,13 +193,14 @@ export class RaftNode {
 
   /**
    * Proposes `data`; resolves with its log index once it is committed and applied on this node.
-   * Rejects with RaftError TIMEOUT, PROPOSAL_DROPPED, NOT_LEADER or STOPPED.
+   * Rejects with RaftError TIMEOUT, PROPOSAL_DROPPED, NOT_LEADER or STOPPED. Under a recording
+   * span in `parentContext`, the proposal is traced (raft.propose, and the entry carries its
+   * context to the leader's commit and every replica's apply).
    */
-  async propose(data: Uint8Array): Promise<number> {
+  async propose(data: Uint8Array, parentContext?: Context): Promise<number> {
     this.throwIfUnusable();
-    const parentContext = context.active();
-    const parent = trace.getSpan(parentContext);
-    if (parent === undefined || !parent.isRecording()) return this.proposeEntry(data);
+    const parent = parentContext === undefined ? undefined : trace.getSpan(parentContext);
+    if (parentContext === undefined || parent === undefined || !parent.isRecording()) return this.proposeEntry(data);
     const span = trace.getTracer(TRACER_NAME).startSpan('raft.propose', { attributes: { 'raft.node.id': this.id, 'raft.entry.bytes': data.length } }, parentContext);
     try {
       const index = await this.proposeEntry(data, { span, parentContext });
@@ -384,13 +385,10 @@ export class RaftNode {
     if (this.loopRunning) this.scheduleEarlySend();
     if (this.loopScheduled || this.loopRunning || this.stopped) return;
     this.loopScheduled = true;
-    // The loop serves every request, not the one that happened to wake it: its log lines and
-    // timers must not inherit that request's trace context.
-    const run = () => {
+    setImmediate(() => {
       this.loopScheduled = false;
       void this.runLoop();
-    };
-    setImmediate(context.active() === ROOT_CONTEXT ? run : () => context.with(ROOT_CONTEXT, run));
+    });
   }
 
   /**

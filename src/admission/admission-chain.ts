@@ -17,7 +17,7 @@
  * - Built-in mutating plugins change `attributes.object` in place and return it.
  */
 import { errors } from '../util';
-import { inSpan, recordingSpan } from '../observability/spans';
+import { inSpan, type TraceContext } from '../observability/spans';
 import type { UserInfo } from '../authn/user-info';
 import type { JsonObject } from '../storage';
 
@@ -72,6 +72,11 @@ export interface AdmissionAttributes {
   /** The request's options object (CreateOptions, UpdateOptions, PatchOptions, DeleteOptions), as webhooks receive it. */
   readonly options?: JsonObject;
   readonly recorder?: AdmissionRecorder;
+  /**
+   * The request's trace context when it is traced; a plugin is handed its own span's, so that
+   * what it calls (a webhook) is that span's child (src/observability/spans.ts).
+   */
+  readonly trace?: TraceContext;
   /** Set by the chain during mutate: the request's reinvocation state (absent in validate). */
   readonly reinvocation?: ReinvocationContext;
 }
@@ -133,14 +138,14 @@ export class AdmissionChain {
   private async mutateOnce(attributes: AdmissionAttributes, start: JsonObject | undefined): Promise<JsonObject | undefined> {
     let object = start;
     // A traced request runs each plugin in a span of its own (src/observability/spans.ts).
-    const traced = recordingSpan() !== undefined;
+    const traced = attributes.trace !== undefined;
     for (const plugin of this.plugins) {
       const mutate = plugin.mutate;
       if (mutate === undefined) continue;
       const current = { ...attributes, object };
       if (!plugin.handles(current)) continue;
       this.refuseUnsafeDryRun(plugin, current);
-      const mutated = traced ? await inSpan(`admission.mutate ${plugin.name}`, async () => mutate.call(plugin, current), pluginSpan(plugin.name, 'admit')) : await mutate.call(plugin, current);
+      const mutated = traced ? await inSpan(`admission.mutate ${plugin.name}`, attributes.trace, async (trace) => mutate.call(plugin, { ...current, trace }), pluginSpan(plugin.name, 'admit')) : await mutate.call(plugin, current);
       object = mutated ?? object;
     }
     return object;
@@ -156,12 +161,12 @@ export class AdmissionChain {
     const started = process.hrtime.bigint();
     let rejected = true;
     try {
-      const traced = recordingSpan() !== undefined;
+      const traced = attributes.trace !== undefined;
       for (const plugin of this.plugins) {
         const validate = plugin.validate;
         if (validate === undefined || !plugin.handles(attributes)) continue;
         this.refuseUnsafeDryRun(plugin, attributes);
-        if (traced) await inSpan(`admission.validate ${plugin.name}`, async () => validate.call(plugin, attributes), pluginSpan(plugin.name, 'validate'));
+        if (traced) await inSpan(`admission.validate ${plugin.name}`, attributes.trace, async (trace) => validate.call(plugin, { ...attributes, trace }), pluginSpan(plugin.name, 'validate'));
         else await validate.call(plugin, attributes);
       }
       rejected = false;

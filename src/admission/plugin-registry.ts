@@ -18,6 +18,7 @@ import type { JsonObject } from '../storage';
 import type { AdmissionPlugin } from './admission-chain';
 import type { AdmissionConfigProvider, AdmissionPluginConfig } from './admission-config';
 import { AdmissionError } from './errors';
+import type { LogLine } from '../observability/logger';
 
 export type { AdmissionPluginConfig } from './admission-config';
 
@@ -89,7 +90,7 @@ export interface AdmissionPluginDeps {
   /** apiVersion + kind to resource; undefined when the kind is not served. */
   readonly mapKind: (apiVersion: string, kind: string) => KindMapping | undefined;
   readonly flags: AdmissionFlagValues;
-  readonly log: (line: string) => void;
+  readonly log: LogLine;
   readonly now: () => number;
 }
 

@@ -8,6 +8,7 @@
  * | user, audiences  | authentication; replaced by impersonation  |
  * | requestingUser   | impersonation (the user who asked)         |
  * | annotations      | audit hook and later stages                |
+ * | trace            | tracing, when the request is sampled       |
  *
  * Handlers read these fields and never parse the path or the credentials again. `headers` is
  * the request's headers with credentials removed once authentication has used them.
@@ -16,6 +17,7 @@ import type { X509Certificate } from 'node:crypto';
 import { errors } from '../util';
 import type { UserInfo } from '../authn/user-info';
 import { ANONYMOUS } from '../authn/user-info';
+import type { TraceContext } from '../observability/spans';
 import type { RequestInfo } from './request-info';
 import type { ResponseWriter } from './response-writer';
 
@@ -42,6 +44,12 @@ export class RequestContext {
   readonly annotations: Record<string, string> = {};
   /** The peer's address, as the socket reports it (audit's sourceIPs). */
   remoteAddress = '';
+  /**
+   * The request's trace context (its server span's) when tracing samples it, undefined
+   * otherwise; each stage passes it, or its own span's context, to what it calls
+   * (src/observability/spans.ts: why it is explicit).
+   */
+  trace: TraceContext;
   private body?: Promise<Buffer>;
 
   constructor(

@@ -6,7 +6,7 @@
  * the kind's schema. Handlers hold no state of their own; a scope lives for one request.
  */
 import { ApiError, errors } from '../util';
-import { inSpan, inSpanSync } from '../observability/spans';
+import { inSpan, inSpanSync, type TraceContext } from '../observability/spans';
 import { parseFieldSelector, parseLabelSelector, SelectorParseError, validateFieldSelector } from '../apis/selectors';
 import { apiVersionOf, type DeleteOptions, type GenericRegistry, type ResourceStrategy, type ServedResource } from '../registry';
 import type { ObjectStore, WatchCache } from '../storage';
@@ -142,7 +142,7 @@ export class RequestScope {
   /** Writes `object` in the request's representation. */
   respond(status: number, object: JsonObject): void {
     // In a traced request, encoding and writing is a span of its own (src/observability/spans.ts).
-    inSpanSync('encode', () => this.ctx.response.writeObject(status, object, this.offer()));
+    inSpanSync('encode', this.ctx.trace, () => this.ctx.response.writeObject(status, object, this.offer()));
   }
 
   /**
@@ -178,10 +178,11 @@ export class RequestScope {
    * Who writes, the options object admission webhooks are given, and where admission's warnings
    * and audit annotations go: what every write handler passes to the registry.
    */
-  writer(kind: OptionsKind, options: JsonObject = {}): { user: RequestContext['user']; options: JsonObject; recorder: { warn(text: string): void; annotate(key: string, value: string): void } } {
+  writer(kind: OptionsKind, options: JsonObject = {}): { user: RequestContext['user']; options: JsonObject; recorder: { warn(text: string): void; annotate(key: string, value: string): void }; trace: TraceContext } {
     const ctx = this.ctx;
     return {
       user: ctx.user,
+      trace: ctx.trace,
       options: { kind, apiVersion: 'meta.k8s.io/v1', ...options },
       recorder: { warn: (text) => ctx.response.warn(text), annotate: (key, value) => { ctx.annotations[key] = value; } },
     };
@@ -198,7 +199,7 @@ export class RequestScope {
    */
   decodeBody(kind: WriteOptionsKind): Promise<JsonObject> {
     // In a traced request, reading and decoding the body is a span of its own.
-    return inSpan('decode', () => this.decodeBodyNow(kind));
+    return inSpan('decode', this.ctx.trace, () => this.decodeBodyNow(kind));
   }
 
   private async decodeBodyNow(kind: WriteOptionsKind): Promise<JsonObject> {

@@ -15,6 +15,7 @@ import { BodyCodec, RequestContext, ResponseWriter, type HttpResponse, type Reso
 import type { ApiMetrics } from '../observability/api-metrics';
 import { FilterChain, completeAudit, type AuditBackend, type Filter } from './filters';
 import type { NonResourceRoutes } from './non-resource-routes';
+import type { LogLine } from '../observability/logger';
 
 export interface ApiHttpServerOptions {
   bindAddress: string;
@@ -29,7 +30,7 @@ export interface ApiHttpServerOptions {
   /** Encodes responses and error Statuses in the representation the client prefers. */
   codec: BodyCodec;
   audit?: AuditBackend;
-  log?: (line: string) => void;
+  log?: LogLine;
 }
 
 type AnyRequest = IncomingMessage | http2.Http2ServerRequest;

@@ -1,19 +1,28 @@
 /**
  * Span helpers for src/: every span Carina makes through @opentelemetry/api goes through these,
- * so the rule that keeps tracing cheap lives in one place.
+ * so the rules that keep tracing cheap live in one place.
  *
- * The rule: a span is started only under a recording parent (a sampled request's), and a
- * context is made current only when it holds a recording span. Without tracing (no SDK) or for
- * an unsampled request, `inSpan` costs a context lookup and calls `fn` directly; no promise
- * is tracked by AsyncLocalStorage. Roots are started by the HTTP tracing filter and the etcd
- * gRPC server, which decide sampling from the caller's `traceparent` and the configured rate.
+ * The trace context travels explicitly, never through an ambient "active context": a request's
+ * context is `RequestContext.trace`, and each step hands its own span's context to the work it
+ * calls (the registry, the object store, the store's KvCallOptions, raft's propose). Ambient
+ * context in Node 20 needs AsyncLocalStorage, which tracks every promise of the process as soon
+ * as it is entered once; bench/api measured that alone at +17% CPU per GET (ARCHITECTURE.md,
+ * "Tracing"). The OpenTelemetry API's global context stays the no-op one.
  *
- * Attributes follow OpenTelemetry's semantic conventions where one applies (semconv.ts); no
- * span carries a credential, a header value other than the user agent, or a body. A failure
- * sets the span's status to ERROR with the error's type and message (messages are written to
- * hold no secret, STYLE.md), never its stack.
+ * The rule: a trace context (type TraceContext) is defined only when it holds a recording span
+ * (a sampled request's); every helper given `undefined` calls its function directly and starts
+ * nothing. Roots are started by the HTTP tracing filter and the etcd gRPC server, which decide
+ * sampling from the caller's `traceparent` and the configured rate.
+ *
+ * Attributes follow OpenTelemetry's semantic conventions where one applies; no span carries a
+ * credential, a header value other than the user agent, or a body. A failure sets the span's
+ * status to ERROR with the error's type and message (messages are written to hold no secret,
+ * STYLE.md), never its stack.
  */
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type Attributes, type Link, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, trace, type Attributes, type Context, type Link, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
+
+/** A context holding a sampled request's recording span, or undefined when nothing is traced. */
+export type TraceContext = Context | undefined;
 
 let enabled = false;
 let samplesRoots = false;
@@ -47,17 +56,6 @@ export function tracer(): Tracer {
   return (cachedTracer ??= trace.getTracer(TRACER_NAME));
 }
 
-/** The current span when it records, undefined otherwise (no tracing, unsampled, no request). */
-export function recordingSpan(): Span | undefined {
-  const span = trace.getSpan(context.active());
-  return span !== undefined && span.isRecording() ? span : undefined;
-}
-
-/** The span context of the current recording span, to carry to where the work continues. */
-export function currentSpanContext(): SpanContext | undefined {
-  return recordingSpan()?.spanContext();
-}
-
 export interface SpanOptions {
   attributes?: Attributes;
   kind?: SpanKind;
@@ -67,13 +65,21 @@ export interface SpanOptions {
 /** Span options are passed to the tracer as given: its kind defaults to INTERNAL there. */
 const NO_OPTIONS: SpanOptions = {};
 
-/** Runs `fn` inside a child span of the current recording span; without one, just runs it. */
-export function inSpan<T>(name: string, fn: (span: Span | undefined) => Promise<T>, options?: SpanOptions): Promise<T> {
-  const parentContext = context.active();
-  const parent = trace.getSpan(parentContext);
-  if (parent === undefined || !parent.isRecording()) return fn(undefined);
-  const span = tracer().startSpan(name, options ?? NO_OPTIONS, parentContext);
-  return context.with(trace.setSpan(parentContext, span), () => fn(span)).then(
+/**
+ * Runs `fn` in a child span of `parent`'s span, handing it the child's context (for the work it
+ * calls) and the span; without a parent, runs `fn(undefined, undefined)` and starts nothing.
+ */
+export function inSpan<T>(name: string, parent: TraceContext, fn: (trace: TraceContext, span: Span | undefined) => Promise<T>, options?: SpanOptions): Promise<T> {
+  if (parent === undefined) return fn(undefined, undefined);
+  const span = tracer().startSpan(name, options ?? NO_OPTIONS, parent);
+  let pending: Promise<T>;
+  try {
+    pending = fn(trace.setSpan(parent, span), span);
+  } catch (err) {
+    endWithError(span, err);
+    throw err;
+  }
+  return pending.then(
     (value) => {
       span.end();
       return value;
@@ -86,13 +92,11 @@ export function inSpan<T>(name: string, fn: (span: Span | undefined) => Promise<
 }
 
 /** The synchronous form of inSpan (validation, encoding). */
-export function inSpanSync<T>(name: string, fn: (span: Span | undefined) => T, options?: SpanOptions): T {
-  const parentContext = context.active();
-  const parent = trace.getSpan(parentContext);
-  if (parent === undefined || !parent.isRecording()) return fn(undefined);
-  const span = tracer().startSpan(name, options ?? NO_OPTIONS, parentContext);
+export function inSpanSync<T>(name: string, parent: TraceContext, fn: (trace: TraceContext) => T, options?: SpanOptions): T {
+  if (parent === undefined) return fn(undefined);
+  const span = tracer().startSpan(name, options ?? NO_OPTIONS, parent);
   try {
-    const value = context.with(trace.setSpan(parentContext, span), () => fn(span));
+    const value = fn(trace.setSpan(parent, span));
     span.end();
     return value;
   } catch (err) {
@@ -102,13 +106,13 @@ export function inSpanSync<T>(name: string, fn: (span: Span | undefined) => T, o
 }
 
 /**
- * `headers` plus the current recording span's `traceparent` (and `tracestate`), for an outgoing
- * call; `headers` itself, not copied, when nothing is traced.
+ * `headers` plus `trace`'s W3C `traceparent` (and `tracestate`), for an outgoing call; `headers`
+ * itself, not copied, when nothing is traced.
  */
-export function withTraceContext<H extends Readonly<Record<string, string>>>(headers: H): H {
-  if (recordingSpan() === undefined) return headers;
+export function withTraceContext<H extends Readonly<Record<string, string>>>(headers: H, trace: TraceContext): H {
+  if (trace === undefined) return headers;
   const out: Record<string, string> = { ...headers };
-  propagation.inject(context.active(), out);
+  propagation.inject(trace, out);
   return out as H;
 }
 
@@ -121,7 +125,7 @@ export function inLinkedSpanSync<T>(name: string, link: SpanContext, fn: () => T
   const span = tracer().startSpan(name, { root: true, attributes, links: [{ context: link }] }, ROOT_CONTEXT);
   if (!span.isRecording()) return fn();
   try {
-    const value = context.with(trace.setSpan(ROOT_CONTEXT, span), fn);
+    const value = fn();
     span.end();
     return value;
   } catch (err) {

@@ -11,8 +11,8 @@
  * lease calls are not wrapped: they outlive requests or are the server's own upkeep.
  */
 import { SpanKind, type Attributes } from '@opentelemetry/api';
-import type { Bytes, KvClient, TxnRequest } from '../../raft';
-import { inSpan, recordingSpan } from './spans';
+import type { Bytes, KvCallOptions, KvClient, TxnRequest } from '../../raft';
+import { inSpan } from './spans';
 
 const TRACED: Record<string, string> = { range: 'Range', put: 'Put', deleteRange: 'DeleteRange', txn: 'Txn', compact: 'Compact' };
 
@@ -45,11 +45,11 @@ function wrap(target: KvClient, property: PropertyKey, method: (...args: unknown
   const operation = typeof property === 'string' ? TRACED[property] : undefined;
   if (operation === undefined) return method.bind(target);
   const name = `etcd.${operation}`;
-  return (request: unknown) => {
-    if (recordingSpan() === undefined) return method.call(target, request);
+  return (request: unknown, options?: KvCallOptions) => {
+    if (options?.trace === undefined) return method.call(target, request, options);
     const key = keyOf(property as string, request);
     const attributes: Attributes = { 'db.system.name': 'etcd', 'db.operation.name': operation };
     if (key !== undefined) attributes['carina.store.key'] = Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('utf8');
-    return inSpan(name, () => method.call(target, request) as Promise<unknown>, { kind: SpanKind.CLIENT, attributes });
+    return inSpan(name, options.trace, (trace) => method.call(target, request, { ...options, trace }) as Promise<unknown>, { kind: SpanKind.CLIENT, attributes });
   };
 }

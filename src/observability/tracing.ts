@@ -1,7 +1,7 @@
 /**
  * Tracing's start and stop: with a TracingConfiguration (--tracing-config-file), the
  * OpenTelemetry SDK is loaded, registered as the global tracer provider with W3C Trace Context
- * propagation and an AsyncLocalStorage context manager, and spans go through a bounded queue to
+ * propagation, and spans go through a bounded queue to
  * the SDK's OTLP/HTTP exporter (Protobuf, POST <endpoint>/v1/traces). Without one, none of this module's
  * SDK imports is ever loaded: every span helper (spans.ts, raft/'s) sees no recording span and
  * returns at once, so tracing off costs nothing (bench/api measures it).
@@ -11,10 +11,12 @@
  * samplingRatePerMillion / 1,000,000 of trace ids; and a span with no parent but a link to a
  * sampled span is sampled, so the spans a sampled write causes outside its own trace (the
  * write-ahead log's fsync shared by a batch, a watch event's delivery) are kept with it.
+ *
+ * No context manager is registered: trace contexts are passed explicitly (spans.ts says why),
+ * so the API's active context is always the root one and no AsyncLocalStorage is entered.
  */
-import { context, propagation, trace, type Attributes, type Context, type Link, type SpanKind } from '@opentelemetry/api';
+import { propagation, trace, type Attributes, type Context, type Link, type SpanKind } from '@opentelemetry/api';
 import type { Sampler, SamplingResult, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { AsyncContextManager } from './async-context-manager';
 import { BoundedSpanProcessor, type BoundedSpanProcessorOptions, type SpanPipelineCounts } from './bounded-span-processor';
 import { MAX_SAMPLING_RATE_PER_MILLION, type TracingConfiguration } from './tracing-config';
 import { setTracingEnabled } from './spans';
@@ -76,7 +78,6 @@ export function startTracing(configuration: TracingConfiguration, options: Traci
     resource: resourceFromAttributes({ 'service.name': options.serviceName ?? DEFAULT_SERVICE_NAME, 'service.instance.id': options.instanceId }),
     spanProcessors: [processor],
   });
-  context.setGlobalContextManager(new AsyncContextManager());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
   setTracingEnabled(true, configuration.samplingRatePerMillion > 0);
@@ -93,7 +94,6 @@ export function startTracing(configuration: TracingConfiguration, options: Traci
       } finally {
         trace.disable();
         propagation.disable();
-        context.disable();
       }
     },
   };

@@ -6,7 +6,8 @@
  * Everything kind-specific comes from the resource's ResourceStrategy; storage failures leave
  * as Status errors (errors.ts), so callers above see only ApiErrors.
  */
-import { inSpanSync } from '../observability/spans';
+import { inSpanSync, type TraceContext } from '../observability/spans';
+import type { KvCallOptions } from '../../raft';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AdmissionChain, type AdmissionAttributes, type AdmissionRecorder } from '../admission';
 import type { UserInfo } from '../authn/user-info';
@@ -30,6 +31,8 @@ export interface WriteOptions {
   options?: JsonObject;
   /** Where admission's warnings and audit annotations go. */
   recorder?: AdmissionRecorder;
+  /** The request's trace context when it is traced (src/observability/spans.ts). */
+  trace?: TraceContext;
 }
 
 export interface DeleteOptions {
@@ -40,6 +43,7 @@ export interface DeleteOptions {
   user?: UserInfo;
   options?: JsonObject;
   recorder?: AdmissionRecorder;
+  trace?: TraceContext;
 }
 
 export interface ListResponse {
@@ -122,8 +126,8 @@ function listError(err: unknown, plan: ListPlan): Error {
 }
 
 /** The store read of one page of a list (the whole list without a limit). */
-function pageOptions(prefix: string, plan: ListPlan, read: { revision?: number; serializable?: boolean }): { revision?: number; serializable?: boolean; startKey?: string; limit: number } {
-  return { revision: read.revision, serializable: read.serializable, startKey: plan.continueStart !== undefined ? prefix + plan.continueStart : undefined, limit: plan.limit };
+function pageOptions(prefix: string, plan: ListPlan, read: { revision?: number; serializable?: boolean }): { revision?: number; serializable?: boolean; startKey?: string; limit: number; trace?: TraceContext } {
+  return { revision: read.revision, serializable: read.serializable, startKey: plan.continueStart !== undefined ? prefix + plan.continueStart : undefined, limit: plan.limit, trace: plan.trace };
 }
 
 /** A page's resourceVersion, continue token and (unless filtered, as kube) remainingItemCount. */
@@ -171,9 +175,16 @@ function nowTimestamp(clock: () => number, offsetMs = 0): string {
 }
 
 /** What admission plugins are told of the object a request is about. */
-function admissionTarget(resource: ServedResource, namespace: string, name: string, subresource: string, request: { user?: UserInfo; options?: JsonObject; recorder?: AdmissionRecorder }) {
-  return { group: resource.group, version: resource.version, resource: resource.resource, subresource, kind: resource.kind, namespace: resource.namespaced ? namespace : '', name, userInfo: request.user, options: request.options, recorder: request.recorder };
+function admissionTarget(resource: ServedResource, namespace: string, name: string, subresource: string, request: { user?: UserInfo; options?: JsonObject; recorder?: AdmissionRecorder; trace?: TraceContext }) {
+  return { group: resource.group, version: resource.version, resource: resource.resource, subresource, kind: resource.kind, namespace: resource.namespaced ? namespace : '', name, userInfo: request.user, options: request.options, recorder: request.recorder, trace: request.trace };
 }
+
+/** The store-call options of a request's write (its trace context, when traced). */
+function callOf(options: { trace?: TraceContext }): KvCallOptions {
+  return options.trace === undefined ? UNTRACED : { trace: options.trace };
+}
+
+const UNTRACED: KvCallOptions = {};
 
 /** A name that can be stored: the key is built from it, so it must be one path segment. */
 function checkPathSegment(resource: ServedResource, name: string): void {
@@ -225,7 +236,7 @@ export class GenericRegistry {
     }
   }
 
-  async get(resource: ServedResource, namespace: string, name: string, resourceVersion: string | null): Promise<JsonObject> {
+  async get(resource: ServedResource, namespace: string, name: string, resourceVersion: string | null, trace?: TraceContext): Promise<JsonObject> {
     try {
       const mode = planGet(resourceVersion);
       const key = this.key(resource, namespace, name);
@@ -236,7 +247,7 @@ export class GenericRegistry {
         return await this.served(resource, { ...cached });
       }
       if (mode.kind === 'notOlderThan') await this.waitForRevision(mode.revision);
-      const found = await this.store.get(key, { serializable: mode.kind !== 'latest' });
+      const found = await this.store.get(key, { serializable: mode.kind !== 'latest', trace });
       if (found === undefined) throw errors.notFound(groupResourceOf(resource), name);
       return await this.served(resource, found.object);
     } catch (err) {
@@ -328,7 +339,7 @@ export class GenericRegistry {
       let revision = read.revision ?? 0;
       let startKey: string | undefined;
       for (;;) {
-        const options = { revision: revision || undefined, serializable: read.serializable, startKey, limit: STREAM_PAGE };
+        const options = { revision: revision || undefined, serializable: read.serializable, startKey, limit: STREAM_PAGE, trace: plan.trace };
         let json: Buffer[];
         let nextKey: string | undefined;
         if (asStored) {
@@ -505,7 +516,7 @@ export class GenericRegistry {
     delete metadata.generation;
     strategy.prepareForCreate(object, { user: options.user });
     const resetManagedFields = withoutManagedFieldsReset(object);
-    this.validationFailure(resource, inSpanSync('validate', () => strategy.validateCreate(object, resource.namespaced)), name);
+    this.validationFailure(resource, inSpanSync('validate', options.trace, () => strategy.validateCreate(object, resource.namespaced)), name);
     strategy.canonicalize(object);
     await this.admission.validate({ ...attributes, object });
     const track = this.config.trackManagedFields;
@@ -513,13 +524,13 @@ export class GenericRegistry {
     if (track !== undefined && options.fieldManager !== undefined) object = track(undefined, object, options.fieldManager, '');
     const key = this.key(resource, namespace, name);
     if (options.dryRun) {
-      const existing = await this.store.get(key);
+      const existing = await this.store.get(key, { trace: options.trace });
       if (existing !== undefined) throw errors.alreadyExists(groupResourceOf(resource), name);
       return await this.served(resource, object);
     }
     const allocator = this.allocatorFor(resource);
     if (allocator === undefined) {
-      const created = await this.store.create(key, await this.stored(resource, object));
+      const created = await this.store.create(key, await this.stored(resource, object), {}, callOf(options));
       return await this.served(resource, created.object);
     }
     const explicit = allocator.explicitKeys(object);
@@ -527,7 +538,7 @@ export class GenericRegistry {
       const candidate = structuredClone(object);
       const side = await allocator.allocateForCreate(candidate);
       try {
-        const created = await this.store.create(key, await this.stored(resource, candidate), side);
+        const created = await this.store.create(key, await this.stored(resource, candidate), side, callOf(options));
         return await this.served(resource, created.object);
       } catch (err) {
         if (!isStorageError(err, 'ClaimTaken')) throw err;
@@ -566,7 +577,7 @@ export class GenericRegistry {
       const preconditionRv = typeof metadata.resourceVersion === 'string' && metadata.resourceVersion !== '' ? metadata.resourceVersion : undefined;
       const key = this.key(resource, namespace, name);
       for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
-        const current = await this.store.get(key);
+        const current = await this.store.get(key, { trace: options.trace });
         if (current === undefined) {
           if (!this.strategyFor(resource).allowCreateOnUpdate || options.subresource !== '') throw errors.notFound(gr, name);
           if (preconditionRv !== undefined) throw errors.notFound(gr, name);
@@ -594,7 +605,7 @@ export class GenericRegistry {
     try {
       const key = this.key(resource, namespace, name);
       for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
-        const current = await this.store.get(key);
+        const current = await this.store.get(key, { trace: options.trace });
         if (current === undefined) throw errors.notFound(gr, name);
         if (options.preconditionRv !== undefined && options.preconditionRv !== String(current.modRevision)) throw errors.staleResourceVersion(gr, name);
         const desired = await mutate(structuredClone(await this.served(resource, current.object)));
@@ -675,7 +686,7 @@ export class GenericRegistry {
     }
     strategy.prepareForUpdate(next, old, options.subresource);
     const resetManagedFields = withoutManagedFieldsReset(next);
-    this.validationFailure(resource, inSpanSync('validate', () => strategy.validateUpdate(next, old, resource.namespaced, options.subresource)), name);
+    this.validationFailure(resource, inSpanSync('validate', options.trace, () => strategy.validateUpdate(next, old, resource.namespaced, options.subresource)), name);
     strategy.canonicalize(next);
     const track = this.config.trackManagedFields;
     if (resetManagedFields) metadataOf(next).managedFields = [{}];
@@ -687,7 +698,7 @@ export class GenericRegistry {
     const allocator = this.allocatorFor(resource);
     if (metadata.deletionTimestamp !== undefined && (finalizers === undefined || finalizers.length === 0) && !strategy.hasPendingFinalizers(next)) {
       if (options.dryRun) return await this.served(resource, next);
-      const removedAt = await this.store.deleteIfUnchanged(current.key, current.modRevision, { release: allocator?.releaseFor(old) });
+      const removedAt = await this.store.deleteIfUnchanged(current.key, current.modRevision, { release: allocator?.releaseFor(old) }, callOf(options));
       if (removedAt === undefined) return undefined;
       metadata.resourceVersion = String(removedAt);
       return await this.served(resource, next);
@@ -702,7 +713,7 @@ export class GenericRegistry {
         try {
           // A value stored with an older encryption key is rewritten even unchanged (kube: GuaranteedUpdate and stale data).
           if (current.stale !== true && sameContent(await this.stored(resource, next), stored)) return old;
-          const written = await this.store.replaceIfUnchanged(current.key, await this.stored(resource, next), current.modRevision, side);
+          const written = await this.store.replaceIfUnchanged(current.key, await this.stored(resource, next), current.modRevision, side, callOf(options));
           return written === undefined ? undefined : await this.served(resource, written.object);
         } catch (err) {
           if (!isStorageError(err, 'ClaimTaken')) throw err;
@@ -714,7 +725,7 @@ export class GenericRegistry {
     const toWrite = await this.stored(resource, next);
     if (current.stale !== true && sameContent(toWrite, stored)) return old;
     if (options.dryRun) return await this.served(resource, next);
-    const written = await this.store.replaceIfUnchanged(current.key, toWrite, current.modRevision);
+    const written = await this.store.replaceIfUnchanged(current.key, toWrite, current.modRevision, {}, callOf(options));
     return written === undefined ? undefined : await this.served(resource, written.object);
   }
 
@@ -732,7 +743,7 @@ export class GenericRegistry {
     const key = this.key(resource, namespace, name);
     const strategy = this.strategyFor(resource);
     for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
-      const current = await this.store.get(key);
+      const current = await this.store.get(key, { trace: options.trace });
       if (current === undefined) throw errors.notFound(gr, name);
       const object = await this.served(resource, current.object);
       const metadata = metadataOf(object);
@@ -757,14 +768,14 @@ export class GenericRegistry {
         metadata.deletionGracePeriodSeconds = grace;
         if (policyFinalizer !== undefined && !finalizers.includes(policyFinalizer)) metadata.finalizers = [...finalizers, policyFinalizer];
         if (options.dryRun) return { removed: false, object };
-        const written = await this.store.replaceIfUnchanged(key, await this.stored(resource, object), current.modRevision);
+        const written = await this.store.replaceIfUnchanged(key, await this.stored(resource, object), current.modRevision, {}, callOf(options));
         if (written === undefined) continue;
         return { removed: false, object: await this.served(resource, written.object) };
       }
       const needsFinalization = finalizers.length > 0 || policyFinalizer !== undefined || strategy.hasPendingFinalizers(object);
       if (!needsFinalization) {
         if (options.dryRun) return { removed: true, object };
-        const removedAt = await this.store.deleteIfUnchanged(key, current.modRevision, { release: this.allocatorFor(resource)?.releaseFor(object) });
+        const removedAt = await this.store.deleteIfUnchanged(key, current.modRevision, { release: this.allocatorFor(resource)?.releaseFor(object) }, callOf(options));
         if (removedAt === undefined) continue;
         return { removed: true, object };
       }
@@ -784,7 +795,7 @@ export class GenericRegistry {
       strategy.prepareForUpdate(object, current.object, '');
       strategy.prepareForDeletion(object);
       if (options.dryRun) return { removed: false, object };
-      const written = await this.store.replaceIfUnchanged(key, await this.stored(resource, object), current.modRevision);
+      const written = await this.store.replaceIfUnchanged(key, await this.stored(resource, object), current.modRevision, {}, callOf(options));
       if (written === undefined) continue;
       return { removed: false, object: await this.served(resource, written.object) };
     }

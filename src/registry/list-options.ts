@@ -5,6 +5,7 @@
  * {"v":"meta.k8s.io/v1","rv":N,"start":"<key after the prefix>"}).
  */
 import { ApiError, errors, int64ToNumber, parseInt64 } from '../util';
+import type { TraceContext } from '../observability/spans';
 
 export type ReadMode =
   /** A quorum read at the newest revision. */
@@ -21,6 +22,8 @@ export interface ListPlan {
   limit: number;
   /** Key to start from, relative to the listed prefix (from a continue token). */
   continueStart?: string;
+  /** The request's trace context when it is traced: the list's store reads become its children. */
+  trace?: TraceContext;
 }
 
 function invalidListOptions(field: string, detail: string, reason = 'FieldValueForbidden', type = 'Forbidden'): ApiError {

@@ -7,8 +7,8 @@
  * An optional value transformer (encryption at rest, ./encryption) is applied to the stored
  * bytes of each object by its key, on every write and every read, watch events included.
  */
-import type { SpanContext } from '@opentelemetry/api';
-import { KvError, isKvError, isStoreUnavailable, prefixEnd, type Compare, type RequestOp, type Event as KvEvent, type KeyValue, type KvClient, type WatchHandle, type WatchResponse } from '../../raft';
+import type { Context, SpanContext } from '@opentelemetry/api';
+import { KvError, isKvError, isStoreUnavailable, prefixEnd, type Compare, type RequestOp, type Event as KvEvent, type KeyValue, type KvCallOptions, type KvClient, type WatchHandle, type WatchResponse } from '../../raft';
 import { StorageError } from './errors';
 import type { StoredValueTransformer } from './encryption';
 import { decodeStoredJson } from './stored-json';
@@ -31,6 +31,9 @@ export interface ObjectStoreOptions {
   valueTransformer?: StoredValueTransformer;
 }
 
+/** A store call made for no traced request. */
+const UNTRACED: KvCallOptions = {};
+
 export interface ListOptions {
   /** Read the store at exactly this revision (0: the newest). */
   revision?: number;
@@ -41,6 +44,8 @@ export interface ListOptions {
   limit?: number;
   /** Called for each item before it counts toward `limit`; false skips it (selectors). */
   filter?: (object: JsonObject) => boolean;
+  /** The request's trace context when it is traced (KvCallOptions.trace). */
+  trace?: Context;
 }
 
 /** An object's stored JSON (decrypted), without its resourceVersion. */
@@ -181,8 +186,8 @@ export class ObjectStore {
     this.decode = decoderFor(options.valueTransformer);
     // Every call goes through withLeader: reads are idempotent, writes retry only where nothing was proposed.
     this.kv = {
-      range: (request) => withLeader(() => client.range(request), true),
-      txn: (request) => withLeader(() => client.txn(request), false),
+      range: (request, call) => withLeader(() => client.range(request, call), true),
+      txn: (request, call) => withLeader(() => client.txn(request, call), false),
       watch: (request, onResponse, onError) => client.watch(request, onResponse, onError),
     };
     this.writeTraceContext = client.writeTraceContext === undefined ? () => undefined : (revision) => client.writeTraceContext?.(revision);
@@ -195,18 +200,18 @@ export class ObjectStore {
   }
 
   /** The store's newest revision as a quorum read sees it. */
-  async currentRevision(serializable = false): Promise<number> {
+  async currentRevision(serializable = false, trace?: Context): Promise<number> {
     try {
-      const response = await this.kv.range({ key: keyBytes('/registry/'), countOnly: true, serializable, limit: 1 });
+      const response = await this.kv.range({ key: keyBytes('/registry/'), countOnly: true, serializable, limit: 1 }, { trace });
       return response.header.revision;
     } catch (err) {
       throw storeError(err);
     }
   }
 
-  async get(key: string, options: { serializable?: boolean; revision?: number } = {}): Promise<StoredObject | undefined> {
+  async get(key: string, options: { serializable?: boolean; revision?: number; trace?: Context } = {}): Promise<StoredObject | undefined> {
     try {
-      const response = await this.kv.range({ key: keyBytes(key), serializable: options.serializable, revision: options.revision });
+      const response = await this.kv.range({ key: keyBytes(key), serializable: options.serializable, revision: options.revision }, options);
       const kv = response.kvs[0];
       if (kv === undefined) return undefined;
       const { object, stale } = this.decode(kv);
@@ -250,7 +255,7 @@ export class ObjectStore {
     const pageSize = limit > 0 ? Math.max(limit, 64) : 0;
     try {
       for (;;) {
-        const response = await this.kv.range({ key: from, rangeEnd: end, revision: revision || undefined, limit: pageSize || undefined, serializable: options.serializable });
+        const response = await this.kv.range({ key: from, rangeEnd: end, revision: revision || undefined, limit: pageSize || undefined, serializable: options.serializable }, options);
         if (revision === 0) revision = response.header.revision;
         for (let i = 0; i < response.kvs.length; i++) {
           const kv = response.kvs[i];
@@ -277,16 +282,16 @@ export class ObjectStore {
 
 
   /** Creates `key`; KeyExists when it is taken, ClaimTaken when a side claim is. */
-  async create(key: string, object: JsonObject, side: SideKeys = {}): Promise<StoredObject> {
+  async create(key: string, object: JsonObject, side: SideKeys = {}, call: KvCallOptions = UNTRACED): Promise<StoredObject> {
     const bytes = keyBytes(key);
     try {
       const response = await this.kv.txn({
         compare: [{ key: bytes, target: 'CREATE', createRevision: 0, result: 'EQUAL' }, ...claimCompares(side)],
         success: [{ requestPut: { key: bytes, value: this.encode(key, object) } }, ...sideOps(side)],
         failure: [],
-      });
+      }, call);
       if (!response.succeeded) {
-        if (side.claim === undefined || side.claim.length === 0 || (await this.kv.range({ key: bytes, countOnly: true })).count > 0) throw new StorageError('KeyExists', `key exists: ${key}`, { key });
+        if (side.claim === undefined || side.claim.length === 0 || (await this.kv.range({ key: bytes, countOnly: true }, call)).count > 0) throw new StorageError('KeyExists', `key exists: ${key}`, { key });
         throw new StorageError('ClaimTaken', `a side key was claimed by another write: ${key}`, { key });
       }
       const revision = response.header.revision;
@@ -297,17 +302,17 @@ export class ObjectStore {
   }
 
   /** Replaces `key` if its mod_revision is still `expectedModRevision`; undefined when it is not. */
-  async replaceIfUnchanged(key: string, object: JsonObject, expectedModRevision: number, side: SideKeys = {}): Promise<StoredObject | undefined> {
+  async replaceIfUnchanged(key: string, object: JsonObject, expectedModRevision: number, side: SideKeys = {}, call: KvCallOptions = UNTRACED): Promise<StoredObject | undefined> {
     const bytes = keyBytes(key);
     try {
       const response = await this.kv.txn({
         compare: [{ key: bytes, target: 'MOD', modRevision: expectedModRevision, result: 'EQUAL' }, ...claimCompares(side)],
         success: [{ requestPut: { key: bytes, value: this.encode(key, object) } }, ...sideOps(side)],
         failure: [],
-      });
+      }, call);
       if (!response.succeeded) {
         if (side.claim !== undefined && side.claim.length > 0) {
-          const now = await this.kv.range({ key: bytes });
+          const now = await this.kv.range({ key: bytes }, call);
           if (now.kvs[0]?.modRevision === expectedModRevision) throw new StorageError('ClaimTaken', `a side key was claimed by another write: ${key}`, { key });
         }
         return undefined;
@@ -320,14 +325,14 @@ export class ObjectStore {
   }
 
   /** Deletes `key` if its mod_revision is still `expectedModRevision`; the deletion revision, or undefined. */
-  async deleteIfUnchanged(key: string, expectedModRevision: number, side: SideKeys = {}): Promise<number | undefined> {
+  async deleteIfUnchanged(key: string, expectedModRevision: number, side: SideKeys = {}, call: KvCallOptions = UNTRACED): Promise<number | undefined> {
     const bytes = keyBytes(key);
     try {
       const response = await this.kv.txn({
         compare: [{ key: bytes, target: 'MOD', modRevision: expectedModRevision, result: 'EQUAL' }],
         success: [{ requestDeleteRange: { key: bytes } }, ...sideOps({ release: side.release })],
         failure: [],
-      });
+      }, call);
       return response.succeeded ? response.header.revision : undefined;
     } catch (err) {
       throw storeError(err);

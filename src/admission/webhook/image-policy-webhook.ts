@@ -27,6 +27,7 @@ import type { AdmissionAttributes } from '../admission-chain';
 import type { JsonObject } from '../../storage';
 import { WebhookConfigurationError, errorText } from './errors';
 import type { WebhookAdmissionPlugin } from './webhook-plugins';
+import type { LogLine } from '../../observability/logger';
 
 export const IMAGE_POLICY_WEBHOOK_PLUGIN = 'ImagePolicyWebhook';
 const AUDIT_KEY_PREFIX = 'imagepolicywebhook.image-policy.k8s.io/';
@@ -112,7 +113,7 @@ function reviewSpec(attributes: AdmissionAttributes): Json | undefined {
   return out;
 }
 
-export function imagePolicyWebhook(configuration: unknown, deps: { log: (line: string) => void; now?: () => number }): WebhookAdmissionPlugin & { readonly ready: Promise<void> } {
+export function imagePolicyWebhook(configuration: unknown, deps: { log: LogLine; now?: () => number }): WebhookAdmissionPlugin & { readonly ready: Promise<void> } {
   const config = parseImagePolicyConfiguration(configuration);
   const now = deps.now ?? Date.now;
   let client: WebhookClientConfig | undefined;
@@ -197,7 +198,7 @@ export function imagePolicyWebhook(configuration: unknown, deps: { log: (line: s
       try {
         status = await review(spec);
       } catch (err) {
-        deps.log(`ImagePolicyWebhook: error contacting webhook backend: ${errorText(err)}`);
+        deps.log(`ImagePolicyWebhook: error contacting webhook backend: ${errorText(err)}`, attributes.trace);
         if (!config.defaultAllow) throw forbidden(attributes, errorText(err));
         attributes.recorder?.annotate(`${AUDIT_KEY_PREFIX}failed-open`, 'true');
         // The pod is marked as admitted without a decision (v1.25 still writes this annotation).

@@ -165,12 +165,12 @@ export class MutatingDispatcher {
       if (!ignore) metrics.observeRejection(hook.name, 'admit', operation, 'calling_webhook_error', err.statusCode);
       metrics.observeWebhook(hook.name, 'admit', operation, !ignore, err.statusCode, seconds);
       if (ignore) {
-        this.deps.log(`Failed calling webhook, failing open ${hook.name}: ${err.message}`);
+        this.deps.log(`Failed calling webhook, failing open ${hook.name}: ${err.message}`, attributes.trace);
         metrics.observeFailOpen(hook.name, 'admit');
         attributes.recorder?.annotate(`${MUTATION_FAILED_OPEN_ANNOTATION_PREFIX}${annotationSuffix}`, hook.name);
         return;
       }
-      this.deps.log(`Failed calling webhook, failing closed ${hook.name}: ${err.message}`);
+      this.deps.log(`Failed calling webhook, failing closed ${hook.name}: ${err.message}`, attributes.trace);
       throw errors.internal(err);
     }
     if (isWebhookRejectionError(err)) {

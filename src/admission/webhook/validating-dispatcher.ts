@@ -51,7 +51,7 @@ export class ValidatingDispatcher {
       }
     }));
     if (failures.length === 0) return;
-    for (const other of failures.slice(1)) this.deps.log(`admission: another validating webhook also refused the request: ${(other as Error).message}`);
+    for (const other of failures.slice(1)) this.deps.log(`admission: another validating webhook also refused the request: ${(other as Error).message}`, view.attributes.trace);
     throw failures[0];
   }
 
@@ -81,12 +81,12 @@ export class ValidatingDispatcher {
       if (!ignore) metrics.observeRejection(hook.name, 'validating', operation, 'calling_webhook_error', err.statusCode);
       metrics.observeWebhook(hook.name, 'validating', operation, !ignore, err.statusCode, seconds);
       if (ignore) {
-        this.deps.log(`Failed calling webhook, failing open ${hook.name}: ${err.message}`);
+        this.deps.log(`Failed calling webhook, failing open ${hook.name}: ${err.message}`, attributes.trace);
         metrics.observeFailOpen(hook.name, 'validating');
         attributes.recorder?.annotate(`${VALIDATING_FAILED_OPEN_ANNOTATION_PREFIX}round_0_index_${index}`, hook.name);
         return;
       }
-      this.deps.log(`Failed calling webhook, failing closed ${hook.name}: ${err.message}`);
+      this.deps.log(`Failed calling webhook, failing closed ${hook.name}: ${err.message}`, attributes.trace);
       throw errors.internal(err);
     }
     if (isWebhookRejectionError(err)) {

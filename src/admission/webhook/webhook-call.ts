@@ -19,6 +19,7 @@ import type { WebhookMetricsSink, WebhookStepType } from './admission-metrics';
 import type { CircuitBreaker } from './circuit-breaker';
 import { CallingWebhookError, isCallingWebhookError } from './errors';
 import type { WebhookCaller } from './webhook-client';
+import type { LogLine } from '../../observability/logger';
 import type { NamespaceLookup, RequestView, ResourceCatalog, VersionedObjects, WebhookInvocation } from './webhook-invocation';
 
 export interface DispatcherDeps {
@@ -27,7 +28,7 @@ export interface DispatcherDeps {
   readonly namespaces: NamespaceLookup;
   readonly breaker: CircuitBreaker;
   readonly metrics: WebhookMetricsSink;
-  readonly log: (line: string) => void;
+  readonly log: LogLine;
   /** Who the server's own writes (controllers, bootstrap) are, for userInfo: kube's loopback user. */
   readonly serverUser: UserInfo;
   readonly newUid?: () => string;
@@ -80,7 +81,7 @@ export async function callWebhook(deps: DispatcherDeps, invocation: WebhookInvoc
     options: attributes.operation === 'CONNECT' ? undefined : attributes.options,
   });
   try {
-    const answer = await deps.caller.call(hook, body);
+    const answer = await deps.caller.call(hook, body, attributes.trace);
     const response = verifyAdmissionResponse(version, uid, mutating, answer.body);
     deps.breaker.success(key);
     return response;
@@ -93,7 +94,7 @@ export async function callWebhook(deps: DispatcherDeps, invocation: WebhookInvoc
     else if (deps.breaker.failure(key)) {
       deps.metrics.observeCircuitOpened(hook.name, stepTypeOf(mutating));
       const policy = hook.failurePolicy === 'Ignore' ? 'skipping it (failurePolicy Ignore)' : 'refusing the requests it matches (failurePolicy Fail)';
-      deps.log(`admission webhook "${hook.name}" (configuration "${hook.configurationName}"): circuit breaker opened after repeated failures (last: ${failure.reason}); ${policy} for ${seconds(deps.breaker.options.cooldownMs)}`);
+      deps.log(`admission webhook "${hook.name}" (configuration "${hook.configurationName}"): circuit breaker opened after repeated failures (last: ${failure.reason}); ${policy} for ${seconds(deps.breaker.options.cooldownMs)}`, attributes.trace);
     }
     throw failure;
   }

@@ -18,7 +18,7 @@
  */
 import { Agent } from 'undici';
 import { SpanKind } from '@opentelemetry/api';
-import { inSpan, withTraceContext } from '../../observability/spans';
+import { inSpan, withTraceContext, type TraceContext } from '../../observability/spans';
 import { ApiError } from '../../util';
 import { CallingWebhookError, errorText } from './errors';
 import type { CredentialsResolver, WebhookCredentials } from './webhook-credentials';
@@ -32,7 +32,8 @@ export interface WebhookAnswer {
 
 /** How a webhook is called; the dispatchers' view of WebhookClient (tests substitute it). */
 export interface WebhookCaller {
-  call(hook: WebhookAccessor, body: string): Promise<WebhookAnswer>;
+  /** `trace`: the calling plugin's trace context when the request is traced. */
+  call(hook: WebhookAccessor, body: string, trace?: TraceContext): Promise<WebhookAnswer>;
 }
 
 const MAX_CLIENTS = 200;
@@ -110,15 +111,15 @@ export class WebhookClient implements WebhookCaller {
    * is none. In a traced request, the call is an HTTP client span and the webhook receives its
    * `traceparent` (src/observability/spans.ts).
    */
-  call(hook: WebhookAccessor, body: string): Promise<WebhookAnswer> {
-    return inSpan('POST', async (span) => {
-      const answer = await this.send(hook, body);
+  call(hook: WebhookAccessor, body: string, trace?: TraceContext): Promise<WebhookAnswer> {
+    return inSpan('POST', trace, async (callTrace, span) => {
+      const answer = await this.send(hook, body, callTrace);
       span?.setAttribute('http.response.status_code', answer.statusCode);
       return answer;
     }, { kind: SpanKind.CLIENT, attributes: { 'http.request.method': 'POST', 'carina.webhook.name': hook.name } });
   }
 
-  private async send(hook: WebhookAccessor, body: string): Promise<WebhookAnswer> {
+  private async send(hook: WebhookAccessor, body: string, trace: TraceContext): Promise<WebhookAnswer> {
     const client = this.client(hook);
     const target = client.target;
     if (client.credentials.unusable !== undefined) throw new CallingWebhookError(hook.name, `could not get REST client: ${client.credentials.unusable}`, 500);
@@ -141,7 +142,7 @@ export class WebhookClient implements WebhookCaller {
     let text: string;
     let statusCode: number;
     try {
-      const response = await client.agent.request({ origin, path, method: 'POST', body, headers: withTraceContext(client.headers), signal: deadline.signal });
+      const response = await client.agent.request({ origin, path, method: 'POST', body, headers: withTraceContext(client.headers, trace), signal: deadline.signal });
       statusCode = response.statusCode;
       const chunks: Buffer[] = [];
       let size = 0;

@@ -31,6 +31,7 @@ import { KubeconfigCredentialsResolver, loadCredentialsResolver } from './webhoo
 import type { NamespaceLookup, ResourceCatalog } from './webhook-invocation';
 import { CachedWebhookSource, type WebhookSource } from './webhook-source';
 import type { WebhookType } from './webhook-accessor';
+import type { LogLine } from '../../observability/logger';
 
 export const MUTATING_WEBHOOK_PLUGIN = 'MutatingAdmissionWebhook';
 export const VALIDATING_WEBHOOK_PLUGIN = 'ValidatingAdmissionWebhook';
@@ -48,7 +49,7 @@ export interface WebhookPluginDeps {
   /** Shared by both plugins, so that /metrics shows every open circuit. */
   readonly breaker: CircuitBreaker;
   readonly metrics: WebhookMetricsSink;
-  readonly log: (line: string) => void;
+  readonly log: LogLine;
   /** Who the server's own writes are (kube-apiserver's loopback user, system:apiserver in system:masters). */
   readonly serverUser?: UserInfo;
   /** Tests: a caller instead of HTTPS, a fixed list of webhooks. */

@@ -10,7 +10,7 @@ import { asPartialObjectMetadataList, partialKindMismatch } from '../partial-met
 const COMMA = Buffer.from(',');
 
 export async function list(scope: RequestScope): Promise<void> {
-  const plan = planList(scope.query);
+  const plan = { ...planList(scope.query), trace: scope.ctx.trace };
   // timeoutSeconds is part of ListOptions: decoded (400 when it is no int64) even when a list ignores it.
   int64Query(scope.query, 'timeoutSeconds');
   const filter = scope.selectorFilter();

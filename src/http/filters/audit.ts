@@ -174,6 +174,8 @@ function emit(backend: AuditBackend, state: AuditState, ctx: RequestContext, sta
 export function auditFilter(backend: AuditBackend | undefined): Filter {
   return {
     name: 'audit',
+    // Without a backend the hook only names the request.
+    spanWorthy: () => backend !== undefined,
     run(ctx: RequestContext): void {
       // kube-apiserver names every request; clients quote the id when asking about one.
       const auditId = ctx.header('audit-id') ?? randomUUID();

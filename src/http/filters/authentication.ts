@@ -9,13 +9,14 @@ import { describeFailures, stripAuthenticationHeaders, type RequestAuthenticatio
 import { ApiError } from '../../util';
 import type { RequestContext } from '../../endpoints';
 import type { Filter } from './filter';
+import type { LogLine } from '../../observability/logger';
 
 /** kube-apiserver's 401: the same body whatever failed, so a client learns nothing about the credential. */
 export function unauthorized(): ApiError {
   return new ApiError(401, 'Unauthorized', 'Unauthorized', {});
 }
 
-export function authenticationFilter(authentication: RequestAuthentication, requestHeaderNames: RequestHeaderNames | undefined, log?: (line: string) => void): Filter {
+export function authenticationFilter(authentication: RequestAuthentication, requestHeaderNames: RequestHeaderNames | undefined, log?: LogLine): Filter {
   return {
     name: 'authentication',
     async run(ctx: RequestContext): Promise<void> {
@@ -23,7 +24,7 @@ export function authenticationFilter(authentication: RequestAuthentication, requ
       ctx.headers = stripAuthenticationHeaders(ctx.headers, requestHeaderNames);
       if (outcome.outcome === 'unauthorized') {
         // The reasons name the authenticator and what failed; they never carry the credential.
-        log?.(`authentication failed for ${ctx.method} ${ctx.info.path}: ${describeFailures(outcome.failures)}`);
+        log?.(`authentication failed for ${ctx.method} ${ctx.info.path}: ${describeFailures(outcome.failures)}`, ctx.trace);
         throw unauthorized();
       }
       ctx.user = outcome.user;

@@ -5,12 +5,13 @@
  * request's stack from the socket to the store holds the listener, this chain, the handler, the
  * registry and the object store, whatever the number of filters.
  *
- * With tracing on and the request sampled, each filter after request info runs in a child span
- * of the request's span, named after the filter; otherwise the loop is the same as without
- * tracing (no span, no context switch).
+ * With tracing on and the request sampled, each filter after request info that has work to do
+ * for the request (Filter.spanWorthy) runs in a child span of the request's span, named after
+ * the filter; otherwise the loop is the same as without tracing.
  */
 import type { RequestContext } from '../../endpoints';
-import { inSpan, recordingSpan } from '../../observability/spans';
+import type { LogLine } from '../../observability/logger';
+import { inSpan } from '../../observability/spans';
 import type { Filter } from './filter';
 import { recoverFromFailure } from './panic-recovery';
 import { traceRequest } from './tracing';
@@ -24,7 +25,7 @@ export class FilterChain {
   constructor(
     readonly filters: readonly Filter[],
     private readonly handler: Handler,
-    private readonly log?: (line: string) => void,
+    private readonly log?: LogLine,
   ) {}
 
   /** Runs the filters and the handler; never rejects: every failure is written as a Status. */
@@ -34,10 +35,9 @@ export class FilterChain {
 
   private async run(ctx: RequestContext): Promise<void> {
     try {
-      const traced = recordingSpan() !== undefined;
       for (const filter of this.filters) {
-        if (traced && !UNTRACED_FILTERS.has(filter.name)) {
-          await inSpan(filter.name, async () => filter.run(ctx));
+        if (ctx.trace !== undefined && !UNTRACED_FILTERS.has(filter.name) && filter.spanWorthy?.(ctx) !== false) {
+          await inSpan(filter.name, ctx.trace, async () => filter.run(ctx));
           continue;
         }
         const pending = filter.run(ctx);

@@ -8,4 +8,9 @@ import type { RequestContext } from '../../endpoints';
 export interface Filter {
   readonly name: string;
   run(ctx: RequestContext): void | Promise<void>;
+  /**
+   * Whether this request gives the filter work worth a span of its own when it is traced (audit
+   * without a backend, impersonation without Impersonate-* headers: no). Absent: always.
+   */
+  spanWorthy?(ctx: RequestContext): boolean;
 }

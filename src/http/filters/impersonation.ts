@@ -11,6 +11,7 @@ import type { Filter } from './filter';
 export function impersonationFilter(authorize: ImpersonationAuthorize): Filter {
   return {
     name: 'impersonation',
+    spanWorthy: (ctx) => Object.keys(ctx.headers).some((name) => name.startsWith('impersonate-')),
     async run(ctx: RequestContext): Promise<void> {
       const outcome = await impersonate({ user: ctx.user, headers: ctx.headers, authorize });
       if (outcome instanceof Error) throw outcome;

@@ -5,13 +5,14 @@
  */
 import { ApiError, errors } from '../../util';
 import type { RequestContext } from '../../endpoints';
+import type { LogLine } from '../../observability/logger';
 import { notePanic } from './audit';
 
-export function recoverFromFailure(ctx: RequestContext, err: unknown, log: ((line: string) => void) | undefined): void {
+export function recoverFromFailure(ctx: RequestContext, err: unknown, log: LogLine | undefined): void {
   const apiError = err instanceof ApiError ? err : errors.internal(err);
   if (!(err instanceof ApiError)) {
     notePanic(ctx, err);
-    log?.(`internal error on ${ctx.method} ${ctx.info?.path ?? '(unparsed path)'}: ${(err as Error)?.stack ?? String(err)}`);
+    log?.(`internal error on ${ctx.method} ${ctx.info?.path ?? '(unparsed path)'}: ${(err as Error)?.stack ?? String(err)}`, ctx.trace);
   }
   ctx.response.writeStatus(apiError);
 }

@@ -8,11 +8,12 @@
  *
  * A W3C `traceparent` (and `tracestate`) on the request is honoured: the span joins the caller's
  * trace and follows its sampling decision (parent-based); without one, the configured rate
- * decides. An unsampled request runs the chain exactly as with tracing off (spans.ts has why).
+ * decides. The span's context becomes `ctx.trace`, which later stages pass on explicitly. An
+ * unsampled request runs the chain exactly as with tracing off (spans.ts has why).
  * Each filter after this one runs in a child span named after it (authentication, audit,
  * impersonation, authorization), started by the chain only when this span records.
  */
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type TextMapGetter } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, trace, type TextMapGetter } from '@opentelemetry/api';
 import type { RequestContext, RequestInfo } from '../../endpoints';
 import { areRootsSampled, isTracingEnabled, tracer } from '../../observability/spans';
 
@@ -56,7 +57,8 @@ export function traceRequest(ctx: RequestContext, next: () => Promise<void>): Pr
     },
   }, parent);
   if (!span.isRecording()) return next();
-  return context.with(trace.setSpan(parent, span), next).finally(() => {
+  ctx.trace = trace.setSpan(parent, span);
+  return next().finally(() => {
     const route = routeOf(ctx.info);
     if (route !== undefined) {
       span.setAttribute('http.route', route);

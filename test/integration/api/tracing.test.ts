@@ -16,7 +16,7 @@ import { CarinaApiProcess } from '../../support/carina-api-process';
 import { TestAdmissionWebhook } from '../../support/admission-webhook-server';
 import { OtlpCollector, type ReceivedSpan } from '../../support/otlp-collector';
 import { until } from '../../support/until';
-import { ROOT_CONTEXT, context, trace } from '@opentelemetry/api';
+import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { EtcdClient } from '../../../raft/etcd/etcd-client';
 import { startTracing } from '../../../src/observability/tracing';
@@ -193,13 +193,13 @@ describe('tracing (OpenTelemetry, three replicas and a collector)', function () 
 
   it('etcd v3 API: a Put whose metadata has a traceparent is a server span in the caller\'s trace, the store\'s spans under it', async () => {
     const { follower, followerName } = await leaderAndFollower();
-    // This process traces too, so that its EtcdClient sends the current span's traceparent.
+    // This process traces too, so that its EtcdClient sends the call's traceparent (W3C propagator).
     const local = startTracing(parseTracingConfiguration('apiVersion: apiserver.config.k8s.io/v1alpha1\nkind: TracingConfiguration\nendpoint: 127.0.0.1:1\n'), { instanceId: 'test', exporter: new InMemorySpanExporter() });
     const client = new EtcdClient({ endpoints: [`https://${follower.etcdEndpoint}`], tls: follower.storeClientTls(), timeoutMs: 10_000 });
     const parent = newTraceparent();
     try {
       const caller = trace.setSpanContext(ROOT_CONTEXT, { traceId: parent.traceId, spanId: parent.parentId, traceFlags: 1, isRemote: false });
-      await context.with(caller, () => client.put({ key: Buffer.from('/traced/etcd-put'), value: Buffer.from('v') }));
+      await client.put({ key: Buffer.from('/traced/etcd-put'), value: Buffer.from('v') }, { trace: caller });
     } finally {
       await client.close();
       await local.shutdown();
