@@ -90,6 +90,11 @@ export interface AdmissionPlugin {
   mutate?(attributes: AdmissionAttributes): Promise<JsonObject | undefined>;
   /** A validating plugin throws an ApiError to refuse. */
   validate?(attributes: AdmissionAttributes): Promise<void>;
+  /**
+   * Whether the plugin has work for this request worth a span of its own when it is traced (the
+   * webhook plugins with no webhook configured: no). Absent: always.
+   */
+  spanWorthy?(attributes: AdmissionAttributes): boolean;
   /** Releases what the plugin holds (cache subscriptions, timers) when the server stops. */
   stop?(): void;
 }
@@ -145,7 +150,7 @@ export class AdmissionChain {
       const current = { ...attributes, object };
       if (!plugin.handles(current)) continue;
       this.refuseUnsafeDryRun(plugin, current);
-      const mutated = traced ? await inSpan(`admission.mutate ${plugin.name}`, attributes.trace, async (trace) => mutate.call(plugin, { ...current, trace }), pluginSpan(plugin.name, 'admit')) : await mutate.call(plugin, current);
+      const mutated = traced && plugin.spanWorthy?.(current) !== false ? await inSpan(`admission.mutate ${plugin.name}`, attributes.trace, async (trace) => mutate.call(plugin, { ...current, trace }), pluginSpan(plugin.name, 'admit')) : await mutate.call(plugin, current);
       object = mutated ?? object;
     }
     return object;
@@ -166,7 +171,7 @@ export class AdmissionChain {
         const validate = plugin.validate;
         if (validate === undefined || !plugin.handles(attributes)) continue;
         this.refuseUnsafeDryRun(plugin, attributes);
-        if (traced) await inSpan(`admission.validate ${plugin.name}`, attributes.trace, async (trace) => validate.call(plugin, { ...attributes, trace }), pluginSpan(plugin.name, 'validate'));
+        if (traced && plugin.spanWorthy?.(attributes) !== false) await inSpan(`admission.validate ${plugin.name}`, attributes.trace, async (trace) => validate.call(plugin, { ...attributes, trace }), pluginSpan(plugin.name, 'validate'));
         else await validate.call(plugin, attributes);
       }
       rejected = false;

@@ -108,6 +108,8 @@ function build(type: WebhookType, configuration: unknown, deps: WebhookPluginDep
     name: pluginName,
     dispatcherDeps,
     hooksFor,
+    // Until the source has synced the plugin may wait for it, which is worth seeing in a trace.
+    spanWorthy: () => !source.hasSynced || source.webhooks().length > 0,
     start: () => cached?.start(),
     close: async () => {
       cached?.stop();
@@ -128,6 +130,7 @@ export function mutatingAdmissionWebhook(configuration: unknown, deps: WebhookPl
     name: parts.name,
     sideEffects: 'None',
     handles,
+    spanWorthy: parts.spanWorthy,
     async mutate(attributes: AdmissionAttributes): Promise<JsonObject | undefined> {
       const hooks = await parts.hooksFor(attributes);
       if (hooks === undefined) return undefined;
@@ -146,6 +149,7 @@ export function validatingAdmissionWebhook(configuration: unknown, deps: Webhook
     name: parts.name,
     sideEffects: 'None',
     handles,
+    spanWorthy: parts.spanWorthy,
     async validate(attributes: AdmissionAttributes): Promise<void> {
       const hooks = await parts.hooksFor(attributes);
       if (hooks === undefined) return;

@@ -1,5 +1,9 @@
 import { expect } from 'chai';
+import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { AdmissionChain, type AdmissionPlugin } from '../../../../src/admission';
+import { startTracing } from '../../../../src/observability/tracing';
+import { parseTracingConfiguration } from '../../../../src/observability/tracing-config';
 import type { JsonObject } from '../../../../src/storage';
 import { attributes, pod, refusal } from './plugin-harness';
 
@@ -46,6 +50,42 @@ describe('AdmissionChain', () => {
     expect(err.code).to.equal(400);
     expect(err.message).to.equal('admission webhook "audit.example.com" does not support dry run');
     expect(calls).to.deep.equal([]);
+  });
+
+  it('in a traced request, runs each plugin with work to do in its own span and hands the plugin that span\'s context', async () => {
+    const exporter = new InMemorySpanExporter();
+    const tracing = startTracing(parseTracingConfiguration('apiVersion: apiserver.config.k8s.io/v1alpha1\nkind: TracingConfiguration\nendpoint: 127.0.0.1:1\nsamplingRatePerMillion: 1000000\n'), { instanceId: 'unit', exporter });
+    try {
+      const calls: string[] = [];
+      const seen: Record<string, string | undefined> = {};
+      const spanOf = (name: string, base: AdmissionPlugin): AdmissionPlugin => ({
+        ...base,
+        async mutate(a) {
+          if (!(name in seen)) seen[name] = a.trace === undefined ? undefined : trace.getSpan(a.trace)?.spanContext().spanId;
+          return base.mutate?.(a);
+        },
+      });
+      // A webhook plugin with no webhook configured has nothing to do: no span of its own.
+      const idle: AdmissionPlugin = { ...spanOf('idle', recorder('idle', calls)), spanWorthy: () => false };
+      const chain = new AdmissionChain([spanOf('quota', recorder('quota', calls)), idle]);
+      const request = trace.getTracer('test').startSpan('POST', {}, ROOT_CONTEXT);
+      const requestTrace = trace.setSpan(ROOT_CONTEXT, request);
+      const object = await chain.mutate(attributes({ object: pod('p'), trace: requestTrace }));
+      await chain.validate(attributes({ object, trace: requestTrace }));
+      // Untraced: the same plugins, no span.
+      await chain.mutate(attributes({ object: pod('q') }));
+      request.end();
+      await tracing.flush();
+      const spans = exporter.getFinishedSpans().filter((s) => s.name !== 'POST');
+      expect(spans.map((s) => s.name)).to.deep.equal(['admission.mutate quota', 'admission.validate quota']);
+      for (const span of spans) expect(span.parentSpanContext?.spanId).to.equal(request.spanContext().spanId);
+      expect(seen.quota).to.equal(spans[0].spanContext().spanId);
+      // The idle plugin still ran, under the request's own context.
+      expect(seen.idle).to.equal(request.spanContext().spanId);
+      expect(calls).to.include.members(['idle.mutate', 'idle.validate']);
+    } finally {
+      await tracing.shutdown();
+    }
   });
 
   it('stops every plugin that holds something', () => {
