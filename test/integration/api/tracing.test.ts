@@ -217,6 +217,18 @@ describe('tracing (OpenTelemetry, three replicas and a collector)', function () 
     expect(propose.parentSpanId).to.equal(put.spanId);
   });
 
+  it('a log line written for a traced request ends with its trace id, and never holds the credential', async () => {
+    const replica = replicas[0];
+    const parent = newTraceparent();
+    const refused = await replica.request('GET', '/api/v1/namespaces', { anonymous: true, headers: { authorization: 'Bearer not-a-real-token-4f1c', traceparent: parent.header } });
+    expect(refused.status).to.equal(401);
+    const line = await until('the refusal\'s log line', async () => replica.log.split('\n').find((l) => l.includes(`trace_id=${parent.traceId}`)));
+    expect(line).to.match(/^I\d{4} [0-9:.]{15} +\d+ carina\] .*authentication failed for GET \/api\/v1\/namespaces: .* trace_id=[0-9a-f]{32} span_id=[0-9a-f]{16}$/);
+    expect(replica.log).not.to.contain('not-a-real-token-4f1c');
+    // The refused request's spans are in before the next test counts what arrives.
+    await until('the refused request\'s spans', async () => collector.trace(parent.traceId).some((s) => s.name === 'authentication'));
+  });
+
   it('at sampling 0, a request without a traceparent sends nothing', async () => {
     const before = new Set(collector.spans.map((s) => s.traceId));
     for (const replica of replicas) {
