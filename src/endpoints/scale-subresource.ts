@@ -96,7 +96,7 @@ function respondScale(scope: RequestScope, parent: JsonObject): void {
 }
 
 export async function getScale(scope: RequestScope): Promise<void> {
-  respondScale(scope, await scope.registry.get(scope.resource, scope.namespace, scope.name, scope.query.get('resourceVersion')));
+  respondScale(scope, await scope.registry.get(scope.resource, scope.namespace, scope.name, scope.query.get('resourceVersion'), scope.ctx.trace));
 }
 
 /** PUT of a Scale: the parent's spec.replicas, with the Scale's resourceVersion as a precondition. */

@@ -6,7 +6,7 @@ import type { RequestScope } from '../request-scope';
 export async function deleteCollection(scope: RequestScope): Promise<void> {
   const options = await scope.deleteOptions();
   const filter = scope.selectorFilter();
-  const listed = await scope.registry.list(scope.resource, scope.namespace, { mode: { kind: 'latest' }, limit: 0 }, filter);
+  const listed = await scope.registry.list(scope.resource, scope.namespace, { mode: { kind: 'latest' }, limit: 0, trace: scope.ctx.trace }, filter);
   for (const item of listed.items) {
     const meta = metadataOf(item);
     try {

@@ -60,7 +60,7 @@ async function applyPatch(scope: RequestScope, ssa: ServerSideApply, body: Buffe
   for (let attempt = 0; attempt < 3; attempt++) {
     let exists = true;
     try {
-      await registry.get(resource, namespace, name, null);
+      await registry.get(resource, namespace, name, null, scope.ctx.trace);
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 404)) throw err;
       exists = false;
