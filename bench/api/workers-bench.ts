@@ -12,7 +12,8 @@
  *   create   ~2.2 KiB Pods and ~2.2 KiB ConfigMaps at 16 in flight over 4 connections (ops/s, p99)
  *
  * Knobs (environment): ROUNDS (3), FAN_OUT_SECONDS (10), WATCHERS (1000), CHANGES_PER_SECOND
- * (100), GET_OPS (3000), CREATE_OPS (1000), FAN_OUT_ONLY (1: the fan-out alone), BASELINE_MAIN
+ * (100), GET_OPS (3000), CREATE_OPS (1000), FAN_OUT_ONLY (1: the fan-out alone), WORKER_COUNTS
+ * (1,2: the --api-workers values measured), BASELINE_MAIN
  * (another build's dist/src/cli/main.js, one process, as a third layout). Run: make bench-api-workers.
  */
 import * as os from 'node:os';
@@ -41,9 +42,11 @@ interface Layout {
   main?: string;
 }
 
+/** WORKER_COUNTS=1 (default 1,2): the --api-workers values measured, each a layout of its own. */
+const WORKER_COUNTS = (process.env.WORKER_COUNTS ?? '1,2').split(',').map((n) => Number(n.trim()));
+
 const LAYOUTS: Layout[] = [
-  { label: '--api-workers 1', args: ['--api-workers', '1'] },
-  { label: '--api-workers 2', args: ['--api-workers', '2'] },
+  ...WORKER_COUNTS.map((n) => ({ label: `--api-workers ${n}`, args: ['--api-workers', String(n)] })),
   ...(BASELINE_MAIN === '' ? [] : [{ label: 'baseline build', args: [], main: BASELINE_MAIN }]),
 ];
 

@@ -13,7 +13,7 @@
  */
 import { ApiError, errors } from '../util';
 import { apiVersionOf, parseResourceVersion, toApiError, type GenericRegistry, type ServedResource } from '../registry';
-import { encodedEvent, type CacheSubscription, type CachedEvent, type ObjectStore, type WatchCache } from '../storage';
+import { encodedEvent, type CacheSubscription, type CachedEvent, type ListenerBatch, type ObjectStore, type WatchCache } from '../storage';
 import type { BodyCodec, JsonObject } from './body-codec';
 import { mediaTypeOf, type Representation } from './negotiation';
 import type { WatchSink } from './response-writer';
@@ -145,7 +145,7 @@ export class WatchStream {
         const snapshot = cache.list(prefix, (o) => this.matches(o));
         startAfter = snapshot.revision;
         this.remote = options.registry.convertsRemotely(options.resource);
-        subscription = cache.subscribe(prefix, startAfter, (event) => this.deliver(event), () => (this.reset = true), { fanOut: true });
+        subscription = cache.subscribe(prefix, startAfter, (event) => this.deliver(event), () => (this.reset = true), { fanOut: true, batch: this.batch });
         const sendInitial = (items: JsonObject[]) => {
           for (const item of items) this.send('ADDED', item);
           if (streamingList) this.send('BOOKMARK', this.bookmarkObject(startAfter, { 'k8s.io/initial-events-end': 'true' }));
@@ -154,7 +154,7 @@ export class WatchStream {
         else sendInitial(snapshot.items.map((item) => this.typed(item)));
       } else {
         this.remote = options.registry.convertsRemotely(options.resource);
-        subscription = cache.subscribe(prefix, startAfter, (event) => this.deliver(event), () => (this.reset = true), { fanOut: true });
+        subscription = cache.subscribe(prefix, startAfter, (event) => this.deliver(event), () => (this.reset = true), { fanOut: true, batch: this.batch });
       }
     } catch (err) {
       // After the 200 went out, a failure travels as an ERROR event (410 for a compacted start).
@@ -213,6 +213,19 @@ export class WatchStream {
   }
 
   private overflowed = false;
+  /** The encoded events of the fan-out's current visit, while it hands over more than one. */
+  private batched: Buffer[] | undefined;
+  private readonly batch: ListenerBatch = {
+    begin: () => {
+      this.batched = [];
+    },
+    end: () => {
+      const parts = this.batched;
+      this.batched = undefined;
+      if (parts === undefined || parts.length === 0) return;
+      this.write(parts.length === 1 ? parts[0] : Buffer.concat(parts));
+    },
+  };
 
   private deliver(event: CachedEvent): void {
     if (this.closed || this.overflowed) return;
@@ -240,6 +253,12 @@ export class WatchStream {
     const bytes = this.options.asTable !== undefined
       ? this.encodeEvent(eventType, this.shown(eventType, this.typed(event.object)))
       : encodedEvent(event, this.encodingKey(eventType), () => this.encodeEvent(eventType, this.shown(eventType, this.typed(event.object))));
+    if (this.batched !== undefined) this.batched.push(bytes);
+    else this.write(bytes);
+  }
+
+  private write(bytes: Buffer): void {
+    if (this.closed || this.sink === undefined) return;
     this.sink.write(bytes);
     // A watcher that cannot keep up is closed; it resumes from the last version it received.
     if (this.sink.bufferedBytes() > (this.options.maxBufferedBytes ?? 16 * 1024 * 1024)) this.overflowed = true;

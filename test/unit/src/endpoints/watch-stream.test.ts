@@ -113,6 +113,20 @@ describe('WatchStream', () => {
     cache.stop();
   });
 
+  it('writes the events a loaded fan-out hands it in one visit as one chunk, and a lone event as its own', async () => {
+    const { cache, store } = await readyCache();
+    const sink = new RecordingSink();
+    const running = stream(cache, store, { timeoutMs: 300 }).run(sink);
+    await new Promise((r) => setImmediate(r));
+    // Three events applied together: the fan-out's round gives them to the watcher in one visit.
+    store.deliver?.([added('a', 11), added('b', 12), added('c', 13)], 13);
+    store.deliver?.([added('d', 14)], 14);
+    await running;
+    expect(sink.chunks.map((chunk) => chunk.toString('utf8').split('\n').filter((l) => l !== '').length)).to.deep.equal([3, 1]);
+    expect(sink.events().map((e) => (e.object.metadata as JsonObject).name)).to.deep.equal(['a', 'b', 'c', 'd']);
+    cache.stop();
+  });
+
   it('sends a final bookmark when the server closes it', async () => {
     const { cache, store } = await readyCache();
     const sink = new RecordingSink();

@@ -85,6 +85,20 @@ describe('WatchCache fan-out', () => {
     }
   });
 
+  it('brackets a visit that may hand a watcher several events with its batch hooks, even across slices', async () => {
+    const { cache, store } = await readyCache({ fanOutSliceDeliveries: 4 });
+    const calls: string[] = [];
+    cache.subscribe('/registry/', 10, (e) => calls.push(`event ${e.revision}`), () => {}, { fanOut: true, batch: { begin: () => calls.push('begin'), end: () => calls.push('end') } });
+    // One event alone: no batch.
+    store.deliver?.([modified('a', 11)], 11);
+    await fanOutDone(cache);
+    // Six applied together, slices of four deliveries: the visit is cut after four and resumed.
+    store.deliver?.([12, 13, 14, 15, 16, 17].map((r) => modified(`x${r}`, r)), 17);
+    await fanOutDone(cache);
+    expect(calls).to.deep.equal(['event 11', 'begin', 'event 12', 'event 13', 'event 14', 'event 15', 'end', 'begin', 'event 16', 'event 17', 'end']);
+    cache.stop();
+  });
+
   it('lets a callback queued after the fan-out began run between two of its slices', async () => {
     const { cache, store } = await readyCache({ fanOutSliceDeliveries: 100 });
     const order: string[] = [];
