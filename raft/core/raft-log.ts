@@ -9,8 +9,8 @@
 import { assert } from './assert';
 import { isRaftError } from './errors';
 import type { Entry, Snapshot } from './types';
-import type { LogStorage } from '../storage/storage';
-import { limitEntryBytes } from '../storage/storage';
+import type { LogStorage } from './log-storage';
+import { limitEntryBytes } from './log-storage';
 
 class Unstable {
   snapshot: Snapshot | null = null;

@@ -22,8 +22,8 @@ import { Progress } from './progress';
 import { RaftLog } from './raft-log';
 import type { RandomSource } from './rand';
 import { ReadOnly } from './read-only';
-import type { LogStorage } from '../storage/storage';
-import { entryPayloadBytes } from '../storage/storage';
+import type { LogStorage } from './log-storage';
+import { entryPayloadBytes } from './log-storage';
 import {
   EMPTY_BYTES,
   NONE,

@@ -4,7 +4,7 @@
  */
 import type { SpanContext } from '@opentelemetry/api';
 import type { ConfState, Entry, HardState, Message, NodeId, Snapshot } from '../core/types';
-import type { LogStorage } from '../storage/storage';
+import type { LogStorage } from '../core/log-storage';
 
 /**
  * A LogStorage whose writes are durable once their promise resolves. Calls may overlap (RaftNode

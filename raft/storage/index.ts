@@ -1,11 +1,12 @@
 /**
- * The public surface of raft/storage: the LogStorage contract the core reads, the in-memory
+ * The public surface of raft/storage: the LogStorage contract the core reads (defined beside
+ * its consumer, raft/core/log-storage.ts), the in-memory
  * implementation (tests, the simulator, and the mirror behind the durable one), the durable
  * write-ahead log (WalStorage, opened for a replica by openRaftLog) and the LevelDB log of
  * earlier versions (LevelStorage, kept to migrate from). Other folders import storage from here only.
  */
-export type { InitialState, LogStorage } from './storage';
-export { entryPayloadBytes, limitEntryBytes } from './storage';
+export type { InitialState, LogStorage } from '../core/log-storage';
+export { entryPayloadBytes, limitEntryBytes } from '../core/log-storage';
 export { MemoryStorage } from './memory-storage';
 export { LevelStorage, type LevelStorageOptions, type StorageUpdate } from './level-storage';
 export { WalStorage, DEFAULT_SEGMENT_BYTES, type WalStorageOptions, type WalUpdate } from './wal-storage';

@@ -56,7 +56,7 @@ import {
   type SnapshotMetadataRecord,
 } from './record-codec';
 import { MemoryBackedLog } from './memory-backed-log';
-import type { LogStorage } from './storage';
+import type { LogStorage } from '../core/log-storage';
 
 const ENTRY_KEY_PREFIX = 'e/';
 const ENTRY_KEY_PATTERN = /^e\/[0-9a-f]{16}$/;

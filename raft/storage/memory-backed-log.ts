@@ -7,7 +7,7 @@
 import type { Entry, Snapshot } from '../core/types';
 import { cloneConfState, type MemoryStorage } from './memory-storage';
 import type { ConfStateRecord } from './record-codec';
-import type { InitialState } from './storage';
+import type { InitialState } from '../core/log-storage';
 
 export abstract class MemoryBackedLog {
   /**

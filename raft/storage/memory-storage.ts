@@ -10,7 +10,7 @@ import { RaftError } from '../core/errors';
 import type { ConfState, Entry, HardState, Snapshot } from '../core/types';
 import { EMPTY_BYTES } from '../core/types';
 import { encodeConfChange } from '../core/conf-change';
-import { limitEntryBytes, type InitialState, type LogStorage } from './storage';
+import { limitEntryBytes, type InitialState, type LogStorage } from '../core/log-storage';
 
 export class MemoryStorage implements LogStorage {
   private hardState: HardState = { term: 0, vote: 0, commit: 0 };

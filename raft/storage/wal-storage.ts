@@ -45,7 +45,7 @@ import { cloneConfState, MemoryStorage } from './memory-storage';
 import type { ConfStateRecord } from './record-codec';
 import { SnapFiles } from './snap-files';
 import { MemoryBackedLog } from './memory-backed-log';
-import type { LogStorage } from './storage';
+import type { LogStorage } from '../core/log-storage';
 import { encodeFrameInto, frameBytes, scanSegment, WalScanError, type FrameParts, type WalRecord } from './wal-codec';
 import { closeFd, createZeroFilledFile, fsyncDirectory, listSegments, openSegmentForWriting, segmentFileName, writeAt } from './wal-files';
 

@@ -1,5 +1,5 @@
 /**
- * The LogStorage contract (raft/storage/storage.ts), run against every implementation.
+ * The LogStorage contract (raft/core/log-storage.ts), run against every implementation.
  *
  * Each implementation comes with a harness that performs the writes the driver would perform:
  * MemoryStorage is written directly, LevelStorage and WalStorage through save() with the hard

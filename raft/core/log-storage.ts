@@ -9,7 +9,7 @@
  * Indexes: the log holds entries [firstIndex, lastIndex]. The entry just before firstIndex is
  * the last one covered by the snapshot; its term is still answered by `term(firstIndex - 1)`.
  */
-import type { ConfState, Entry, HardState, Snapshot } from '../core/types';
+import type { ConfState, Entry, HardState, Snapshot } from './types';
 
 export interface InitialState {
   hardState: HardState;
