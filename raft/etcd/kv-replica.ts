@@ -15,13 +15,12 @@
  * Watches are served from this replica's own applied stream (WatchHub).
  *
  * Leases: granting, revoking and keep-alives go through the log, so every replica agrees on
- * which leases exist. When a lease expires is decided by the leader alone, on its own clock:
- * it proposes the revocation, and the keys go when that entry applies everywhere. A new leader
- * first extends every lease by its TTL (as etcd's lessor does on promotion), so a change of
- * leader never expires a lease whose holder was keeping it alive.
+ * which leases exist; when each expires is the leader's clock's (lease-clock.ts), and the leader
+ * proposes the revocations.
  *
  * Compaction: explicit requests go through the log; the automatic compactor runs on the leader
- * and proposes, every interval, a compaction to the revision the store had `retention` ago.
+ * and proposes, every interval, a compaction to the revision the store had `retention` ago
+ * (auto-compactor.ts keeps the samples).
  *
  * Membership (etcd's Cluster service): who the members are (names, addresses, client URLs) is
  * kept by MemberRegistry, replicated through conf change contexts and member-attribute entries,
@@ -48,6 +47,8 @@ import { MetricsFile, RaftNode, type AppliedEntry, type StateMachine, type Trans
 import { openRaftLog, crc32, type WalStorage } from '../storage';
 import { GrpcTransport, type MutualTls } from '../transport';
 import { KvError, isKvError } from '../kv/errors';
+import { RevisionHistory } from './auto-compactor';
+import { LeaseClock } from './lease-clock';
 import { LevelMvcc } from '../kv/level-mvcc';
 import { decodeImage, encodeImageSliced, encodeRecordValue } from '../kv/mvcc-codec';
 import type { MvccStore, OpResult, RangeResult, TxnResult } from '../kv/mvcc-store';
@@ -182,9 +183,7 @@ export class KvReplica implements KvClient {
   private seq = Date.now() * 1024;
   private appliedIndexValue: number;
   private term = 0;
-  private readonly leaseExpiresAt = new Map<bigint, number>();
-  private readonly revoking = new Set<bigint>();
-  private readonly compactionSamples: Array<{ at: number; revision: number }> = [];
+  private readonly leaseClock = new LeaseClock();
   private readonly timers: NodeJS.Timeout[] = [];
   private diskQueue: Promise<void> = Promise.resolve();
   private diskFailure: Error | null = null;
@@ -349,9 +348,10 @@ export class KvReplica implements KvClient {
     this.every(this.options.progressNotifyIntervalMs ?? 600_000, () => this.hub.notifyProgress());
     const compaction = this.options.autoCompaction === undefined ? { intervalMs: 300_000, retentionMs: 300_000 } : this.options.autoCompaction;
     if (compaction) {
+      const history = new RevisionHistory(compaction.retentionMs);
       const sampleMs = Math.max(100, Math.floor(Math.min(compaction.intervalMs, compaction.retentionMs) / 10));
-      this.every(sampleMs, () => this.sampleRevision(compaction.retentionMs));
-      this.every(compaction.intervalMs, () => this.autoCompact(compaction.retentionMs));
+      this.every(sampleMs, () => history.sample(this.store.revision, Date.now()));
+      this.every(compaction.intervalMs, () => this.autoCompact(history));
     }
     return address;
   }
@@ -448,9 +448,7 @@ export class KvReplica implements KvClient {
     await this.linearizableBarrier();
     const lease = this.store.lease(id);
     if (!lease) return { header: this.header(), id, ttl: -1, grantedTtl: 0, keys: [] };
-    const expiresAt = this.leaseExpiresAt.get(id) ?? Date.now() + lease.ttl * 1000;
-    // Whole seconds left, rounded down as etcd reports them.
-    const ttl = Math.max(0, Math.floor((expiresAt - Date.now()) / 1000));
+    const ttl = this.leaseClock.remainingSeconds(id, lease.ttl);
     const attached = keys ? [...lease.keys].sort().map((k) => Buffer.from(k, 'latin1')) : [];
     return { header: this.header(), id, ttl, grantedTtl: lease.ttl, keys: attached };
   }
@@ -852,19 +850,19 @@ export class KvReplica implements KvClient {
       case EntryKind.leaseGrant: {
         const { id, ttl } = codecFor('LeaseGrantRequest').decode(body);
         this.store.leaseGrant(id ?? 0n, ttl);
-        this.leaseExpiresAt.set(id ?? 0n, Date.now() + ttl * 1000);
+        this.leaseClock.renew(id ?? 0n, ttl);
         return { revision: this.store.revision };
       }
       case EntryKind.leaseRevoke: {
         const { id } = codecFor('LeaseRevokeRequest').decode(body);
-        this.leaseExpiresAt.delete(id);
+        this.leaseClock.forget(id);
         return this.store.leaseRevoke(id);
       }
       case EntryKind.leaseKeepAlive: {
         const { id } = codecFor('LeaseKeepAliveRequest').decode(body);
         const lease = this.store.lease(id);
         if (!lease) throw new KvError('LEASE_NOT_FOUND');
-        this.leaseExpiresAt.set(id, Date.now() + lease.ttl * 1000);
+        this.leaseClock.renew(id, lease.ttl);
         return { ttl: lease.ttl };
       }
       case EntryKind.memberAttributes: {
@@ -892,9 +890,7 @@ export class KvReplica implements KvClient {
     await this.disk.replace(image, index);
     this.store.restoreImage(image);
     this.appliedIndexValue = index;
-    this.leaseExpiresAt.clear();
-    const now = Date.now();
-    for (const lease of this.store.leases()) this.leaseExpiresAt.set(lease.id, now + lease.ttl * 1000);
+    this.leaseClock.restartAll(this.store.leases());
     this.hub.resyncAll();
   }
 
@@ -956,35 +952,21 @@ export class KvReplica implements KvClient {
   private onLeaderChange(leader: NodeId, term: number): void {
     this.term = term;
     if (leader !== this.id) return;
-    const now = Date.now();
-    for (const lease of this.store.leases()) this.leaseExpiresAt.set(lease.id, now + lease.ttl * 1000);
+    this.leaseClock.restartAll(this.store.leases());
   }
 
   private revokeExpiredLeases(): void {
     if (!this.node.isLeader || this.stopped || this.isCorrupt()) return;
-    const now = Date.now();
-    let proposed = 0;
-    for (const [id, expiresAt] of this.leaseExpiresAt) {
-      if (expiresAt > now || this.revoking.has(id)) continue;
-      if (proposed++ >= LEASE_REVOKES_PER_CHECK) break;
-      this.revoking.add(id);
+    for (const id of this.leaseClock.takeExpired(LEASE_REVOKES_PER_CHECK)) {
       this.leaseRevoke(id).catch((err) => {
         if (!(isKvError(err) && err.code === 'LEASE_NOT_FOUND')) this.log(`revoke expired lease ${id}: ${(err as Error).message}`);
-      }).finally(() => this.revoking.delete(id));
+      }).finally(() => this.leaseClock.revocationDone(id));
     }
   }
 
-  private sampleRevision(retentionMs: number): void {
-    const now = Date.now();
-    this.compactionSamples.push({ at: now, revision: this.store.revision });
-    while (this.compactionSamples.length > 2 && this.compactionSamples[1].at <= now - retentionMs) this.compactionSamples.shift();
-  }
-
-  private autoCompact(retentionMs: number): void {
+  private autoCompact(history: RevisionHistory): void {
     if (!this.node.isLeader || this.stopped || this.isCorrupt()) return;
-    const cutoff = Date.now() - retentionMs;
-    let target = 0;
-    for (const s of this.compactionSamples) if (s.at <= cutoff) target = s.revision;
+    const target = history.target(Date.now());
     if (target <= this.store.compactRevision) return;
     this.compact({ revision: target }).catch((err) => {
       if (!(isKvError(err) && err.code === 'COMPACTED')) this.log(`automatic compaction to ${target}: ${(err as Error).message}`);
