@@ -16,8 +16,8 @@
  * newlines in them are written as `\n`.
  *
  * The logger keeps the shape every module already takes, `(line: string) => void`, with the
- * trace context as an optional second argument where a request has one. Lines hold what the caller wrote: callers keep secrets out
- * of them (STYLE.md).
+ * trace context as an optional second argument where a request has one. Lines hold what the
+ * caller wrote: callers keep secrets out of them (STYLE.md).
  */
 import { trace, type Context } from '@opentelemetry/api';
 

@@ -7,7 +7,7 @@
  * calls (the registry, the object store, the store's KvCallOptions, raft's propose). Ambient
  * context in Node 20 needs AsyncLocalStorage, which tracks every promise of the process as soon
  * as it is entered once; bench/api measured that alone at +17% CPU per GET (ARCHITECTURE.md,
- * "Tracing"). The OpenTelemetry API's global context stays the no-op one.
+ * "Tracing and logs"). The OpenTelemetry API's global context stays the no-op one.
  *
  * The rule: a trace context (type TraceContext) is defined only when it holds a recording span
  * (a sampled request's); every helper given `undefined` calls its function directly and starts
