@@ -5,16 +5,13 @@
  * histogram against the writes' acknowledgement times. It parses only what it needs of an event
  * (its name), so its own CPU per event stays small and measurable.
  */
-import { ApiClient, credentialsFromDataDir } from '../support/api-client';
+import { ApiClient, CLIENT_GO_WINDOWS, credentialsFromDataDir } from '../support/api-client';
 import { LatencyHistogram } from '../support/latency-histogram';
 import { monotonicMs } from '../support/latency';
 import type { WorkerReply, WorkerRequest } from './worker-protocol';
 
 const NAME_MARK = '"name":"';
 const RV_MARK = '"resourceVersion":"';
-/** golang.org/x/net/http2's transport defaults (transportDefaultStreamFlow, transportDefaultConnFlow). */
-const CLIENT_GO_WINDOWS = { stream: 4 << 20, connection: 1 << 30 };
-
 class WatchWorker {
   private readonly clients: ApiClient[] = [];
   private readonly closers: Array<() => void> = [];

@@ -40,6 +40,9 @@ export class ApiError extends Error {
   }
 }
 
+/** client-go's HTTP/2 windows (golang.org/x/net/http2's transport): 4 MiB per stream, 1 GiB per connection. */
+export const CLIENT_GO_WINDOWS = { stream: 4 << 20, connection: 1 << 30 };
+
 export class ApiClient {
   private readonly session: http2.ClientHttp2Session;
   private readonly authorization: http2.OutgoingHttpHeaders;
