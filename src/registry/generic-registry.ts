@@ -117,7 +117,7 @@ export interface RegistryConfig {
 }
 
 /** A list whose items are each one's served JSON. */
-export type JsonListResponse = Omit<ListResponse, 'items'> & { items: Buffer[] };
+export type JsonListResponse = Omit<ListResponse, 'items'> & { items: ItemJson[] };
 
 /** A list's failure at the edge: a compacted continue token is 410 Expired with kube's message. */
 function listError(err: unknown, plan: ListPlan): Error {
@@ -141,8 +141,15 @@ function pageMetadata(prefix: string, plan: ListPlan, result: { revision: number
 }
 
 /** Each object's JSON, as a streamed list writes it. */
-function asJson(objects: JsonObject[]): Buffer[] {
-  return objects.map((object) => Buffer.from(JSON.stringify(object)));
+/**
+ * One item of a list as its served JSON: byte slices written one after the other (a stored
+ * object's bytes around its spliced resourceVersion, or one buffer of encoded JSON), so that
+ * the response copies them once, into the page.
+ */
+export type ItemJson = Buffer[];
+
+function asJson(objects: JsonObject[]): ItemJson[] {
+  return objects.map((object) => [Buffer.from(JSON.stringify(object))]);
 }
 
 /** How long a read waits for this replica to reach a resourceVersion before answering 504. */
@@ -277,7 +284,7 @@ export class GenericRegistry {
    * all read at one revision, each item as its served JSON, instead of being gathered whole; the
    * returned `items` is then empty.
    */
-  async list(resource: ServedResource, namespace: string, plan: ListPlan, filter?: (object: JsonObject) => boolean, onPage?: (items: Buffer[], resourceVersion: string) => Promise<void>): Promise<ListResponse> {
+  async list(resource: ServedResource, namespace: string, plan: ListPlan, filter?: (object: JsonObject) => boolean, onPage?: (items: ItemJson[], resourceVersion: string) => Promise<void>): Promise<ListResponse> {
     try {
       return await this.listFromStorage(resource, namespace, plan, filter, onPage);
     } catch (err) {
@@ -308,9 +315,9 @@ export class GenericRegistry {
   }
 
   /** The served JSON of stored objects: their stored bytes with the resourceVersion spliced in, or decoded and encoded when not shaped as this server stores them. */
-  private async servedJsonOf(resource: ServedResource, items: StoredJson[]): Promise<Buffer[]> {
+  private async servedJsonOf(resource: ServedResource, items: StoredJson[]): Promise<ItemJson[]> {
     const prefixOfStored = storedPrefix(apiVersionOf(resource), resource.kind);
-    const out: Buffer[] = [];
+    const out: ItemJson[] = [];
     for (const item of items) {
       out.push(servedJson(item.json, prefixOfStored, String(item.modRevision))
         ?? asJson([await this.served(resource, decodeStoredJson(item.json, item.modRevision))])[0]);
@@ -318,7 +325,7 @@ export class GenericRegistry {
     return out;
   }
 
-  private async listFromStorage(resource: ServedResource, namespace: string, plan: ListPlan, filter?: (object: JsonObject) => boolean, onPage?: (items: Buffer[], resourceVersion: string) => Promise<void>): Promise<ListResponse> {
+  private async listFromStorage(resource: ServedResource, namespace: string, plan: ListPlan, filter?: (object: JsonObject) => boolean, onPage?: (items: ItemJson[], resourceVersion: string) => Promise<void>): Promise<ListResponse> {
     const prefix = this.listPrefix(resource, namespace);
     const fromLocalStore = onPage !== undefined && plan.mode.kind === 'any' && plan.continueStart === undefined && filter === undefined
       && this.config.anyListsFromLocalStore === true && this.config.servedAsStored?.(resource) === true;
@@ -340,7 +347,7 @@ export class GenericRegistry {
       let startKey: string | undefined;
       for (;;) {
         const options = { revision: revision || undefined, serializable: read.serializable, startKey, limit: STREAM_PAGE, trace: plan.trace };
-        let json: Buffer[];
+        let json: ItemJson[];
         let nextKey: string | undefined;
         if (asStored) {
           const page = await this.store.listStoredJson(prefix, options);

@@ -3,7 +3,7 @@
  * the per-kind strategies behind one interface, list options, and the storage-to-Status
  * translation. Handlers call only what is exported here.
  */
-export { GenericRegistry, groupResourceOf, metadataOf, objectName, type AsyncConverter, type DeleteOptions, type DeleteResult, type ListResponse, type RegistryConfig, type WriteAllocator, type WriteOptions } from './generic-registry';
+export { GenericRegistry, groupResourceOf, metadataOf, objectName, type AsyncConverter, type DeleteOptions, type DeleteResult, type ItemJson, type ListResponse, type RegistryConfig, type WriteAllocator, type WriteOptions } from './generic-registry';
 export { planGet, planList, parseResourceVersion, encodeContinueToken, decodeContinueToken, EXPIRED_CONTINUE_MESSAGE, type ListPlan, type ReadMode } from './list-options';
 export { apiVersionOf, resourceKeyPrefix, type ServedResource } from './served-resource';
 export type { CreateContext, IncludeObject, JsonObject, ResourceStrategy, TableApiVersion, TableRequest, UpdateSubresource, ValidationFailure } from './strategy';

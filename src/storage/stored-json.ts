@@ -35,9 +35,14 @@ export function storedPrefix(apiVersion: string, kind: string): Buffer {
 
 /**
  * `stored` (an object's stored JSON, beginning with `prefix`) with `"resourceVersion":"<rv>"`
- * added as the last field of its metadata; undefined when the bytes are not shaped as expected.
+ * added as the last field of its metadata, as three slices to be written one after the other:
+ * the stored bytes up to metadata's closing brace, the field, and the rest. The two stored parts
+ * are views of `stored`, not copies, so that a page of a list is copied once, into the page,
+ * rather than once per item and again into the page (each copy of a 2 MB page is garbage whose
+ * external memory hastens a full collection of the whole heap). Undefined when the bytes are
+ * not shaped as expected.
  */
-export function servedJson(stored: Uint8Array, prefix: Buffer, resourceVersion: string): Buffer | undefined {
+export function servedJson(stored: Uint8Array, prefix: Buffer, resourceVersion: string): Buffer[] | undefined {
   const bytes = Buffer.isBuffer(stored) ? stored : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
   if (bytes.length < prefix.length + METADATA_KEY.length || bytes.compare(prefix, 0, prefix.length, 0, prefix.length) !== 0) return undefined;
   const metadataAt = prefix.length;
@@ -63,7 +68,7 @@ export function servedJson(stored: Uint8Array, prefix: Buffer, resourceVersion: 
     }
   }
   const field = Buffer.from(`${empty ? '' : ','}"resourceVersion":${JSON.stringify(resourceVersion)}`);
-  return Buffer.concat([bytes.subarray(0, at), field, bytes.subarray(at)]);
+  return [bytes.subarray(0, at), field, bytes.subarray(at)];
 }
 
 /** The index just past the string that opens at `at` (a quote), or -1. */

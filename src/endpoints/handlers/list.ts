@@ -2,12 +2,24 @@
  * LIST (spec 01 §2.2, §4.4, §4.5): one page or the whole collection, filtered by selectors. An
  * unpaged JSON list is streamed a page at a time at the client's pace, never held whole.
  */
-import { apiVersionOf, planList, type JsonObject } from '../../registry';
+import { apiVersionOf, planList, type ItemJson, type JsonObject } from '../../registry';
 import { int64Query, type RequestScope } from '../request-scope';
 import { maybeWriteTable, tableRequest } from './table-response';
 import { asPartialObjectMetadataList, partialKindMismatch } from '../partial-metadata';
 
 const COMMA = Buffer.from(',');
+
+/** `before`, the items separated by commas, and `after`, copied into one buffer: the page's only copy. */
+function joinedItems(items: ItemJson[], before: string, after = ''): Buffer {
+  const parts: Buffer[] = [];
+  if (before !== '') parts.push(Buffer.from(before));
+  items.forEach((slices, i) => {
+    if (i > 0) parts.push(COMMA);
+    for (const slice of slices) parts.push(slice);
+  });
+  if (after !== '') parts.push(Buffer.from(after));
+  return Buffer.concat(parts);
+}
 
 export async function list(scope: RequestScope): Promise<void> {
   const plan = { ...planList(scope.query), trace: scope.ctx.trace };
@@ -32,12 +44,7 @@ export async function list(scope: RequestScope): Promise<void> {
       if (items.length === 0) return;
       // One write per page: one buffer instead of one per item; the client's pace is waited for
       // between pages, so the server holds at most about a page of the list.
-      const parts: Buffer[] = [];
-      for (const item of items) {
-        if (!first || parts.length > 0) parts.push(COMMA);
-        parts.push(item);
-      }
-      if (!sink.write(Buffer.concat(parts))) await sink.drained();
+      if (!sink.write(joinedItems(items, first ? '' : ','))) await sink.drained();
       first = false;
     });
     sink.write(Buffer.from(']}\n'));
@@ -51,10 +58,8 @@ export async function list(scope: RequestScope): Promise<void> {
       const metadata: JsonObject = { resourceVersion: page.resourceVersion };
       if (page.continue !== undefined) metadata.continue = page.continue;
       if (page.remainingItemCount !== undefined) metadata.remainingItemCount = page.remainingItemCount;
-      const parts: Buffer[] = [Buffer.from(`{"kind":${JSON.stringify(resource.listKind)},"apiVersion":${JSON.stringify(apiVersionOf(resource))},"metadata":${JSON.stringify(metadata)},"items":[`)];
-      page.items.forEach((item, i) => parts.push(...(i === 0 ? [item] : [COMMA, item])));
-      parts.push(Buffer.from(']}\n'));
-      scope.ctx.response.writeJsonBytes(200, Buffer.concat(parts));
+      const head = `{"kind":${JSON.stringify(resource.listKind)},"apiVersion":${JSON.stringify(apiVersionOf(resource))},"metadata":${JSON.stringify(metadata)},"items":[`;
+      scope.ctx.response.writeJsonBytes(200, joinedItems(page.items, head, ']}\n'));
       return;
     }
   }
