@@ -184,12 +184,18 @@ export class ResponseWriter {
   }
 
   /**
-   * A JSON object already encoded (a list assembled from its items' served JSON): what the audit
-   * log records of it is parsed back only if the audit policy asks for the response.
+   * A JSON object already encoded, as slices written in order without joining them (a list
+   * assembled from its items' served JSON): what the audit log records of it is parsed back only
+   * if the audit policy asks for the response.
    */
-  writeJsonBytes(status: number, body: Buffer): void {
-    this.written = { kind: 'object', get value() { return JSON.parse(body.toString('utf8')) as unknown; } };
-    this.writeEncoded(status, mediaTypeOf('json'), body);
+  writeJsonSlices(status: number, slices: readonly Buffer[]): void {
+    this.written = { kind: 'object', get value() { return JSON.parse(Buffer.concat(slices).toString('utf8')) as unknown; } };
+    let length = 0;
+    for (const slice of slices) length += slice.length;
+    this.status = status;
+    this.res.writeHead(status, this.headers(mediaTypeOf('json'), { 'Content-Length': String(length) }));
+    for (const slice of slices) this.res.write(slice);
+    this.res.end();
   }
 
   /** A body already encoded (documents, metrics, health text, cached OpenAPI). */

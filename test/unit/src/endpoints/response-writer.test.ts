@@ -135,17 +135,26 @@ describe('endpoints: a streamed response waits for the client when the socket is
   });
 });
 
-describe('endpoints: a JSON body written as bytes', () => {
-  it('is sent as it is, and the audit log can still read the object it carries', () => {
-    const { res, writer } = (() => {
-      const captured = new CapturedResponse();
-      return { res: captured, writer: new ResponseWriter(captured, 'application/json', new URLSearchParams(), new BodyCodec()) };
-    })();
-    const body = Buffer.from('{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":[{"metadata":{"name":"a"}}]}\n');
-    writer.writeJsonBytes(200, body);
-    expect(res.status).to.equal(200);
-    expect(res.headers['Content-Type']).to.equal('application/json');
-    expect(res.body).to.equal(body.toString());
+describe('endpoints: a JSON body written as slices', () => {
+  it('is sent as the slices joined, with their length, each slice written as it is, and the audit log can still read the object it carries', () => {
+    const captured = new CapturedResponse();
+    const writes: Buffer[] = [];
+    const write = captured.write.bind(captured);
+    captured.write = (chunk: Buffer) => {
+      writes.push(chunk);
+      return write(chunk);
+    };
+    const writer = new ResponseWriter(captured, 'application/json', new URLSearchParams(), new BodyCodec());
+    const stored = Buffer.from('{"metadata":{"name":"a"}}');
+    const slices = [Buffer.from('{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":['), stored.subarray(0, 12), stored.subarray(12), Buffer.from(']}\n')];
+    writer.writeJsonSlices(200, slices);
+    const body = Buffer.concat(slices).toString();
+    expect(captured.status).to.equal(200);
+    expect(captured.headers['Content-Type']).to.equal('application/json');
+    expect(captured.headers['Content-Length']).to.equal(String(Buffer.byteLength(body)));
+    expect(captured.body).to.equal(body);
+    // The stored bytes go out as the views they are, not copied into a page.
+    expect(writes[1].buffer).to.equal(stored.buffer);
     expect(writer.written?.kind).to.equal('object');
     expect(writer.written?.value).to.deep.equal({ kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '5' }, items: [{ metadata: { name: 'a' } }] });
   });
