@@ -89,6 +89,7 @@ import { readRestoredClusterId } from './snapshot-restore';
 import { checkDeleteRangeRequest, checkPutRequest, checkRangeRequest, checkTxnRequest } from './request-checks';
 import { ClusterMembership } from './cluster-membership';
 import { MemberRegistry, decodeMemberAttributes, encodeMemberAttributes, unwrapSnapshotImage, wrapSnapshotImage } from './member-registry';
+import { decodeEntry, encodeEntry } from './entry-format';
 
 export interface KvReplicaMember {
   id: NodeId;
@@ -151,7 +152,6 @@ const EntryKind = {
 } as const;
 type EntryKindName = keyof typeof EntryKind;
 
-const ENTRY_HEADER_BYTES = 13;
 /**
  * With CARINA_RAFT_METRICS_FILE=1 in its environment, a replica keeps its Raft node's peak
  * metrics, one sample per second, in this file of its data directory (raft/node/metrics-file.ts).
@@ -178,9 +178,6 @@ export class KvReplica implements KvClient {
   private readonly node: RaftNode;
   private readonly membership: ClusterMembership;
   private readonly hub: WatchHub;
-  private readonly pending = new Map<number, { outcome?: Outcome }>();
-  /** Starts from the clock so entries proposed by an earlier run of this member never match. */
-  private seq = Date.now() * 1024;
   private appliedIndexValue: number;
   private term = 0;
   private readonly leaseClock = new LeaseClock();
@@ -749,39 +746,31 @@ export class KvReplica implements KvClient {
     if (this.stopped) throw new KvError('STOPPED');
     const maxBytes = this.options.maxRequestBytes ?? 1.5 * 1024 * 1024;
     if (body.length > maxBytes) throw new KvError('REQUEST_TOO_LARGE');
-    const seq = ++this.seq;
-    const entry = new Uint8Array(ENTRY_HEADER_BYTES + body.length);
-    const view = new DataView(entry.buffer);
-    view.setUint8(0, EntryKind[kind]);
-    view.setUint32(1, this.id);
-    view.setUint32(5, Math.floor(seq / 0x100000000));
-    view.setUint32(9, seq >>> 0);
-    entry.set(body, ENTRY_HEADER_BYTES);
-    const slot: { outcome?: Outcome } = {};
-    this.pending.set(seq, slot);
+    let outcome: Outcome | undefined;
     try {
-      await this.node.propose(entry, trace);
+      // RaftNode hands this replica the outcome its apply() returned for the entry.
+      outcome = (await this.node.propose(encodeEntry(EntryKind[kind], body), trace)).result as Outcome | undefined;
     } catch (err) {
       throw toKvError(err);
-    } finally {
-      this.pending.delete(seq);
     }
-    const outcome = slot.outcome;
     if (!outcome) throw new KvError('INTERNAL', `${kind}: applied without an outcome`);
     if ('error' in outcome) throw outcome.error;
     return outcome.value;
   }
 
-  private apply(entries: AppliedEntry[], lastIndex: number): void {
+  /** Applies committed entries; each one's outcome goes back to its proposer through RaftNode. */
+  private apply(entries: AppliedEntry[], lastIndex: number): Outcome[] {
     // RaftNode applies a conf change, calls onConfChange, then apply([], its index).
     this.membership.applyPending(lastIndex);
+    const outcomes: Outcome[] = [];
     for (const entry of entries) {
-      const data = entry.data;
-      if (data.length < ENTRY_HEADER_BYTES) throw new Error(`store entry ${entry.index} shorter than its header`);
-      const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-      const kind = view.getUint8(0);
-      const member = view.getUint32(1);
-      const seq = view.getUint32(5) * 0x100000000 + view.getUint32(9);
+      let decoded: { kind: number; request: Uint8Array };
+      try {
+        decoded = decodeEntry(entry.data);
+      } catch (err) {
+        throw new Error(`entry ${entry.index}: ${(err as Error).message}`);
+      }
+      const { kind, request } = decoded;
       let outcome: Outcome;
       const span = entry.traceContext === undefined ? undefined : trace.getTracer(TRACER_NAME).startSpan('raft.apply', {
         attributes: { 'raft.node.id': this.id, 'raft.entry.index': entry.index, 'raft.entry.kind': ENTRY_KIND_NAMES[kind] ?? String(kind) },
@@ -791,7 +780,7 @@ export class KvReplica implements KvClient {
       // during execute, and a write makes exactly the next revision (forgotten if it made none).
       if (span !== undefined) this.rememberWriteTrace(revisionBefore + 1, span.spanContext());
       try {
-        outcome = { value: this.execute(kind, data.subarray(ENTRY_HEADER_BYTES), entry.index) };
+        outcome = { value: this.execute(kind, request, entry.index) };
       } catch (err) {
         // Errors of the request (a missing lease, a compacted revision) are outcomes; anything
         // else is a bug that must stop this replica before it diverges.
@@ -808,14 +797,12 @@ export class KvReplica implements KvClient {
         span.end();
         if (this.store.revision === revisionBefore) this.writeTraces.delete(revisionBefore + 1);
       }
-      if (member === this.id) {
-        const slot = this.pending.get(seq);
-        if (slot) slot.outcome = outcome;
-      }
+      outcomes.push(outcome);
     }
     this.persist(lastIndex);
     this.appliedIndexValue = lastIndex;
     if (this.corruptAfterIndexForTest !== null && lastIndex >= this.corruptAfterIndexForTest && this.corruptStoreForTest()) this.corruptAfterIndexForTest = null;
+    return outcomes;
   }
 
   /**

@@ -24,6 +24,13 @@ export interface Transport {
   removePeer(id: NodeId): void;
 }
 
+/** A committed proposal of this node: its log index and the state machine's result for it. */
+export interface Proposed {
+  index: number;
+  /** What StateMachine.apply returned for the entry; undefined when it returned nothing. */
+  result: unknown;
+}
+
 /** One committed, non-empty normal entry, with the runtime's proposal envelope removed. */
 export interface AppliedEntry {
   index: number;
@@ -45,7 +52,12 @@ export interface AppliedEntry {
 export interface StateMachine {
   /** The index of the last entry whose effects are durable in the state machine (0 if none). */
   appliedIndex(): number;
-  apply(entries: AppliedEntry[], lastIndex: number): Promise<void> | void;
+  /**
+   * Applies `entries`, then records `lastIndex` as applied. May return one result per entry, in
+   * the same order: an entry's result is what this node's propose() of it resolves with, so a
+   * caller learns the outcome of its own proposal without keeping bookkeeping of its own.
+   */
+  apply(entries: AppliedEntry[], lastIndex: number): Promise<readonly unknown[] | void> | readonly unknown[] | void;
   /**
    * An image of the state at the last applied index, captured when called: entries applied
    * while the promise is pending must not change it (the encoding may let the event loop run).

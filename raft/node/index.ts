@@ -1,4 +1,4 @@
 /** The runtime that drives the core with real time, storage and network. */
 export { RaftNode, type RaftNodeOptions, type RaftNodeMetrics } from './raft-node';
-export type { AppliedEntry, DurableStorage, StateMachine, Transport } from './contracts';
+export type { AppliedEntry, DurableStorage, Proposed, StateMachine, Transport } from './contracts';
 export { MetricsFile, type MetricsSample } from './metrics-file';

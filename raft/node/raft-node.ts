@@ -28,7 +28,7 @@ import { SeededRandom, type RandomSource } from '../core/rand';
 import { RawNode } from '../core/raw-node';
 import { appliableBeforePersisting, mayBeSentBeforePersisting, type ConfChange, type ConfState, type Entry, type Message, type NodeId, type Ready, type Status } from '../core/types';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type SpanContext } from '@opentelemetry/api';
-import type { AppliedEntry, DurableStorage, StateMachine, Transport } from './contracts';
+import type { AppliedEntry, DurableStorage, Proposed, StateMachine, Transport } from './contracts';
 import { TRACE_CONTEXT_BYTES, TRACE_FLAG_BIT, decodeTraceContext, encodeTraceContext } from './trace-context';
 
 export interface RaftNodeOptions {
@@ -100,7 +100,7 @@ export class RaftNode {
 
   /** Starts from the clock so that entries proposed by an earlier run of this node never match. */
   private proposalSeq = Date.now() * 1024;
-  private readonly proposals = new Map<number, Waiter<number>>();
+  private readonly proposals = new Map<number, Waiter<Proposed>>();
   private readSeq = Date.now() * 1024;
   private readonly readWaiters = new Map<string, Waiter<number>>();
   /** Reads whose index is known, waiting for apply to catch up. */
@@ -192,28 +192,29 @@ export class RaftNode {
   // ------------------------------------------------------------------ public requests
 
   /**
-   * Proposes `data`; resolves with its log index once it is committed and applied on this node.
+   * Proposes `data`; resolves with its log index and the state machine's result for it once it
+   * is committed and applied on this node.
    * Rejects with RaftError TIMEOUT, PROPOSAL_DROPPED, NOT_LEADER or STOPPED. Under a recording
    * span in `parentContext`, the proposal is traced (raft.propose, and the entry carries its
    * context to the leader's commit and every replica's apply).
    */
-  async propose(data: Uint8Array, parentContext?: Context): Promise<number> {
+  async propose(data: Uint8Array, parentContext?: Context): Promise<Proposed> {
     this.throwIfUnusable();
     const parent = parentContext === undefined ? undefined : trace.getSpan(parentContext);
     if (parentContext === undefined || parent === undefined || !parent.isRecording()) return this.proposeEntry(data);
     const span = trace.getTracer(TRACER_NAME).startSpan('raft.propose', { attributes: { 'raft.node.id': this.id, 'raft.entry.bytes': data.length } }, parentContext);
     try {
-      const index = await this.proposeEntry(data, { span, parentContext });
-      span.setAttribute('raft.entry.index', index);
+      const proposed = await this.proposeEntry(data, { span, parentContext });
+      span.setAttribute('raft.entry.index', proposed.index);
       span.end();
-      return index;
+      return proposed;
     } catch (err) {
       endFailed(span, err);
       throw err;
     }
   }
 
-  private async proposeEntry(data: Uint8Array, traced?: { span: Span; parentContext: Context }): Promise<number> {
+  private async proposeEntry(data: Uint8Array, traced?: { span: Span; parentContext: Context }): Promise<Proposed> {
     await this.waitForLeader();
     const seq = ++this.proposalSeq;
     let entryContext: SpanContext | undefined;
@@ -263,7 +264,7 @@ export class RaftNode {
   }
 
   /** Steps a request into the core; one it refuses at once fails its waiter now. */
-  private stepRequest<K>(waiters: Map<K, Waiter<number>>, key: K, call: () => void): void {
+  private stepRequest<K, T>(waiters: Map<K, Waiter<T>>, key: K, call: () => void): void {
     try {
       call();
     } catch (err) {
@@ -583,9 +584,14 @@ export class RaftNode {
 
   private async applyEntries(entries: Entry[]): Promise<void> {
     let batch: AppliedEntry[] = [];
+    /** Positions in `batch` of entries whose proposer here still waits, and their results by index. */
+    let waited: number[] = [];
+    const results = new Map<number, unknown>();
     const flush = async (lastIndex: number) => {
-      await this.stateMachine.apply(batch, lastIndex);
+      const out = await this.stateMachine.apply(batch, lastIndex);
+      for (const at of waited) results.set(batch[at].index, out?.[at]);
       batch = [];
+      waited = [];
     };
     for (const entry of entries) {
       if (entry.type === 'confChange') {
@@ -607,6 +613,10 @@ export class RaftNode {
         this.confChangeApplying = false;
       } else if (entry.data.length >= ENVELOPE_BYTES) {
         if ((entry.data[0] & 0x80) === 0) {
+          if (this.proposals.size > 0) {
+            const { proposer, seq } = readEnvelope(entry.data);
+            if (proposer === this.id && this.proposals.has(seq)) waited.push(batch.length);
+          }
           batch.push({ index: entry.index, term: entry.term, data: entry.data.subarray(ENVELOPE_BYTES) });
           continue;
         }
@@ -618,6 +628,7 @@ export class RaftNode {
           const forward = this.forwardSpans.get(envelope.seq);
           this.forwardSpans.delete(envelope.seq);
           forward?.end();
+          if (this.proposals.has(envelope.seq)) waited.push(batch.length);
         }
         batch.push(applied);
       }
@@ -633,7 +644,7 @@ export class RaftNode {
       const waiter = this.proposals.get(seq);
       if (!waiter) continue;
       this.proposals.delete(seq);
-      this.settle(waiter, null, entry.index);
+      this.settle(waiter, null, { index: entry.index, result: results.get(entry.index) });
     }
   }
 

@@ -120,7 +120,7 @@ async function main(): Promise<void> {
   async function handle(request: Request): Promise<object> {
     switch (request.cmd) {
       case 'propose':
-        return { index: await raftNode.propose(Buffer.from(request.data)) };
+        return { index: (await raftNode.propose(Buffer.from(request.data))).index };
       case 'read':
         return { index: await raftNode.readIndex(), digest: fsm.digest() };
       case 'status':

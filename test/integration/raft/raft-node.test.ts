@@ -23,10 +23,12 @@ class ListMachine implements StateMachine {
   appliedIndex(): number {
     return this.applied;
   }
-  apply(entries: AppliedEntry[], lastIndex: number): void {
+  /** Each entry's result is its position in `items`, counted from 1. */
+  apply(entries: AppliedEntry[], lastIndex: number): number[] {
     if (entries.length === 0 && lastIndex > this.applied) this.confChangeIndexes.push(lastIndex);
-    for (const e of entries) this.items.push(Buffer.from(e.data).toString());
+    const positions = entries.map((e) => this.items.push(Buffer.from(e.data).toString()));
     this.applied = lastIndex;
+    return positions;
   }
   snapshot(): Promise<Uint8Array> {
     const image = Buffer.from(JSON.stringify(this.items));
@@ -160,9 +162,22 @@ describe('raft node runtime (write-ahead log storage, in-process network)', func
     await threeMembers();
     const leader = await cluster.leader();
     const follower = [...cluster.members.values()].find((m) => m.id !== leader.id)!;
-    const index = await follower.node.propose(Buffer.from('via-follower'));
+    const { index, result } = await follower.node.propose(Buffer.from('via-follower'));
     expect(follower.machine.items).to.include('via-follower');
     expect(follower.machine.appliedIndex()).to.be.at.least(index);
+    // The result is the follower's own state machine's, for this entry.
+    expect(result).to.equal(follower.machine.items.indexOf('via-follower') + 1);
+  });
+
+  it('each proposer gets its own entry\'s result, however the proposals of several nodes interleave in the log', async () => {
+    await threeMembers();
+    const members = [...cluster.members.values()];
+    const proposals = members.flatMap((m) => Array.from({ length: 20 }, (_, i) => ({ member: m, text: `n${m.id}-${i}` })));
+    const outcomes = await Promise.all(proposals.map(({ member, text }) => member.node.propose(Buffer.from(text))));
+    proposals.forEach(({ member, text }, i) => {
+      expect(outcomes[i].result, text).to.equal(member.machine.items.indexOf(text) + 1);
+    });
+    expect(new Set(outcomes.map((o) => o.index)).size).to.equal(proposals.length);
   });
 
   it('a read on a follower waits for the leader\'s commit index: a write acknowledged on one node is visible to a read on another', async () => {
