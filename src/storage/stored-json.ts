@@ -37,10 +37,9 @@ export function storedPrefix(apiVersion: string, kind: string): Buffer {
  * `stored` (an object's stored JSON, beginning with `prefix`) with `"resourceVersion":"<rv>"`
  * added as the last field of its metadata, as three slices to be written one after the other:
  * the stored bytes up to metadata's closing brace, the field, and the rest. The two stored parts
- * are views of `stored`, not copies, so that a page of a list is copied once, into the page,
- * rather than once per item and again into the page (each copy of a 2 MB page is garbage whose
- * external memory hastens a full collection of the whole heap). Undefined when the bytes are
- * not shaped as expected.
+ * are views of `stored`, not copies: a list writes them as they are, so that a page of 2 MB
+ * makes no copy whose external memory would hasten a full collection of the whole heap.
+ * Undefined when the bytes are not shaped as expected.
  */
 export function servedJson(stored: Uint8Array, prefix: Buffer, resourceVersion: string): Buffer[] | undefined {
   const bytes = Buffer.isBuffer(stored) ? stored : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
