@@ -4,7 +4,11 @@
  * many per HTTP/2 connection; one writer creates ConfigMaps through the load balancer at a fixed
  * rate (open loop: a slow answer does not delay the next write). Latency is from the write's
  * acknowledgement (its response, at the writer) to each watcher's receipt, both on the
- * machine's monotonic clock. CPU is charged from outside: the replicas' from /proc, the
+ * machine's monotonic clock. Before the measured writes, `warmupSeconds` of writes at the same
+ * rate (objects named `warm-*`, delivered to every watcher but not counted) bring the server's
+ * and the watch workers' code to its steady state: measured per second, a fresh server's first
+ * second of fan-out had an event p99 of 340-390 ms against 100-160 ms in the seconds after it
+ * (bench/RESULTS.md, "The fan-out measured after a warm-up"). CPU is charged from outside: the replicas' from /proc, the
  * generator's (workers and writer) from process.cpuUsage().
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -33,6 +37,8 @@ export interface FanOutOptions {
   drainSeconds: number;
   /** Size of each written ConfigMap's data (default: a few bytes; issue 19 measures ~2 KiB). */
   payloadBytes?: number;
+  /** Unmeasured writes before the measured ones, in seconds at `changesPerSecond` (default 2). */
+  warmupSeconds?: number;
   log: (line: string) => void;
 }
 
@@ -120,6 +126,29 @@ function replicaCpuMs(replicas: Array<{ pid: number }>): number {
   return replicas.reduce((sum, r) => sum + processCpuMs(r.pid) + childPids(r.pid).reduce((s, child) => s + processCpuMs(child), 0), 0);
 }
 
+/**
+ * Writes `count` objects at the measured rate and waits until every watcher has them (or 30 s):
+ * the watches, the server's fan-out and the workers' parsing then run optimised code.
+ */
+async function warmUp(options: FanOutOptions, workers: WorkerHandle[], base: string, count: number, configMap: (name: string, seq: number) => string): Promise<void> {
+  const began = monotonicMs();
+  const writes: Array<Promise<unknown>> = [];
+  for (let i = 0; i < count; i++) {
+    await sleep(began + (i * 1000) / options.changesPerSecond - monotonicMs());
+    writes.push(options.writer.request('POST', base, { body: configMap(`warm-${i}`, i), timeoutMs: 30_000 }).catch(() => undefined));
+  }
+  await Promise.all(writes);
+  const expected = count * options.watchers;
+  const deadline = monotonicMs() + 30_000;
+  let seen = 0;
+  while (monotonicMs() < deadline) {
+    seen = (await Promise.all(workers.map((w) => w.ask({ kind: 'progress' }, 'progress')))).reduce((sum, p) => sum + p.ignored, 0);
+    if (seen >= expected) break;
+    await sleep(100);
+  }
+  options.log(`  warm-up: ${count} writes, ${seen}/${expected} deliveries in ${((monotonicMs() - began) / 1000).toFixed(1)} s`);
+}
+
 export async function runFanOut(options: FanOutOptions): Promise<FanOutResult> {
   const { writer, namespace, replicas } = options;
   await writer.request('POST', '/api/v1/namespaces', { body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }) });
@@ -150,12 +179,15 @@ export async function runFanOut(options: FanOutOptions): Promise<FanOutResult> {
     // Let allocation settle before charging memory to the watchers.
     await sleep(2000);
     const rssAfter = rss();
+    const payload = options.payloadBytes === undefined ? undefined : 'x'.repeat(options.payloadBytes);
+    const configMap = (name: string, seq: number) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: payload === undefined ? { seq: String(seq) } : { seq: String(seq), payload } });
+    const warmWrites = Math.round(options.changesPerSecond * (options.warmupSeconds ?? 2));
+    if (warmWrites > 0) await warmUp(options, workers, base, warmWrites, configMap);
 
     await Promise.all(workers.map((w) => w.ask({ kind: 'begin' }, 'begun')));
     const cpuBegin = { generator: process.cpuUsage(), carina: replicaCpuMs(replicas), machine: machineCpuMs() };
     const began = monotonicMs();
     const writes = Math.round(options.changesPerSecond * options.durationSeconds);
-    const payload = options.payloadBytes === undefined ? undefined : 'x'.repeat(options.payloadBytes);
     const acks: Array<[string, number, number]> = [];
     let failedWrites = 0;
     let writerLagMs = 0;
@@ -166,7 +198,7 @@ export async function runFanOut(options: FanOutOptions): Promise<FanOutResult> {
       writerLagMs = Math.max(writerLagMs, monotonicMs() - due);
       const name = `ev-${i}`;
       const sent = monotonicMs();
-      inFlight.push(writer.request('POST', base, { body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: payload === undefined ? { seq: String(i) } : { seq: String(i), payload } }), timeoutMs: 30_000 }).then(
+      inFlight.push(writer.request('POST', base, { body: configMap(name, i), timeoutMs: 30_000 }).then(
         () => void acks.push([name, sent, monotonicMs()]),
         () => void failedWrites++,
       ));

@@ -23,6 +23,8 @@ class WatchWorker {
   /** Per event name, the receipt time of each delivery. */
   private readonly receipts = new Map<string, number[]>();
   private received = 0;
+  /** Events of objects outside the measured writes (the warm-up's). */
+  private ignored = 0;
   private ended = 0;
   private cpuAtBegin = process.cpuUsage();
   private wallAtBegin = monotonicMs();
@@ -82,7 +84,10 @@ class WatchWorker {
     if (mark < 0 || mark > end) return;
     const nameStart = mark + NAME_MARK.length;
     const name = text.slice(nameStart, text.indexOf('"', nameStart));
-    if (!name.startsWith(eventPrefix)) return;
+    if (!name.startsWith(eventPrefix)) {
+      this.ignored++;
+      return;
+    }
     // Every event once and in order: each watcher's resourceVersions strictly increase.
     const rvMark = text.indexOf(RV_MARK, start);
     if (rvMark >= 0 && rvMark < end) {
@@ -142,7 +147,7 @@ class WatchWorker {
   }
 
   progress(): void {
-    this.send({ kind: 'progress', received: this.received });
+    this.send({ kind: 'progress', received: this.received, ignored: this.ignored });
   }
 
   close(): void {

@@ -22,7 +22,8 @@ export type WorkerRequest =
 export type WorkerReply =
   | { kind: 'opened'; established: number; failed: number; ms: number }
   | { kind: 'begun' }
-  | { kind: 'progress'; received: number }
+  /** `received`: events that count; `ignored`: events of other objects (the warm-up's). */
+  | { kind: 'progress'; received: number; ignored: number }
   | {
     kind: 'result';
     /** From the write's acknowledgement (a delivery before it counts as 0). */
