@@ -26,6 +26,11 @@ export interface HttpResponse {
   on(event: 'close' | 'drain', listener: () => void): unknown;
   once(event: 'drain', listener: () => void): unknown;
   flushHeaders?(): void;
+  /** node:http's response holds writes between cork() and uncork() and gives them to the socket at once. */
+  cork?(): void;
+  uncork?(): void;
+  /** node:http2's compatibility response: its stream holds writes the same way. */
+  readonly stream?: { cork(): void; uncork(): void };
 }
 
 /** A response written piece by piece: watch events, or an unpaged list streamed item by item. */
@@ -34,6 +39,11 @@ export interface WatchSink {
   start(contentType: string): void;
   /** Writes bytes; false when the socket buffer is full. */
   write(chunk: Buffer): boolean;
+  /**
+   * Writes `chunks` one after the other as one write (a vectored write of the buffers as they
+   * are, not a copy: a watch event's bytes are shared by every watcher); false when full.
+   */
+  writeAll(chunks: readonly Buffer[]): boolean;
   end(): void;
   /** Called when the client goes away. */
   onClose(callback: () => void): void;
@@ -274,6 +284,16 @@ export class ResponseWriter {
       write: (chunk) => {
         if (closed) return false;
         const taken = res.write(chunk);
+        if (!taken) mustDrain = true;
+        return taken;
+      },
+      writeAll: (chunks) => {
+        if (closed) return false;
+        const held = res.stream ?? (res.cork !== undefined && res.uncork !== undefined ? { cork: () => res.cork?.(), uncork: () => res.uncork?.() } : undefined);
+        held?.cork();
+        let taken = true;
+        for (const chunk of chunks) taken = res.write(chunk);
+        held?.uncork();
         if (!taken) mustDrain = true;
         return taken;
       },

@@ -223,7 +223,7 @@ export class WatchStream {
       const parts = this.batched;
       this.batched = undefined;
       if (parts === undefined || parts.length === 0) return;
-      this.write(parts.length === 1 ? parts[0] : Buffer.concat(parts));
+      this.write(parts.length === 1 ? parts[0] : parts);
     },
   };
 
@@ -257,9 +257,16 @@ export class WatchStream {
     else this.write(bytes);
   }
 
-  private write(bytes: Buffer): void {
+  /**
+   * Writes one event, or a visit's events as one write without joining them: a copy per watcher
+   * of events that every watcher shares was, at 1,000 watchers, megabytes of buffers per visit,
+   * and V8 answers that much external memory with full collections (bench/RESULTS.md, "A
+   * visit's events written without a copy").
+   */
+  private write(bytes: Buffer | readonly Buffer[]): void {
     if (this.closed || this.sink === undefined) return;
-    this.sink.write(bytes);
+    if (Buffer.isBuffer(bytes)) this.sink.write(bytes);
+    else this.sink.writeAll(bytes);
     // A watcher that cannot keep up is closed; it resumes from the last version it received.
     if (this.sink.bufferedBytes() > (this.options.maxBufferedBytes ?? 16 * 1024 * 1024)) this.overflowed = true;
   }

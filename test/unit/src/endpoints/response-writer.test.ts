@@ -159,3 +159,39 @@ describe('endpoints: a JSON body written as slices', () => {
     expect(writer.written?.value).to.deep.equal({ kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '5' }, items: [{ metadata: { name: 'a' } }] });
   });
 });
+
+describe('endpoints: a stream\'s several buffers written as one write', () => {
+  /** Records cork, each write (the buffer itself) and uncork, in order. */
+  function recording(): { res: CapturedResponse; calls: Array<string | Buffer> } {
+    const res = new CapturedResponse();
+    const calls: Array<string | Buffer> = [];
+    const write = res.write.bind(res);
+    res.write = (chunk: Buffer) => {
+      calls.push(chunk);
+      return write(chunk);
+    };
+    return { res, calls };
+  }
+
+  it('holds the writes in node:http2\'s stream between cork and uncork, each buffer as it is', () => {
+    const { res, calls } = recording();
+    Object.assign(res, { stream: { cork: () => calls.push('cork'), uncork: () => calls.push('uncork') } });
+    const sink = new ResponseWriter(res, 'application/json', new URLSearchParams(), new BodyCodec()).stream();
+    sink.start('application/json');
+    const shared = [Buffer.from('{"type":"ADDED"}\n'), Buffer.from('{"type":"MODIFIED"}\n')];
+    expect(sink.writeAll(shared)).to.equal(true);
+    expect(calls).to.deep.equal(['cork', shared[0], shared[1], 'uncork']);
+    expect(calls[1]).to.equal(shared[0]);
+    expect(res.body).to.equal('{"type":"ADDED"}\n{"type":"MODIFIED"}\n');
+  });
+
+  it('corks node:http\'s response itself, which has no stream', () => {
+    const { res, calls } = recording();
+    Object.assign(res, { cork: () => calls.push('cork'), uncork: () => calls.push('uncork') });
+    const sink = new ResponseWriter(res, 'application/json', new URLSearchParams(), new BodyCodec()).stream();
+    sink.start('application/json');
+    const shared = [Buffer.from('a\n'), Buffer.from('b\n')];
+    sink.writeAll(shared);
+    expect(calls).to.deep.equal(['cork', shared[0], shared[1], 'uncork']);
+  });
+});

@@ -24,13 +24,18 @@ class FakeStore {
 }
 
 class RecordingSink implements WatchSink {
-  chunks: Buffer[] = [];
+  /** Each write, as the buffers it was given. */
+  writes: Buffer[][] = [];
   ended = false;
   buffered = 0;
   private closers: Array<() => void> = [];
   start() {}
   write(chunk: Buffer) {
-    this.chunks.push(chunk);
+    this.writes.push([chunk]);
+    return true;
+  }
+  writeAll(chunks: readonly Buffer[]) {
+    this.writes.push([...chunks]);
     return true;
   }
   end() {
@@ -44,7 +49,7 @@ class RecordingSink implements WatchSink {
   }
   async drained() {}
   events(): Array<{ type: string; object: JsonObject }> {
-    return Buffer.concat(this.chunks).toString('utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+    return Buffer.concat(this.writes.flat()).toString('utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
   }
 }
 
@@ -113,7 +118,7 @@ describe('WatchStream', () => {
     cache.stop();
   });
 
-  it('writes the events a loaded fan-out hands it in one visit as one chunk, and a lone event as its own', async () => {
+  it('writes the events a loaded fan-out hands it in one visit as one write, and a lone event as its own', async () => {
     const { cache, store } = await readyCache();
     const sink = new RecordingSink();
     const running = stream(cache, store, { timeoutMs: 300 }).run(sink);
@@ -122,8 +127,22 @@ describe('WatchStream', () => {
     store.deliver?.([added('a', 11), added('b', 12), added('c', 13)], 13);
     store.deliver?.([added('d', 14)], 14);
     await running;
-    expect(sink.chunks.map((chunk) => chunk.toString('utf8').split('\n').filter((l) => l !== '').length)).to.deep.equal([3, 1]);
+    expect(sink.writes.map((parts) => Buffer.concat(parts).toString('utf8').split('\n').filter((l) => l !== '').length)).to.deep.equal([3, 1]);
     expect(sink.events().map((e) => (e.object.metadata as JsonObject).name)).to.deep.equal(['a', 'b', 'c', 'd']);
+    cache.stop();
+  });
+
+  it('gives every watcher of a visit the same encoded bytes of each event, not a copy joined per watcher', async () => {
+    const { cache, store } = await readyCache();
+    const sinks = [new RecordingSink(), new RecordingSink()];
+    const running = sinks.map((sink) => stream(cache, store, { timeoutMs: 300 }).run(sink));
+    await new Promise((r) => setImmediate(r));
+    store.deliver?.([added('a', 11), added('b', 12)], 12);
+    await Promise.all(running);
+    const [first, second] = sinks.map((sink) => sink.writes[0]);
+    expect(first).to.have.length(2);
+    expect(second).to.have.length(2);
+    first.forEach((bytes, i) => expect(bytes, `event ${i}`).to.equal(second[i]));
     cache.stop();
   });
 
