@@ -4,12 +4,14 @@
  * many per HTTP/2 connection; one writer creates ConfigMaps through the load balancer at a fixed
  * rate (open loop: a slow answer does not delay the next write). Latency is from the write's
  * acknowledgement (its response, at the writer) to each watcher's receipt, both on the
- * machine's monotonic clock. Before the measured writes, `warmupSeconds` of writes at the same
- * rate (objects named `warm-*`, delivered to every watcher but not counted) bring the server's
- * and the watch workers' code to its steady state: measured per second, a fresh server's first
- * second of fan-out had an event p99 of 340-390 ms against 100-160 ms in the seconds after it
- * (bench/RESULTS.md, "The fan-out measured after a warm-up"). CPU is charged from outside: the replicas' from /proc, the
+ * machine's monotonic clock. CPU is charged from outside: the replicas' from /proc, the
  * generator's (workers and writer) from process.cpuUsage().
+ *
+ * Before the measured writes, `warmupSeconds` of writes at the same rate (objects named
+ * `warm-*`, delivered to every watcher but not counted) bring the server's and the watch
+ * workers' code to its steady state: measured per second, a fresh server's first second of
+ * fan-out had an event p99 of 340-390 ms against 100-160 ms in the seconds after it
+ * (bench/RESULTS.md, "The fan-out measured after a warm-up").
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';

@@ -260,8 +260,8 @@ export class WatchStream {
   /**
    * Writes one event, or a visit's events as one write without joining them: a copy per watcher
    * of events that every watcher shares was, at 1,000 watchers, megabytes of buffers per visit,
-   * and V8 answers that much external memory with full collections (bench/RESULTS.md, "A
-   * visit's events written without a copy").
+   * and V8 answers that much external memory with full collections (bench/RESULTS.md, "The
+   * fan-out measured after a warm-up; a visit's events written without a copy").
    */
   private write(bytes: Buffer | readonly Buffer[]): void {
     if (this.closed || this.sink === undefined) return;
