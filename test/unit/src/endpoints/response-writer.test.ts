@@ -1,4 +1,7 @@
 import { expect } from 'chai';
+import * as http from 'node:http';
+import * as http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
 import { BodyCodec } from '../../../../src/endpoints';
 import { ResponseWriter, type HttpResponse } from '../../../../src/endpoints/response-writer';
 import { errors } from '../../../../src/util';
@@ -193,5 +196,58 @@ describe('endpoints: a stream\'s several buffers written as one write', () => {
     const shared = [Buffer.from('a\n'), Buffer.from('b\n')];
     sink.writeAll(shared);
     expect(calls).to.deep.equal(['cork', shared[0], shared[1], 'uncork']);
+  });
+});
+
+describe('endpoints: writeAll on real node:http and node:http2 responses (loopback)', () => {
+  const parts = [Buffer.from('{"type":"ADDED"}\n'), Buffer.from('{"type":"MODIFIED"}\n'), Buffer.from('{"type":"DELETED"}\n')];
+  const expected = Buffer.concat(parts).toString();
+
+  it('node:http: the parts arrive in order, as one body', async () => {
+    const server = http.createServer((req, res) => {
+      const sink = new ResponseWriter(res as unknown as HttpResponse, 'application/json', new URLSearchParams(), new BodyCodec()).stream();
+      sink.start('application/json');
+      sink.writeAll(parts);
+      sink.end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const body = await new Promise<string>((resolve, reject) => {
+        http.get({ host: '127.0.0.1', port, path: '/' }, (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => (text += d.toString()));
+          res.on('end', () => resolve(text));
+        }).on('error', reject);
+      });
+      expect(body).to.equal(expected);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('node:http2: the parts arrive in order, as one body', async () => {
+    const server = http2.createServer((req, res) => {
+      const sink = new ResponseWriter(res as unknown as HttpResponse, 'application/json', new URLSearchParams(), new BodyCodec()).stream();
+      sink.start('application/json');
+      sink.writeAll(parts);
+      sink.end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const client = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    try {
+      const body = await new Promise<string>((resolve, reject) => {
+        const req = client.request({ ':path': '/' });
+        let text = '';
+        req.on('data', (d: Buffer) => (text += d.toString()));
+        req.on('end', () => resolve(text));
+        req.on('error', reject);
+        req.end();
+      });
+      expect(body).to.equal(expected);
+    } finally {
+      client.close();
+      server.close();
+    }
   });
 });
