@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { EtcdClient, type EtcdClientTls } from '../../raft/etcd/etcd-client';
 import { createStoreCa, issueStoreClientCertificate, issueStorePeerCertificate } from '../../src/certificates';
-import { freePort } from './raft-cluster';
+import { distinctFreePorts } from './raft-cluster';
 
 /** Files of a cluster's test PKI: the CA, a server/peer certificate, a client certificate. */
 export interface TestStorePkiFiles {
@@ -317,15 +317,7 @@ export class EtcdCluster {
   }
 }
 
-/** `count` free loopback ports, all different (freePort may hand out a port twice once closed). */
-export async function distinctFreePorts(count: number): Promise<number[]> {
-  const ports = new Set<number>();
-  for (let tries = 0; ports.size < count; tries++) {
-    if (tries > count * 20) throw new Error('could not find free ports');
-    ports.add(await freePort());
-  }
-  return [...ports];
-}
+export { distinctFreePorts } from './raft-cluster';
 
 /**
  * Waits until every running member answers Status and all name the same leader; returns that

@@ -121,6 +121,16 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** `count` free loopback ports, all different (freePort may hand out a port twice once closed). */
+export async function distinctFreePorts(count: number): Promise<number[]> {
+  const ports = new Set<number>();
+  for (let tries = 0; ports.size < count; tries++) {
+    if (tries > count * 20) throw new Error('could not find free ports');
+    ports.add(await freePort());
+  }
+  return [...ports];
+}
+
 export class RaftCluster {
   readonly members: Member[] = [];
   readonly dir: string;
@@ -132,7 +142,8 @@ export class RaftCluster {
   static async start(size: number, overrides: Partial<MemberConfig> = {}): Promise<RaftCluster> {
     const cluster = new RaftCluster(mkdtempSync(join(process.env.CARINA_TMP ?? tmpdir(), 'carina-raft-')));
     const peers: Record<string, string> = {};
-    for (let id = 1; id <= size; id++) peers[String(id)] = `127.0.0.1:${await freePort()}`;
+    const ports = await distinctFreePorts(size);
+    for (let id = 1; id <= size; id++) peers[String(id)] = `127.0.0.1:${ports[id - 1]}`;
     for (let id = 1; id <= size; id++) {
       cluster.members.push(new Member({
         id,

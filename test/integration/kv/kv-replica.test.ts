@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KvReplica, type KvReplicaMember, type KvReplicaOptions } from '../../../raft/etcd/kv-replica';
 import type { WatchResponse } from '../../../raft/kv/types';
-import { freePort } from '../../support/raft-cluster';
+import { distinctFreePorts } from '../../support/raft-cluster';
 import { until } from '../../support/until';
 
 const enc = (s: string) => Buffer.from(s);
@@ -24,7 +24,8 @@ class Trio {
   static async start(extra: Partial<KvReplicaOptions> = {}): Promise<Trio> {
     const dir = mkdtempSync(join(process.env.CARINA_TMP ?? tmpdir(), 'carina-kvreplica-'));
     const members: KvReplicaMember[] = [];
-    for (let id = 1; id <= 3; id++) members.push({ id, name: `m${id}`, raftAddress: `127.0.0.1:${await freePort()}`, clientUrls: [`http://127.0.0.1:${2379 + id}`] });
+    const ports = await distinctFreePorts(3);
+    for (let id = 1; id <= 3; id++) members.push({ id, name: `m${id}`, raftAddress: `127.0.0.1:${ports[id - 1]}`, clientUrls: [`http://127.0.0.1:${2379 + id}`] });
     const trio = new Trio(dir, members, extra);
     for (let i = 0; i < 3; i++) await trio.open(i);
     return trio;
