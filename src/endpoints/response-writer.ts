@@ -53,6 +53,20 @@ export interface WatchSink {
   drained(): Promise<void>;
 }
 
+/**
+ * Writes `chunks` in order as one write: the response (node:http) or its stream (node:http2's
+ * compatibility response) is corked around them, so the socket gets the buffers as they are in
+ * one vectored write, without a copy that joins them. Answers what the last write answered.
+ */
+function writeCorked(res: HttpResponse, chunks: readonly Buffer[]): boolean {
+  const held = res.stream ?? (res.cork !== undefined && res.uncork !== undefined ? res : undefined);
+  held?.cork?.();
+  let taken = true;
+  for (const chunk of chunks) taken = res.write(chunk);
+  held?.uncork?.();
+  return taken;
+}
+
 /** What an endpoint can answer in: Protobuf (built-in kinds) and a meta.k8s.io Table (reads). */
 export interface RepresentationOffer {
   readonly protobuf: boolean;
@@ -204,7 +218,7 @@ export class ResponseWriter {
     for (const slice of slices) length += slice.length;
     this.status = status;
     this.res.writeHead(status, this.headers(mediaTypeOf('json'), { 'Content-Length': String(length) }));
-    for (const slice of slices) this.res.write(slice);
+    writeCorked(this.res, slices);
     this.res.end();
   }
 
@@ -289,11 +303,7 @@ export class ResponseWriter {
       },
       writeAll: (chunks) => {
         if (closed) return false;
-        const held = res.stream ?? (res.cork !== undefined && res.uncork !== undefined ? { cork: () => res.cork?.(), uncork: () => res.uncork?.() } : undefined);
-        held?.cork();
-        let taken = true;
-        for (const chunk of chunks) taken = res.write(chunk);
-        held?.uncork();
+        const taken = writeCorked(res, chunks);
         if (!taken) mustDrain = true;
         return taken;
       },

@@ -49,8 +49,7 @@ export async function list(scope: RequestScope): Promise<void> {
       if (items.length === 0) return;
       // The client's pace is waited for between pages, so the server holds at most about a page
       // of the list (as views of stored bytes, which the store holds anyway).
-      let full = false;
-      for (const slice of itemSlices(items, first ? '' : ',')) if (!sink.write(slice)) full = true;
+      const full = !sink.writeAll(itemSlices(items, first ? '' : ','));
       first = false;
       if (full) await sink.drained();
     });
