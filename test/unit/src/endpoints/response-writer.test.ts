@@ -203,48 +203,47 @@ describe('endpoints: writeAll on real node:http and node:http2 responses (loopba
   const parts = [Buffer.from('{"type":"ADDED"}\n'), Buffer.from('{"type":"MODIFIED"}\n'), Buffer.from('{"type":"DELETED"}\n')];
   const expected = Buffer.concat(parts).toString();
 
-  it('node:http: the parts arrive in order, as one body', async () => {
-    const server = http.createServer((req, res) => {
-      const sink = new ResponseWriter(res as unknown as HttpResponse, 'application/json', new URLSearchParams(), new BodyCodec()).stream();
-      sink.start('application/json');
-      sink.writeAll(parts);
-      sink.end();
+  /** Answers every request with `parts` through writeAll. */
+  function answerWithParts(req: unknown, res: unknown): void {
+    const sink = new ResponseWriter(res as HttpResponse, 'application/json', new URLSearchParams(), new BodyCodec()).stream();
+    sink.start('application/json');
+    sink.writeAll(parts);
+    sink.end();
+  }
+
+  /** The body of a response as text, once it has ended. */
+  function bodyOf(stream: NodeJS.ReadableStream): Promise<string> {
+    return new Promise((resolve, reject) => {
+      let text = '';
+      stream.on('data', (d: Buffer) => (text += d.toString()));
+      stream.on('end', () => resolve(text));
+      stream.on('error', reject);
     });
+  }
+
+  async function listening(server: http.Server | http2.Http2Server): Promise<number> {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return (server.address() as AddressInfo).port;
+  }
+
+  it('node:http: the parts arrive in order, as one body', async () => {
+    const server = http.createServer(answerWithParts);
+    const port = await listening(server);
     try {
-      const { port } = server.address() as AddressInfo;
-      const body = await new Promise<string>((resolve, reject) => {
-        http.get({ host: '127.0.0.1', port, path: '/' }, (res) => {
-          let text = '';
-          res.on('data', (d: Buffer) => (text += d.toString()));
-          res.on('end', () => resolve(text));
-        }).on('error', reject);
-      });
-      expect(body).to.equal(expected);
+      const response = await new Promise<http.IncomingMessage>((resolve, reject) => http.get({ host: '127.0.0.1', port, path: '/' }, resolve).on('error', reject));
+      expect(await bodyOf(response)).to.equal(expected);
     } finally {
       server.close();
     }
   });
 
   it('node:http2: the parts arrive in order, as one body', async () => {
-    const server = http2.createServer((req, res) => {
-      const sink = new ResponseWriter(res as unknown as HttpResponse, 'application/json', new URLSearchParams(), new BodyCodec()).stream();
-      sink.start('application/json');
-      sink.writeAll(parts);
-      sink.end();
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const client = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const server = http2.createServer(answerWithParts);
+    const client = http2.connect(`http://127.0.0.1:${await listening(server)}`);
     try {
-      const body = await new Promise<string>((resolve, reject) => {
-        const req = client.request({ ':path': '/' });
-        let text = '';
-        req.on('data', (d: Buffer) => (text += d.toString()));
-        req.on('end', () => resolve(text));
-        req.on('error', reject);
-        req.end();
-      });
-      expect(body).to.equal(expected);
+      const request = client.request({ ':path': '/' });
+      request.end();
+      expect(await bodyOf(request)).to.equal(expected);
     } finally {
       client.close();
       server.close();
