@@ -11,7 +11,7 @@ import type { Context, SpanContext } from '@opentelemetry/api';
 import { KvError, isKvError, isStoreUnavailable, prefixEnd, type Compare, type RequestOp, type Event as KvEvent, type KeyValue, type KvCallOptions, type KvClient, type WatchHandle, type WatchResponse } from '../../raft';
 import { StorageError } from './errors';
 import type { StoredValueTransformer } from './encryption';
-import { decodeStoredJson } from './stored-json';
+import { decodeStoredJson, withResourceVersionFirst } from './stored-json';
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -419,6 +419,5 @@ function toWatchEvent(event: KvEvent, decode: Decode): StoreWatchEvent {
 }
 
 function withResourceVersion(object: JsonObject, revision: number): JsonObject {
-  const metadata = { ...((object.metadata as JsonObject | undefined) ?? {}), resourceVersion: String(revision) };
-  return { ...object, metadata };
+  return withResourceVersionFirst({ ...object }, String(revision));
 }

@@ -44,6 +44,25 @@ describe('storage: served JSON spliced from stored JSON', () => {
     expect(joined(servedJson(bytes, prefix, '8'))).to.equal(JSON.stringify(decodeStoredJson(bytes, 8)));
   });
 
+  it('puts the resourceVersion first in metadata, so that finding metadata\'s end (past managedFields) is not needed', () => {
+    const prefix = storedPrefix('v1', 'ConfigMap');
+    const bytes = Buffer.from('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","managedFields":[{"manager":"m"}]},"data":{}}');
+    expect(joined(servedJson(bytes, prefix, '12'))).to.equal('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"resourceVersion":"12","name":"x","managedFields":[{"manager":"m"}]},"data":{}}');
+    // Spacing inside metadata is passed on as it is, as it is elsewhere in the object.
+    const spaced = Buffer.from('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name": "spaced"}}');
+    expect(joined(servedJson(spaced, prefix, '13'))).to.equal('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"resourceVersion":"13","name": "spaced"}}');
+  });
+
+  it('splices an object that names a resourceVersion outside its metadata (an Event\'s involvedObject), or in an escaped string', () => {
+    const prefix = storedPrefix('v1', 'Event');
+    const event = stored({ apiVersion: 'v1', kind: 'Event', metadata: { name: 'e', annotations: { note: '{"resourceVersion":"1"}' } }, involvedObject: { kind: 'Pod', name: 'p', resourceVersion: '41' }, reason: 'Started' });
+    const got = joined(servedJson(event, prefix, '42'));
+    expect(got).to.equal(JSON.stringify(decodeStoredJson(event, 42)));
+    const parsed = JSON.parse(got as string) as { metadata: { resourceVersion: string }; involvedObject: { resourceVersion: string } };
+    expect(parsed.metadata.resourceVersion).to.equal('42');
+    expect(parsed.involvedObject.resourceVersion).to.equal('41');
+  });
+
   it('hands out the stored bytes as views, not copies, so that a page of a list copies each item once', () => {
     const bytes = stored({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, data: { big: 'y'.repeat(8192) } });
     const slices = servedJson(bytes, storedPrefix('v1', 'ConfigMap'), '5');
@@ -62,8 +81,8 @@ describe('storage: served JSON spliced from stored JSON', () => {
       '{"kind":"ConfigMap","apiVersion":"v1","metadata":{}}', // another order
       '{"apiVersion":"v1","kind":"ConfigMap","data":{},"metadata":{}}', // metadata not next
       '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"resourceVersion":"3"}}', // already has one
-      '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name": "spaced"}}', // not JSON.stringify's spacing
-      '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cut', // truncated
+      '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","resourceVersion":"3"}}', // one after other fields
+      '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cut},"data":{"resourceVersion":"1"}}', // malformed, where the walk must look
       '{"apiVersion":"v2","kind":"ConfigMap","metadata":{}}', // another version: converted on read
     ];
     for (const text of cases) expect(servedJson(Buffer.from(text), prefix, '9'), text).to.equal(undefined);
