@@ -87,6 +87,7 @@ export function customResourceDefinitionStrategy(): ResourceStrategy {
       if (JSON.stringify(crd.spec) !== JSON.stringify(old.spec)) metadata.generation = (typeof oldMetadata.generation === 'number' ? oldMetadata.generation : 0) + 1;
       addStorageVersion(crd);
     },
+    resetFields: (subresource) => (subresource === 'status' ? [['spec']] : subresource === '' ? [['status']] : []),
     validateCreate: (crd) => failure(crd, validateCrdCreate(crd)),
     validateUpdate: (crd, old, _namespaced, subresource) => failure(crd, subresource === 'status' ? validateCrdStatusUpdate(crd, old) : validateCrdUpdate(crd, old)),
     canonicalize: () => undefined,

@@ -102,6 +102,8 @@ export function customResourceStrategy(description: CustomResourceDescription): 
         metadata.generation = (typeof oldMetadata.generation === 'number' ? oldMetadata.generation : 0) + 1;
       }
     },
+    // v1.25's customResourceStrategy and its status strategy.
+    resetFields: (subresource) => (subresource === 'status' ? [['spec']] : subresource === '' && version.hasStatus ? [['status']] : []),
     validateCreate(object, namespaced) {
       const errs = validateObjectMeta(metadataOf(object), namespaced, nameIsDNSSubdomain, FieldPath.root('metadata'));
       errs.push(...validateContent(object, undefined));

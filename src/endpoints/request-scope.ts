@@ -8,7 +8,7 @@
 import { ApiError, errors } from '../util';
 import { inSpan, inSpanSync, type TraceContext } from '../observability/spans';
 import { parseFieldSelector, parseLabelSelector, SelectorParseError, validateFieldSelector } from '../apis/selectors';
-import { apiVersionOf, type DeleteOptions, type GenericRegistry, type ResourceStrategy, type ServedResource } from '../registry';
+import { apiVersionOf, type DeleteOptions, type GenericRegistry, type ResetField, type ResourceStrategy, type ServedResource } from '../registry';
 import type { ObjectStore, WatchCache } from '../storage';
 import type { BodyCodec, JsonObject } from './body-codec';
 import { requestRepresentation, type Representation } from './negotiation';
@@ -28,7 +28,8 @@ export interface ResourceResolver {
 }
 
 export interface ServerSideApply {
-  apply(live: JsonObject | undefined, config: JsonObject, manager: string, force: boolean, subresource: string): JsonObject;
+  /** `resetFields`: the strategy's fields this endpoint resets (ResourceStrategy.resetFields), never owned. */
+  apply(live: JsonObject | undefined, config: JsonObject, manager: string, force: boolean, subresource: string, resetFields: readonly ResetField[]): JsonObject;
   managerFromUserAgent(userAgent: string | undefined): string;
   parseConfig(body: Buffer): JsonObject;
 }

@@ -16,7 +16,7 @@ import { decodeStoredJson, isStorageError, servedJson, storedPrefix, type JsonOb
 import { isManagedFieldsReset } from '../apply';
 import { toApiError } from './errors';
 import { EXPIRED_CONTINUE_MESSAGE, encodeContinueToken, planGet, type ListPlan, type ReadMode } from './list-options';
-import type { ResourceStrategy, UpdateSubresource } from './strategy';
+import type { ResetField, ResourceStrategy, UpdateSubresource } from './strategy';
 import { apiVersionOf, resourceKeyPrefix, type ServedResource } from './served-resource';
 
 export interface WriteOptions {
@@ -91,7 +91,7 @@ export interface RegistryConfig {
   /** Allocators by "<group>/<resource>" (core Services: "/services"). */
   allocators?: ReadonlyMap<string, WriteAllocator>;
   /** Records in metadata.managedFields what a non-apply write changed (server-side apply's bookkeeping). */
-  trackManagedFields?: (live: JsonObject | undefined, updated: JsonObject, manager: string, subresource: string) => JsonObject;
+  trackManagedFields?: (live: JsonObject | undefined, updated: JsonObject, manager: string, subresource: string, resetFields: readonly ResetField[]) => JsonObject;
   /** Converts between the served versions of one stored resource (undefined: no conversion known). */
   converter?: (object: JsonObject, targetApiVersion: string) => JsonObject | undefined;
   /**
@@ -489,14 +489,15 @@ export class GenericRegistry {
   }
 
   /**
-   * The create path in v1.25's order: defaults, mutating admission with the request's name ("" for
-   * a generateName create) and without system fields, then what rest.BeforeCreate does (the
-   * generated name, uid and creationTimestamp, prepareForCreate, validation), then validating
-   * admission, then the store.
+   * The create path in v1.25's order: defaults, the write's managed fields, mutating admission with
+   * the request's name ("" for a generateName create) and without system fields, then what
+   * rest.BeforeCreate does (the generated name, uid and creationTimestamp, prepareForCreate,
+   * validation), then validating admission, then the store.
    */
   private async createNamed(resource: ServedResource, namespace: string, requestName: string, object: JsonObject, options: WriteOptions): Promise<JsonObject> {
     const strategy = this.strategyFor(resource);
     strategy.applyDefaults(object);
+    object = this.withWritersFields(resource, undefined, object, options, '');
     const attributes = { ...admissionTarget(resource, namespace, requestName, '', options), operation: 'CREATE' as const, dryRun: options.dryRun };
     const admitted = await this.admission.mutate({ ...attributes, object });
     if (admitted !== undefined && admitted !== object) {
@@ -522,13 +523,9 @@ export class GenericRegistry {
     delete metadata.deletionGracePeriodSeconds;
     delete metadata.generation;
     strategy.prepareForCreate(object, { user: options.user });
-    const resetManagedFields = withoutManagedFieldsReset(object);
     this.validationFailure(resource, inSpanSync('validate', options.trace, () => strategy.validateCreate(object, resource.namespaced)), name);
     strategy.canonicalize(object);
     await this.admission.validate({ ...attributes, object });
-    const track = this.config.trackManagedFields;
-    if (resetManagedFields) metadataOf(object).managedFields = [{}];
-    if (track !== undefined && options.fieldManager !== undefined) object = track(undefined, object, options.fieldManager, '');
     const key = this.key(resource, namespace, name);
     if (options.dryRun) {
       const existing = await this.store.get(key, { trace: options.trace });
@@ -553,6 +550,24 @@ export class GenericRegistry {
       }
     }
     throw errors.internal(new Error('could not allocate service addresses'));
+  }
+
+  /**
+   * `object` with the managed fields of a non-apply write by options.fieldManager. Recorded, as
+   * v1.25's handlers do, after defaulting and before mutating admission and the strategy, so that
+   * what those add is owned by no one; the strategy's reset fields are never owned.
+   */
+  private withWritersFields(resource: ServedResource, live: JsonObject | undefined, object: JsonObject, options: WriteOptions, subresource: UpdateSubresource): JsonObject {
+    const track = this.config.trackManagedFields;
+    if (track !== undefined && options.fieldManager !== undefined) {
+      const strategy = this.strategyFor(resource);
+      // In the form v1.25 decodes a request to: a Secret's stringData is already in its data.
+      strategy.canonicalize(object);
+      return track(live, object, options.fieldManager, subresource, strategy.resetFields(subresource));
+    }
+    // Nothing tracks this write's fields: a request to reset them clears them.
+    withoutManagedFieldsReset(object);
+    return object;
   }
 
   private allocatorFor(resource: ServedResource): WriteAllocator | undefined {
@@ -686,18 +701,15 @@ export class GenericRegistry {
     // Validation sees the version being replaced, as kube-apiserver fills it for unconditional updates.
     nextMeta.resourceVersion = String(current.modRevision);
     strategy.applyDefaults(next);
+    next = this.withWritersFields(resource, old, next, options, options.subresource);
     const admitted = await this.admission.mutate({ ...attributes, object: next });
     if (admitted !== undefined && admitted !== next) {
       next = admitted;
       strategy.applyDefaults(next);
     }
     strategy.prepareForUpdate(next, old, options.subresource);
-    const resetManagedFields = withoutManagedFieldsReset(next);
     this.validationFailure(resource, inSpanSync('validate', options.trace, () => strategy.validateUpdate(next, old, resource.namespaced, options.subresource)), name);
     strategy.canonicalize(next);
-    const track = this.config.trackManagedFields;
-    if (resetManagedFields) metadataOf(next).managedFields = [{}];
-    if (track !== undefined && options.fieldManager !== undefined) next = track(old, next, options.fieldManager, options.subresource);
     await this.admission.validate({ ...attributes, object: next });
     const metadata = metadataOf(next);
     // A terminating object whose last finalizer is gone leaves the store.
@@ -812,14 +824,11 @@ export class GenericRegistry {
 
 /**
  * `managedFields: [{}]` asks a non-apply write to clear the managed fields (spec 01 §4.9): the
- * request is not an invalid entry. Takes the marker out of `object` for validation; true when it
- * was there (the managed-fields tracker then performs the reset).
+ * request is not an invalid entry. Without a tracker to perform the reset, the marker goes.
  */
-function withoutManagedFieldsReset(object: JsonObject): boolean {
+function withoutManagedFieldsReset(object: JsonObject): void {
   const metadata = metadataOf(object);
-  if (!isManagedFieldsReset(metadata.managedFields)) return false;
-  delete metadata.managedFields;
-  return true;
+  if (isManagedFieldsReset(metadata.managedFields)) delete metadata.managedFields;
 }
 
 function sameContent(a: JsonObject, b: JsonObject): boolean {

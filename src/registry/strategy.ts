@@ -17,6 +17,9 @@ export type JsonObject = { [key: string]: unknown };
 /** The subresource an update goes through; `finalize` is namespaces/finalize, `approval` certificatesigningrequests/approval. */
 export type UpdateSubresource = '' | 'status' | 'finalize' | 'approval';
 
+/** A field by the names leading to it from the object's root: `['metadata', 'ownerReferences']`. */
+export type ResetField = readonly string[];
+
 /** What a create knows of its request besides the object: who asks (absent for the server's own writes). */
 export interface CreateContext {
   readonly user?: UserInfo;
@@ -45,6 +48,12 @@ export interface ResourceStrategy {
   prepareForCreate(object: JsonObject, context?: CreateContext): void;
   /** What an update may change: status vs spec split, generation, kept fields. */
   prepareForUpdate(object: JsonObject, old: JsonObject, subresource: UpdateSubresource): void;
+  /**
+   * The fields a write through `subresource` ('' for the main resource) cannot set, which
+   * prepareForCreate/prepareForUpdate put back (v1.25's GetResetFields): a write's manager never
+   * owns them, as field ownership is recorded before the strategy runs.
+   */
+  resetFields(subresource: UpdateSubresource): readonly ResetField[];
   validateCreate(object: JsonObject, namespaced: boolean): ValidationFailure | undefined;
   validateUpdate(object: JsonObject, old: JsonObject, namespaced: boolean, subresource: UpdateSubresource): ValidationFailure | undefined;
   /** Puts an accepted object into the one form that is stored (Secret stringData into data, ...). */

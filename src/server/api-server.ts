@@ -15,7 +15,7 @@ import { startupHookCheck, type HealthCheck } from '../http/health-checks';
 import { NonResourceRoutes, type DiscoveryDocuments } from '../http/non-resource-routes';
 import { ApiMetrics } from '../observability/api-metrics';
 import { deprecationOf } from '../apis/deprecations';
-import { GenericRegistry, ServiceAllocator, parseNodePortRange, resourceKeyPrefix, strategyFor, type AsyncConverter, type ResourceStrategy, type ServedResource } from '../registry';
+import { GenericRegistry, ServiceAllocator, parseNodePortRange, resourceKeyPrefix, strategyFor, type AsyncConverter, type RegistryConfig, type ResourceStrategy, type ServedResource } from '../registry';
 import { ObjectStore, WatchCache, openStoreWatchCount, type JsonObject } from '../storage';
 import { EncryptionAtRest, type ValueTransformer } from '../storage/encryption';
 import { KubernetesServiceController } from '../controllers/kubernetes-service';
@@ -99,7 +99,7 @@ export interface ApiServerParts {
   typedDecode?: TypedDecode;
   serverSideApply?: ServerSideApply;
   yamlDuplicateKeysError?: (text: string) => string | undefined;
-  trackManagedFields?: (live: JsonObject | undefined, updated: JsonObject, manager: string, subresource: string) => JsonObject;
+  trackManagedFields?: RegistryConfig['trackManagedFields'];
   convertVersion?: (object: JsonObject, targetApiVersion: string) => JsonObject | undefined;
   /** This replica's Raft state, when the store is embedded (for /metrics). */
   raftStatus?: () => RaftStatusView;

@@ -11,7 +11,7 @@ import { OPENAPI_V2_PROTOBUF_MEDIA_TYPES } from '../apis/openapi/openapi-v2-prot
 import { ProtobufCodec } from '../codec';
 import { TypedDecoder } from '../apis/schema';
 import { convertVersion } from '../apis/conversion';
-import { ApplyConflictError, apply as serverSideApply, managerFromUserAgent, topologyForKind, updateManagedFields, type ManagedFieldsConverter, type TopologyNode } from '../apply';
+import { ApplyConflictError, apply as serverSideApply, fieldElement, managerFromUserAgent, topologyForKind, updateManagedFields, type FieldPath, type ManagedFieldsConverter, type TopologyNode } from '../apply';
 import { CrdController, CustomResourceIndex, MergedOpenApi } from '../apiextensions';
 import { fromYaml, yamlDuplicateKeysError } from '../codec';
 import { PatchSchema, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, type JsonValue } from '../patch';
@@ -112,9 +112,9 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
     typedDecode: (object, level, rawJson) => customResources.typedDecode(object, level) ?? TypedDecoder.shared().decode(object, level, rawJson),
     convertVersion: (object, targetApiVersion) => customResources.convert(object, targetApiVersion) ?? convertVersion(object, targetApiVersion),
     serverSideApply: {
-      apply: (live, config, manager, force, subresource) => {
+      apply: (live, config, manager, force, subresource, resetFields) => {
         try {
-          return serverSideApply(live, config, manager, { force, now: nowRfc3339(), subresource: subresource || undefined, convert: convertForManagers, topologyOf });
+          return serverSideApply(live, config, manager, { force, now: nowRfc3339(), subresource: subresource || undefined, convert: convertForManagers, topologyOf, ignoredFields: fieldPaths(resetFields) });
         } catch (err) {
           if (err instanceof ApplyConflictError) throw err.toApiError();
           throw err;
@@ -137,11 +137,17 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
       },
     },
     yamlDuplicateKeysError,
-    trackManagedFields: (live, updated, manager, subresource) => updateManagedFields(live, updated, manager, { now: nowRfc3339(), subresource: subresource || undefined, convert: convertForManagers, topologyOf }),
+    trackManagedFields: (live, updated, manager, subresource, resetFields) =>
+      updateManagedFields(live, updated, manager, { now: nowRfc3339(), subresource: subresource || undefined, convert: convertForManagers, topologyOf, ignoredFields: fieldPaths(resetFields) }),
     storeHealthy: options.storeHealthy,
     lookupKind: (group, version, kind) => catalogue.lookupKind(group, version, kind) ?? customResources.lookupKind(group, version, kind),
     servedResources: servedResourcesWith(catalogue, customResources),
   };
+}
+
+/** A strategy's reset fields as field ownership names them. */
+function fieldPaths(resetFields: readonly (readonly string[])[]): FieldPath[] {
+  return resetFields.map((names) => names.map(fieldElement));
 }
 
 /**

@@ -67,7 +67,7 @@ async function applyPatch(scope: RequestScope, ssa: ServerSideApply, body: Buffe
     }
     if (!exists) {
       if (subresource !== '') throw errors.notFound({ group: resource.group, resource: resource.resource }, name);
-      const created = ssa.apply(undefined, { ...config, metadata: { ...metadata, name } }, manager, force, '');
+      const created = ssa.apply(undefined, { ...config, metadata: { ...metadata, name } }, manager, force, '', scope.strategy.resetFields(''));
       try {
         const object = await registry.create(resource, namespace, created, { dryRun, subresource: '', ...scope.writer('CreateOptions', optionsBody(dryRun, manager, force)) });
         scope.respond(201, object);
@@ -78,7 +78,7 @@ async function applyPatch(scope: RequestScope, ssa: ServerSideApply, body: Buffe
         throw err;
       }
     }
-    const patched = await registry.guaranteedUpdate(resource, namespace, name, (current) => ssa.apply(current, config, manager, force, subresource), { dryRun, subresource, ...scope.writer('PatchOptions', optionsBody(dryRun, manager, force)) });
+    const patched = await registry.guaranteedUpdate(resource, namespace, name, (current) => ssa.apply(current, config, manager, force, subresource, scope.strategy.resetFields(subresource)), { dryRun, subresource, ...scope.writer('PatchOptions', optionsBody(dryRun, manager, force)) });
     scope.respond(200, patched);
     return;
   }

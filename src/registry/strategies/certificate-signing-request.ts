@@ -99,6 +99,7 @@ export const certificateSigningRequestRules: KindRules = withStatus(emptyStatus,
     keepStored(csr, old, 'status');
     setConditions(csr, conditions);
   },
+  resetFields: { '': [['spec'], ['status']], status: [['spec'], ['status', 'conditions']], approval: [['spec'], ['status', 'certificate']] },
 });
 
 /** The requester's identity, which spec.username/uid/groups/extra record (omitted when empty, as v1 serializes them). */

@@ -8,7 +8,7 @@ import { applyDefaults, deepCopy, ensureObject, semanticallyEqual } from '../../
 import { selectableFields } from '../../apis/selectors';
 import { toTable } from '../../apis/table';
 import { fieldErrorCause, invalidMessage, qualifiedKind, validateCreate, validateStatusUpdate, validateUpdate, type FieldError } from '../../apis/validation';
-import type { JsonObject, ResourceStrategy, UpdateSubresource, ValidationFailure } from '../strategy';
+import type { JsonObject, ResetField, ResourceStrategy, UpdateSubresource, ValidationFailure } from '../strategy';
 import type { KindRules } from './kind-rules';
 
 function failure(object: JsonObject, fieldErrors: FieldError[]): ValidationFailure | undefined {
@@ -54,6 +54,12 @@ export function defineStrategy(group: string, resource: string, rules: KindRules
       if (rules.tracksGeneration !== true) return;
       const changed = !semanticallyEqual(object[specField], old[specField]) || (rules.otherGenerationChange?.(object, old) ?? false);
       if (changed) metadata.generation = (typeof oldMetadata.generation === 'number' ? oldMetadata.generation : 0) + 1;
+    },
+    resetFields(subresource): readonly ResetField[] {
+      const own = rules.resetFields?.[subresource];
+      if (own !== undefined) return own;
+      if (subresource === '') return rules.hasStatusSubresource === true ? [['status']] : [];
+      return subresource === 'status' ? [[specField]] : [];
     },
     validateCreate: (object, namespaced) => failure(object, validateCreate(object, namespaced)),
     validateUpdate: (object, old, namespaced, subresource) =>

@@ -4,7 +4,7 @@
  * `defineStrategy` (define-strategy.ts) turns these rules into a full ResourceStrategy; each
  * kind that needs more than the defaults has its rules in a file of its own beside this one.
  */
-import type { JsonObject } from '../strategy';
+import type { JsonObject, ResetField, UpdateSubresource } from '../strategy';
 
 export interface KindRules {
   /** The status a new object gets; absent when the type keeps what the client sent, or has none. */
@@ -23,6 +23,11 @@ export interface KindRules {
   /** namespaces/finalize and the like: the update a subresource other than status may make. */
   readonly prepareForSubresourceUpdate?: (subresource: string, object: JsonObject, old: JsonObject) => void;
   readonly canonicalize?: (object: JsonObject) => void;
+  /**
+   * GetResetFields where the kind's differ from the defaults: `status` on the main resource when
+   * there is a status subresource, and the spec field on /status.
+   */
+  readonly resetFields?: Partial<Record<UpdateSubresource, readonly ResetField[]>>;
   readonly allowCreateOnUpdate?: boolean;
   readonly gracePeriodSeconds?: (object: JsonObject, requested: number | undefined) => number;
   readonly prepareForDeletion?: (object: JsonObject) => void;

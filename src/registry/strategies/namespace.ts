@@ -26,10 +26,16 @@ export const namespaceRules: KindRules = withStatus(() => ({ phase: 'Active' }),
     if (subresource !== 'finalize') return;
     // namespaces/finalize changes spec.finalizers and nothing else (FinalizeREST).
     const finalizers = (namespace.spec as JsonObject | undefined)?.finalizers;
+    // The managed fields were recorded for this write before the strategy ran: they stay.
+    const managedFields = (namespace.metadata as JsonObject | undefined)?.managedFields;
     for (const key of Object.keys(namespace)) delete namespace[key];
     Object.assign(namespace, structuredClone(old));
     namespace.spec = { ...((old.spec as JsonObject | undefined) ?? {}), finalizers: Array.isArray(finalizers) ? finalizers : [] };
+    const metadata = ensureObject(namespace, 'metadata');
+    if (managedFields === undefined) delete metadata.managedFields;
+    else metadata.managedFields = managedFields;
   },
+  resetFields: { finalize: [['status']] },
   prepareForDeletion: (namespace) => {
     namespace.status = { ...((namespace.status as JsonObject | undefined) ?? {}), phase: 'Terminating' };
   },

@@ -22,6 +22,7 @@ export const podRules: KindRules = withStatus((pod) => ({ phase: 'Pending', qosC
   prepareForCreate: applySeccompVersionSkew,
   // Old kubelets corrupt owner references through pods/status; the registry never lets them.
   prepareForStatusUpdate: (pod, old) => keepOldField(metadataObject(pod), metadataObject(old), 'ownerReferences'),
+  resetFields: { status: [['spec'], ['metadata', 'deletionTimestamp'], ['metadata', 'ownerReferences']] },
   gracePeriodSeconds: podGracePeriodSeconds,
   returnsDeletedObject: true,
 });

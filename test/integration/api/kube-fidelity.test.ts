@@ -202,6 +202,54 @@ describe('kube-apiserver v1.25 fidelity (issue 16 regressions)', function () {
     expect(cs.stderr).to.contain('v1 ComponentStatus is deprecated in v1.19+');
   });
 
+  it('records a write\'s managed fields before mutating admission and the strategy, without the reset fields, as v1.25 does', async () => {
+    const pods = '/api/v1/namespaces/default/pods';
+    const created = await post(`${pods}?fieldManager=maker`, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'owned' }, spec: { containers: [{ name: 'c', image: 'nginx' }] }, status: { message: 'from the client' } });
+    expect(created.status, created.text).to.equal(201);
+    const pod = created.json<Obj>();
+    // Admission (ServiceAccount, DefaultTolerationSeconds, Priority) and the strategy (status) did their work...
+    expect(pod.spec.serviceAccountName).to.equal('default');
+    expect(pod.spec.tolerations).to.have.length(2);
+    expect(pod.status.phase).to.equal('Pending');
+    const fieldsOf = (object: Obj, manager: string): Obj => (object.metadata.managedFields as Obj[]).find((m) => m.manager === manager)?.fieldsV1 ?? {};
+    // ...but the manager owns what it sent and the defaults filled on decoding, nothing else.
+    const spec = fieldsOf(pod, 'maker')['f:spec'] as Obj;
+    expect(Object.keys(spec)).to.include.members(['f:containers', 'f:dnsPolicy', 'f:restartPolicy', 'f:schedulerName', 'f:terminationGracePeriodSeconds']);
+    for (const added of ['f:serviceAccountName', 'f:tolerations', 'f:priority', 'f:volumes']) expect(Object.keys(spec)).to.not.include(added);
+    expect(fieldsOf(pod, 'maker')).to.not.have.property('f:status');
+
+    // A main-resource update cannot set status (a reset field): the putter owns its label only.
+    const put = await server.request('PUT', `${pods}/owned?fieldManager=putter`, { body: JSON.stringify({ ...pod, metadata: { ...pod.metadata, labels: { tier: 'web' } }, status: { ...pod.status, message: 'ignored' } }) });
+    expect(put.status, put.text).to.equal(200);
+    expect(put.json<Obj>().status.message).to.equal(undefined);
+    expect(fieldsOf(put.json<Obj>(), 'putter')).to.deep.equal({ 'f:metadata': { 'f:labels': { '.': {}, 'f:tier': {} } } });
+
+    // Through /status, spec is the reset field: the agent owns the status it changed.
+    const current = put.json<Obj>();
+    const status = await server.request('PUT', `${pods}/owned/status?fieldManager=agent`, { body: JSON.stringify({ ...current, spec: { ...current.spec, activeDeadlineSeconds: 5 }, status: { ...current.status, message: 'running' } }) });
+    expect(status.status, status.text).to.equal(200);
+    const agent = (status.json<Obj>().metadata.managedFields as Obj[]).find((m) => m.manager === 'agent');
+    expect(agent).to.deep.include({ operation: 'Update', subresource: 'status' });
+    expect(agent?.fieldsV1).to.deep.equal({ 'f:status': { 'f:message': {} } });
+
+    // Server-side apply ignores the reset fields too: the applier does not own the status it sent.
+    const applied = await server.request('PATCH', `${pods}/owned?fieldManager=applier`, {
+      body: JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'owned', annotations: { note: 'x' } }, status: { message: 'applied' } }),
+      headers: { 'Content-Type': 'application/apply-patch+yaml' },
+    });
+    expect(applied.status, applied.text).to.equal(200);
+    expect(fieldsOf(applied.json<Obj>(), 'applier')).to.deep.equal({ 'f:metadata': { 'f:annotations': { 'f:note': {} } } });
+    expect(applied.json<Obj>().status.message).to.equal('running');
+  });
+
+  it('records a Secret\'s stringData as the data it becomes in the writer\'s managed fields', async () => {
+    const created = await post('/api/v1/namespaces/default/secrets?fieldManager=maker', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'sd-owned' }, stringData: { token: 'plain' } });
+    expect(created.status, created.text).to.equal(201);
+    const fields = (created.json<Obj>().metadata.managedFields as Obj[])[0].fieldsV1;
+    expect(fields['f:data']).to.deep.equal({ '.': {}, 'f:token': {} });
+    expect(fields).to.not.have.property('f:stringData');
+  });
+
   it('keeps the deprecation Warning beside a field-validation warning', async () => {
     const result = await post('/apis/autoscaling/v2beta2/namespaces/default/horizontalpodautoscalers', {
       apiVersion: 'autoscaling/v2beta2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'hpa' }, bogusField: 1,
