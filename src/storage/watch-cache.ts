@@ -29,6 +29,7 @@ import { inLinkedSpanSync, isTracingEnabled } from '../observability/spans';
 import { performance } from 'node:perf_hooks';
 import { StorageError } from './errors';
 import { SharedFieldSets } from './shared-field-sets';
+import { SharedStrings } from './shared-strings';
 import type { JsonObject, ObjectStore, StoreWatch, StoreWatchEvent } from './object-store';
 
 export interface CachedEvent extends StoreWatchEvent {
@@ -121,6 +122,8 @@ export class WatchCache {
   private sortedKeys: string[] | null = null;
   /** Equal managedFields trees of the cached objects, held once (see shared-field-sets.ts). */
   private readonly fieldSets = new SharedFieldSets();
+  /** Equal short string values of the cached objects, held once (see shared-strings.ts). */
+  private readonly strings = new SharedStrings();
   private history: CachedEvent[] = [];
   private historyStart = 0;
   private historyBytes = 0;
@@ -193,7 +196,7 @@ export class WatchCache {
           const page = await this.store.list(ROOT_PREFIX, { revision: revision || undefined, startKey, limit: LIST_PAGE });
           revision = page.revision;
           for (const item of page.items) {
-            this.fieldSets.adopt(item.object);
+            this.adopt(item.object);
             this.objects.set(item.key, item.object);
           }
           if (page.nextKey === undefined) break;
@@ -252,6 +255,12 @@ export class WatchCache {
     return watchers;
   }
 
+  /** Shares what `object` has in common with the other cached objects, so that it is held once. */
+  private adopt(object: JsonObject): void {
+    this.fieldSets.adopt(object);
+    this.strings.adopt(object);
+  }
+
   private apply(events: StoreWatchEvent[], revision: number): void {
     const now = this.now();
     for (const raw of events) {
@@ -261,7 +270,7 @@ export class WatchCache {
       if (event.type === 'DELETED') {
         if (this.objects.delete(event.key)) this.forgetKey(event.key);
       } else {
-        this.fieldSets.adopt(event.object);
+        this.adopt(event.object);
         if (!this.objects.has(event.key)) this.rememberKey(event.key);
         this.objects.set(event.key, event.object);
       }

@@ -1,0 +1,44 @@
+import { expect } from 'chai';
+import type { JsonObject } from '../../../../src/storage/object-store';
+import { SharedStrings } from '../../../../src/storage/shared-strings';
+
+function pod(i: number): JsonObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: `pod-${i}`, labels: { app: 'web' } },
+    spec: {
+      containers: [{ name: 'app', image: 'registry.example.com/app:1.2.3', imagePullPolicy: 'IfNotPresent', args: ['--port', '8080'] }],
+      tolerations: [{ key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }],
+    },
+  };
+}
+
+describe('SharedStrings', () => {
+  it('holds one entry per distinct short value across objects, which encode to the same bytes as before', () => {
+    const strings = new SharedStrings();
+    const pods = Array.from({ length: 100 }, (_, i) => pod(i));
+    const before = pods.map((p) => JSON.stringify(p));
+    for (const p of pods) strings.adopt(p);
+    // v1, Pod, web, app, the image, IfNotPresent, --port, 8080, the toleration's key, Exists,
+    // NoExecute: 11 shared by all, and each Pod's own name.
+    expect(strings.size).to.equal(11 + 100);
+    expect(pods.map((p) => JSON.stringify(p))).to.deep.equal(before);
+  });
+
+  it('leaves long values out of the table and frozen subtrees untouched', () => {
+    const strings = new SharedStrings();
+    const frozen = Object.freeze({ 'f:spec': Object.freeze({ 'f:containers': Object.freeze({}) }), note: 'inside a frozen tree' });
+    const object: JsonObject = { kind: 'ConfigMap', data: { big: 'x'.repeat(65), small: 'y'.repeat(64) }, metadata: { managedFields: [{ fieldsV1: frozen }] } };
+    expect(() => strings.adopt(object)).not.to.throw();
+    expect(strings.size).to.equal(2); // ConfigMap and the 64-character value
+    expect(((object.metadata as JsonObject).managedFields as JsonObject[])[0].fieldsV1).to.equal(frozen);
+  });
+
+  it('starts a new table when it is full, so values seen once cannot grow it without bound', () => {
+    const strings = new SharedStrings(50);
+    for (let i = 0; i < 1000; i++) strings.adopt({ metadata: { name: `object-${i}`, uid: `uid-${i}` } });
+    expect(strings.size).to.be.at.most(50);
+    expect(strings.size).to.be.greaterThan(0);
+  });
+});
