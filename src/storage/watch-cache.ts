@@ -42,6 +42,8 @@ export interface CachedEvent extends StoreWatchEvent {
 
 export type CacheListener = (event: CachedEvent) => void;
 
+const SECRETS_PREFIX = '/registry/secrets/';
+
 interface Subscription {
   prefix: string;
   /**
@@ -196,7 +198,7 @@ export class WatchCache {
           const page = await this.store.list(ROOT_PREFIX, { revision: revision || undefined, startKey, limit: LIST_PAGE });
           revision = page.revision;
           for (const item of page.items) {
-            this.adopt(item.object);
+            this.adopt(item.key, item.object);
             this.objects.set(item.key, item.object);
           }
           if (page.nextKey === undefined) break;
@@ -255,10 +257,18 @@ export class WatchCache {
     return watchers;
   }
 
-  /** Shares what `object` has in common with the other cached objects, so that it is held once. */
-  private adopt(object: JsonObject): void {
+  /** Distinct string values in the shared table (for tests). */
+  get sharedStringCount(): number {
+    return this.strings.size;
+  }
+
+  /**
+   * Shares what `object` has in common with the other cached objects, so that it is held once.
+   * Not a Secret's strings: the table would keep a deleted Secret's values alive until it restarts.
+   */
+  private adopt(key: string, object: JsonObject): void {
     this.fieldSets.adopt(object);
-    this.strings.adopt(object);
+    if (!key.startsWith(SECRETS_PREFIX)) this.strings.adopt(object);
   }
 
   private apply(events: StoreWatchEvent[], revision: number): void {
@@ -270,7 +280,7 @@ export class WatchCache {
       if (event.type === 'DELETED') {
         if (this.objects.delete(event.key)) this.forgetKey(event.key);
       } else {
-        this.adopt(event.object);
+        this.adopt(event.key, event.object);
         if (!this.objects.has(event.key)) this.rememberKey(event.key);
         this.objects.set(event.key, event.object);
       }
