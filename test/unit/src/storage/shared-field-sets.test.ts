@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import type { JsonObject, ObjectStore, StoreWatchEvent } from '../../../../src/storage/object-store';
+import type { JsonObject } from '../../../../src/storage/object-store';
 import { SharedFieldSets } from '../../../../src/storage/shared-field-sets';
-import { WatchCache } from '../../../../src/storage/watch-cache';
+import { fedWatchCache } from '../../../support/watch-cache-feed';
 
 /** A Pod with the managedFields a client writes: the same set of fields for every Pod of one template. */
 function pod(name: string, revision: number, fieldsV1: JsonObject = { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } }, 'f:spec': { 'f:containers': { 'k:{"name":"app"}': { '.': {}, 'f:image': {} } } } }): JsonObject {
@@ -85,20 +85,9 @@ describe('SharedFieldSets', () => {
 
 describe('WatchCache with shared managedFields trees', () => {
   it('shares equal trees among the objects it holds, through the fill and the live events', async () => {
-    let deliver: ((events: StoreWatchEvent[], revision: number) => void) | undefined;
-    const store = {
-      list: async () => ({ items: [{ key: '/registry/pods/default/a', object: pod('a', 5), modRevision: 5 }], revision: 10, remaining: 0 }),
-      watch: (_p: string, _a: number, onEvents: (events: StoreWatchEvent[], revision: number) => void) => {
-        deliver = onEvents;
-        return { stop() {} };
-      },
-      currentRevision: async () => 10,
-    };
-    const cache = new WatchCache(store as unknown as ObjectStore);
-    cache.start();
-    while (!cache.isReady) await new Promise((r) => setImmediate(r));
+    const { cache, deliver } = await fedWatchCache([{ key: '/registry/pods/default/a', object: pod('a', 5), modRevision: 5 }]);
     const changed = { 'f:spec': { 'f:nodeName': {} } };
-    deliver?.([
+    deliver([
       { type: 'ADDED', key: '/registry/pods/default/b', object: pod('b', 11), revision: 11, size: 100 },
       { type: 'ADDED', key: '/registry/pods/default/c', object: pod('c', 12, changed), revision: 12, size: 100 },
     ], 12);
@@ -107,7 +96,7 @@ describe('WatchCache with shared managedFields trees', () => {
     expect(treeOf(c)).to.not.equal(treeOf(a));
     expect(JSON.stringify(cache.get('/registry/pods/default/b'))).to.equal(JSON.stringify(pod('b', 11)));
     // The live event's object is the one the cache holds, sharing with the filled one.
-    deliver?.([{ type: 'MODIFIED', key: '/registry/pods/default/c', object: pod('c', 13), revision: 13, size: 100 }], 13);
+    deliver([{ type: 'MODIFIED', key: '/registry/pods/default/c', object: pod('c', 13), revision: 13, size: 100 }], 13);
     expect(treeOf(cache.get('/registry/pods/default/c') as JsonObject)).to.equal(treeOf(a));
     cache.stop();
   });

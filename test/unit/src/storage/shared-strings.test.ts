@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import type { JsonObject, ObjectStore, StoreWatchEvent } from '../../../../src/storage/object-store';
+import type { JsonObject } from '../../../../src/storage/object-store';
 import { SharedStrings } from '../../../../src/storage/shared-strings';
-import { WatchCache } from '../../../../src/storage/watch-cache';
+import { fedWatchCache } from '../../../support/watch-cache-feed';
 
 function pod(i: number): JsonObject {
   return {
@@ -46,23 +46,12 @@ describe('SharedStrings', () => {
 
 describe('WatchCache with shared strings', () => {
   it('shares the strings of the objects it fills and applies, but not a Secret\'s', async () => {
-    let deliver: ((events: StoreWatchEvent[], revision: number) => void) | undefined;
-    const store = {
-      list: async () => ({ items: [{ key: '/registry/pods/default/pod-1', object: pod(1), modRevision: 5 }], revision: 10, remaining: 0 }),
-      watch: (_p: string, _a: number, onEvents: (events: StoreWatchEvent[], revision: number) => void) => {
-        deliver = onEvents;
-        return { stop() {} };
-      },
-      currentRevision: async () => 10,
-    };
-    const cache = new WatchCache(store as unknown as ObjectStore);
-    cache.start();
-    while (!cache.isReady) await new Promise((r) => setImmediate(r));
+    const { cache, deliver } = await fedWatchCache([{ key: '/registry/pods/default/pod-1', object: pod(1), modRevision: 5 }]);
     expect(cache.sharedStringCount).to.equal(12); // the 11 values every such Pod has, and pod-1
     const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'token' }, data: { token: 'c2VjcmV0LXZhbHVl' } };
-    deliver?.([{ type: 'ADDED', key: '/registry/secrets/default/token', object: secret, revision: 11, size: 100 }], 11);
+    deliver([{ type: 'ADDED', key: '/registry/secrets/default/token', object: secret, revision: 11, size: 100 }], 11);
     expect(cache.sharedStringCount).to.equal(12);
-    deliver?.([{ type: 'ADDED', key: '/registry/pods/default/pod-2', object: pod(2), revision: 12, size: 100 }], 12);
+    deliver([{ type: 'ADDED', key: '/registry/pods/default/pod-2', object: pod(2), revision: 12, size: 100 }], 12);
     expect(cache.sharedStringCount).to.equal(13);
     expect(JSON.stringify(cache.get('/registry/pods/default/pod-2'))).to.equal(JSON.stringify(pod(2)));
     cache.stop();
