@@ -18,9 +18,9 @@
  * page while it runs; memory per object <= 1.5x its JSON.
  *
  * The issue's Pods are of about 2.2 KiB. The smallest realistic one (one container with an image,
- * a port and resources) is about 2.9 KiB of JSON as this server answers it, of which a third is
- * managedFields; that is the default. SCALE_LARGE_PODS=1 gives the Pods of earlier runs (two
- * containers, eight env vars, an annotation: about 4.7 KiB), for comparison with them.
+ * a port and resources) is about 2.3 KiB of JSON as this server answers it, defaults, admission's
+ * additions and managedFields included; that is the default. SCALE_LARGE_PODS=1 gives the Pods of
+ * earlier runs (two containers, eight env vars, an annotation: 4.7 KiB then), for comparison.
  *
  * The body of an unpaged LIST is counted as it streams in, never held, so the client's memory is
  * not the limit. Run: make bench-api-scale (SCALE_SIZES=10000,50000 for a shorter run;
