@@ -8,6 +8,10 @@
  *   unpaged LIST   one GET of the whole collection (time, bytes, the server's RSS growth while
  *                  it runs: sampled every 20 ms from /proc, peak minus the level before)
  *   rv=0 LIST      the same from the watch cache (resourceVersion=0)
+ *   heap held      each of the two again, while the server's heap is measured after forced
+ *                  full collections back to back: the most it held beyond its level before,
+ *                  which the RSS cannot tell from the young generation growing back or
+ *                  garbage not yet collected (these runs are slower, and only for this figure)
  *   memory         the server's V8 heap in use after the fill and two full collections forced
  *                  through its inspector (bench/support/heap-probe.ts), and its resident set
  *                  after an idle pause, minus the same figures before the first Pod, per
@@ -58,6 +62,8 @@ interface SizeFigures {
   unpagedGrowth: number;
   rv0Ms: number;
   rv0Growth: number;
+  unpagedHeldHeap: number;
+  rv0HeldHeap: number;
   rssPerObject: number;
   heapPerObject: number;
 }
@@ -113,6 +119,21 @@ function measuredGet(url: string, credentials: ApiCredentials, path: string, pid
     });
     stream.end();
   });
+}
+
+/**
+ * The most heap the server holds while `run` goes (measured after forced full collections, one
+ * after the other until it ends), over what it held before.
+ */
+async function heapHeldDuring(probe: HeapProbe, run: () => Promise<unknown>): Promise<number> {
+  const before = await probe.heapUsedAfterGc();
+  let peak = before;
+  let done = false;
+  const running = run().finally(() => (done = true));
+  running.catch(() => undefined);
+  while (!done) peak = Math.max(peak, await probe.heapUsedAfterGc());
+  await running;
+  return peak - before;
 }
 
 /** With SCALE_PROFILE_DIR set, the server's CPU profile of `phase` is written there as <phase>.cpuprofile. */
@@ -215,6 +236,9 @@ async function main(): Promise<void> {
       const unpaged = await profiled(probe, `${size}-unpaged`, () => measuredGet(server.url, credentials, `/api/v1/namespaces/${NAMESPACE}/pods`, server.pid));
       process.stderr.write(`${size}: resourceVersion=0 LIST\n`);
       const rv0 = await profiled(probe, `${size}-rv0`, () => measuredGet(server.url, credentials, `/api/v1/namespaces/${NAMESPACE}/pods?resourceVersion=0`, server.pid));
+      process.stderr.write(`${size}: heap held during the unpaged and rv=0 LISTs\n`);
+      const unpagedHeldHeap = await heapHeldDuring(probe, () => measuredGet(server.url, credentials, `/api/v1/namespaces/${NAMESPACE}/pods`, server.pid));
+      const rv0HeldHeap = await heapHeldDuring(probe, () => measuredGet(server.url, credentials, `/api/v1/namespaces/${NAMESPACE}/pods?resourceVersion=0`, server.pid));
       process.stderr.write(`${size}: chunked ${chunked.ms.toFixed(0)} ms (client parse ${chunked.parseMs.toFixed(0)} ms, page p50 ${median(chunked.pages).toFixed(1)} ms), unpaged ${unpaged.ms.toFixed(0)} ms (+${(unpaged.growth / 1048576).toFixed(1)} MB), rv=0 ${rv0.ms.toFixed(0)} ms (+${(rv0.growth / 1048576).toFixed(1)} MB), RSS ${(memory.rss / 1048576).toFixed(0)} MB, heap ${(memory.heap / 1048576).toFixed(0)} MB, store timeouts so far ${storeTimeouts}\n`);
       rows.push({
         size,
@@ -227,6 +251,8 @@ async function main(): Promise<void> {
         unpagedGrowth: unpaged.growth,
         rv0Ms: rv0.ms,
         rv0Growth: rv0.growth,
+        unpagedHeldHeap,
+        rv0HeldHeap,
         rssPerObject: (memory.rss - empty.rss) / size,
         heapPerObject: (memory.heap - empty.heap) / size,
       });
@@ -243,11 +269,11 @@ async function main(): Promise<void> {
   const lines = [
     `bench/api scale: one Carina replica, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}; Pods of ${podJsonBytes} bytes of JSON as served; one page of ${PAGE} = ${mb(pageBytes)}`,
     '',
-    '| pods | chunked LIST (limit 500) | of which the client parses | page p50 | page p99 | unpaged LIST | RSS growth during it | rv=0 LIST | RSS growth during it | RSS per object | heap per object | heap / JSON |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| pods | chunked LIST (limit 500) | of which the client parses | page p50 | page p99 | unpaged LIST | RSS growth during it | heap held during it | rv=0 LIST | RSS growth during it | heap held during it | RSS per object | heap per object | heap / JSON |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of rows) {
-    lines.push(`| ${r.size} | ${(r.chunkedMs / 1000).toFixed(2)} s | ${(r.chunkedParseMs / 1000).toFixed(2)} s | ${r.pageP50.toFixed(1)} ms | ${r.pageP99.toFixed(1)} ms | ${(r.unpagedMs / 1000).toFixed(2)} s (${mb(r.unpagedBytes)}) | ${mb(r.unpagedGrowth)} | ${(r.rv0Ms / 1000).toFixed(2)} s | ${mb(r.rv0Growth)} | ${(r.rssPerObject / 1024).toFixed(1)} KiB | ${(r.heapPerObject / 1024).toFixed(1)} KiB | ${(r.heapPerObject / podJsonBytes).toFixed(2)}x |`);
+    lines.push(`| ${r.size} | ${(r.chunkedMs / 1000).toFixed(2)} s | ${(r.chunkedParseMs / 1000).toFixed(2)} s | ${r.pageP50.toFixed(1)} ms | ${r.pageP99.toFixed(1)} ms | ${(r.unpagedMs / 1000).toFixed(2)} s (${mb(r.unpagedBytes)}) | ${mb(r.unpagedGrowth)} | ${mb(r.unpagedHeldHeap)} | ${(r.rv0Ms / 1000).toFixed(2)} s | ${mb(r.rv0Growth)} | ${mb(r.rv0HeldHeap)} | ${(r.rssPerObject / 1024).toFixed(1)} KiB | ${(r.heapPerObject / 1024).toFixed(1)} KiB | ${(r.heapPerObject / podJsonBytes).toFixed(2)}x |`);
   }
   const first = rows[0];
   const last = rows[rows.length - 1];
