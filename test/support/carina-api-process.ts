@@ -4,7 +4,7 @@
  * HTTPS client that presents the admin certificate (or none).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -53,7 +53,11 @@ export class CarinaApiProcess {
   log = '';
   private credentials?: Credentials;
 
-  private constructor(readonly dataDir: string, readonly port: number, private readonly args: string[], readonly etcdPort = 0) {}
+  /**
+   * `clusterRoot`: the directory of a startCluster's members and their shared PKI (its CA key
+   * included), removed with the last member's data.
+   */
+  private constructor(readonly dataDir: string, readonly port: number, private readonly args: string[], readonly etcdPort = 0, private readonly clusterRoot?: string) {}
 
   /** host:port of the embedded store's etcd API (TLS, client certificates only). */
   get etcdEndpoint(): string {
@@ -94,7 +98,13 @@ export class CarinaApiProcess {
     if (options.etcdTls !== undefined) args.push('--etcd-cafile', options.etcdTls.caFile, '--etcd-certfile', options.etcdTls.clientCertFile, '--etcd-keyfile', options.etcdTls.clientKeyFile);
     args.push(...withApiWorkers(options.extraArgs ?? []));
     const server = new CarinaApiProcess(dataDir, apiPort, args, etcdPort);
-    await server.launch();
+    try {
+      await server.launch();
+    } catch (err) {
+      // Tests start servers that must refuse their flags: their data must not outlive them.
+      await server.stop();
+      throw err;
+    }
     return server;
   }
 
@@ -118,8 +128,13 @@ export class CarinaApiProcess {
       '--election-timeout', '300ms',
       '--heartbeat-interval', '50ms',
       ...withApiWorkers(extraArgs),
-    ], ports[3 * i + 1]));
-    await Promise.all(servers.map((s) => s.launch()));
+    ], ports[3 * i + 1], root));
+    try {
+      await Promise.all(servers.map((s) => s.launch()));
+    } catch (err) {
+      await Promise.all(servers.map((s) => s.stop()));
+      throw err;
+    }
     return servers;
   }
 
@@ -288,6 +303,9 @@ export class CarinaApiProcess {
       clearTimeout(timer);
     }
     this.child = undefined;
-    if (!options.keepData) rmSync(this.dataDir, { recursive: true, force: true });
+    if (options.keepData) return;
+    rmSync(this.dataDir, { recursive: true, force: true });
+    const root = this.clusterRoot;
+    if (root !== undefined && existsSync(root) && !readdirSync(root).some((entry) => entry.startsWith('member-'))) rmSync(root, { recursive: true, force: true });
   }
 }
