@@ -8,10 +8,14 @@
  *   unpaged LIST   one GET of the whole collection (time, bytes, the server's RSS growth while
  *                  it runs: sampled every 20 ms from /proc, peak minus the level before)
  *   rv=0 LIST      the same from the watch cache (resourceVersion=0)
- *   heap held      each of the two again, while the server's heap is measured after forced
- *                  full collections back to back: the most it held beyond its level before,
- *                  which the RSS cannot tell from the young generation growing back or
- *                  garbage not yet collected (these runs are slower, and only for this figure)
+ *   held           each of the two again under the server's sampling heap profiler: what the
+ *                  server allocated since the LIST began and still holds after forced full
+ *                  collections, the most of many measures while the client reads, and one while
+ *                  the client has stopped reading for 0.5 s after 8 MiB (the server then waits
+ *                  on it). The RSS cannot tell a held response from the young generation growing
+ *                  back or garbage not yet collected; the heap's size after a collection moves by
+ *                  a megabyte with the young generation's pages of a busy process. These runs are
+ *                  slower, and only for this figure
  *   memory         the server's V8 heap in use after the fill and two full collections forced
  *                  through its inspector (bench/support/heap-probe.ts), and its resident set
  *                  after an idle pause, minus the same figures before the first Pod, per
@@ -62,8 +66,8 @@ interface SizeFigures {
   unpagedGrowth: number;
   rv0Ms: number;
   rv0Growth: number;
-  unpagedHeldHeap: number;
-  rv0HeldHeap: number;
+  unpagedHeld: HeldMemory;
+  rv0Held: HeldMemory;
   rssPerObject: number;
   heapPerObject: number;
 }
@@ -121,19 +125,61 @@ function measuredGet(url: string, credentials: ApiCredentials, path: string, pid
   });
 }
 
+/** What the server holds for a streamed LIST (allocated since it began and still alive). */
+interface HeldMemory {
+  /** The most measured while the client reads as fast as it can. */
+  running: number;
+  /** Measured once while the client has stopped reading mid-way: the server waits on it. */
+  paused: number;
+}
+
+/** Where in the body the client stops reading for a while (held.paused). */
+const PAUSE_AFTER_BYTES = 8 << 20;
+const PAUSE_MS = 500;
+
 /**
- * The most heap the server holds while `run` goes (measured after forced full collections, one
- * after the other until it ends), over what it held before.
+ * One more GET of `path` while the server's sampling heap profiler runs: the bytes it allocated
+ * since the request began and still holds after full collections, again and again while the
+ * body arrives, and once while the client stops reading after PAUSE_AFTER_BYTES. Objects that
+ * were alive before the request do not count, and neither do the young generation's pages that
+ * a busy process holds at any moment (what the heap's size after a collection moves by).
  */
-async function heapHeldDuring(probe: HeapProbe, run: () => Promise<unknown>): Promise<number> {
-  const before = await probe.heapUsedAfterGc();
-  let peak = before;
-  let done = false;
-  const running = run().finally(() => (done = true));
-  running.catch(() => undefined);
-  while (!done) peak = Math.max(peak, await probe.heapUsedAfterGc());
-  await running;
-  return peak - before;
+async function memoryHeldDuring(probe: HeapProbe, url: string, credentials: ApiCredentials, path: string): Promise<HeldMemory> {
+  await probe.startHeapSampling();
+  const session = http2.connect(url, { ca: credentials.ca, cert: credentials.cert, key: credentials.key, settings: { initialWindowSize: CLIENT_GO_WINDOWS.stream } });
+  session.once('connect', () => session.setLocalWindowSize(CLIENT_GO_WINDOWS.connection));
+  let failure: Error | undefined;
+  session.on('error', (err) => (failure = err));
+  try {
+    let bytes = 0;
+    let ended = false;
+    const stream = session.request({ ':path': path, accept: 'application/json' });
+    stream.on('response', (h) => {
+      if (Number(h[':status']) !== 200) failure = new Error(`GET ${path}: ${String(h[':status'])}`);
+    });
+    stream.on('data', (chunk: Buffer) => (bytes += chunk.length));
+    stream.on('end', () => (ended = true));
+    stream.on('error', (err) => (failure = err));
+    stream.end();
+    let running = 0;
+    let paused = -1;
+    while (!ended && failure === undefined) {
+      if (paused < 0 && bytes >= PAUSE_AFTER_BYTES) {
+        stream.pause();
+        await new Promise((r) => setTimeout(r, PAUSE_MS));
+        paused = await probe.sampledLiveBytes();
+        stream.resume();
+      } else {
+        running = Math.max(running, await probe.sampledLiveBytes());
+      }
+    }
+    if (failure !== undefined) throw failure;
+    if (paused < 0) throw new Error(`GET ${path}: the body ended before ${PAUSE_AFTER_BYTES} bytes, where the client was to pause`);
+    return { running, paused };
+  } finally {
+    session.destroy();
+    await probe.stopHeapSampling();
+  }
 }
 
 /** With SCALE_PROFILE_DIR set, the server's CPU profile of `phase` is written there as <phase>.cpuprofile. */
@@ -236,9 +282,9 @@ async function main(): Promise<void> {
       const unpaged = await profiled(probe, `${size}-unpaged`, () => measuredGet(server.url, credentials, `/api/v1/namespaces/${NAMESPACE}/pods`, server.pid));
       process.stderr.write(`${size}: resourceVersion=0 LIST\n`);
       const rv0 = await profiled(probe, `${size}-rv0`, () => measuredGet(server.url, credentials, `/api/v1/namespaces/${NAMESPACE}/pods?resourceVersion=0`, server.pid));
-      process.stderr.write(`${size}: heap held during the unpaged and rv=0 LISTs\n`);
-      const unpagedHeldHeap = await heapHeldDuring(probe, () => measuredGet(server.url, credentials, `/api/v1/namespaces/${NAMESPACE}/pods`, server.pid));
-      const rv0HeldHeap = await heapHeldDuring(probe, () => measuredGet(server.url, credentials, `/api/v1/namespaces/${NAMESPACE}/pods?resourceVersion=0`, server.pid));
+      process.stderr.write(`${size}: memory held during the unpaged and rv=0 LISTs\n`);
+      const unpagedHeld = await memoryHeldDuring(probe, server.url, credentials, `/api/v1/namespaces/${NAMESPACE}/pods`);
+      const rv0Held = await memoryHeldDuring(probe, server.url, credentials, `/api/v1/namespaces/${NAMESPACE}/pods?resourceVersion=0`);
       process.stderr.write(`${size}: chunked ${chunked.ms.toFixed(0)} ms (client parse ${chunked.parseMs.toFixed(0)} ms, page p50 ${median(chunked.pages).toFixed(1)} ms), unpaged ${unpaged.ms.toFixed(0)} ms (+${(unpaged.growth / 1048576).toFixed(1)} MB), rv=0 ${rv0.ms.toFixed(0)} ms (+${(rv0.growth / 1048576).toFixed(1)} MB), RSS ${(memory.rss / 1048576).toFixed(0)} MB, heap ${(memory.heap / 1048576).toFixed(0)} MB, store timeouts so far ${storeTimeouts}\n`);
       rows.push({
         size,
@@ -251,8 +297,8 @@ async function main(): Promise<void> {
         unpagedGrowth: unpaged.growth,
         rv0Ms: rv0.ms,
         rv0Growth: rv0.growth,
-        unpagedHeldHeap,
-        rv0HeldHeap,
+        unpagedHeld,
+        rv0Held,
         rssPerObject: (memory.rss - empty.rss) / size,
         heapPerObject: (memory.heap - empty.heap) / size,
       });
@@ -269,11 +315,11 @@ async function main(): Promise<void> {
   const lines = [
     `bench/api scale: one Carina replica, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}; Pods of ${podJsonBytes} bytes of JSON as served; one page of ${PAGE} = ${mb(pageBytes)}`,
     '',
-    '| pods | chunked LIST (limit 500) | of which the client parses | page p50 | page p99 | unpaged LIST | RSS growth during it | heap held during it | rv=0 LIST | RSS growth during it | heap held during it | RSS per object | heap per object | heap / JSON |',
+    '| pods | chunked LIST (limit 500) | of which the client parses | page p50 | page p99 | unpaged LIST | RSS growth during it | held during it: reading / paused | rv=0 LIST | RSS growth during it | held during it: reading / paused | held during a watch of one ConfigMap | RSS per object | heap per object | heap / JSON |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of rows) {
-    lines.push(`| ${r.size} | ${(r.chunkedMs / 1000).toFixed(2)} s | ${(r.chunkedParseMs / 1000).toFixed(2)} s | ${r.pageP50.toFixed(1)} ms | ${r.pageP99.toFixed(1)} ms | ${(r.unpagedMs / 1000).toFixed(2)} s (${mb(r.unpagedBytes)}) | ${mb(r.unpagedGrowth)} | ${mb(r.unpagedHeldHeap)} | ${(r.rv0Ms / 1000).toFixed(2)} s | ${mb(r.rv0Growth)} | ${mb(r.rv0HeldHeap)} | ${(r.rssPerObject / 1024).toFixed(1)} KiB | ${(r.heapPerObject / 1024).toFixed(1)} KiB | ${(r.heapPerObject / podJsonBytes).toFixed(2)}x |`);
+    lines.push(`| ${r.size} | ${(r.chunkedMs / 1000).toFixed(2)} s | ${(r.chunkedParseMs / 1000).toFixed(2)} s | ${r.pageP50.toFixed(1)} ms | ${r.pageP99.toFixed(1)} ms | ${(r.unpagedMs / 1000).toFixed(2)} s (${mb(r.unpagedBytes)}) | ${mb(r.unpagedGrowth)} | ${mb(r.unpagedHeld.running)} / ${mb(r.unpagedHeld.paused)} | ${(r.rv0Ms / 1000).toFixed(2)} s | ${mb(r.rv0Growth)} | ${mb(r.rv0Held.running)} / ${mb(r.rv0Held.paused)} | ${(r.rssPerObject / 1024).toFixed(1)} KiB | ${(r.heapPerObject / 1024).toFixed(1)} KiB | ${(r.heapPerObject / podJsonBytes).toFixed(2)}x |`);
   }
   const first = rows[0];
   const last = rows[rows.length - 1];

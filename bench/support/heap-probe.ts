@@ -10,6 +10,11 @@
  */
 import { WebSocket } from 'undici';
 
+interface SampledNode {
+  selfSize: number;
+  children: SampledNode[];
+}
+
 export class HeapProbe {
   private constructor(private readonly socket: WebSocket) {}
 
@@ -43,6 +48,36 @@ export class HeapProbe {
     await this.call('HeapProfiler.collectGarbage');
     const usage = (await this.call('Runtime.getHeapUsage')) as { usedSize: number };
     return usage.usedSize;
+  }
+
+  /**
+   * Starts V8's sampling heap profiler: from now on about one allocation per `intervalBytes` is
+   * recorded with its stack, and forgotten when it is collected.
+   */
+  async startHeapSampling(intervalBytes = 1024): Promise<void> {
+    await this.call('HeapProfiler.startSampling', { samplingInterval: intervalBytes });
+  }
+
+  /**
+   * The bytes allocated since startHeapSampling that are still alive after two full collections
+   * (V8's estimate from its samples). Unlike the heap's size, it is not moved by what older
+   * objects were freed meanwhile, nor by V8's accounting of the young generation's pages.
+   */
+  async sampledLiveBytes(): Promise<number> {
+    await this.call('HeapProfiler.collectGarbage');
+    await this.call('HeapProfiler.collectGarbage');
+    const { profile } = (await this.call('HeapProfiler.getSamplingProfile')) as { profile: { head: SampledNode } };
+    let bytes = 0;
+    const visit = (node: SampledNode) => {
+      bytes += node.selfSize;
+      for (const child of node.children) visit(child);
+    };
+    visit(profile.head);
+    return bytes;
+  }
+
+  async stopHeapSampling(): Promise<void> {
+    await this.call('HeapProfiler.stopSampling');
   }
 
   /** Starts V8's sampling profiler in the process (1 ms interval). */
