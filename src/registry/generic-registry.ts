@@ -155,8 +155,14 @@ function asJson(objects: JsonObject[]): ItemJson[] {
 /** How long a read waits for this replica to reach a resourceVersion before answering 504. */
 const FUTURE_VERSION_WAIT_MS = 3000;
 const UPDATE_RETRIES = 16;
-/** Items per page when an unpaged list is streamed to the client. */
-const STREAM_PAGE = 500;
+/**
+ * Items read and written at a time when a list is streamed to the client. The server holds what
+ * one batch needs while it is written (0.6-0.9 KB of heap per item besides the bytes, which are
+ * the store's: the key, the views, the write requests) and reads the next only once the client
+ * took it, so this bounds what a LIST of any size holds. Measured with a client that stopped
+ * reading: about 90 KB with 100, 300 KB with 500, beside a 500-item page of 1.1 MB.
+ */
+const STREAM_BATCH = 100;
 const GENERATE_NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
 export function groupResourceOf(resource: ServedResource): GroupResource {
@@ -280,7 +286,7 @@ export class GenericRegistry {
   }
 
   /**
-   * A list. With `onPage`, an unpaged list (no limit) is handed over STREAM_PAGE items at a time,
+   * A list. With `onPage`, an unpaged list (no limit) is handed over STREAM_BATCH items at a time,
    * all read at one revision, each item as its served JSON, instead of being gathered whole; the
    * returned `items` is then empty.
    */
@@ -334,8 +340,8 @@ export class GenericRegistry {
       const cached = this.cache.list(prefix, filter);
       const resourceVersion = String(cached.revision);
       if (onPage === undefined) return { items: await this.servedAll(resource, cached.items), resourceVersion };
-      for (let i = 0; i === 0 || i < cached.items.length; i += STREAM_PAGE) {
-        await onPage(asJson(await this.servedAll(resource, cached.items.slice(i, i + STREAM_PAGE))), resourceVersion);
+      for (let i = 0; i === 0 || i < cached.items.length; i += STREAM_BATCH) {
+        await onPage(asJson(await this.servedAll(resource, cached.items.slice(i, i + STREAM_BATCH))), resourceVersion);
       }
       return { items: [], resourceVersion };
     }
@@ -346,7 +352,7 @@ export class GenericRegistry {
       let revision = read.revision ?? 0;
       let startKey: string | undefined;
       for (;;) {
-        const options = { revision: revision || undefined, serializable: read.serializable, startKey, limit: STREAM_PAGE, trace: plan.trace };
+        const options = { revision: revision || undefined, serializable: read.serializable, startKey, limit: STREAM_BATCH, trace: plan.trace };
         let json: ItemJson[];
         let nextKey: string | undefined;
         if (asStored) {

@@ -47,8 +47,8 @@ export async function list(scope: RequestScope): Promise<void> {
         sink.write(Buffer.from(`{"kind":${JSON.stringify(resource.listKind)},"apiVersion":${JSON.stringify(apiVersionOf(resource))},"metadata":{"resourceVersion":${JSON.stringify(resourceVersion)}},"items":[`));
       }
       if (items.length === 0) return;
-      // The client's pace is waited for between pages, so the server holds at most about a page
-      // of the list (as views of stored bytes, which the store holds anyway).
+      // The client's pace is waited for between batches, so the server holds at most about one
+      // batch of the list (as views of stored bytes, which the store holds anyway).
       const full = !sink.writeAll(itemSlices(items, first ? '' : ','));
       first = false;
       if (full) await sink.drained();
