@@ -8,13 +8,20 @@
  *
  *     API_WORKERS=2 FAN_OUT_SECONDS=10 node dist/bench/api/profile-fan-out.js
  *     MODE=get API_WORKERS=2 GET_OPS=10000 node dist/bench/api/profile-fan-out.js   # GET at 16 in flight instead
+ *     MODE=cluster API_WORKERS=1 node dist/bench/api/profile-fan-out.js   # three replicas behind HAProxy
+ *
+ * MODE=cluster profiles bench-cluster's fan-out instead: three replicas (`carina local-cluster`,
+ * ports 24100-24132), the writes through HAProxy, each replica's profile named with its member id
+ * and whether it led.
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApiClient } from '../support/api-client';
-import { CarinaServer } from '../support/carina-server';
+import { localClusterDown, localClusterUp } from '../../src/cli/local-cluster';
+import { ApiClient, credentialsFromDataDir } from '../support/api-client';
+import { CARINA_MAIN, CarinaServer } from '../support/carina-server';
 import { runFanOut } from '../cluster/fan-out';
+import { findLeader, memberPid, waitCaughtUp, type ClusterMember } from '../cluster/leader-kill';
 import { closedLoop } from '../support/latency';
 
 interface ProfileNode {
@@ -69,15 +76,11 @@ function summarize(file: string): string {
 async function main(): Promise<void> {
   const apiWorkers = Number(process.env.API_WORKERS ?? 2);
   const dir = mkdtempSync(join(tmpdir(), 'carina-fan-out-prof-'));
-  const previous = process.env.NODE_OPTIONS;
-  // --cpu-prof is refused in NODE_OPTIONS: a preloaded module profiles each process instead.
-  process.env.NODE_OPTIONS = `${previous ?? ''} --require ${join(__dirname, 'cpu-profile-preload.js')}`.trim();
-  process.env.CARINA_CPU_PROF_DIR = dir;
-  const server = await CarinaServer.start({ api: 24300, etcd: 24301, raft: 24302 }, ['--auto-compaction-interval', '0', '--api-workers', String(apiWorkers)]);
-  // Only the server profiles: the load generator's processes must not.
-  if (previous === undefined) delete process.env.NODE_OPTIONS;
-  else process.env.NODE_OPTIONS = previous;
-  delete process.env.CARINA_CPU_PROF_DIR;
+  if (process.env.MODE === 'cluster') {
+    await profileCluster(dir, apiWorkers);
+    return;
+  }
+  const server = await profiling(dir, () => CarinaServer.start({ api: 24300, etcd: 24301, raft: 24302 }, ['--auto-compaction-interval', '0', '--api-workers', String(apiWorkers)]));
   const writer = new ApiClient(server.url, server.credentials());
   try {
     if (process.env.MODE === 'get') {
@@ -101,13 +104,32 @@ async function main(): Promise<void> {
   process.stdout.write(`\nprofiles in ${dir}\n`);
 }
 
-async function fanOutOnce(server: CarinaServer, writer: ApiClient, apiWorkers: number): Promise<void> {
-  const result = await runFanOut({
+/**
+ * Runs `start` with an environment that makes every Node process it starts profile itself into
+ * `dir`, then restores it: only the server's processes profile, not the load generator's.
+ */
+async function profiling<T>(dir: string, start: () => Promise<T>): Promise<T> {
+  const previous = process.env.NODE_OPTIONS;
+  // --cpu-prof is refused in NODE_OPTIONS: a preloaded module profiles each process instead.
+  process.env.NODE_OPTIONS = `${previous ?? ''} --require ${join(__dirname, 'cpu-profile-preload.js')}`.trim();
+  process.env.CARINA_CPU_PROF_DIR = dir;
+  try {
+    return await start();
+  } finally {
+    if (previous === undefined) delete process.env.NODE_OPTIONS;
+    else process.env.NODE_OPTIONS = previous;
+    delete process.env.CARINA_CPU_PROF_DIR;
+  }
+}
+
+/** bench/cluster's fan-out figures (1,000 watchers, 100 writes/s of 2 KiB unless told otherwise). */
+function fanOutOptions(replicas: Array<{ url: string; pid: number }>, credentialsDir: string, writer: ApiClient): Parameters<typeof runFanOut>[0] {
+  return {
     watchers: Number(process.env.WATCHERS ?? 1000),
     changesPerSecond: Number(process.env.CHANGES_PER_SECOND ?? 100),
     durationSeconds: Number(process.env.FAN_OUT_SECONDS ?? 10),
-    replicas: [{ url: server.url, pid: server.pid }],
-    credentialsDir: server.dataDir,
+    replicas,
+    credentialsDir,
     writer,
     namespace: 'fan-prof',
     workers: 2,
@@ -115,7 +137,39 @@ async function fanOutOnce(server: CarinaServer, writer: ApiClient, apiWorkers: n
     drainSeconds: 30,
     payloadBytes: 2048,
     log: (line) => process.stderr.write(`${line}\n`),
-  });
+  };
+}
+
+async function profileCluster(dir: string, apiWorkers: number): Promise<void> {
+  const clusterDir = join(dir, 'cluster');
+  const ports = [1, 2, 3].map((i) => ({ api: 24100 + 10 * i, etcd: 24100 + 10 * i + 1, raft: 24100 + 10 * i + 2 }));
+  const up = await profiling(dir, () => localClusterUp({ dir: clusterDir, replicas: 3, ports, lbPort: 24100, carinaScript: CARINA_MAIN, serverArgs: ['--api-workers', String(apiWorkers)] }));
+  const names = new Map<string, string>();
+  try {
+    const storeTls = { ca: readFileSync(up.storeClient.cacert, 'utf8'), cert: readFileSync(up.storeClient.cert, 'utf8'), key: readFileSync(up.storeClient.key, 'utf8') };
+    const members: ClusterMember[] = up.members.map((m, i) => ({ id: m.id, apiUrl: m.apiUrl, etcdEndpoint: `127.0.0.1:${ports[i].etcd}`, storeTls, pidFile: m.pidFile, log: m.log }));
+    const credentials = credentialsFromDataDir(join(clusterDir, 'member-1'));
+    await waitCaughtUp(members, credentials);
+    const leader = await findLeader(members);
+    for (const m of members) names.set(`${memberPid(m)}.cpuprofile`, `member ${m.id}${m === leader ? ' (leader)' : ''}`);
+    const writer = new ApiClient(up.url, credentials);
+    try {
+      const result = await runFanOut(fanOutOptions(members.map((m) => ({ url: m.apiUrl, pid: memberPid(m) })), join(clusterDir, 'member-1'), writer));
+      process.stdout.write(`three replicas, --api-workers ${apiWorkers}: writes ${result.writesPerSecond.toFixed(1)}/s, write p99 ${result.writeP99Ms.toFixed(0)} ms, event p99 after the acknowledgement ${result.p99Ms.toFixed(0)} ms, from send ${result.p99FromSendMs.toFixed(0)} ms, ${result.received}/${result.expectedDeliveries} delivered, Carina ${result.carinaCores.toFixed(2)} cores, generator ${result.generatorCores.toFixed(2)}, machine ${result.machineBusyCores.toFixed(2)} cores\n`);
+    } finally {
+      writer.close();
+    }
+  } finally {
+    await localClusterDown(clusterDir, { removeData: true });
+  }
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort()) {
+    process.stdout.write(`\n== ${names.get(file) ?? 'another process'}: ${file} (whole run: start, load, stop)\n${summarize(join(dir, file))}\n`);
+  }
+  process.stdout.write(`\nprofiles in ${dir}\n`);
+}
+
+async function fanOutOnce(server: CarinaServer, writer: ApiClient, apiWorkers: number): Promise<void> {
+  const result = await runFanOut(fanOutOptions([{ url: server.url, pid: server.pid }], server.dataDir, writer));
   process.stdout.write(`--api-workers ${apiWorkers}: writes ${result.writesPerSecond.toFixed(1)}/s, write p99 ${result.writeP99Ms.toFixed(0)} ms, event p99 from send ${result.p99FromSendMs.toFixed(0)} ms, ${result.received}/${result.expectedDeliveries} delivered, Carina ${result.carinaCores.toFixed(2)} cores, generator ${result.generatorCores.toFixed(2)}, machine ${result.machineBusyCores.toFixed(2)} cores\n`);
 }
 

@@ -4,13 +4,14 @@
  * is cumulative), and at each size:
  *
  *   chunked LIST   the whole collection with limit=500 (total time, the client's JSON.parse of
- *                  the pages within it, page p50 and p99 until a page's last byte)
+ *                  the pages within it and its whole CPU time, page p50 and p99 until a page's
+ *                  last byte)
  *   unpaged LIST   one GET of the whole collection (time, bytes, the server's RSS growth while
  *                  it runs: sampled every 20 ms from /proc, peak minus the level before)
  *   rv=0 LIST      the same from the watch cache (resourceVersion=0)
  *   held           each of the two again under the server's sampling heap profiler: what the
  *                  server allocated since the LIST began and still holds after forced full
- *                  collections, the most of many measures while the client reads, and one while
+ *                  collections, the most of measures 0.1 s apart while the client reads, and one while
  *                  the client has stopped reading for 0.5 s after 8 MiB (the server then waits
  *                  on it). The RSS cannot tell a held response from the young generation growing
  *                  back or garbage not yet collected; the heap's size after a collection moves by
@@ -59,6 +60,8 @@ interface SizeFigures {
   size: number;
   chunkedMs: number;
   chunkedParseMs: number;
+  /** The client's CPU time (user and system) during the chunked LIST: its TLS, HTTP/2 and parse. */
+  chunkedClientCpuMs: number;
   pageP50: number;
   pageP99: number;
   unpagedMs: number;
@@ -136,6 +139,7 @@ interface HeldMemory {
 /** Where in the body the client stops reading for a while (held.paused). */
 const PAUSE_AFTER_BYTES = 8 << 20;
 const PAUSE_MS = 500;
+const MEASURE_GAP_MS = 100;
 
 /**
  * One more GET of `path` while the server's sampling heap profiler runs: the bytes it allocated
@@ -170,7 +174,12 @@ async function memoryHeldDuring(probe: HeapProbe, url: string, credentials: ApiC
         paused = await probe.sampledLiveBytes();
         stream.resume();
       } else {
+        const measureStarted = performance.now();
         running = Math.max(running, await probe.sampledLiveBytes());
+        process.stderr.write(`  held: ${(bytes / 1048576).toFixed(0)} MB read, measured in ${(performance.now() - measureStarted).toFixed(0)} ms\n`);
+        // Each measure stops the server for two full collections (a second or more with a large
+        // watch cache): the LIST must get on between them.
+        await new Promise((r) => setTimeout(r, MEASURE_GAP_MS));
       }
     }
     if (failure !== undefined) throw failure;
@@ -204,12 +213,13 @@ async function settledMemory(probe: HeapProbe, pid: number): Promise<{ rss: numb
  * the client's JSON.parse of it (which it needs for the continue token, as every client does) is
  * timed apart, since it is the same for any server and runs on the server's two cores.
  */
-async function chunkedList(client: ApiClient): Promise<{ ms: number; pages: number[]; parseMs: number; items: number }> {
+async function chunkedList(client: ApiClient): Promise<{ ms: number; pages: number[]; parseMs: number; clientCpuMs: number; items: number }> {
   const pages: number[] = [];
   let parseMs = 0;
   let items = 0;
   let token = '';
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   do {
     const pageStarted = performance.now();
     const query = `limit=${PAGE}${token === '' ? '' : `&continue=${encodeURIComponent(token)}`}`;
@@ -221,7 +231,8 @@ async function chunkedList(client: ApiClient): Promise<{ ms: number; pages: numb
     items += list.items.length;
     token = list.metadata.continue ?? '';
   } while (token !== '');
-  return { ms: performance.now() - started, pages, parseMs, items };
+  const cpu = process.cpuUsage(cpuBefore);
+  return { ms: performance.now() - started, pages, parseMs, clientCpuMs: (cpu.user + cpu.system) / 1000, items };
 }
 
 /** Creates returned 504 (the store did not commit within its request timeout) and were retried. */
@@ -290,6 +301,7 @@ async function main(): Promise<void> {
         size,
         chunkedMs: chunked.ms,
         chunkedParseMs: chunked.parseMs,
+        chunkedClientCpuMs: chunked.clientCpuMs,
         pageP50: median(chunked.pages),
         pageP99: percentile(chunked.pages, 99),
         unpagedMs: unpaged.ms,
@@ -315,11 +327,11 @@ async function main(): Promise<void> {
   const lines = [
     `bench/api scale: one Carina replica, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}; Pods of ${podJsonBytes} bytes of JSON as served; one page of ${PAGE} = ${mb(pageBytes)}`,
     '',
-    '| pods | chunked LIST (limit 500) | of which the client parses | page p50 | page p99 | unpaged LIST | RSS growth during it | held during it: reading / paused | rv=0 LIST | RSS growth during it | held during it: reading / paused | held during a watch of one ConfigMap | RSS per object | heap per object | heap / JSON |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| pods | chunked LIST (limit 500) | of which the client parses | client CPU during it | page p50 | page p99 | unpaged LIST | RSS growth during it | held during it: reading / paused | rv=0 LIST | RSS growth during it | held during it: reading / paused | RSS per object | heap per object | heap / JSON |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of rows) {
-    lines.push(`| ${r.size} | ${(r.chunkedMs / 1000).toFixed(2)} s | ${(r.chunkedParseMs / 1000).toFixed(2)} s | ${r.pageP50.toFixed(1)} ms | ${r.pageP99.toFixed(1)} ms | ${(r.unpagedMs / 1000).toFixed(2)} s (${mb(r.unpagedBytes)}) | ${mb(r.unpagedGrowth)} | ${mb(r.unpagedHeld.running)} / ${mb(r.unpagedHeld.paused)} | ${(r.rv0Ms / 1000).toFixed(2)} s | ${mb(r.rv0Growth)} | ${mb(r.rv0Held.running)} / ${mb(r.rv0Held.paused)} | ${(r.rssPerObject / 1024).toFixed(1)} KiB | ${(r.heapPerObject / 1024).toFixed(1)} KiB | ${(r.heapPerObject / podJsonBytes).toFixed(2)}x |`);
+    lines.push(`| ${r.size} | ${(r.chunkedMs / 1000).toFixed(2)} s | ${(r.chunkedParseMs / 1000).toFixed(2)} s | ${(r.chunkedClientCpuMs / 1000).toFixed(2)} s | ${r.pageP50.toFixed(1)} ms | ${r.pageP99.toFixed(1)} ms | ${(r.unpagedMs / 1000).toFixed(2)} s (${mb(r.unpagedBytes)}) | ${mb(r.unpagedGrowth)} | ${mb(r.unpagedHeld.running)} / ${mb(r.unpagedHeld.paused)} | ${(r.rv0Ms / 1000).toFixed(2)} s | ${mb(r.rv0Growth)} | ${mb(r.rv0Held.running)} / ${mb(r.rv0Held.paused)} | ${(r.rssPerObject / 1024).toFixed(1)} KiB | ${(r.heapPerObject / 1024).toFixed(1)} KiB | ${(r.heapPerObject / podJsonBytes).toFixed(2)}x |`);
   }
   const first = rows[0];
   const last = rows[rows.length - 1];
