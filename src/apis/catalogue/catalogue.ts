@@ -128,6 +128,9 @@ function groupVersionKey(group: string, version: string): string {
   return group === '' ? version : `${group}/${version}`;
 }
 
+let builtInResources: Array<{ group: string; resource: string }> | undefined;
+let builtInNames: Set<string> | undefined;
+
 export class Catalogue {
   private readonly served: CatalogueGroupVersion[];
   private readonly byGroupVersion: Map<string, CatalogueGroupVersion>;
@@ -161,6 +164,27 @@ export class Catalogue {
       const gv = groupVersionKey(entry.group, entry.version);
       return gv === key || (key.startsWith(`${gv}/`) && entry.resources.some((resource) => `${gv}/${resource.resource}` === key));
     });
+  }
+
+  /**
+   * True when kube-apiserver v1.25 has `group`/`resource` among its built-in resources, in any
+   * version, served or not: such resources keep their storage location whatever --runtime-config says.
+   */
+  static isBuiltIn(group: string, resource: string): boolean {
+    builtInNames ??= new Set(Catalogue.builtInResources().map((r) => `${r.group}/${r.resource}`));
+    return builtInNames.has(`${group}/${resource}`);
+  }
+
+  /** Every group-resource kube-apiserver v1.25 has built in, in any version, served or not; each once. */
+  static builtInResources(): ReadonlyArray<{ group: string; resource: string }> {
+    if (builtInResources === undefined) {
+      const unique = new Map<string, { group: string; resource: string }>();
+      for (const entry of catalogueData().groupVersions) {
+        for (const r of entry.resources) unique.set(`${entry.group}/${r.resource}`, { group: entry.group, resource: r.resource });
+      }
+      builtInResources = [...unique.values()];
+    }
+    return builtInResources;
   }
 
   private static isEnabled(entry: CatalogueGroupVersion, runtimeConfig: Map<string, boolean>): boolean {
