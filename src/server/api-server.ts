@@ -15,8 +15,9 @@ import { startupHookCheck, type HealthCheck } from '../http/health-checks';
 import { NonResourceRoutes, type DiscoveryDocuments } from '../http/non-resource-routes';
 import { ApiMetrics } from '../observability/api-metrics';
 import { deprecationOf } from '../apis/deprecations';
-import { GenericRegistry, ServiceAllocator, parseNodePortRange, resourceKeyPrefix, strategyFor, type AsyncConverter, type RegistryConfig, type ResourceStrategy, type ServedResource } from '../registry';
-import { ObjectStore, WatchCache, openStoreWatchCount, type JsonObject } from '../storage';
+import { GenericRegistry, ServiceAllocator, keyLayoutMoves, parseNodePortRange, resourceKeyPrefix, strategyFor, type AsyncConverter, type RegistryConfig, type ResourceStrategy, type ServedResource } from '../registry';
+import { ObjectStore, WatchCache, migrateKeyLayout, openStoreWatchCount, type JsonObject } from '../storage';
+import { CRD_KEY_PREFIX } from '../apiextensions';
 import { EncryptionAtRest, type ValueTransformer } from '../storage/encryption';
 import { KubernetesServiceController } from '../controllers/kubernetes-service';
 import { errors } from '../util';
@@ -154,6 +155,15 @@ export interface RunningApiServer {
   stop(): Promise<void>;
 }
 
+/** The group and plural of every CRD in the store, established or not (the key-layout migration's custom resources). */
+async function storedCustomResources(store: ObjectStore): Promise<Array<{ group: string; resource: string }>> {
+  const crds = await store.list(CRD_KEY_PREFIX);
+  return crds.items.flatMap(({ object }) => {
+    const spec = object.spec as { group?: unknown; names?: { plural?: unknown } } | undefined;
+    return typeof spec?.group === 'string' && typeof spec.names?.plural === 'string' ? [{ group: spec.group, resource: spec.names.plural }] : [];
+  });
+}
+
 export async function startApiServer(config: ApiServerConfig, parts: ApiServerParts, log: (line: string) => void): Promise<RunningApiServer> {
   // The shared PKI is in <data-dir>/pki before this (the CLI made or required it); the store only checks it is the cluster's.
   const certificates = await loadOrCreateClusterCertificates(config.dataDir, {
@@ -164,6 +174,8 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   if (valueTransformer !== undefined) log(`encryption at rest for ${valueTransformer.keyPrefixes.join(', ')}`);
   // With tracing on, each store call is a client span (src/observability/traced-kv.ts).
   const store = new ObjectStore(config.tracing === undefined ? parts.kv : tracedKvClient(parts.kv), { valueTransformer });
+  // Before the watch cache loads anything: a store written with an earlier build's keys is moved to kube's, once.
+  await migrateKeyLayout(parts.kv, async () => keyLayoutMoves(await storedCustomResources(store)), { transformer: valueTransformer, log });
   const cache = new WatchCache(store, { log, historyWindowMs: config.watchCacheHistoryMs });
   cache.start();
   parts.customResources?.attach(cache);

@@ -6,3 +6,4 @@ export { ObjectStore, openStoreWatchCount, keyBytes, storeError, type JsonObject
 export { WatchCache, encodedEvent, type CacheSubscription, type CachedEvent, type CacheListener, type ListenerBatch, type SubscribeOptions, type WatchCacheOptions } from './watch-cache';
 export { StorageError, isStorageError, type StorageErrorCode } from './errors';
 export { servedJson, storedPrefix, decodeStoredJson } from './stored-json';
+export { migrateKeyLayout, STORAGE_LAYOUT, STORAGE_LAYOUT_KEY, type KeyMove, type KeyLayoutMigrationOptions, type KeyLayoutMigrationSummary } from './key-layout-migration';

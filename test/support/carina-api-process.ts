@@ -32,6 +32,8 @@ export interface CarinaApiOptions {
   /** With etcdServers: the etcd cluster's CA and client certificate (--etcd-cafile, --etcd-certfile, --etcd-keyfile). */
   etcdTls?: Pick<TestStorePkiFiles, 'caFile' | 'clientCertFile' | 'clientKeyFile'>;
   extraArgs?: string[];
+  /** A data directory the test made (an earlier build's, from a fixture); removed by stop() as the server's own. */
+  dataDir?: string;
 }
 
 interface Credentials {
@@ -83,7 +85,7 @@ export class CarinaApiProcess {
   }
 
   static async start(options: CarinaApiOptions = {}): Promise<CarinaApiProcess> {
-    const dataDir = mkdtempSync(join(tmpdir(), 'carina-api-'));
+    const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'carina-api-'));
     const [apiPort, etcdPort, peerPort] = await distinctFreePorts(3);
     const args = [
       join(REPO, 'bin', 'carina'), 'server',

@@ -13,8 +13,12 @@ import type { ValueTransformer } from './value-transformers';
 /** The contract ObjectStore sees; both calls are synchronous and may throw EncryptionError. */
 export interface StoredValueTransformer {
   toStorage(key: string, plain: Uint8Array): Uint8Array;
-  /** The plain bytes, and whether a write should re-encrypt them (read with an older key or provider). */
-  fromStorage(key: string, stored: Uint8Array): { value: Uint8Array; stale: boolean };
+  /**
+   * The plain bytes, and whether a write should re-encrypt them (read with an older key or
+   * provider). `resourceKey`, when given, chooses the providers instead of `key`: a value still
+   * stored at a key of an earlier layout is read with its resource's providers.
+   */
+  fromStorage(key: string, stored: Uint8Array, resourceKey?: string): { value: Uint8Array; stale: boolean };
 }
 
 export class EncryptionAtRest implements StoredValueTransformer {
@@ -55,8 +59,8 @@ export class EncryptionAtRest implements StoredValueTransformer {
     return transformer === undefined ? plain : transformer.toStorage(plain, key);
   }
 
-  fromStorage(key: string, stored: Uint8Array): { value: Uint8Array; stale: boolean } {
-    const transformer = this.transformerFor(key);
+  fromStorage(key: string, stored: Uint8Array, resourceKey = key): { value: Uint8Array; stale: boolean } {
+    const transformer = this.transformerFor(resourceKey);
     return transformer === undefined ? { value: stored, stale: false } : transformer.fromStorage(stored, key);
   }
 }
