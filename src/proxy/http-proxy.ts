@@ -1,0 +1,110 @@
+/**
+ * The plain-request half of the proxy: a request goes to the backend and its answer comes back
+ * as it is (status, headers, body), streamed both ways. The body is pulled from the client only
+ * as fast as the backend takes it, and the backend's answer only as fast as the client takes it
+ * (the sink's drain): a slow client slows the backend, it never fills Carina's memory. A client
+ * that leaves ends the backend request.
+ */
+import http from 'node:http';
+import type { Readable } from 'node:stream';
+import { dialBackend, goDialErrorText, joinHostPort, type ProxyTransport } from './proxy-transport';
+import { UpgradeProxyError } from './proxy-errors';
+
+/** Where the backend's answer is written (the response writer's stream). */
+export interface ProxyResponseSink {
+  start(contentType: string, status: number, headers: Record<string, string | string[]>): void;
+  write(chunk: Buffer): boolean;
+  drained(): Promise<void>;
+  end(): void;
+  onClose(callback: () => void): void;
+}
+
+export interface ProxiedRequest {
+  method: string;
+  target: URL;
+  headers: Record<string, string | readonly string[] | undefined>;
+  /** The client's body, streamed; absent for GET and HEAD. */
+  body?: Readable;
+  transport: ProxyTransport;
+}
+
+export interface BackendResponse {
+  status: number;
+  headers: Record<string, string | string[]>;
+  contentType: string | undefined;
+  /** The body, read on demand. */
+  body: http.IncomingMessage;
+}
+
+/** Hop-by-hop headers (RFC 7230 §6.1) and what HTTP/2 forbids: never passed in either direction. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'http2-settings']);
+/** CORS headers of a backend are dropped, as kube's proxy drops them (corsRemovingTransport). */
+const BACKEND_ONLY = new Set(['access-control-allow-credentials', 'access-control-allow-headers', 'access-control-allow-methods', 'access-control-allow-origin']);
+
+function forwardedHeaders(headers: ProxiedRequest['headers']): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (value === undefined || HOP_BY_HOP.has(lower) || lower.startsWith(':')) continue;
+    out[lower] = typeof value === 'string' ? value : [...value];
+  }
+  return out;
+}
+
+/** Sends the request and resolves with the backend's response head (the body still to read). */
+export async function sendToBackend(request: ProxiedRequest): Promise<BackendResponse> {
+  const socket = await dialBackend(request.target, request.transport);
+  const address = joinHostPort(request.target.hostname, request.target.port);
+  return new Promise((resolve, reject) => {
+    const req = http.request({
+      method: request.method,
+      path: `${request.target.pathname}${request.target.search}`,
+      headers: { ...forwardedHeaders(request.headers), host: request.target.host },
+      createConnection: () => socket,
+    });
+    const timer = setTimeout(() => {
+      req.destroy();
+      reject(new UpgradeProxyError(`net/http: timeout awaiting response headers`));
+    }, request.transport.timeoutMs);
+    req.once('error', (err) => {
+      clearTimeout(timer);
+      reject(new UpgradeProxyError(goDialErrorText(err, address)));
+    });
+    req.once('response', (res) => {
+      clearTimeout(timer);
+      const headers: Record<string, string | string[]> = {};
+      for (const [name, value] of Object.entries(res.headers)) {
+        if (value === undefined || HOP_BY_HOP.has(name) || BACKEND_ONLY.has(name) || name === 'content-type' || name === 'content-length') continue;
+        headers[name] = value;
+      }
+      resolve({ status: res.statusCode ?? 502, headers, contentType: res.headers['content-type'], body: res });
+    });
+    if (request.body === undefined) req.end();
+    else request.body.pipe(req);
+  });
+}
+
+/** Copies a backend's body to the sink at the pace the client takes it; ends the backend's response if the client leaves. */
+export async function streamBody(body: Readable, sink: ProxyResponseSink): Promise<void> {
+  let clientGone = false;
+  sink.onClose(() => {
+    clientGone = true;
+    body.destroy();
+  });
+  try {
+    for await (const chunk of body) {
+      if (clientGone) break;
+      if (!sink.write(chunk as Buffer)) await sink.drained();
+    }
+  } catch {
+    // The backend cut its answer: the client sees the stream end, as with kube-apiserver.
+  }
+  sink.end();
+}
+
+/** A request proxied as it is: the backend's status, headers and body go to the client. */
+export async function proxyRequest(request: ProxiedRequest, sink: ProxyResponseSink): Promise<void> {
+  const response = await sendToBackend(request);
+  sink.start(response.contentType ?? 'text/plain; charset=utf-8', response.status, response.headers);
+  await streamBody(response.body, sink);
+}

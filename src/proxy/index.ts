@@ -1,0 +1,13 @@
+/**
+ * The one proxy of the API server (kube-apiserver v1.25's upgrade-aware proxy handler and its
+ * transports): every caller that passes a request on to another server, the connect
+ * subresources of pods, nodes and services and the aggregation layer alike, goes through here.
+ * A caller says where (a URL) and how (a ProxyTransport); this module dials, forwards plain
+ * requests and HTTP/1.1 upgrades, streams with back-pressure, and turns failures into the
+ * Status kube sends for them.
+ */
+export { BackendDialError, dialBackend, goDialErrorText, joinHostPort, type ProxyTransport } from './proxy-transport';
+export { UnknownReasonError, UpgradeProxyError, reachFailure, upgradeFailure } from './proxy-errors';
+export { proxyUpgrade, type UpgradeOutcome, type UpgradeRequest } from './upgrade-proxy';
+export { proxyRequest, sendToBackend, streamBody, type BackendResponse, type ProxiedRequest, type ProxyResponseSink } from './http-proxy';
+export { isProxyableAddress } from './destinations';
