@@ -22,6 +22,7 @@ import { apiWorkerId, followPrimary, reportWorkerReady, startApiWorkerPool } fro
 import { apiServerUrl, loadOrCreateClusterCertificates, writeAdminKubeconfig } from '../certificates';
 import { ADMISSION_FLAGS, admissionFromFlags } from './admission-flags';
 import { AUDIT_FLAGS, auditFromFlags } from './audit-flags';
+import { KUBELET_FLAGS, kubeletFromFlags } from './proxy-flags';
 import { CERTIFICATE_FLAGS, certificateSettingsFromFlags, clusterInfoServer } from './certificate-flags';
 import { TRACING_FLAGS, startServerTracing, tracingFromFlags } from './tracing-flags';
 import { structuredLogger } from '../observability/logger';
@@ -62,6 +63,8 @@ const SERVER_FLAGS: FlagSpec[] = [
   ...ADMISSION_FLAGS,
   // The audit log: src/cli/audit-flags.ts.
   ...AUDIT_FLAGS,
+  // The kubelet client of the connect subresources: src/cli/proxy-flags.ts.
+  ...KUBELET_FLAGS,
   // kube-controller-manager's --controllers and CSR signing flags: src/cli/certificate-flags.ts.
   ...CERTIFICATE_FLAGS,
   // --tracing-config-file: src/cli/tracing-flags.ts.
@@ -226,6 +229,7 @@ function apiServerConfig(flags: FlagValues, dataDir: string, identity: string): 
     serviceNodePortRange: flags['service-node-port-range'] as string,
     identity,
     security: securityFromFlags(flags),
+    kubelet: kubeletFromFlags(flags),
   };
 }
 

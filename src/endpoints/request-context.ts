@@ -14,6 +14,7 @@
  * the request's headers with credentials removed once authentication has used them.
  */
 import type { X509Certificate } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import { errors } from '../util';
 import type { UserInfo } from '../authn/user-info';
 import { ANONYMOUS } from '../authn/user-info';
@@ -50,6 +51,12 @@ export class RequestContext {
    * (src/observability/spans.ts: why it is explicit).
    */
   trace: TraceContext;
+  /**
+   * An HTTP/1.1 Upgrade request's connection, detached from the HTTP parser, and the bytes the
+   * client sent after its request head: a handler that proxies the upgrade (src/proxy) takes it
+   * and sets `taken`; otherwise the response is written on it as usual and it is closed.
+   */
+  upgrade?: { readonly socket: Duplex; readonly head: Buffer; taken: boolean };
   private body?: Promise<Buffer>;
 
   constructor(
@@ -78,6 +85,11 @@ export class RequestContext {
   /** The body if a stage has started reading it (for the audit log, which never reads one itself). */
   readBodyIfStarted(): Promise<Buffer> | undefined {
     return this.body;
+  }
+
+  /** The body as it arrives, without a size limit, for a handler that passes it on (the proxy subresources). */
+  bodyStream(): AsyncIterable<Buffer> {
+    return this.bodySource;
   }
 
   /** The body, at most MAX_REQUEST_BODY_BYTES (413 beyond); empty for GET and HEAD. */

@@ -101,7 +101,8 @@ export function parseRequestInfo(method: string, rawPath: string, query: URLSear
     namespace = rest[1];
     rest = rest.slice(2);
   }
-  if (rest.length > 3) return nonResource;
+  // Only a proxy subresource takes a path of its own after it (pods/NAME/proxy/PATH).
+  if (rest.length > 3 && rest[2] !== 'proxy') return nonResource;
   const resource = rest[0];
   const name = rest.length >= 2 ? rest[1] : '';
   const subresource = rest.length >= 3 ? rest[2] : '';

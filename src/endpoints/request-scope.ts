@@ -17,6 +17,7 @@ import { FieldPath, notSupported } from '../apis/validation';
 import type { RequestContext } from './request-context';
 import type { ResourceRequestInfo } from './request-info';
 import type { RepresentationOffer } from './response-writer';
+import type { ConnectConfig } from './handlers/connect';
 
 export type FieldValidationLevel = 'Ignore' | 'Warn' | 'Strict';
 
@@ -59,6 +60,8 @@ export interface EndpointsConfig {
   virtualCreates?: ReadonlyMap<string, VirtualCreate>;
   /** Unstored resources that answer get and list (componentstatuses), keyed "<group>/<resource>". */
   virtualReads?: ReadonlyMap<string, VirtualRead>;
+  /** The connect subresources (pods/log, exec, attach, portforward, the proxies): handlers/connect.ts; absent: 404. */
+  connect?: ConnectConfig;
 }
 
 /** get and list of a resource that is not stored: the objects, as served. */

@@ -6,14 +6,14 @@
  */
 import { errors } from '../util';
 import { UNSERVED_SUBRESOURCES } from '../apis/discovery';
-import { deleteCollection, deleteObject, create, get, list, patch, update, watch } from './handlers';
+import { connect, deleteCollection, deleteObject, create, get, isConnectSubresource, list, patch, update, watch } from './handlers';
 import type { RequestContext } from './request-context';
 import type { ResourceRequestInfo } from './request-info';
 import { RequestScope, type EndpointsConfig, type VirtualCreate, type VirtualRead } from './request-scope';
 import { apiVersionOf, metadataOf } from '../registry';
 import type { WatchStream } from './watch-stream';
 
-/** Subresources served by the handlers of the main resource; log, exec, ... come later. */
+/** Subresources served by the handlers of the main resource; the connect subresources have their own handler. */
 const SERVED_SUBRESOURCES = new Set(['', 'status', 'finalize', 'scale', 'approval']);
 
 export class ResourceEndpoints {
@@ -39,6 +39,7 @@ export class ResourceEndpoints {
       this.config.onDeprecatedRequest?.({ group: info.group, version: info.version, resource: info.resource, subresource, removedRelease: deprecation.removedRelease });
     }
     const scope = new RequestScope(ctx, info, resource, this.config);
+    if (isConnectSubresource(info.resource, subresource)) return connect(scope);
     const virtual = this.config.virtualCreates?.get(`${info.group}/${info.resource}${subresource === '' ? '' : `/${subresource}`}`);
     if (virtual !== undefined) return createVirtual(scope, virtual);
     const virtualRead = subresource === '' ? this.config.virtualReads?.get(`${info.group}/${info.resource}`) : undefined;

@@ -35,8 +35,11 @@ export interface HttpResponse {
 
 /** A response written piece by piece: watch events, or an unpaged list streamed item by item. */
 export interface WatchSink {
-  /** Sends the 200 header; called once before the first event. */
-  start(contentType: string): void;
+  /**
+   * Sends the header (200 unless `status` says otherwise; `extraHeaders`: a proxied backend's);
+   * called once before the first event.
+   */
+  start(contentType: string, status?: number, extraHeaders?: Record<string, string | string[]>): void;
   /** Writes bytes; false when the socket buffer is full. */
   write(chunk: Buffer): boolean;
   /**
@@ -288,11 +291,11 @@ export class ResponseWriter {
     res.on('close', close);
     res.on('drain', () => (mustDrain = false));
     return {
-      start: (contentType) => {
-        this.status = 200;
+      start: (contentType, status = 200, extraHeaders = {}) => {
+        this.status = status;
         this.onStreamStart?.();
         // No Content-Length: HTTP/1.1 streams it chunked, HTTP/2 as DATA frames.
-        res.writeHead(200, this.headers(contentType));
+        res.writeHead(status, this.headers(contentType, extraHeaders));
         res.flushHeaders?.();
       },
       write: (chunk) => {

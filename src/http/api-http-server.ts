@@ -7,7 +7,9 @@
  */
 import type { X509Certificate } from 'node:crypto';
 import http2 from 'node:http2';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ServerResponse, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import { distinctHeaders } from '../authn';
 import { errors } from '../util';
@@ -105,6 +107,19 @@ export class ApiHttpServer {
     });
     // The HTTP/1.1 fallback's parser reads its limit from the server object (node:_http_server).
     (server as unknown as { maxHeaderSize: number }).maxHeaderSize = MAX_HEADER_BYTES;
+    // HTTP/1.1 Upgrade requests (exec, attach, port-forward, proxied WebSockets) run the same chain;
+    // a handler may take the connection (src/proxy), else the answer is written on it and it closes.
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const res = new ServerResponse(req);
+      res.assignSocket(socket as Socket);
+      res.shouldKeepAlive = false;
+      socket.on('error', () => socket.destroy());
+      const upgrade = { socket, head, taken: false };
+      void this.serve(req, res, upgrade).finally(() => {
+        if (!upgrade.taken) res.once('finish', () => socket.destroy());
+        if (!upgrade.taken && res.writableFinished) socket.destroy();
+      });
+    });
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -133,7 +148,7 @@ export class ApiHttpServer {
     return () => this.openStreams.delete(end);
   };
 
-  private async serve(req: AnyRequest, res: AnyResponse): Promise<void> {
+  private async serve(req: AnyRequest, res: AnyResponse, upgrade?: RequestContext['upgrade']): Promise<void> {
     if (req.httpVersion === '1.1' && req.headers.host === undefined) {
       // HTTP/1.1 requires Host; Go's server refuses before any handler, in plain text.
       res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
@@ -160,6 +175,7 @@ export class ApiHttpServer {
       [Symbol.asyncIterator]: () => (req as AsyncIterable<Buffer>)[Symbol.asyncIterator](),
     }, () => (peers ??= peerCertificates(socket)));
     ctx.remoteAddress = socket.remoteAddress ?? '';
+    ctx.upgrade = upgrade;
     try {
       await this.chain.serve(ctx);
     } finally {

@@ -6,8 +6,9 @@
  * that leaves ends the backend request.
  */
 import http from 'node:http';
+import https from 'node:https';
 import type { Readable } from 'node:stream';
-import { dialBackend, goDialErrorText, joinHostPort, type ProxyTransport } from './proxy-transport';
+import { BackendDialError, goDialErrorText, joinHostPort, tlsOptions, type ProxyTransport } from './proxy-transport';
 import { UpgradeProxyError } from './proxy-errors';
 
 /** Where the backend's answer is written (the response writer's stream). */
@@ -52,25 +53,40 @@ function forwardedHeaders(headers: ProxiedRequest['headers']): Record<string, st
 }
 
 /** Sends the request and resolves with the backend's response head (the body still to read). */
-export async function sendToBackend(request: ProxiedRequest): Promise<BackendResponse> {
-  const socket = await dialBackend(request.target, request.transport);
-  const address = joinHostPort(request.target.hostname, request.target.port);
+export function sendToBackend(request: ProxiedRequest): Promise<BackendResponse> {
+  const { target, transport } = request;
+  const host = target.hostname.startsWith('[') ? target.hostname.slice(1, -1) : target.hostname;
+  const port = target.port !== '' ? Number(target.port) : target.protocol === 'https:' ? 443 : 80;
+  const address = joinHostPort(host, port);
+  const secure = target.protocol === 'https:';
   return new Promise((resolve, reject) => {
-    const req = http.request({
-      method: request.method,
-      path: `${request.target.pathname}${request.target.search}`,
-      headers: { ...forwardedHeaders(request.headers), host: request.target.host },
-      createConnection: () => socket,
-    });
-    const timer = setTimeout(() => {
-      req.destroy();
-      reject(new UpgradeProxyError(`net/http: timeout awaiting response headers`));
-    }, request.transport.timeoutMs);
-    req.once('error', (err) => {
+    let settled = false;
+    const fail = (err: unknown) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
-      reject(new UpgradeProxyError(goDialErrorText(err, address)));
-    });
+      req.destroy();
+      reject(err instanceof BackendDialError || err instanceof UpgradeProxyError ? err : new BackendDialError(goDialErrorText(err, address)));
+    };
+    const options: https.RequestOptions = {
+      host,
+      port,
+      method: request.method,
+      path: `${target.pathname}${target.search}`,
+      headers: { ...forwardedHeaders(request.headers), host: target.host },
+      agent: false,
+    };
+    if (secure) {
+      const { ALPNProtocols: _alpn, ...settings } = tlsOptions(transport, host, port);
+      Object.assign(options, settings);
+    }
+    const req = (secure ? https : http).request(options);
+    // One deadline for connecting, the TLS handshake and the response head.
+    const timer = setTimeout(() => fail(new BackendDialError(`dial tcp ${address}: i/o timeout`)), transport.timeoutMs);
+    req.once('error', fail);
     req.once('response', (res) => {
+      if (settled) return void res.destroy();
+      settled = true;
       clearTimeout(timer);
       const headers: Record<string, string | string[]> = {};
       for (const [name, value] of Object.entries(res.headers)) {

@@ -11,3 +11,4 @@ export { UnknownReasonError, UpgradeProxyError, reachFailure, upgradeFailure } f
 export { proxyUpgrade, type UpgradeOutcome, type UpgradeRequest } from './upgrade-proxy';
 export { proxyRequest, sendToBackend, streamBody, type BackendResponse, type ProxiedRequest, type ProxyResponseSink } from './http-proxy';
 export { isProxyableAddress } from './destinations';
+export { DEFAULT_KUBELET_PORT, DEFAULT_KUBELET_PREFERRED_ADDRESS_TYPES, kubeletEndpoint, preferredNodeAddress, type KubeletEndpoint } from './kubelet-connection';

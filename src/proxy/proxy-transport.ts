@@ -75,6 +75,22 @@ export function goDialErrorText(err: unknown, address: string): string {
 }
 
 /**
+ * The TLS settings of a connection to `host` (Node's defaults, checkServerIdentity among them,
+ * hold only for keys that are absent, not undefined).
+ */
+export function tlsOptions(transport: ProxyTransport, host: string, port: number): tls.ConnectionOptions {
+  const options: tls.ConnectionOptions = { host, port, rejectUnauthorized: transport.insecureSkipTLSVerify !== true, ALPNProtocols: ['http/1.1'] };
+  if (transport.ca !== undefined) options.ca = transport.ca;
+  if (transport.cert !== undefined) options.cert = transport.cert;
+  if (transport.key !== undefined) options.key = transport.key;
+  const name = transport.serverName ?? host;
+  if (net.isIP(name) === 0) options.servername = name;
+  const serverName = transport.serverName;
+  if (serverName !== undefined) options.checkServerIdentity = (_host, cert) => tls.checkServerIdentity(serverName, cert);
+  return options;
+}
+
+/**
  * Opens a connection to `target` (http: plain, https: TLS with the transport's settings) and
  * resolves once it can carry a request: connected, and for TLS handshaken and verified.
  */
@@ -86,21 +102,12 @@ export function dialBackend(target: URL, transport: ProxyTransport): Promise<net
     const fail = (err: unknown, tlsFailure = false) => {
       clearTimeout(timer);
       socket.destroy();
-      reject(new BackendDialError(goDialErrorText(err, address), tlsFailure));
+      reject(err instanceof BackendDialError ? err : new BackendDialError(goDialErrorText(err, address), tlsFailure));
     };
-    const timer = setTimeout(() => fail(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })), transport.timeoutMs);
+    // Connected but not handshaken in time reads as Go's transport says it; not connected, as its dialer does.
+    const timer = setTimeout(() => (socket.connecting ? fail(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })) : fail(new BackendDialError('net/http: TLS handshake timeout'))), transport.timeoutMs);
     if (target.protocol === 'https:') {
-      const secure = tls.connect({
-        host,
-        port,
-        ca: transport.ca,
-        cert: transport.cert,
-        key: transport.key,
-        rejectUnauthorized: transport.insecureSkipTLSVerify !== true,
-        servername: net.isIP(transport.serverName ?? host) === 0 ? transport.serverName ?? host : undefined,
-        checkServerIdentity: transport.serverName === undefined ? undefined : (_host, cert) => tls.checkServerIdentity(transport.serverName ?? host, cert),
-        ALPNProtocols: ['http/1.1'],
-      });
+      const secure = tls.connect(tlsOptions(transport, host, port));
       socket = secure;
       secure.once('secureConnect', () => {
         clearTimeout(timer);

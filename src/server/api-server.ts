@@ -34,6 +34,7 @@ import { webhookCatalog, type ServedResourceInfo } from './webhook-parts';
 import { CircuitBreaker, DEFAULT_CIRCUIT_BREAKER, webhookAdmissionMetrics } from '../admission/webhook';
 import type { SpanPipelineCounts } from '../observability/bounded-span-processor';
 import { tracedKvClient } from '../observability/traced-kv';
+import { DEFAULT_KUBELET_CLIENT_OPTIONS, buildConnect, type KubeletClientOptions } from './connect-parts';
 
 export type { ApiServerSecurity } from './security-parts';
 
@@ -73,6 +74,8 @@ export interface ApiServerConfig {
   workerId?: number;
   replicaDuties?: boolean;
   writeKubeconfig?: boolean;
+  /** How the connect subresources reach kubelets (--kubelet-*); absent: v1.25's defaults. */
+  kubelet?: KubeletClientOptions;
 }
 
 /**
@@ -256,6 +259,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     onDeprecatedRequest: (labels) => metrics.deprecatedApiRequested(labels),
     virtualCreates: new Map([...security.virtualCreates, ...coreVirtualCreates()]),
     virtualReads: new Map([['/componentstatuses', componentStatuses(parts.kv, parts.storeHealthy, async () => controllerLeaseHeld(cache))]]),
+    connect: await buildConnect(config.kubelet ?? DEFAULT_KUBELET_CLIENT_OPTIONS, certificates.ca, admission.chain),
   });
   const startedAt = Date.now();
   let shuttingDown = false;

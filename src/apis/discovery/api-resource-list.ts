@@ -13,11 +13,9 @@ import type { APIResource, APIResourceList } from './types';
 
 /**
  * Subresources v1.25 lists that Carina does not serve yet, left out of discovery so that what is
- * listed works: the connect subresources need a node agent to talk to (logs, exec, attach, port
- * forwarding, proxies), and the ephemeral containers update comes with its issue.
+ * listed works: the ephemeral containers update comes with its issue.
  */
 export const UNSERVED_SUBRESOURCES: ReadonlySet<string> = new Set([
-  'pods/attach', 'pods/exec', 'pods/log', 'pods/portforward', 'pods/proxy', 'nodes/proxy', 'services/proxy',
   'pods/ephemeralcontainers',
 ]);
 

@@ -7,3 +7,4 @@ export { update } from './update';
 export { patch } from './patch';
 export { deleteObject } from './delete';
 export { deleteCollection } from './deletecollection';
+export { connect, isConnectSubresource, type ConnectAdmissionAttributes, type ConnectConfig } from './connect';

@@ -169,10 +169,10 @@ describe('kube-apiserver v1.25 fidelity (issue 16 regressions)', function () {
     expect(answer).to.contain('missing required Host header');
   });
 
-  it('serves what discovery lists: bindings, pods/binding, pods/eviction and componentstatuses, and lists no connect subresource', async () => {
+  it('serves what discovery lists: bindings, pods/binding, pods/eviction, componentstatuses and the connect subresources', async () => {
     const discovery = (await server.request('GET', '/api/v1')).json<{ resources: Obj[] }>().resources.map((r) => r.name);
     expect(discovery).to.include.members(['bindings', 'pods/binding', 'pods/eviction', 'componentstatuses']);
-    expect(discovery).not.to.include.members(['pods/log', 'pods/exec', 'pods/attach', 'pods/portforward', 'pods/proxy', 'nodes/proxy', 'services/proxy']);
+    expect(discovery).to.include.members(['pods/log', 'pods/exec', 'pods/attach', 'pods/portforward', 'pods/proxy', 'nodes/proxy', 'services/proxy']);
     const pod = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { app: 'evict' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
     for (const name of ['p1', 'p2', 'p3']) expect((await post('/api/v1/namespaces/default/pods', pod(name))).status).to.equal(201);
     const bound = await post('/api/v1/namespaces/default/pods/p1/binding', { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'p1' }, target: { kind: 'Node', name: 'node-a' } });

@@ -18,6 +18,17 @@ describe('request info', () => {
     expect(parseRequestInfo('GET', '/api/v1/namespaces', q())).to.include({ resource: 'namespaces', verb: 'list' });
   });
 
+  it('reads a proxy subresource with a path of its own after it, as the proxy subresource; refuses dots and encoded slashes there too', () => {
+    expect(parseRequestInfo('GET', '/api/v1/namespaces/ns/pods/p/proxy/metrics/cadvisor', q())).to.include({ resource: 'pods', name: 'p', subresource: 'proxy', verb: 'get' });
+    expect(parseRequestInfo('POST', '/api/v1/nodes/n/proxy/a/b/', q())).to.include({ resource: 'nodes', name: 'n', subresource: 'proxy', verb: 'create' });
+    expect(parseRequestInfo('GET', '/api/v1/namespaces/ns/services/https:s:443/proxy/x', q())).to.include({ resource: 'services', name: 'https:s:443', subresource: 'proxy' });
+    // Only the proxy takes a path: configmaps/NAME/status/x is no resource.
+    expect(parseRequestInfo('GET', '/api/v1/namespaces/ns/configmaps/c/status/x', q()).isResourceRequest).to.equal(false);
+    for (const path of ['/api/v1/namespaces/ns/pods/p/proxy/../../secrets', '/api/v1/namespaces/ns/pods/p/proxy/a%2F..%2Fb', '/api/v1/nodes/n/proxy/%2e%2e/x']) {
+      expect(() => parseRequestInfo('GET', path, q()), path).to.throw('invalid request path');
+    }
+  });
+
   it('leaves discovery and other documents as non-resource requests', () => {
     for (const path of ['/api', '/api/v1', '/apis', '/apis/apps', '/apis/apps/v1', '/version', '/healthz', '/openapi/v2']) {
       expect(parseRequestInfo('GET', path, q()).isResourceRequest, path).to.equal(false);

@@ -59,12 +59,16 @@ describe('discovery documents', () => {
     expect(text).to.include('{"name":"services","singularName":"","namespaced":true,"kind":"Service","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["svc"],"categories":["all"],"storageVersionHash":"0/CO1lhkEBI="}');
     expect(text).to.include('{"name":"componentstatuses","singularName":"","namespaced":false,"kind":"ComponentStatus","verbs":["get","list"],"shortNames":["cs"]}');
     const names = list?.resources.map((resource) => resource.name) ?? [];
-    expect(names.indexOf('pods/binding')).to.equal(names.indexOf('pods') + 1);
+    expect(names.indexOf('pods/attach')).to.equal(names.indexOf('pods') + 1);
+    expect(names.indexOf('pods/binding')).to.equal(names.indexOf('pods') + 2);
     expect(names.indexOf('podtemplates')).to.equal(names.indexOf('pods/status') + 1);
-    // What Carina does not serve yet is not listed (issue 16): the connect subresources.
-    for (const unserved of ['pods/log', 'pods/exec', 'pods/attach', 'pods/portforward', 'pods/proxy', 'nodes/proxy', 'services/proxy']) {
-      expect(names, unserved).not.to.include(unserved);
-    }
+    // The connect subresources, with v1.25's verbs (issue 31); ephemeral containers are not served yet.
+    const verbsOf = (name: string) => list?.resources.find((resource) => resource.name === name)?.verbs;
+    expect(verbsOf('pods/log')).to.deep.equal(['get']);
+    for (const upgrade of ['pods/exec', 'pods/attach', 'pods/portforward']) expect(verbsOf(upgrade), upgrade).to.deep.equal(['create', 'get']);
+    for (const proxy of ['pods/proxy', 'nodes/proxy', 'services/proxy']) expect(verbsOf(proxy), proxy).to.deep.equal(['create', 'delete', 'get', 'patch', 'update']);
+    expect(text).to.include('{"name":"pods/exec","singularName":"","namespaced":true,"kind":"PodExecOptions","verbs":["create","get"]}');
+    expect(names).not.to.include('pods/ephemeralcontainers');
   });
 
   it('answers /apis/authentication.k8s.io/v1 with the create-only tokenreviews and no hash', () => {
