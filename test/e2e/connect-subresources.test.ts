@@ -9,7 +9,13 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import net from 'node:net';
+import tls from 'node:tls';
+import { PassThrough, Writable } from 'node:stream';
+import * as k8s from '@kubernetes/client-node';
 import { createClusterCa, issueServingCertificate } from '../../src/certificates';
+import { haproxyConfig } from '../../src/cli/local-cluster';
+import { distinctFreePorts } from '../support/etcd-process';
 import { CarinaApiProcess, type CommandResult } from '../support/carina-api-process';
 import { NodeNetwork, nodeNetworkUnavailable } from '../support/stand-ins/node-network';
 import { until } from '../support/until';
@@ -216,4 +222,262 @@ describe('connect subresources: logs, exec, attach, cp, port-forward and proxies
       expect(silent.stderr, silent.stderr).to.include('error dialing backend: net/http: TLS handshake timeout');
     });
   });
+
+  describe('pods/portforward', () => {
+    it('kubectl port-forward carries TCP data both ways (SPDY/3.1 after the WebSocket tunnel is refused)', async () => {
+      const [localEcho, localSource] = await distinctFreePorts(2);
+      const child = spawn('kubectl', ['--kubeconfig', server.kubeconfig, 'port-forward', 'pod/solo', `${localEcho}:9000`, `${localSource}:9001`], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      try {
+        await until('kubectl to forward', async () => out.includes(`Forwarding from 127.0.0.1:${localSource}`), 15_000, () => out);
+        expect(await tcpExchange(localEcho, Buffer.from('ping through the tunnel'))).to.equal('ping through the tunnel');
+        const downloaded = await tcpRead(localSource);
+        expect(downloaded).to.equal(1024 * 1024);
+        expect(kubeletRequests().some((l) => l.includes('/portForward/default/solo upgrade=SPDY/3.1'))).to.equal(true);
+      } finally {
+        child.kill('SIGKILL');
+      }
+    });
+  });
+
+  describe('pods/proxy, services/proxy, nodes/proxy', () => {
+    it('kubectl get --raw reaches the pod, a service\'s endpoint by port name and number, and the kubelet', async () => {
+      await apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { ports: [{ name: 'http', port: 80, targetPort: 8080 }] } }, '/api/v1/namespaces/default/services');
+      await apply({ apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'web' }, subsets: [{ addresses: [{ ip: network.address }], ports: [{ name: 'http', port: 8080 }] }] }, '/api/v1/namespaces/default/endpoints');
+      const viaPod = await kubectl(['get', '--raw', '/api/v1/namespaces/default/pods/solo/proxy/some/path?x=1']);
+      expect(viaPod.code, viaPod.stderr).to.equal(0);
+      expect(parsed(viaPod)).to.deep.include({ server: 'pod', method: 'GET', url: '/some/path?x=1' });
+      const withPort = await kubectl(['get', '--raw', '/api/v1/namespaces/default/pods/solo:8080/proxy/']);
+      expect(parsed(withPort)).to.deep.include({ server: 'pod', url: '/' });
+      const byName = await kubectl(['get', '--raw', '/api/v1/namespaces/default/services/web:http/proxy/a/b/']);
+      expect(byName.code, byName.stderr).to.equal(0);
+      expect(parsed(byName)).to.deep.include({ server: 'pod', url: '/a/b/' });
+      const byNumber = await kubectl(['get', '--raw', '/api/v1/namespaces/default/services/web:80/proxy/n']);
+      expect(parsed(byNumber)).to.deep.include({ server: 'pod', url: '/n' });
+      const viaNode = await kubectl(['get', '--raw', '/api/v1/nodes/modern/proxy/metrics/cadvisor']);
+      expect(viaNode.code, viaNode.stderr).to.equal(0);
+      expect(parsed(viaNode)).to.deep.include({ server: 'kubelet', url: '/metrics/cadvisor' });
+      const nodeOtherPort = await kubectl(['get', '--raw', '/api/v1/nodes/modern:8080/proxy/x']);
+      expect(parsed(nodeOtherPort)).to.deep.include({ server: 'pod', url: '/x' });
+      const posted = await server.request('POST', '/api/v1/namespaces/default/pods/solo/proxy/form', { body: 'a=1', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+      expect(posted.status).to.equal(200);
+      expect(posted.json()).to.deep.include({ method: 'POST', body: 'a=1' });
+      const bare = await server.request('GET', '/api/v1/namespaces/default/pods/solo/proxy');
+      expect(bare.status).to.equal(301);
+      expect(bare.headers.location).to.equal('/api/v1/namespaces/default/pods/solo/proxy/');
+    });
+
+    it('refuses loopback destinations for pods/proxy and nodes/proxy, and a proxy path with dots or encoded slashes', async () => {
+      const pod = await server.request('GET', '/api/v1/namespaces/default/pods/local/proxy/x');
+      expect(pod.json()).to.deep.include({ code: 400, message: 'address not allowed' });
+      const nodeProxy = await server.request('GET', '/api/v1/nodes/loopback/proxy/x');
+      expect(nodeProxy.json()).to.deep.include({ code: 400, message: 'address not allowed' });
+      for (const path of ['/api/v1/namespaces/default/pods/solo/proxy/../../../secrets', '/api/v1/namespaces/default/pods/solo/proxy/a%2F..%2Fb']) {
+        expect((await server.request('GET', path)).status, path).to.equal(400);
+      }
+    });
+
+    it('a service without endpoints: 503 no endpoints available', async () => {
+      await apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'empty' }, spec: { ports: [{ port: 80 }] } }, '/api/v1/namespaces/default/services');
+      await apply({ apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'empty' }, subsets: [] }, '/api/v1/namespaces/default/endpoints');
+      const answer = await server.request('GET', '/api/v1/namespaces/default/services/empty/proxy/');
+      expect(answer.json()).to.deep.include({ code: 503, reason: 'ServiceUnavailable', message: 'no endpoints available for service "empty"' });
+    });
+  });
+
+  describe('authorization, refusals and cleanup', () => {
+    it('a user without pods/exec gets 403 before any connection to the kubelet is opened', async () => {
+      await kubectl(['create', 'serviceaccount', 'viewer']);
+      await kubectl(['create', 'rolebinding', 'viewer-view', '--clusterrole=view', '--serviceaccount=default:viewer']);
+      const token = (await kubectl(['create', 'token', 'viewer'])).stdout.trim();
+      const before = kubeletRequests().length;
+      const denied = await server.request('POST', '/api/v1/namespaces/default/pods/solo/exec?command=true', { anonymous: true, headers: { Authorization: `Bearer ${token}` } });
+      expect(denied.status).to.equal(403);
+      expect(denied.json()).to.deep.include({ reason: 'Forbidden', message: 'pods "solo" is forbidden: User "system:serviceaccount:default:viewer" cannot create resource "pods/exec" in API group "" in the namespace "default"' });
+      const logs = await server.request('GET', '/api/v1/namespaces/default/pods/solo/log', { anonymous: true, headers: { Authorization: `Bearer ${token}` } });
+      expect(logs.status).to.equal(200);
+      expect(kubeletRequests().length).to.equal(before + 1);
+    });
+
+    it('an upgrade the kubelet refuses comes back as the kubelet said it', async () => {
+      const answer = await rawUpgrade('/api/v1/namespaces/default/pods/solo/portforward?ports=9000', { Upgrade: 'websocket', Connection: 'Upgrade', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Protocol': 'SPDY/3.1+portforward.k8s.io' });
+      expect(answer.split('\r\n')[0]).to.equal('HTTP/1.1 400 Bad Request');
+      expect(answer).to.include('port forwarding over WebSocket is not supported');
+    });
+
+    it('100 exec sessions cut by their clients mid-stream leave no connection to the kubelet open', async () => {
+      const established = () => kubeletConnections();
+      const baseline = await established();
+      for (let i = 0; i < 100; i++) {
+        const socket = await openExecSession('/api/v1/namespaces/default/pods/solo/exec?command=cat&stdin=true&stdout=true');
+        socket.destroy();
+      }
+      await until('the kubelet connections to close', async () => (await established()) <= baseline, 15_000, () => `baseline ${baseline}`);
+    });
+  });
+
+  describe('@kubernetes/client-node', () => {
+    const kubeConfig = () => {
+      const config = new k8s.KubeConfig();
+      config.loadFromFile(server.kubeconfig);
+      return config;
+    };
+
+    it('Exec over WebSocket: output, stderr and the exit status', async () => {
+      const stdout = collector();
+      const stderr = collector();
+      const status = await new Promise<k8s.V1Status>((resolve, reject) => {
+        new k8s.Exec(kubeConfig()).exec('default', 'solo', 'c', ['sh', '-c', 'echo to-out; echo to-err >&2; exit 5'], stdout.stream, stderr.stream, null, false, resolve).catch(reject);
+      });
+      expect(stdout.text()).to.equal('to-out\n');
+      expect(stderr.text()).to.equal('to-err\n');
+      expect(status.status).to.equal('Failure');
+      expect(status.details?.causes?.[0]).to.deep.include({ reason: 'ExitCode', message: '5' });
+      const stdin = new PassThrough();
+      const echoed = collector();
+      const done = new Promise<k8s.V1Status>((resolve, reject) => {
+        new k8s.Exec(kubeConfig()).exec('default', 'solo', 'c', ['cat'], echoed.stream, null, stdin, false, resolve).catch(reject);
+      });
+      stdin.write('typed\n');
+      await until('the echo', async () => echoed.text() === 'typed\n', 10_000, echoed.text);
+      stdin.end();
+      await Promise.race([done, until('the session to end', async () => false, 3000).catch(() => undefined)]);
+    });
+
+    it('Log reads the container\'s log', async () => {
+      const out = collector();
+      await new Promise<void>((resolve, reject) => {
+        void new k8s.Log(kubeConfig()).log('default', 'solo', 'c', out.stream, (err: unknown) => (err ? reject(err as Error) : resolve()), { tailLines: 2 });
+      });
+      await until('the log lines', async () => out.text() === 'c line 9\nc line 10\n', 5000, out.text);
+    });
+  });
+
+  describe('through HAProxy', () => {
+    let haproxy: ReturnType<typeof spawn> | undefined;
+    let kubeconfig: string;
+    before(async () => {
+      const [lbPort] = await distinctFreePorts(1);
+      writeFileSync(join(dir, 'haproxy.cfg'), haproxyConfig(lbPort, [server.port]));
+      haproxy = spawn('haproxy', ['-db', '-f', join(dir, 'haproxy.cfg')], { stdio: 'ignore' });
+      kubeconfig = join(dir, 'via-haproxy.kubeconfig');
+      writeFileSync(kubeconfig, readFileSync(server.kubeconfig, 'utf8').replace(`127.0.0.1:${server.port}`, `127.0.0.1:${lbPort}`));
+      await until('HAProxy to pass requests', async () => (await viaHaproxy(['get', '--raw', '/readyz'])).stdout === 'ok', 15_000);
+    });
+    after(() => haproxy?.kill('SIGKILL'));
+    const viaHaproxy = (args: string[], input?: string) => server.kubectl(['--kubeconfig', kubeconfig, ...args], { input });
+
+    it('kubectl logs, exec (WebSocket and SPDY), cp and port-forward work through HAProxy', async () => {
+      expect((await viaHaproxy(['logs', 'solo', '--tail', '1'])).stdout).to.equal('c line 10\n');
+      expect((await viaHaproxy(['exec', '-i', 'solo', '--', 'cat'], 'through haproxy\n')).stdout).to.equal('through haproxy\n');
+      expect((await viaHaproxy(['exec', '-i', 'old', '--', 'cat'], 'spdy through haproxy\n')).stdout).to.equal('spdy through haproxy\n');
+      const local = join(dir, 'haproxy-upload.txt');
+      writeFileSync(local, 'via haproxy\n');
+      expect((await viaHaproxy(['cp', local, 'default/solo:/tmp/haproxy.txt'])).code).to.equal(0);
+      expect((await viaHaproxy(['exec', 'solo', '--', 'cat', '/tmp/haproxy.txt'])).stdout).to.equal('via haproxy\n');
+      const [localEcho] = await distinctFreePorts(1);
+      const child = spawn('kubectl', ['--kubeconfig', kubeconfig, 'port-forward', 'pod/solo', `${localEcho}:9000`], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      try {
+        await until('kubectl to forward', async () => out.includes('Forwarding from'), 15_000, () => out);
+        expect(await tcpExchange(localEcho, Buffer.from('haproxy tunnel'))).to.equal('haproxy tunnel');
+      } finally {
+        child.kill('SIGKILL');
+      }
+    });
+  });
+
+  function parsed(result: CommandResult): Obj {
+    try {
+      return JSON.parse(result.stdout) as Obj;
+    } catch {
+      throw new Error(`not JSON: ${result.stdout} ${result.stderr}`);
+    }
+  }
+
+  /** Sends `data` to a local port and reads the same number of bytes back. */
+  function tcpExchange(port: number, data: Buffer): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.write(data));
+      let got = Buffer.alloc(0);
+      socket.on('data', (d: Buffer) => {
+        got = Buffer.concat([got, d]);
+        if (got.length >= data.length) {
+          socket.destroy();
+          resolve(got.toString());
+        }
+      });
+      socket.on('error', reject);
+    });
+  }
+
+  /** Reads a local port until it closes; resolves with the byte count. */
+  function tcpRead(port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      let count = 0;
+      const socket = net.connect(port, '127.0.0.1');
+      socket.on('data', (d: Buffer) => (count += d.length));
+      socket.on('end', () => resolve(count));
+      socket.on('error', reject);
+    });
+  }
+
+  function collector(): { stream: Writable; text(): string } {
+    let text = '';
+    return { stream: new Writable({ write(chunk: Buffer, _encoding, callback) { text += chunk.toString(); callback(); } }), text: () => text };
+  }
+
+  /** An HTTP/1.1 upgrade request with the admin certificate; resolves with what came back before the server closed or 2 s passed. */
+  function rawUpgrade(path: string, headers: Record<string, string>): Promise<string> {
+    const credentials = adminTls();
+    return new Promise((resolve, reject) => {
+      const socket = tls.connect({ host: '127.0.0.1', port: server.port, ...credentials, ALPNProtocols: ['http/1.1'] }, () => {
+        socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`);
+      });
+      let answer = '';
+      socket.on('data', (d: Buffer) => (answer += d.toString()));
+      socket.on('close', () => resolve(answer));
+      socket.on('error', reject);
+      setTimeout(() => socket.destroy(), 2000).unref();
+    });
+  }
+
+  /** An exec session over WebSocket, its 101 received; the caller cuts it. */
+  function openExecSession(path: string): Promise<tls.TLSSocket> {
+    const credentials = adminTls();
+    return new Promise((resolve, reject) => {
+      const socket = tls.connect({ host: '127.0.0.1', port: server.port, ...credentials, ALPNProtocols: ['http/1.1'] }, () => {
+        socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: v5.channel.k8s.io\r\n\r\n`);
+      });
+      let answer = '';
+      socket.on('data', (d: Buffer) => {
+        answer += d.toString('latin1');
+        if (answer.includes('\r\n\r\n')) {
+          if (answer.startsWith('HTTP/1.1 101')) resolve(socket);
+          else reject(new Error(answer));
+        }
+      });
+      socket.on('error', reject);
+    });
+  }
+
+  function adminTls(): { ca: string; cert: string; key: string } {
+    const text = readFileSync(server.kubeconfig, 'utf8');
+    const field = (name: string) => Buffer.from(new RegExp(`${name}: (\\S+)`).exec(text)?.[1] ?? '', 'base64').toString();
+    return { ca: field('certificate-authority-data'), cert: field('client-certificate-data'), key: field('client-key-data') };
+  }
+
+  /** Connections established to the kubelet's port inside the namespace. */
+  async function kubeletConnections(): Promise<number> {
+    const result = await new Promise<string>((resolve) => {
+      const child = spawn('ip', ['netns', 'exec', network.namespace, 'ss', '-Htn', 'state', 'established', `( sport = :${KUBELET_PORT} )`], { stdio: ['ignore', 'pipe', 'ignore'] });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.on('close', () => resolve(out));
+    });
+    return result.split('\n').filter((l) => l.trim() !== '').length;
+  }
 });

@@ -228,12 +228,11 @@ function splitSchemeNamePort(id: string): { scheme: string; name: string; port: 
 
 /** The path after `/proxy` (raw, as sent: the request-info filter has refused dots and encoded slashes), '' for none. */
 function proxySubpath(scope: RequestScope): string {
-  const raw = scope.ctx.rawPath;
-  const marker = `/${encodeURIComponent(scope.name)}/proxy`;
-  const at = raw.indexOf(marker);
-  let rest = at < 0 ? '' : raw.slice(at + marker.length);
-  if (rest !== '' && !rest.startsWith('/')) rest = `/${rest}`;
-  return rest;
+  const segments = scope.ctx.rawPath.split('/');
+  const at = segments.findIndex((segment, i) => segments[i + 1] === 'proxy' && decodeURIComponent(segment) === scope.name);
+  // `/proxy` has no path, `/proxy/` has `/`.
+  if (at < 0 || segments.length <= at + 2) return '';
+  return `/${segments.slice(at + 2).join('/')}`;
 }
 
 function connectUser(scope: RequestScope): UserInfo {
