@@ -22,7 +22,7 @@ import { apiWorkerId, followPrimary, reportWorkerReady, startApiWorkerPool } fro
 import { apiServerUrl, loadOrCreateClusterCertificates, writeAdminKubeconfig } from '../certificates';
 import { ADMISSION_FLAGS, admissionFromFlags } from './admission-flags';
 import { AUDIT_FLAGS, auditFromFlags } from './audit-flags';
-import { KUBELET_FLAGS, kubeletFromFlags } from './proxy-flags';
+import { AGGREGATOR_FLAGS, KUBELET_FLAGS, aggregatorFromFlags, kubeletFromFlags } from './proxy-flags';
 import { CERTIFICATE_FLAGS, certificateSettingsFromFlags, clusterInfoServer } from './certificate-flags';
 import { TRACING_FLAGS, startServerTracing, tracingFromFlags } from './tracing-flags';
 import { structuredLogger } from '../observability/logger';
@@ -65,6 +65,7 @@ const SERVER_FLAGS: FlagSpec[] = [
   ...AUDIT_FLAGS,
   // The kubelet client of the connect subresources: src/cli/proxy-flags.ts.
   ...KUBELET_FLAGS,
+  ...AGGREGATOR_FLAGS,
   // kube-controller-manager's --controllers and CSR signing flags: src/cli/certificate-flags.ts.
   ...CERTIFICATE_FLAGS,
   // --tracing-config-file: src/cli/tracing-flags.ts.
@@ -230,6 +231,7 @@ function apiServerConfig(flags: FlagValues, dataDir: string, identity: string): 
     identity,
     security: securityFromFlags(flags),
     kubelet: kubeletFromFlags(flags),
+    aggregator: aggregatorFromFlags(flags),
   };
 }
 

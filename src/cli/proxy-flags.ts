@@ -1,5 +1,6 @@
-/** kube-apiserver v1.25's kubelet client flags (pkg/kubeapiserver/options, kubelet client config). */
+/** kube-apiserver v1.25's kubelet client flags (pkg/kubeapiserver/options, kubelet client config) and the aggregator's. */
 import { DEFAULT_KUBELET_CLIENT_OPTIONS, type KubeletClientOptions } from '../server/connect-parts';
+import { DEFAULT_AGGREGATOR_OPTIONS, type AggregatorOptions } from '../server/aggregator-parts';
 import { FlagError, type FlagSpec, type FlagValues } from './flags';
 
 const ADDRESS_TYPES = ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'];
@@ -25,4 +26,18 @@ export function kubeletFromFlags(flags: FlagValues): KubeletClientOptions {
     certificateAuthorityFile: flags['kubelet-certificate-authority'] as string,
     timeoutMs: flags['kubelet-timeout'] as number,
   };
+}
+
+export const AGGREGATOR_FLAGS: FlagSpec[] = [
+  { name: 'proxy-client-cert-file', kind: 'string', default: '', help: 'Client certificate the aggregator presents to extension API servers (default: one issued from the cluster CA at start, CN front-proxy-client).' },
+  { name: 'proxy-client-key-file', kind: 'string', default: '', help: 'Private key of --proxy-client-cert-file.' },
+  { name: 'enable-aggregator-routing', kind: 'boolean', default: true, help: 'Route aggregated requests to an endpoint of the APIService\'s Service rather than its cluster IP (Carina always does: it has no service proxy; false is refused).' },
+];
+
+export function aggregatorFromFlags(flags: FlagValues): AggregatorOptions {
+  const cert = flags['proxy-client-cert-file'] as string;
+  const key = flags['proxy-client-key-file'] as string;
+  if ((cert === '') !== (key === '')) throw new FlagError('--proxy-client-cert-file and --proxy-client-key-file go together');
+  if (flags['enable-aggregator-routing'] !== true) throw new FlagError('--enable-aggregator-routing=false: Carina has no service proxy to reach a cluster IP; aggregated requests go to an endpoint');
+  return { ...DEFAULT_AGGREGATOR_OPTIONS, proxyClientCertFile: cert, proxyClientKeyFile: key };
 }

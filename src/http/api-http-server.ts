@@ -28,6 +28,8 @@ export interface ApiHttpServerOptions {
   filters: readonly Filter[];
   endpoints: ResourceEndpoints;
   routes: NonResourceRoutes;
+  /** The aggregation layer: serves a request an APIService owns (true), before Carina's own routes. */
+  aggregator?: (ctx: RequestContext) => Promise<boolean>;
   metrics: ApiMetrics;
   /** Encodes responses and error Statuses in the representation the client prefers. */
   codec: BodyCodec;
@@ -85,7 +87,10 @@ export class ApiHttpServer {
   private readonly chain: FilterChain;
 
   constructor(private readonly options: ApiHttpServerOptions) {
-    this.chain = new FilterChain(options.filters, (ctx) => (ctx.info.isResourceRequest ? options.endpoints.serve(ctx, ctx.info) : options.routes.serve(ctx, ctx.info)), options.log);
+    this.chain = new FilterChain(options.filters, async (ctx) => {
+      if (options.aggregator !== undefined && (await options.aggregator(ctx))) return;
+      return ctx.info.isResourceRequest ? options.endpoints.serve(ctx, ctx.info) : options.routes.serve(ctx, ctx.info);
+    }, options.log);
   }
 
   async start(): Promise<string> {

@@ -35,6 +35,7 @@ import { CircuitBreaker, DEFAULT_CIRCUIT_BREAKER, webhookAdmissionMetrics } from
 import type { SpanPipelineCounts } from '../observability/bounded-span-processor';
 import { tracedKvClient } from '../observability/traced-kv';
 import { DEFAULT_KUBELET_CLIENT_OPTIONS, buildConnect, type KubeletClientOptions } from './connect-parts';
+import { DEFAULT_AGGREGATOR_OPTIONS, buildAggregator, type AggregatorOptions } from './aggregator-parts';
 
 export type { ApiServerSecurity } from './security-parts';
 
@@ -76,6 +77,8 @@ export interface ApiServerConfig {
   writeKubeconfig?: boolean;
   /** How the connect subresources reach kubelets (--kubelet-*); absent: v1.25's defaults. */
   kubelet?: KubeletClientOptions;
+  /** The aggregation layer (--proxy-client-*); absent: the front-proxy certificate issued from the cluster CA. */
+  aggregator?: AggregatorOptions;
 }
 
 /**
@@ -261,6 +264,15 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     virtualReads: new Map([['/componentstatuses', componentStatuses(parts.kv, parts.storeHealthy, async () => controllerLeaseHeld(cache))]]),
     connect: await buildConnect(config.kubelet ?? DEFAULT_KUBELET_CLIENT_OPTIONS, certificates.ca, admission.chain),
   });
+  const aggregator = await buildAggregator(config.aggregator ?? DEFAULT_AGGREGATOR_OPTIONS, {
+    clusterCa: certificates.ca,
+    resolver: parts.resolver,
+    cache,
+    registry,
+    discovery: parts.discovery,
+    authentication: config.security.authentication,
+    log,
+  });
   const startedAt = Date.now();
   let shuttingDown = false;
   let bootstrapped = false;
@@ -303,7 +315,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   if (workerId !== undefined) metrics.gauge('carina_api_worker_id', 'Id of the API worker process (--api-workers) that answered this scrape.', () => workerId);
   metrics.gauge('carina_watch_cache_watchers', 'Watches served from this replica\'s watch cache.', () => cache.watcherCount);
   const routes = new NonResourceRoutes({
-    discovery: parts.discovery,
+    discovery: aggregator.discovery,
     metrics,
     livezChecks: [ping, logCheck, etcd, bootstrap, rbacBootstrap, priorityClassesHook],
     readyzChecks: [ping, logCheck, etcd, { name: 'etcd-readiness', check: parts.storeHealthy }, watchCacheReady, bootstrapReady, rbacBootstrapReady, priorityClassesReady, authorizerSynced, storeConsistency, shutdown],
@@ -319,6 +331,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     filters: security.filters,
     endpoints,
     routes,
+    aggregator: (ctx) => aggregator.proxy.serve(ctx),
     metrics,
     codec: bodyCodec,
     audit,
@@ -390,6 +403,22 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
       }
     }
   })();
+  // kube-apiserver's start-up writes for the aggregation layer (kube-system must exist), then its
+  // availability controller; apart from the bootstrap above, so that neither holds up the other.
+  if (config.replicaDuties !== false) void (async () => {
+    for (;;) {
+      if (shuttingDown) return;
+      try {
+        if (bootstrapped) {
+          await aggregator.startDuties();
+          return;
+        }
+      } catch (err) {
+        log(`bootstrapping the aggregation layer: ${(err as Error).message}; retrying`);
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  })();
   return {
     address,
     url,
@@ -405,6 +434,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
       if (config.replicaDuties !== false) await withTimeout(kubernetesService.stop(), 2000);
       if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
       await server.stop();
+      await aggregator.stop();
       admission.stop();
       await security.stop();
       parts.customResources?.stop();

@@ -26,6 +26,12 @@ export function nodeNetworkUnavailable(): string | undefined {
   return probe.status === 0 ? undefined : `ip netns: ${probe.stderr || probe.error?.message}`;
 }
 
+export interface StandIn {
+  /** What it printed so far. */
+  output(): string;
+  stop(): void;
+}
+
 export class NodeNetwork {
   private readonly children = new Set<ChildProcess>();
   private readonly dir = mkdtempSync(join(tmpdir(), 'carina-node-net-'));
@@ -66,11 +72,15 @@ export class NodeNetwork {
   }
 
   /** Starts the kubelet stand-in inside; resolves once it listens. `output` collects what it prints. */
-  async startKubelet(config: Omit<KubeletStandInConfig, 'address' | 'rootDir'>): Promise<{ output: () => string; stop(): void }> {
-    const configFile = join(this.dir, `kubelet-${this.children.size}.json`);
-    const rootDir = join(this.dir, `pods-${this.children.size}`);
-    writeFileSync(configFile, JSON.stringify({ ...config, address: this.address, rootDir }), { mode: 0o600 });
-    const script = resolve(__dirname, 'kubelet-stand-in.js');
+  startKubelet(config: Omit<KubeletStandInConfig, 'address' | 'rootDir'>): Promise<StandIn> {
+    return this.startStandIn('kubelet-stand-in.js', { ...config, address: this.address, rootDir: join(this.dir, `pods-${this.children.size}`) });
+  }
+
+  /** Starts a stand-in script of this folder inside with `config` (a JSON file as its argument); resolves once it prints `ready`. */
+  async startStandIn(scriptName: string, config: object): Promise<StandIn> {
+    const configFile = join(this.dir, `stand-in-${this.children.size}.json`);
+    writeFileSync(configFile, JSON.stringify(config), { mode: 0o600 });
+    const script = resolve(__dirname, scriptName);
     const child = spawn('ip', ['netns', 'exec', this.namespace, process.execPath, script, configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
     this.children.add(child);
     let output = '';
@@ -78,8 +88,8 @@ export class NodeNetwork {
     child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
     const deadline = Date.now() + 20_000;
     while (!output.includes('ready')) {
-      if (child.exitCode !== null) throw new Error(`the kubelet stand-in exited: ${output}`);
-      if (Date.now() > deadline) throw new Error(`the kubelet stand-in did not start in 20 s: ${output}`);
+      if (child.exitCode !== null) throw new Error(`${scriptName} exited: ${output}`);
+      if (Date.now() > deadline) throw new Error(`${scriptName} did not start in 20 s: ${output}`);
       await new Promise((r) => setTimeout(r, 50));
     }
     return {

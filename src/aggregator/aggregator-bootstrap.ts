@@ -1,0 +1,123 @@
+/**
+ * What kube-apiserver v1.25 writes for the aggregation layer at start:
+ * - a local APIService (no service) for every built-in group-version it serves, with the
+ *   group and version priorities of its table (pkg/controlplane/aggregator.go
+ *   apiVersionPriorities; the autoregister controller), so that `kubectl get apiservices`
+ *   lists them Available / Local as on a real cluster;
+ * - the `extension-apiserver-authentication` ConfigMap in kube-system (the
+ *   ClusterAuthenticationInfo controller): the client CA and the request-header settings that
+ *   extension API servers read to trust the front proxy's X-Remote-* headers.
+ */
+import { isApiError } from '../util';
+import type { GenericRegistry, ServedResource } from '../registry';
+import type { JsonObject } from '../storage';
+
+/** kube-apiserver v1.25's apiVersionPriorities: [groupPriorityMinimum, versionPriority]. */
+const PRIORITIES: Record<string, [number, number]> = {
+  'v1': [18000, 1],
+  'apiregistration.k8s.io/v1': [18000, 15],
+  'apps/v1': [17800, 15],
+  'events.k8s.io/v1': [17750, 15],
+  'events.k8s.io/v1beta1': [17750, 5],
+  'authentication.k8s.io/v1': [17700, 15],
+  'authorization.k8s.io/v1': [17600, 15],
+  'autoscaling/v1': [17500, 15],
+  'autoscaling/v2': [17500, 30],
+  'autoscaling/v2beta1': [17500, 9],
+  'autoscaling/v2beta2': [17500, 1],
+  'batch/v1': [17400, 15],
+  'batch/v1beta1': [17400, 9],
+  'certificates.k8s.io/v1': [17300, 15],
+  'networking.k8s.io/v1': [17200, 15],
+  'networking.k8s.io/v1alpha1': [17200, 1],
+  'policy/v1': [17100, 15],
+  'policy/v1beta1': [17100, 9],
+  'rbac.authorization.k8s.io/v1': [17000, 15],
+  'storage.k8s.io/v1': [16800, 15],
+  'storage.k8s.io/v1beta1': [16800, 9],
+  'storage.k8s.io/v1alpha1': [16800, 1],
+  'apiextensions.k8s.io/v1': [16700, 15],
+  'admissionregistration.k8s.io/v1': [16700, 15],
+  'admissionregistration.k8s.io/v1alpha1': [16700, 9],
+  'scheduling.k8s.io/v1': [16600, 15],
+  'coordination.k8s.io/v1': [16500, 15],
+  'node.k8s.io/v1': [16300, 15],
+  'node.k8s.io/v1alpha1': [16300, 1],
+  'node.k8s.io/v1beta1': [16300, 9],
+  'discovery.k8s.io/v1': [16200, 15],
+  'discovery.k8s.io/v1beta1': [16200, 12],
+  'flowcontrol.apiserver.k8s.io/v1beta2': [16100, 15],
+  'flowcontrol.apiserver.k8s.io/v1beta1': [16100, 12],
+  'flowcontrol.apiserver.k8s.io/v1alpha1': [16100, 9],
+  'internal.apiserver.k8s.io/v1alpha1': [16000, 9],
+  'resource.k8s.io/v1alpha1': [15900, 9],
+};
+
+/** The local APIService of a built-in group-version (name `<version>.<group>`, `v1.` for the core group). */
+export function localApiService(group: string, version: string): JsonObject | undefined {
+  const priorities = PRIORITIES[group === '' ? version : `${group}/${version}`];
+  if (priorities === undefined) return undefined;
+  return {
+    apiVersion: 'apiregistration.k8s.io/v1',
+    kind: 'APIService',
+    metadata: { name: `${version}.${group}`, labels: { 'kube-aggregator.kubernetes.io/automanaged': 'onstart' } },
+    spec: { group, version, groupPriorityMinimum: priorities[0], versionPriority: priorities[1] },
+  };
+}
+
+/**
+ * Creates the local APIServices that are missing (the ones present are left as they are). The
+ * core group's `v1.` is not among them yet: Carina's APIService validation takes names as DNS
+ * subdomains, which `v1.` is not, where kube-aggregator's accepts `<version>.<group>` with the
+ * empty group for v1 only.
+ */
+export async function ensureLocalApiServices(registry: GenericRegistry, apiServices: ServedResource, groupVersions: ReadonlyArray<{ group: string; version: string }>): Promise<void> {
+  for (const { group, version } of groupVersions) {
+    if (group === '') continue;
+    const object = localApiService(group, version);
+    if (object === undefined) continue;
+    try {
+      await registry.create(apiServices, '', object, { dryRun: false, subresource: '' });
+    } catch (err) {
+      if (!(isApiError(err) && err.code === 409)) throw err;
+    }
+  }
+}
+
+export interface RequestHeaderSettings {
+  clientCaPem: string;
+  allowedNames: readonly string[];
+  usernameHeaders: readonly string[];
+  groupHeaders: readonly string[];
+  extraHeaderPrefixes: readonly string[];
+}
+
+/** The ConfigMap's data, with kube's keys and JSON-encoded lists. */
+export function authenticationConfigMapData(clientCaPem: string, requestHeader: RequestHeaderSettings): Record<string, string> {
+  return {
+    'client-ca-file': clientCaPem,
+    'requestheader-allowed-names': JSON.stringify(requestHeader.allowedNames),
+    'requestheader-client-ca-file': requestHeader.clientCaPem,
+    'requestheader-extra-headers-prefix': JSON.stringify(requestHeader.extraHeaderPrefixes),
+    'requestheader-group-headers': JSON.stringify(requestHeader.groupHeaders),
+    'requestheader-username-headers': JSON.stringify(requestHeader.usernameHeaders),
+  };
+}
+
+/** Writes kube-system/extension-apiserver-authentication when it is missing or differs. */
+export async function ensureAuthenticationConfigMap(registry: GenericRegistry, configMaps: ServedResource, data: Record<string, string>): Promise<void> {
+  const name = 'extension-apiserver-authentication';
+  let current: JsonObject | undefined;
+  try {
+    current = await registry.get(configMaps, 'kube-system', name, null);
+  } catch (err) {
+    if (!(isApiError(err) && err.code === 404)) throw err;
+  }
+  if (current === undefined) {
+    await registry.create(configMaps, 'kube-system', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'kube-system' }, data }, { dryRun: false, subresource: '' });
+    return;
+  }
+  if (JSON.stringify(current.data ?? {}) === JSON.stringify(data)) return;
+  await registry.update(configMaps, 'kube-system', name, { ...current, data }, { dryRun: false, subresource: '' });
+}
+

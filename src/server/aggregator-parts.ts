@@ -1,0 +1,88 @@
+/**
+ * How the aggregation layer (src/aggregator) meets the server: the front-proxy client
+ * certificate (--proxy-client-cert-file/--proxy-client-key-file; by default one Carina issues
+ * from the cluster CA at start, CN front-proxy-client, which the ConfigMap's request-header
+ * settings then name), the proxy handler tried before Carina's own routes, discovery with the
+ * aggregated groups, and, on the replica with the duties, the start-up writes (local
+ * APIServices, extension-apiserver-authentication) and the availability controller.
+ */
+import { readFileSync } from 'node:fs';
+import { issueClientCertificate, type CertificateAndKey } from '../certificates';
+import { AggregatorProxy, AvailabilityController, aggregatedDiscovery, authenticationConfigMapData, ensureAuthenticationConfigMap, ensureLocalApiServices, type ApiServiceLookup, type RequestHeaderSettings } from '../aggregator';
+import type { ResourceResolver } from '../endpoints';
+import type { DiscoveryDocuments } from '../http/non-resource-routes';
+import type { GenericRegistry, ServedResource } from '../registry';
+import type { WatchCache } from '../storage';
+import type { AuthenticationOptions } from '../authn';
+
+export const FRONT_PROXY_CLIENT_USER = 'front-proxy-client';
+
+export interface AggregatorOptions {
+  /** Both empty: the certificate issued from the cluster CA. */
+  proxyClientCertFile: string;
+  proxyClientKeyFile: string;
+  /** How often the availability controller checks every APIService. */
+  availabilityIntervalMs: number;
+}
+
+export const DEFAULT_AGGREGATOR_OPTIONS: AggregatorOptions = { proxyClientCertFile: '', proxyClientKeyFile: '', availabilityIntervalMs: 5000 };
+
+export interface AggregatorParts {
+  proxy: AggregatorProxy;
+  discovery: DiscoveryDocuments;
+  /** Writes what kube writes at start and runs the availability controller (the replica with the duties). */
+  startDuties(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function served(resolver: ResourceResolver, group: string, resource: string): ServedResource {
+  const found = resolver.lookup(group, 'v1', resource);
+  if (found === undefined) throw new Error(`the catalogue has no ${resource}`);
+  return found;
+}
+
+export async function buildAggregator(options: AggregatorOptions, deps: {
+  clusterCa: CertificateAndKey;
+  resolver: ResourceResolver;
+  cache: WatchCache;
+  registry: GenericRegistry;
+  discovery: DiscoveryDocuments;
+  authentication: AuthenticationOptions;
+  log: (line: string) => void;
+}): Promise<AggregatorParts> {
+  const own = options.proxyClientCertFile === '' && options.proxyClientKeyFile === '';
+  const client = own
+    ? await issueClientCertificate(deps.clusterCa, { user: FRONT_PROXY_CLIENT_USER, groups: [] })
+    : { certPem: readFileSync(options.proxyClientCertFile, 'utf8'), keyPem: readFileSync(options.proxyClientKeyFile, 'utf8') };
+  const proxyClient = { cert: client.certPem, key: client.keyPem };
+  const lookup: ApiServiceLookup = {
+    cache: deps.cache,
+    apiServices: served(deps.resolver, 'apiregistration.k8s.io', 'apiservices'),
+    services: served(deps.resolver, '', 'services'),
+    endpoints: served(deps.resolver, '', 'endpoints'),
+  };
+  const discovery = aggregatedDiscovery(deps.discovery, lookup);
+  const availability = new AvailabilityController({ lookup, registry: deps.registry, proxyClient, intervalMs: options.availabilityIntervalMs, log: deps.log });
+  const given = deps.authentication.requestHeader;
+  const requestHeader: RequestHeaderSettings = given === undefined || given.clientCaFile === ''
+    ? { clientCaPem: deps.clusterCa.certPem, allowedNames: [FRONT_PROXY_CLIENT_USER], usernameHeaders: ['X-Remote-User'], groupHeaders: ['X-Remote-Group'], extraHeaderPrefixes: ['X-Remote-Extra-'] }
+    : { clientCaPem: readFileSync(given.clientCaFile, 'utf8'), allowedNames: given.allowedNames ?? [], usernameHeaders: given.usernameHeaders, groupHeaders: given.groupHeaders ?? [], extraHeaderPrefixes: given.extraHeaderPrefixes ?? [] };
+  const clientCaFile = deps.authentication.clientCaFile ?? '';
+  const clientCaPem = clientCaFile === '' ? deps.clusterCa.certPem : `${deps.clusterCa.certPem}\n${readFileSync(clientCaFile, 'utf8')}`;
+  let started = false;
+  return {
+    proxy: new AggregatorProxy({ lookup, proxyClient, timeoutMs: 30_000, log: deps.log }),
+    discovery,
+    startDuties: async () => {
+      const groups = (deps.discovery.apiGroupList().groups ?? []) as Array<{ name: string; versions: Array<{ version: string }> }>;
+      const groupVersions = [{ group: '', version: 'v1' }, ...groups.flatMap((g) => g.versions.map((v) => ({ group: g.name, version: v.version })))];
+      await ensureLocalApiServices(deps.registry, lookup.apiServices, groupVersions);
+      await ensureAuthenticationConfigMap(deps.registry, served(deps.resolver, '', 'configmaps'), authenticationConfigMapData(clientCaPem, requestHeader));
+      if (!started) {
+        started = true;
+        availability.start();
+      }
+    },
+    stop: () => availability.stop(),
+  };
+}
