@@ -5,7 +5,7 @@ TSC := node_modules/.bin/tsc
 MOCHA := node_modules/.bin/mocha
 REPORTER := dist/test/support/summary-reporter.js
 
-.PHONY: all install build test test-deps run sim soak bench bench-raft bench-kv bench-api bench-api-scale bench-api-workers bench-security bench-cluster cluster cluster-down clean
+.PHONY: all install build test test-deps run sim soak bench bench-raft bench-kv bench-api bench-api-scale bench-api-workers bench-api-proxy bench-security bench-cluster cluster cluster-down clean
 
 all: build
 
@@ -65,6 +65,12 @@ bench-security: build
 # (SCALE_SIZES), with LIST times and memory per object at each size. Ports 24320-24322.
 bench-api-scale: build
 	node dist/bench/api/scale-bench.js
+
+# Issue 31: the connect subresources against the node agent directly (a kubelet stand-in in a
+# network namespace; needs root): pods/log MB/s, exec 1-byte echo p50/p99, port-forward MB/s.
+# ROUNDS, LOG_MB and ECHOES are described in bench/api/proxy-bench.ts.
+bench-api-proxy: build test-deps
+	node dist/bench/api/proxy-bench.js
 
 # Three replicas behind HAProxy against one replica: create/get, watch fan-out (1,000 and 10,000
 # watchers), leader kill -9 and recovery. ROUNDS, WATCHERS (e.g. WATCHERS=100 ROUNDS=1) and more

@@ -100,22 +100,46 @@ export function sendToBackend(request: ProxiedRequest): Promise<BackendResponse>
   });
 }
 
-/** Copies a backend's body to the sink at the pace the client takes it; ends the backend's response if the client leaves. */
-export async function streamBody(body: Readable, sink: ProxyResponseSink): Promise<void> {
-  let clientGone = false;
-  sink.onClose(() => {
-    clientGone = true;
-    body.destroy();
+/**
+ * Copies a backend's body to the sink at the pace the client takes it; ends the backend's
+ * response if the client leaves. What the backend sent while the last write was going out is
+ * written as one piece (read() hands over all that is buffered, at most its high-water mark), so
+ * a fast backend costs one write per batch, not one per TLS record.
+ */
+export function streamBody(body: Readable, sink: ProxyResponseSink): Promise<void> {
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      sink.end();
+      resolve();
+    };
+    sink.onClose(() => {
+      body.destroy();
+      finish();
+    });
+    const pump = () => {
+      for (;;) {
+        const chunk = body.read() as Buffer | null;
+        if (chunk === null) return;
+        if (!sink.write(chunk)) {
+          body.off('readable', pump);
+          void sink.drained().then(() => {
+            if (done) return;
+            body.on('readable', pump);
+            pump();
+          });
+          return;
+        }
+      }
+    };
+    body.on('readable', pump);
+    // The backend cut its answer or ended it: the client sees the stream end, as with kube-apiserver.
+    body.once('end', finish);
+    body.once('error', finish);
+    body.once('close', finish);
   });
-  try {
-    for await (const chunk of body) {
-      if (clientGone) break;
-      if (!sink.write(chunk as Buffer)) await sink.drained();
-    }
-  } catch {
-    // The backend cut its answer: the client sees the stream end, as with kube-apiserver.
-  }
-  sink.end();
 }
 
 /** A request proxied as it is: the backend's status, headers and body go to the client. */

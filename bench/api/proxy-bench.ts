@@ -1,0 +1,269 @@
+/**
+ * bench/api proxy phase (issue 31): what the connect subresources cost against talking to the
+ * node agent directly, side by side in one run. A kubelet stand-in runs in a network namespace
+ * (test/support/stand-ins), one Carina replica on loopback in front of it.
+ *
+ *   log           pods/log of a container that streams LOG_MB as fast as it can: MB/s through
+ *                 Carina (GET .../pods/P/log) against the same GET of /containerLogs on the
+ *                 kubelet, with Carina's kubelet client certificate
+ *   exec echo     one exec session (`cat`, WebSocket v5.channel.k8s.io), ECHOES round trips of one
+ *                 byte each: p50 and p99 through Carina against the same session opened on the
+ *                 kubelet itself
+ *   upgraded stream  LOG_MB of an exec's stdout (`sh -c 'head -c N /dev/zero'`, WebSocket) through
+ *                 Carina against the same session on the kubelet: the upgrade path's own cost
+ *   port-forward  LOG_MB read from a TCP source in the pod through `kubectl port-forward`
+ *                 (SPDY/3.1 through Carina) against a direct TCP connection to the same source;
+ *                 kubectl's SPDY client and the stand-in's SPDY server are on the first side only
+ *
+ * Run: make bench-api-proxy (ROUNDS=n interleaved rounds, medians reported; LOG_MB, ECHOES).
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import https from 'node:https';
+import net from 'node:net';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import tls from 'node:tls';
+import { createClusterCa, issueClientCertificate, issueServingCertificate } from '../../src/certificates';
+import { CarinaApiProcess } from '../../test/support/carina-api-process';
+import { distinctFreePorts } from '../../test/support/etcd-process';
+import { NodeNetwork, nodeNetworkUnavailable } from '../../test/support/stand-ins/node-network';
+import { median, percentile } from '../support/latency';
+
+const ROUNDS = Number(process.env.ROUNDS ?? '3');
+const LOG_MB = Number(process.env.LOG_MB ?? '128');
+const ECHOES = Number(process.env.ECHOES ?? '2000');
+const KUBELET_PORT = 10250;
+const SOURCE_PORT = 9001;
+
+interface Endpoint {
+  host: string;
+  port: number;
+  ca?: string;
+  cert: string;
+  key: string;
+}
+
+/** Bytes of a GET's body and how long it took to read them, in MB/s. */
+function download(endpoint: Endpoint, path: string): Promise<{ bytes: number; mbPerSecond: number }> {
+  return new Promise((resolve, reject) => {
+    const began = performance.now();
+    const req = https.request({ host: endpoint.host, port: endpoint.port, path, ca: endpoint.ca, cert: endpoint.cert, key: endpoint.key, rejectUnauthorized: endpoint.ca !== undefined, agent: false }, (res) => {
+      let bytes = 0;
+      res.on('data', (d: Buffer) => (bytes += d.length));
+      res.on('end', () => {
+        if (res.statusCode !== 200) return reject(new Error(`GET ${path}: ${res.statusCode}`));
+        resolve({ bytes, mbPerSecond: bytes / 1024 / 1024 / ((performance.now() - began) / 1000) });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** A masked client frame (RFC 6455) carrying `payload` as binary. */
+function clientFrame(payload: Buffer): Buffer {
+  const mask = Buffer.from([1, 2, 3, 4]);
+  const masked = Buffer.from(payload.map((b, i) => b ^ mask[i % 4]));
+  return Buffer.concat([Buffer.from([0x82, 0x80 | payload.length]), mask, masked]);
+}
+
+/** Opens a WebSocket exec of `cat` at `path` and measures `count` one-byte round trips (ms each). */
+function execEcho(endpoint: Endpoint, path: string, count: number): Promise<number[]> {
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({ host: endpoint.host, port: endpoint.port, ca: endpoint.ca, cert: endpoint.cert, key: endpoint.key, rejectUnauthorized: endpoint.ca !== undefined, ALPNProtocols: ['http/1.1'] }, () => {
+      socket.setNoDelay(true);
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: bench\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: YmVuY2htYXJrLWtleS0xMjM=\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: v5.channel.k8s.io\r\n\r\n`);
+    });
+    const latencies: number[] = [];
+    let upgraded = false;
+    let buffered = Buffer.alloc(0);
+    let sentAt = 0;
+    const send = () => {
+      sentAt = performance.now();
+      socket.write(clientFrame(Buffer.from([0, 0x78])));
+    };
+    socket.on('data', (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      if (!upgraded) {
+        const end = buffered.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        if (!buffered.subarray(0, 12).toString().includes('101')) return reject(new Error(buffered.toString()));
+        upgraded = true;
+        buffered = buffered.subarray(end + 4);
+        send();
+      }
+      // Server frames are unmasked and short here: [0x82, length, channel, data...].
+      while (buffered.length >= 2 && buffered.length >= 2 + (buffered[1] & 0x7f)) {
+        const length = buffered[1] & 0x7f;
+        const payload = buffered.subarray(2, 2 + length);
+        buffered = buffered.subarray(2 + length);
+        if (payload[0] !== 1) continue;
+        latencies.push(performance.now() - sentAt);
+        if (latencies.length === count) {
+          socket.destroy();
+          return resolve(latencies);
+        }
+        send();
+      }
+    });
+    socket.on('error', reject);
+  });
+}
+
+/** Opens a WebSocket exec at `path` whose command writes a stream to stdout; MB/s of stdout until the session ends. */
+function execDownload(endpoint: Endpoint, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({ host: endpoint.host, port: endpoint.port, ca: endpoint.ca, cert: endpoint.cert, key: endpoint.key, rejectUnauthorized: endpoint.ca !== undefined, ALPNProtocols: ['http/1.1'] }, () => {
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: bench\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: YmVuY2htYXJrLWtleS0xMjM=\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: v5.channel.k8s.io\r\n\r\n`);
+    });
+    let began = 0;
+    let upgraded = false;
+    let bytes = 0;
+    let buffered: Buffer = Buffer.alloc(0);
+    const finish = () => resolve(bytes / 1024 / 1024 / ((performance.now() - began) / 1000));
+    socket.on('data', (chunk: Buffer) => {
+      buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+      if (!upgraded) {
+        const end = buffered.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        upgraded = true;
+        began = performance.now();
+        buffered = buffered.subarray(end + 4);
+      }
+      for (;;) {
+        if (buffered.length < 2) return;
+        let length = buffered[1] & 0x7f;
+        let at = 2;
+        if (length === 126) {
+          if (buffered.length < 4) return;
+          length = buffered.readUInt16BE(2);
+          at = 4;
+        } else if (length === 127) {
+          if (buffered.length < 10) return;
+          length = Number(buffered.readBigUInt64BE(2));
+          at = 10;
+        }
+        if (buffered.length < at + length) return;
+        const channel = buffered[at];
+        if (channel === 1) bytes += length - 1;
+        buffered = buffered.subarray(at + length);
+        if (channel === 3) {
+          socket.destroy();
+          return finish();
+        }
+      }
+    });
+    socket.on('close', finish);
+    socket.on('error', reject);
+  });
+}
+
+/** Reads a TCP port until it closes: MB/s. */
+function tcpDownload(host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const began = performance.now();
+    let bytes = 0;
+    const socket = net.connect(port, host);
+    socket.on('data', (d: Buffer) => (bytes += d.length));
+    socket.on('end', () => resolve(bytes / 1024 / 1024 / ((performance.now() - began) / 1000)));
+    socket.on('error', reject);
+  });
+}
+
+async function portForwardDownload(server: CarinaApiProcess): Promise<number> {
+  const [local] = await distinctFreePorts(1);
+  const child = spawn('kubectl', ['--kubeconfig', server.kubeconfig, 'port-forward', 'pod/bench', `${local}:${SOURCE_PORT}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  try {
+    const deadline = Date.now() + 15_000;
+    while (!out.includes('Forwarding from')) {
+      if (Date.now() > deadline) throw new Error(`kubectl port-forward did not start: ${out}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return await tcpDownload('127.0.0.1', local);
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
+function adminEndpoint(server: CarinaApiProcess): Endpoint {
+  const text = readFileSync(server.kubeconfig, 'utf8');
+  const field = (name: string) => Buffer.from(new RegExp(`${name}: (\\S+)`).exec(text)?.[1] ?? '', 'base64').toString();
+  return { host: '127.0.0.1', port: server.port, ca: field('certificate-authority-data'), cert: field('client-certificate-data'), key: field('client-key-data') };
+}
+
+async function main(): Promise<void> {
+  const unavailable = nodeNetworkUnavailable();
+  if (unavailable !== undefined) throw new Error(`the proxy benchmark needs network namespaces: ${unavailable}`);
+  const network = await NodeNetwork.create();
+  process.once('exit', () => network.remove());
+  let server: CarinaApiProcess | undefined;
+  try {
+    server = await CarinaApiProcess.start();
+    const clusterCa = { certPem: readFileSync(join(server.dataDir, 'pki', 'ca.crt'), 'utf8'), keyPem: readFileSync(join(server.dataDir, 'pki', 'ca.key'), 'utf8') };
+    const kubeletCa = await createClusterCa();
+    const serving = await issueServingCertificate(kubeletCa, { ipAddresses: [network.address] });
+    await network.startKubelet({
+      kubeletPorts: [{ port: KUBELET_PORT }],
+      servingCertPem: serving.certPem,
+      servingKeyPem: serving.keyPem,
+      clientCaPem: server.caPem,
+      podHttpPort: 8080,
+      echoPort: 9000,
+      sourcePort: SOURCE_PORT,
+      sourceBytes: LOG_MB * 1024 * 1024,
+      firehoseBytes: LOG_MB * 1024 * 1024,
+      silentPort: 10258,
+    });
+    const json = { 'Content-Type': 'application/json' };
+    const must = async (method: string, path: string, body: object, contentType: Record<string, string> = json) => {
+      const answer = await server?.request(method, path, { body: JSON.stringify(body), headers: contentType });
+      if (answer === undefined || answer.status >= 300) throw new Error(`${method} ${path}: ${answer?.text}`);
+    };
+    await must('POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'bench-node' } });
+    await must('PATCH', '/api/v1/nodes/bench-node/status', { status: { addresses: [{ type: 'InternalIP', address: network.address }], daemonEndpoints: { kubeletEndpoint: { Port: KUBELET_PORT } } } }, { 'Content-Type': 'application/merge-patch+json' });
+    await must('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'bench' }, spec: { nodeName: 'bench-node', containers: [{ name: 'firehose', image: 'busybox' }] } });
+    // kubectl port-forward wants a running pod.
+    await must('PATCH', '/api/v1/namespaces/default/pods/bench/status', { status: { phase: 'Running' } }, { 'Content-Type': 'application/merge-patch+json' });
+    const kubeletClient = await issueClientCertificate(clusterCa, { user: 'kube-apiserver-kubelet-client', groups: ['system:masters'] });
+    const direct: Endpoint = { host: network.address, port: KUBELET_PORT, cert: kubeletClient.certPem, key: kubeletClient.keyPem };
+    const carina = adminEndpoint(server);
+    const figures = { streamCarina: [] as number[], streamDirect: [] as number[], logCarina: [] as number[], logDirect: [] as number[], echoCarina: [] as number[], echoDirect: [] as number[], pfCarina: [] as number[], pfDirect: [] as number[] };
+    for (let round = 1; round <= ROUNDS; round++) {
+      figures.logDirect.push((await download(direct, '/containerLogs/default/bench/firehose')).mbPerSecond);
+      figures.logCarina.push((await download(carina, '/api/v1/namespaces/default/pods/bench/log')).mbPerSecond);
+      figures.echoDirect.push(...(await execEcho(direct, '/exec/default/bench/firehose?command=cat&input=1&output=1&error=1', ECHOES)));
+      figures.echoCarina.push(...(await execEcho(carina, '/api/v1/namespaces/default/pods/bench/exec?command=cat&stdin=true&stdout=true&stderr=true', ECHOES)));
+      const command = `command=sh&command=-c&command=${encodeURIComponent(`head -c ${LOG_MB * 1024 * 1024} /dev/zero`)}`;
+      figures.streamDirect.push(await execDownload(direct, `/exec/default/bench/firehose?${command}&output=1&error=1`));
+      figures.streamCarina.push(await execDownload(carina, `/api/v1/namespaces/default/pods/bench/exec?${command}&stdout=true&stderr=true`));
+      figures.pfDirect.push(await tcpDownload(network.address, SOURCE_PORT));
+      figures.pfCarina.push(await portForwardDownload(server));
+      process.stderr.write(`round ${round}/${ROUNDS} done\n`);
+    }
+    const f = (n: number) => n.toFixed(n < 10 ? 2 : 1);
+    const lines = [
+      `bench/api proxy phase: ${ROUNDS} rounds, ${LOG_MB} MiB per transfer, ${ECHOES} echoes per round, ${new Date().toISOString()}`,
+      '',
+      '| figure | through Carina | node agent directly | ratio |',
+      '| --- | --- | --- | --- |',
+      `| pods/log streamed (MB/s, median) | ${f(median(figures.logCarina))} | ${f(median(figures.logDirect))} | ${f(median(figures.logCarina) / median(figures.logDirect))}x |`,
+      `| exec 1-byte echo p50 (ms) | ${f(percentile(figures.echoCarina, 0.5))} | ${f(percentile(figures.echoDirect, 0.5))} | +${f(percentile(figures.echoCarina, 0.5) - percentile(figures.echoDirect, 0.5))} ms |`,
+      `| exec 1-byte echo p99 (ms) | ${f(percentile(figures.echoCarina, 0.99))} | ${f(percentile(figures.echoDirect, 0.99))} | +${f(percentile(figures.echoCarina, 0.99) - percentile(figures.echoDirect, 0.99))} ms |`,
+      `| upgraded stream: exec stdout over WebSocket (MB/s, median) | ${f(median(figures.streamCarina))} | ${f(median(figures.streamDirect))} | ${f(median(figures.streamCarina) / median(figures.streamDirect))}x |`,
+      `| port-forward download (MB/s, median; kubectl against direct TCP) | ${f(median(figures.pfCarina))} | ${f(median(figures.pfDirect))} | ${f(median(figures.pfCarina) / median(figures.pfDirect))}x |`,
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+  } finally {
+    await server?.stop();
+    network.remove();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});
