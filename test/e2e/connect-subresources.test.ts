@@ -19,6 +19,7 @@ import { distinctFreePorts } from '../support/etcd-process';
 import { CarinaApiProcess, type CommandResult } from '../support/carina-api-process';
 import { NodeNetwork, nodeNetworkUnavailable } from '../support/stand-ins/node-network';
 import { until } from '../support/until';
+import { TestAdmissionWebhook } from '../support/admission-webhook-server';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -299,6 +300,36 @@ describe('connect subresources: logs, exec, attach, cp, port-forward and proxies
       const logs = await server.request('GET', '/api/v1/namespaces/default/pods/solo/log', { anonymous: true, headers: { Authorization: `Bearer ${token}` } });
       expect(logs.status).to.equal(200);
       expect(kubeletRequests().length).to.equal(before + 1);
+    });
+
+    it('connect admission: a validating webhook for CONNECT on pods/exec sees PodExecOptions and can refuse before any dial', async () => {
+      const hooks = new TestAdmissionWebhook();
+      await hooks.start();
+      try {
+        hooks.on('/exec', (call) => TestAdmissionWebhook.response(call, (call.request.object?.command ?? []).includes('forbidden') ? { allowed: false, status: { code: 403, message: 'no forbidden commands' } } : { allowed: true }));
+        await apply({
+          apiVersion: 'admissionregistration.k8s.io/v1',
+          kind: 'ValidatingWebhookConfiguration',
+          metadata: { name: 'exec-guard' },
+          webhooks: [{ name: 'exec.guard.test', clientConfig: { caBundle: hooks.caBundle, url: hooks.url('/exec') }, rules: [{ operations: ['CONNECT'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/exec'] }], sideEffects: 'None', admissionReviewVersions: ['v1'] }],
+        }, '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations');
+        await until('the webhook to see an exec', async () => {
+          await kubectl(['exec', 'solo', '--', 'echo', 'probe']);
+          return hooks.callsTo('/exec').length > 0;
+        }, 20_000);
+        const seen = hooks.callsTo('/exec')[0].request;
+        expect(seen).to.deep.include({ operation: 'CONNECT', name: 'solo', namespace: 'default', subResource: 'exec' });
+        expect(seen.kind).to.deep.equal({ group: '', version: 'v1', kind: 'PodExecOptions' });
+        expect(seen.object).to.deep.include({ kind: 'PodExecOptions', apiVersion: 'v1', stdout: true, stderr: true, command: ['echo', 'probe'] });
+        const before = kubeletRequests().length;
+        const refused = await kubectl(['exec', 'solo', '--', 'forbidden']);
+        expect(refused.code).to.not.equal(0);
+        expect(refused.stderr).to.include('no forbidden commands');
+        expect(kubeletRequests().length).to.equal(before);
+      } finally {
+        await server.request('DELETE', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/exec-guard');
+        await hooks.stop();
+      }
     });
 
     it('an upgrade the kubelet refuses comes back as the kubelet said it', async () => {
