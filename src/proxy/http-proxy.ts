@@ -37,6 +37,8 @@ export interface BackendResponse {
   body: http.IncomingMessage;
 }
 
+const BACKEND_READ_HIGH_WATER_MARK = 256 * 1024;
+
 /** Hop-by-hop headers (RFC 7230 §6.1) and what HTTP/2 forbids: never passed in either direction. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'http2-settings']);
 /** CORS headers of a backend are dropped, as kube's proxy drops them (corsRemovingTransport). */
@@ -68,13 +70,17 @@ export function sendToBackend(request: ProxiedRequest): Promise<BackendResponse>
       req.destroy();
       reject(err instanceof BackendDialError || err instanceof UpgradeProxyError ? err : new BackendDialError(goDialErrorText(err, address)));
     };
-    const options: https.RequestOptions = {
+    // highWaterMark is taken by http.request (Node 20) though @types/node does not list it.
+    const options: https.RequestOptions & { highWaterMark: number } = {
       host,
       port,
       method: request.method,
       path: `${target.pathname}${target.search}`,
       headers: { ...forwardedHeaders(request.headers), host: target.host },
       agent: false,
+      // What may wait unread per proxied response: bounded, and large enough that a fast backend is
+      // written to the client in few large pieces (streamBody) rather than one per TLS record.
+      highWaterMark: BACKEND_READ_HIGH_WATER_MARK,
     };
     if (secure) {
       const { ALPNProtocols: _alpn, ...settings } = tlsOptions(transport, host, port);
