@@ -67,7 +67,8 @@ describe('connect subresources: logs, exec, attach, cp, port-forward and proxies
     const serving = await issueServingCertificate(kubeletCa, { ipAddresses: [network.address] });
     const rogue = await issueServingCertificate(otherCa, { ipAddresses: [network.address] });
     writeFileSync(join(dir, 'kubelet-ca.crt'), kubeletCa.certPem);
-    server = await CarinaApiProcess.start({ extraArgs: ['--kubelet-certificate-authority', join(dir, 'kubelet-ca.crt'), '--kubelet-timeout', '2s'] });
+    writeFileSync(join(dir, 'audit-policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources:\n  - group: ""\n    resources: ["pods/exec", "pods/log", "pods/portforward"]\n- level: None\n');
+    server = await CarinaApiProcess.start({ extraArgs: ['--kubelet-certificate-authority', join(dir, 'kubelet-ca.crt'), '--kubelet-timeout', '2s', '--audit-policy-file', join(dir, 'audit-policy.yaml'), '--audit-log-path', join(dir, 'audit.log')] });
     const [podHttpPort, echoPort, sourcePort] = [8080, 9000, 9001];
     kubelet = await network.startKubelet({
       kubeletPorts: [{ port: KUBELET_PORT }, { port: LEGACY_KUBELET_PORT, legacy: true }, { port: ROGUE_KUBELET_PORT, servingCertPem: rogue.certPem, servingKeyPem: rogue.keyPem }],
@@ -186,6 +187,29 @@ describe('connect subresources: logs, exec, attach, cp, port-forward and proxies
       expect(failing.code).to.equal(4);
       expect(failing.stderr).to.include('bad\n');
       expect(kubeletRequests().some((l) => l.includes('/exec/default/old/c upgrade=SPDY/3.1'))).to.equal(true);
+    });
+
+    it('audits exec and log requests with kube\'s verbs and subresources, the exec once its session ended', async () => {
+      const marker = `audit-${Date.now()}`;
+      expect((await kubectl(['exec', 'solo', '--', 'echo', marker])).code).to.equal(0);
+      const events = () => readFileSync(join(dir, 'audit.log'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Obj);
+      const complete = await until('the exec\'s ResponseComplete event', async () => events().filter((e) => e.objectRef?.subresource === 'exec' && e.objectRef?.name === 'solo' && e.stage === 'ResponseComplete'), 10_000);
+      const last = complete[complete.length - 1];
+      // kubectl 1.32 opens the WebSocket with a GET: v1.25 names the verb by the method.
+      expect(last).to.deep.include({ level: 'Metadata', verb: 'get' });
+      expect(last.objectRef).to.deep.include({ resource: 'pods', namespace: 'default', name: 'solo', subresource: 'exec', apiVersion: 'v1' });
+      expect(last.responseStatus.code).to.equal(101);
+      expect(last.requestURI).to.include(`command=${marker}`);
+      // Against a v1.25-like kubelet the WebSocket GET is refused (400, as the kubelet said) and the SPDY fallback POSTs: create.
+      expect((await kubectl(['exec', 'old', '--', 'echo', marker])).code).to.equal(0);
+      const attempts = await until('both exec attempts\' events', async () => {
+        const found = events().filter((e) => e.objectRef?.name === 'old' && e.objectRef?.subresource === 'exec' && e.stage === 'ResponseComplete' && String(e.requestURI).includes(marker));
+        return found.length === 2 ? found : undefined;
+      }, 10_000);
+      expect(attempts.map((e) => [e.verb, e.responseStatus.code])).to.deep.equal([['get', 400], ['create', 101]]);
+      const logs = events().filter((e) => e.objectRef?.subresource === 'log' && e.stage === 'ResponseComplete');
+      expect(logs.length).to.be.greaterThan(0);
+      expect(logs[0]).to.deep.include({ verb: 'get' });
     });
 
     it('kubectl attach -i carries stdin to the container and its output back', async () => {
