@@ -4,9 +4,11 @@
  * provide, ordered by groupPriorityMinimum (highest first) then name, its versions by
  * versionPriority (highest first) then version; the first version is the preferred one.
  * /apis/<group>/<version> of such a group is proxied to the extension server (aggregator-proxy.ts).
+ * The OpenAPI documents get the extension servers' specs (aggregated-openapi.ts).
  */
 import type { DiscoveryDocuments, JsonObject } from '../http/non-resource-routes';
 import { allApiServices, specOf, type ApiServiceLookup, type ApiServiceSpec } from './api-services';
+import type { AggregatedOpenApi } from './aggregated-openapi';
 
 function remoteGroups(lookup: ApiServiceLookup, builtIn: ReadonlySet<string>): JsonObject[] {
   const byGroup = new Map<string, ApiServiceSpec[]>();
@@ -24,17 +26,17 @@ function remoteGroups(lookup: ApiServiceLookup, builtIn: ReadonlySet<string>): J
   return groups.map((g) => g.group);
 }
 
-export function aggregatedDiscovery(base: DiscoveryDocuments, lookup: ApiServiceLookup): DiscoveryDocuments {
+export function aggregatedDiscovery(base: DiscoveryDocuments, lookup: ApiServiceLookup, openApi: AggregatedOpenApi): DiscoveryDocuments {
   const builtInGroups = () => new Set(((base.apiGroupList().groups ?? []) as Array<{ name: string }>).map((g) => g.name));
   return {
     version: () => base.version(),
     apiVersions: (serverAddress) => base.apiVersions(serverAddress),
     apiResourceList: (group, version) => base.apiResourceList(group, version),
-    openApiV2: () => base.openApiV2(),
-    openApiV2Protobuf: () => base.openApiV2Protobuf(),
+    openApiV2: () => openApi.v2(base.openApiV2()),
+    openApiV2Protobuf: () => openApi.v2AsProtobuf(base.openApiV2(), () => base.openApiV2Protobuf()),
     openApiV2ProtobufMediaTypes: base.openApiV2ProtobufMediaTypes,
-    openApiV3Index: () => base.openApiV3Index(),
-    openApiV3Document: (path) => base.openApiV3Document(path),
+    openApiV3Index: () => openApi.v3Index(base.openApiV3Index()),
+    openApiV3Document: (path) => base.openApiV3Document(path) ?? openApi.v3Document(path),
     apiGroupList: () => {
       const list = base.apiGroupList();
       return { ...list, groups: [...((list.groups ?? []) as JsonObject[]), ...remoteGroups(lookup, builtInGroups())] };

@@ -5,11 +5,14 @@
  * on the named port (ServicePortError), has an address (MissingEndpoints), and answers a GET of
  * /apis/<group>/<version> with a 2xx within 5 s (FailedDiscoveryCheck), then reason Passed. The
  * condition is written only when it changes; lastTransitionTime moves only when its status does.
+ * Every process runs the checks (each serves the aggregated OpenAPI, downloaded when a check
+ * passes); only those with the replica's duties write the conditions (`writeStatus`).
  */
 import type { GenericRegistry } from '../registry';
 import type { JsonObject } from '../storage';
 import { sendToBackend } from '../proxy';
 import { allApiServices, resolveEndpoint, specOf, transportFor, type ApiServiceLookup } from './api-services';
+import type { AggregatedOpenApi } from './aggregated-openapi';
 
 const DISCOVERY_CHECK_TIMEOUT_MS = 5000;
 
@@ -27,16 +30,21 @@ export interface AvailabilityControllerOptions {
   proxyClient: { cert: string; key: string };
   intervalMs: number;
   log: (line: string) => void;
+  /** Where the specs of available extension servers are downloaded to (every process serves the OpenAPI). */
+  openApi?: AggregatedOpenApi;
 }
 
 export class AvailabilityController {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = false;
+  /** Whether this process writes the conditions (the replica's duties), besides checking. */
+  writeStatus = false;
 
   constructor(private readonly options: AvailabilityControllerOptions) {}
 
   start(): void {
+    if (this.timer !== undefined || this.running !== undefined) return;
     const tick = () => {
       if (this.stopped) return;
       this.running = this.checkAll().catch((err: unknown) => this.options.log(`APIService availability: ${(err as Error).message}`)).finally(() => {
@@ -63,7 +71,12 @@ export class AvailabilityController {
     try {
       const response = await sendToBackend({ method: 'GET', target: url, headers: { 'x-remote-user': 'system:kube-aggregator', 'x-remote-group': 'system:masters' }, transport: transportFor(spec, this.options.proxyClient, DISCOVERY_CHECK_TIMEOUT_MS) });
       response.body.resume();
-      if (response.status >= 200 && response.status < 300) return { type: 'Available', status: 'True', reason: 'Passed', message: 'all checks passed' };
+      if (response.status >= 200 && response.status < 300) {
+        const name = String((apiService.metadata as { name?: string }).name);
+        const transport = transportFor(spec, this.options.proxyClient, DISCOVERY_CHECK_TIMEOUT_MS);
+        await this.options.openApi?.refresh(name, spec.group ?? '', spec.version ?? '', endpoint.url, transport).catch((err: unknown) => this.options.log(`APIService ${name}: downloading its OpenAPI: ${(err as Error).message}`));
+        return { type: 'Available', status: 'True', reason: 'Passed', message: 'all checks passed' };
+      }
       return { type: 'Available', status: 'False', reason: 'FailedDiscoveryCheck', message: `failing or missing response from ${origin}: bad status from ${origin}: ${response.status}` };
     } catch (err) {
       return { type: 'Available', status: 'False', reason: 'FailedDiscoveryCheck', message: `failing or missing response from ${origin}: Get "${origin}": ${(err as Error).message}` };
@@ -71,9 +84,13 @@ export class AvailabilityController {
   }
 
   async checkAll(): Promise<void> {
-    for (const apiService of allApiServices(this.options.lookup)) {
+    if (!this.options.lookup.cache.isReady) return;
+    const apiServices = allApiServices(this.options.lookup);
+    this.options.openApi?.retain(new Set(apiServices.map((a) => String((a.metadata as { name?: string }).name))));
+    for (const apiService of apiServices) {
       if (this.stopped) return;
       const desired = await this.desiredCondition(apiService);
+      if (!this.writeStatus) continue;
       const status = (apiService.status ?? {}) as { conditions?: AvailableCondition[] };
       const current = (status.conditions ?? []).find((c) => c.type === 'Available');
       if (current !== undefined && current.status === desired.status && current.reason === desired.reason && current.message === desired.message) continue;

@@ -7,5 +7,6 @@
 export { AggregatorProxy, type AggregatorProxyOptions } from './aggregator-proxy';
 export { AvailabilityController, type AvailableCondition } from './availability-controller';
 export { aggregatedDiscovery } from './aggregated-discovery';
+export { AggregatedOpenApi } from './aggregated-openapi';
 export { authenticationConfigMapData, ensureAuthenticationConfigMap, ensureLocalApiServices, localApiService, type RequestHeaderSettings } from './aggregator-bootstrap';
 export { resolveEndpoint, transportFor, type ApiServiceLookup, type ApiServiceSpec, type EndpointResolution } from './api-services';

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { issueClientCertificate, type CertificateAndKey } from '../certificates';
-import { AggregatorProxy, AvailabilityController, aggregatedDiscovery, authenticationConfigMapData, ensureAuthenticationConfigMap, ensureLocalApiServices, type ApiServiceLookup, type RequestHeaderSettings } from '../aggregator';
+import { AggregatedOpenApi, AggregatorProxy, AvailabilityController, aggregatedDiscovery, authenticationConfigMapData, ensureAuthenticationConfigMap, ensureLocalApiServices, type ApiServiceLookup, type RequestHeaderSettings } from '../aggregator';
 import type { ResourceResolver } from '../endpoints';
 import type { DiscoveryDocuments } from '../http/non-resource-routes';
 import type { GenericRegistry, ServedResource } from '../registry';
@@ -61,15 +61,17 @@ export async function buildAggregator(options: AggregatorOptions, deps: {
     services: served(deps.resolver, '', 'services'),
     endpoints: served(deps.resolver, '', 'endpoints'),
   };
-  const discovery = aggregatedDiscovery(deps.discovery, lookup);
-  const availability = new AvailabilityController({ lookup, registry: deps.registry, proxyClient, intervalMs: options.availabilityIntervalMs, log: deps.log });
+  const openApi = new AggregatedOpenApi();
+  const discovery = aggregatedDiscovery(deps.discovery, lookup, openApi);
+  // Every process checks (and downloads the specs it serves); the one with the duties also writes the conditions.
+  const availability = new AvailabilityController({ lookup, registry: deps.registry, proxyClient, intervalMs: options.availabilityIntervalMs, log: deps.log, openApi });
+  availability.start();
   const given = deps.authentication.requestHeader;
   const requestHeader: RequestHeaderSettings = given === undefined || given.clientCaFile === ''
     ? { clientCaPem: deps.clusterCa.certPem, allowedNames: [FRONT_PROXY_CLIENT_USER], usernameHeaders: ['X-Remote-User'], groupHeaders: ['X-Remote-Group'], extraHeaderPrefixes: ['X-Remote-Extra-'] }
     : { clientCaPem: readFileSync(given.clientCaFile, 'utf8'), allowedNames: given.allowedNames ?? [], usernameHeaders: given.usernameHeaders, groupHeaders: given.groupHeaders ?? [], extraHeaderPrefixes: given.extraHeaderPrefixes ?? [] };
   const clientCaFile = deps.authentication.clientCaFile ?? '';
   const clientCaPem = clientCaFile === '' ? deps.clusterCa.certPem : `${deps.clusterCa.certPem}\n${readFileSync(clientCaFile, 'utf8')}`;
-  let started = false;
   return {
     proxy: new AggregatorProxy({ lookup, proxyClient, timeoutMs: 30_000, log: deps.log }),
     discovery,
@@ -78,10 +80,7 @@ export async function buildAggregator(options: AggregatorOptions, deps: {
       const groupVersions = [{ group: '', version: 'v1' }, ...groups.flatMap((g) => g.versions.map((v) => ({ group: g.name, version: v.version })))];
       await ensureLocalApiServices(deps.registry, lookup.apiServices, groupVersions);
       await ensureAuthenticationConfigMap(deps.registry, served(deps.resolver, '', 'configmaps'), authenticationConfigMapData(clientCaPem, requestHeader));
-      if (!started) {
-        started = true;
-        availability.start();
-      }
+      availability.writeStatus = true;
     },
     stop: () => availability.stop(),
   };

@@ -123,6 +123,27 @@ describe('aggregation layer: an extension API server behind an APIService (e2e)'
     expect(seen).to.match(/^request front-proxy-client user=system:admin groups=system:masters,system:authenticated GET /);
   });
 
+  it('merges the extension\'s OpenAPI: its definitions in /openapi/v2 (JSON and Protobuf), its group-version in /openapi/v3; kubectl explain reads it', async () => {
+    const v2 = await until('the aggregated definitions in /openapi/v2', async () => {
+      const answer = await server.request('GET', '/openapi/v2', { headers: { Accept: 'application/json' } });
+      const document = answer.json<Obj>();
+      return document.definitions?.['io.k8s.metrics.pkg.apis.metrics.v1beta1.NodeMetrics'] === undefined ? undefined : document;
+    }, 30_000);
+    expect(v2.paths).to.have.property('/apis/metrics.k8s.io/v1beta1/nodes');
+    expect(v2.definitions).to.have.property('io.k8s.api.core.v1.Pod');
+    const protobuf = await server.request('GET', '/openapi/v2', { headers: { Accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' } });
+    expect(protobuf.status).to.equal(200);
+    expect(protobuf.body.includes(Buffer.from('io.k8s.metrics.pkg.apis.metrics.v1beta1.NodeMetrics'))).to.equal(true);
+    const index = (await server.request('GET', '/openapi/v3')).json<Obj>();
+    expect(index.paths['apis/metrics.k8s.io/v1beta1'].serverRelativeURL).to.match(/^\/openapi\/v3\/apis\/metrics\.k8s\.io\/v1beta1\?hash=[0-9A-F]+$/);
+    expect(index.paths).to.have.property('apis/apps/v1');
+    const v3 = (await server.request('GET', index.paths['apis/metrics.k8s.io/v1beta1'].serverRelativeURL)).json<Obj>();
+    expect(v3.components.schemas).to.have.property('io.k8s.metrics.pkg.apis.metrics.v1beta1.PodMetrics');
+    const explained = await server.kubectl(['explain', 'podmetrics.containers', '--api-version', 'metrics.k8s.io/v1beta1']);
+    expect(explained.code, explained.stderr).to.equal(0);
+    expect(explained.stdout).to.include('Metrics for all containers are collected within the same time window.');
+  });
+
   it('kubectl top works through HAProxy too', async () => {
     const [lbPort] = await distinctFreePorts(1);
     writeFileSync(join(dir, 'haproxy.cfg'), haproxyConfig(lbPort, [server.port]));

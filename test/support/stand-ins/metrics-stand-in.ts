@@ -26,6 +26,47 @@ export interface MetricsStandInConfig {
 
 const GROUP_VERSION = 'metrics.k8s.io/v1beta1';
 
+/** The schemas metrics-server publishes, cut down to what the tests read (kubectl explain). */
+function schemas(ref: (name: string) => string): Record<string, object> {
+  const usage = { type: 'object', description: 'The memory and CPU usage.', additionalProperties: { type: 'string' } };
+  return {
+    'io.k8s.metrics.pkg.apis.metrics.v1beta1.NodeMetrics': {
+      type: 'object',
+      description: 'NodeMetrics sets resource usage metrics of a node.',
+      properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, timestamp: { type: 'string', description: 'The following fields define time interval from which metrics were collected.' }, window: { type: 'string' }, usage: { ...usage, description: 'The memory usage is the memory working set.' } },
+      'x-kubernetes-group-version-kind': [{ group: 'metrics.k8s.io', version: 'v1beta1', kind: 'NodeMetrics' }],
+    },
+    'io.k8s.metrics.pkg.apis.metrics.v1beta1.PodMetrics': {
+      type: 'object',
+      description: 'PodMetrics sets resource usage metrics of a pod.',
+      properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, timestamp: { type: 'string' }, window: { type: 'string' }, containers: { type: 'array', description: 'Metrics for all containers are collected within the same time window.', items: { $ref: ref('io.k8s.metrics.pkg.apis.metrics.v1beta1.ContainerMetrics') } } },
+      'x-kubernetes-group-version-kind': [{ group: 'metrics.k8s.io', version: 'v1beta1', kind: 'PodMetrics' }],
+    },
+    'io.k8s.metrics.pkg.apis.metrics.v1beta1.ContainerMetrics': { type: 'object', description: 'ContainerMetrics sets resource usage metrics of a container.', properties: { name: { type: 'string', description: 'Container name corresponding to the one from pod.spec.containers.' }, usage } },
+  };
+}
+
+function openApiV2(): object {
+  const get = (kind: string) => ({ get: { operationId: `list${kind}`, produces: ['application/json'], responses: { 200: { description: 'OK', schema: { $ref: `#/definitions/io.k8s.metrics.pkg.apis.metrics.v1beta1.${kind}` } } } } });
+  return {
+    swagger: '2.0',
+    info: { title: 'metrics-server stand-in', version: 'v0.0.0' },
+    paths: { [`/apis/${GROUP_VERSION}/nodes`]: get('NodeMetrics'), [`/apis/${GROUP_VERSION}/pods`]: get('PodMetrics') },
+    definitions: schemas((name) => `#/definitions/${name}`),
+  };
+}
+
+function openApiV3(): object {
+  // kubectl explain finds a resource's kind on its paths' operations.
+  const get = (kind: string) => ({ get: { operationId: `read${kind}`, 'x-kubernetes-action': 'get', 'x-kubernetes-group-version-kind': { group: 'metrics.k8s.io', version: 'v1beta1', kind }, responses: { 200: { description: 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/io.k8s.metrics.pkg.apis.metrics.v1beta1.${kind}` } } } } } } });
+  return {
+    openapi: '3.0.0',
+    info: { title: 'metrics-server stand-in', version: 'v0.0.0' },
+    paths: { [`/apis/${GROUP_VERSION}/nodes/{name}`]: get('NodeMetrics'), [`/apis/${GROUP_VERSION}/namespaces/{namespace}/pods/{name}`]: get('PodMetrics') },
+    components: { schemas: schemas((name) => `#/components/schemas/${name}`) },
+  };
+}
+
 function main(): void {
   const config = JSON.parse(readFileSync(process.argv[2], 'utf8')) as MetricsStandInConfig;
   const timestamp = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -43,6 +84,9 @@ function main(): void {
     };
     if (!config.allowedNames.includes(name) || req.headers['x-remote-user'] === undefined) return send(401, { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
     const path = url.pathname.replace(/\/$/, '');
+    if (path === '/openapi/v2') return send(200, openApiV2());
+    if (path === '/openapi/v3') return send(200, { paths: { [`apis/${GROUP_VERSION}`]: { serverRelativeURL: `/openapi/v3/apis/${GROUP_VERSION}?hash=stand-in` } } });
+    if (path === `/openapi/v3/apis/${GROUP_VERSION}`) return send(200, openApiV3());
     if (path === `/apis/${GROUP_VERSION}`) {
       return send(200, {
         kind: 'APIResourceList', apiVersion: 'v1', groupVersion: GROUP_VERSION,

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { aggregatedDiscovery, resolveEndpoint, type ApiServiceLookup } from '../../../../src/aggregator';
+import { AggregatedOpenApi, aggregatedDiscovery, resolveEndpoint, type ApiServiceLookup } from '../../../../src/aggregator';
 import type { DiscoveryDocuments } from '../../../../src/http/non-resource-routes';
 import type { ServedResource } from '../../../../src/registry';
 import type { WatchCache } from '../../../../src/storage';
@@ -28,7 +28,7 @@ describe('aggregator: discovery with the extension servers\' groups', () => {
       ...apiService('v1.high.example', { group: 'high.example', version: 'v1', service, groupPriorityMinimum: 1000, versionPriority: 15 }),
       ...apiService('v1.apps', { group: 'apps', version: 'v1', groupPriorityMinimum: 17800, versionPriority: 15 }),
     });
-    const discovery = aggregatedDiscovery(base, lookup);
+    const discovery = aggregatedDiscovery(base, lookup, new AggregatedOpenApi());
     const groups = discovery.apiGroupList().groups as Array<{ name: string; versions: Array<{ version: string }>; preferredVersion: { version: string } }>;
     expect(groups.map((g) => g.name)).to.deep.equal(['apps', 'high.example', 'low.example']);
     expect(groups[1].versions.map((v) => v.version)).to.deep.equal(['v1', 'v1beta1']);
