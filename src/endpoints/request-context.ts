@@ -9,6 +9,7 @@
  * | requestingUser   | impersonation (the user who asked)         |
  * | annotations      | audit hook and later stages                |
  * | trace            | tracing, when the request is sampled       |
+ * | upgrade          | the listener, for HTTP/1.1 Upgrade requests |
  *
  * Handlers read these fields and never parse the path or the credentials again. `headers` is
  * the request's headers with credentials removed once authentication has used them.

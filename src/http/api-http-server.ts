@@ -1,7 +1,10 @@
 /**
  * The HTTPS listener: HTTP/2 and HTTP/1.1 on one port, TLS with optional client certificates,
  * and for each request a RequestContext run through the filter chain (filters/README.md). Resource
- * requests end in the resource endpoints (src/endpoints), everything else in NonResourceRoutes.
+ * requests end in the resource endpoints (src/endpoints), everything else in NonResourceRoutes;
+ * a path an APIService owns goes to the aggregation layer first (src/aggregator). HTTP/1.1 Upgrade
+ * requests run the same chain with their connection in the context, for the handler that proxies
+ * them (src/proxy) to take.
  * This file parses nothing beyond splitting the raw URL into path and query: the request-info
  * filter checks and decodes the path.
  */

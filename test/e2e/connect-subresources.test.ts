@@ -76,6 +76,7 @@ describe('connect subresources: logs, exec, attach, cp, port-forward and proxies
       servingKeyPem: serving.keyPem,
       clientCaPem: server.caPem,
       podHttpPort,
+      podHttpsPort: 8443,
       echoPort,
       sourcePort,
       sourceBytes: 1024 * 1024,
@@ -292,6 +293,20 @@ describe('connect subresources: logs, exec, attach, cp, port-forward and proxies
       const bare = await server.request('GET', '/api/v1/namespaces/default/pods/solo/proxy');
       expect(bare.status).to.equal(301);
       expect(bare.headers.location).to.equal('/api/v1/namespaces/default/pods/solo/proxy/');
+    });
+
+    it('the https: scheme prefix reaches a TLS port of the pod and of a service\'s endpoint', async () => {
+      await apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web-tls' }, spec: { ports: [{ name: 'tls', port: 443, targetPort: 8443 }] } }, '/api/v1/namespaces/default/services');
+      await apply({ apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'web-tls' }, subsets: [{ addresses: [{ ip: network.address }], ports: [{ name: 'tls', port: 8443 }] }] }, '/api/v1/namespaces/default/endpoints');
+      const service = await kubectl(['get', '--raw', '/api/v1/namespaces/default/services/https:web-tls:tls/proxy/secure']);
+      expect(service.code, service.stderr).to.equal(0);
+      expect(parsed(service)).to.deep.include({ server: 'pod-tls', url: '/secure' });
+      const viaPod = await kubectl(['get', '--raw', '/api/v1/namespaces/default/pods/https:solo:8443/proxy/p']);
+      expect(parsed(viaPod)).to.deep.include({ server: 'pod-tls', url: '/p' });
+      // Plain HTTP to the TLS port: the pod's server hangs up, which kube's proxy transport reports as a 503.
+      const plain = await server.request('GET', '/api/v1/namespaces/default/services/web-tls:tls/proxy/x');
+      expect(plain.json()).to.deep.include({ code: 503, reason: 'ServiceUnavailable' });
+      expect(plain.json<Obj>().message).to.match(/^error trying to reach service: /);
     });
 
     it('refuses loopback destinations for pods/proxy and nodes/proxy, and a proxy path with dots or encoded slashes', async () => {

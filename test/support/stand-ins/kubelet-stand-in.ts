@@ -42,6 +42,8 @@ export interface KubeletStandInConfig {
   /** The cluster CA: the kubelet's client certificates must come from it. */
   clientCaPem: string;
   podHttpPort: number;
+  /** The pod's HTTPS server (the serving certificate above, no client certificate asked): the `https:` proxies. */
+  podHttpsPort?: number;
   echoPort: number;
   sourcePort: number;
   sourceBytes: number;
@@ -411,6 +413,9 @@ async function main(): Promise<void> {
   const config = JSON.parse(readFileSync(process.argv[2], 'utf8')) as KubeletStandInConfig;
   for (const port of config.kubeletPorts) await listen(kubeletServer(config, port), port.port, '0.0.0.0');
   await listen(podHttpServer(), config.podHttpPort, '0.0.0.0');
+  if (config.podHttpsPort !== undefined) {
+    await listen(https.createServer({ cert: config.servingCertPem, key: config.servingKeyPem }, (req, res) => echoRequest(req, res, 'pod-tls')), config.podHttpsPort, '0.0.0.0');
+  }
   await listen(net.createServer((s) => { s.on('error', () => s.destroy()); s.pipe(s); }), config.echoPort, '0.0.0.0');
   await listen(net.createServer((s) => {
     s.on('error', () => s.destroy());
