@@ -27,6 +27,8 @@ export interface ProxiedRequest {
   /** The client's body, streamed; absent for GET and HEAD. */
   body?: Readable;
   transport: ProxyTransport;
+  /** Rewrites the backend's Location header (the proxy subresources keep redirects under their path). */
+  rewriteLocation?: (location: string) => string;
 }
 
 export interface BackendResponse {
@@ -97,7 +99,7 @@ export function sendToBackend(request: ProxiedRequest): Promise<BackendResponse>
       const headers: Record<string, string | string[]> = {};
       for (const [name, value] of Object.entries(res.headers)) {
         if (value === undefined || HOP_BY_HOP.has(name) || BACKEND_ONLY.has(name) || name === 'content-type' || name === 'content-length') continue;
-        headers[name] = value;
+        headers[name] = name === 'location' && typeof value === 'string' && request.rewriteLocation !== undefined ? request.rewriteLocation(value) : value;
       }
       resolve({ status: res.statusCode ?? 502, headers, contentType: res.headers['content-type'], body: res });
     });
@@ -153,4 +155,27 @@ export async function proxyRequest(request: ProxiedRequest, sink: ProxyResponseS
   const response = await sendToBackend(request);
   sink.start(response.contentType ?? 'text/plain; charset=utf-8', response.status, response.headers);
   await streamBody(response.body, sink);
+}
+
+/**
+ * kube's proxy transport rewriting of a Location header (apimachinery util/proxy/transport.go
+ * rewriteURL): a redirect to an absolute path on the backend itself (no host, or the backend's,
+ * or the one the client asked) stays under the proxy's path `prefix`; anything else is left as is.
+ */
+export function rewriteProxiedLocation(location: string, prefix: string, backendHost: string, requestHost: string): string {
+  let url: URL;
+  try {
+    url = new URL(location, 'http://relative.invalid');
+  } catch {
+    return location;
+  }
+  const hasHost = /^[a-z][a-z0-9+.-]*:\/\//i.test(location) || location.startsWith('//');
+  const host = hasHost ? url.host : '';
+  const differentHost = host !== '' && host !== backendHost && host !== requestHost;
+  const relative = !(hasHost ? url.pathname : location).startsWith('/');
+  if (differentHost || relative) return location;
+  const suffix = `${url.search}${url.hash}`;
+  if (url.pathname.startsWith(prefix)) return `${url.pathname}${suffix}`;
+  const joined = `${prefix.replace(/\/+$/, '')}/${url.pathname.replace(/^\/+/, '')}`.replace(/\/+$/, '');
+  return `${joined}${url.pathname.endsWith('/') ? '/' : ''}${suffix}`;
 }

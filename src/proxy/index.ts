@@ -9,6 +9,6 @@
 export { BackendDialError, dialBackend, goDialErrorText, joinHostPort, type ProxyTransport } from './proxy-transport';
 export { UnknownReasonError, UpgradeProxyError, reachFailure, upgradeFailure } from './proxy-errors';
 export { proxyUpgrade, type UpgradeOutcome, type UpgradeRequest } from './upgrade-proxy';
-export { proxyRequest, sendToBackend, streamBody, type BackendResponse, type ProxiedRequest, type ProxyResponseSink } from './http-proxy';
+export { proxyRequest, rewriteProxiedLocation, sendToBackend, streamBody, type BackendResponse, type ProxiedRequest, type ProxyResponseSink } from './http-proxy';
 export { isProxyableAddress } from './destinations';
 export { DEFAULT_KUBELET_PORT, DEFAULT_KUBELET_PREFERRED_ADDRESS_TYPES, kubeletEndpoint, preferredNodeAddress, type KubeletEndpoint } from './kubelet-connection';

@@ -290,6 +290,9 @@ describe('connect subresources: logs, exec, attach, cp, port-forward and proxies
       const posted = await server.request('POST', '/api/v1/namespaces/default/pods/solo/proxy/form', { body: 'a=1', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
       expect(posted.status).to.equal(200);
       expect(posted.json()).to.deep.include({ method: 'POST', body: 'a=1' });
+      const redirected = await server.request('GET', '/api/v1/namespaces/default/pods/solo/proxy/redirect');
+      expect(redirected.status).to.equal(302);
+      expect(redirected.headers.location).to.equal('/api/v1/namespaces/default/pods/solo/proxy/landing?from=redirect');
       const bare = await server.request('GET', '/api/v1/namespaces/default/pods/solo/proxy');
       expect(bare.status).to.equal(301);
       expect(bare.headers.location).to.equal('/api/v1/namespaces/default/pods/solo/proxy/');

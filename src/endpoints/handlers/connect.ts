@@ -18,7 +18,7 @@ import { errors, ApiError } from '../../util';
 import type { UserInfo } from '../../authn/user-info';
 import type { ServedResource } from '../../registry';
 import {
-  isProxyableAddress, joinHostPort, kubeletEndpoint, proxyRequest, proxyUpgrade, reachFailure, sendToBackend, streamBody, upgradeFailure, UnknownReasonError,
+  isProxyableAddress, joinHostPort, kubeletEndpoint, proxyRequest, proxyUpgrade, reachFailure, rewriteProxiedLocation, sendToBackend, streamBody, upgradeFailure, UnknownReasonError,
   type ProxyTransport,
 } from '../../proxy';
 import type { JsonObject } from '../body-codec';
@@ -293,15 +293,19 @@ async function proxyTo(scope: RequestScope, base: URL, subpath: string, transpor
     return;
   }
   const originalUri = scope.ctx.rawPath;
+  const requestHost = scope.ctx.header('host') ?? scope.ctx.header(':authority') ?? '';
+  // The path the proxy answers under: the request's, less the part that goes to the backend.
+  const prefix = originalUri.slice(0, originalUri.length - subpath.length);
   const body = scope.ctx.method === 'GET' || scope.ctx.method === 'HEAD' ? undefined : Readable.from(scope.ctx.bodyStream());
   const sink = scope.ctx.response.stream();
   try {
     await proxyRequest({
       method: scope.ctx.method,
       target,
-      headers: forwardHeaders(scope, { 'x-forwarded-uri': originalUri, 'x-forwarded-host': scope.ctx.header('host') ?? scope.ctx.header(':authority') ?? '', 'x-forwarded-proto': 'https' }),
+      headers: forwardHeaders(scope, { 'x-forwarded-uri': originalUri, 'x-forwarded-host': requestHost, 'x-forwarded-proto': 'https' }),
       body,
       transport,
+      rewriteLocation: (location) => rewriteProxiedLocation(location, prefix, target.host, requestHost),
     }, sink);
   } catch (err) {
     throw reachFailure(err);

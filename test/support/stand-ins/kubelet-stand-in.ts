@@ -384,6 +384,10 @@ function kubeletServer(config: KubeletStandInConfig, port: KubeletStandInConfig[
 function podHttpServer(): http.Server {
   return http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname === '/redirect') {
+      res.writeHead(302, { Location: '/landing?from=redirect' });
+      return void res.end();
+    }
     if (url.pathname === '/bytes') {
       res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
       let left = Number(url.searchParams.get('n') ?? '0');
