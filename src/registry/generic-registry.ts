@@ -749,7 +749,12 @@ export class GenericRegistry {
     }
     const toWrite = await this.stored(resource, next);
     if (current.stale !== true && sameStoredContent(toWrite, stored)) return old;
-    if (options.dryRun) return await this.served(resource, next);
+    if (options.dryRun) {
+      // Nothing was written: the answer carries the version it was computed from, as v1.25's
+      // dry-run GuaranteedUpdate answers (kubectl diff compares it with the live object).
+      metadata.resourceVersion = String(current.modRevision);
+      return await this.served(resource, next);
+    }
     const written = await this.store.replaceIfUnchanged(current.key, toWrite, current.modRevision, {}, callOf(options));
     return written === undefined ? undefined : await this.served(resource, written.object);
   }

@@ -57,4 +57,39 @@ describe('kubectl and the registry\'s v1.25 update semantics (carina server)', f
     expect(await kubectl('apply', '--server-side', '-f', config)).to.equal('configmap/applied serverside-applied\n');
     expect(await resourceVersion('configmap/applied')).to.equal(applied);
   });
+
+  it('kubectl diff of what was applied shows nothing, client-side and server-side', async () => {
+    const deployment = file('deployment.yaml', [
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata:',
+      '  name: diffed',
+      'spec:',
+      '  replicas: 2',
+      '  selector:',
+      '    matchLabels: {app: diffed}',
+      '  template:',
+      '    metadata:',
+      '      labels: {app: diffed}',
+      '    spec:',
+      '      containers:',
+      '      - name: web',
+      '        image: nginx:1.25',
+      '',
+    ].join('\n'));
+    await kubectl('apply', '-f', deployment);
+    const clientSide = await server.kubectl(['diff', '-f', deployment]);
+    expect(clientSide.code, clientSide.stdout + clientSide.stderr).to.equal(0);
+    expect(clientSide.stdout).to.equal('');
+    const config = file('diffed-cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: diffed\ndata:\n  a: "1"\n');
+    await kubectl('apply', '--server-side', '-f', config);
+    const serverSide = await server.kubectl(['diff', '--server-side', '-f', config]);
+    expect(serverSide.code, serverSide.stdout + serverSide.stderr).to.equal(0);
+    expect(serverSide.stdout).to.equal('');
+    // A real change still shows, against the live resourceVersion kept on both sides.
+    const changed = await server.kubectl(['diff', '-f', file('diffed-changed.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: diffed\ndata:\n  a: "2"\n'), '--server-side']);
+    expect(changed.code).to.equal(1);
+    expect(changed.stdout).to.contain('-  a: "1"\n+  a: "2"');
+    expect(changed.stdout).not.to.contain('resourceVersion');
+  });
 });

@@ -133,4 +133,28 @@ describe('registry semantics of kube-apiserver v1.25 (update, patch, delete, sub
       expect(second.metadata.managedFields).to.deep.equal(first.metadata.managedFields);
     });
   });
+
+  describe('dry-run answers', () => {
+    it('a dry-run update that changes something answers with the current resourceVersion and stores nothing', async () => {
+      const created = await ok(send('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dry-change' }, data: { a: '1' } }), 201);
+      const put = await ok(send('PUT', `${CM}/dry-change?dryRun=All`, { ...created, data: { a: '2' } }));
+      expect(put.data).to.deep.equal({ a: '2' });
+      expect(rvOf(put)).to.equal(rvOf(created));
+      const unconditional = await ok(send('PUT', `${CM}/dry-change?dryRun=All`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dry-change' }, data: { a: '3' } }));
+      expect(rvOf(unconditional)).to.equal(rvOf(created));
+      const patched = await ok(mergePatch(`${CM}/dry-change?dryRun=All`, { data: { b: '1' } }));
+      expect(rvOf(patched)).to.equal(rvOf(created));
+      const applied = await ok(send('PATCH', `${CM}/dry-change?dryRun=All&fieldManager=differ&force=true`, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dry-change\ndata:\n  c: "1"\n', { 'Content-Type': 'application/apply-patch+yaml' }));
+      expect(rvOf(applied)).to.equal(rvOf(created));
+      const stored = await get(`${CM}/dry-change`);
+      expect(stored.data).to.deep.equal({ a: '1' });
+      expect(rvOf(stored)).to.equal(rvOf(created));
+    });
+
+    it('a dry-run create answers without a resourceVersion, as nothing was stored', async () => {
+      const dry = await ok(send('POST', `${CM}?dryRun=All`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dry-create' } }), 201);
+      expect(dry.metadata.resourceVersion).to.equal(undefined);
+      expect(dry.metadata.uid).to.be.a('string');
+    });
+  });
 });

@@ -54,5 +54,14 @@ describe('GenericRegistry', () => {
       expect(patched.metadata).to.deep.equal(created.metadata);
       expect(kv.store.revision).to.equal(revision);
     });
+
+    it('answers a dry-run update with the resourceVersion it was computed from', async () => {
+      const { kv, registry, configMaps, created } = await setUp();
+      const revision = kv.store.revision;
+      const dry = await registry.update(configMaps, 'default', 'c', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: '2' } }, { dryRun: true, subresource: '' });
+      expect((dry.object as Obj).metadata.resourceVersion).to.equal(created.metadata.resourceVersion);
+      expect((dry.object as Obj).data).to.deep.equal({ a: '2' });
+      expect(kv.store.revision).to.equal(revision);
+    });
   });
 });
