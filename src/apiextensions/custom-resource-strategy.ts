@@ -116,6 +116,7 @@ export function customResourceStrategy(description: CustomResourceDescription): 
     },
     canonicalize: () => undefined,
     allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: false,
     gracePeriodSeconds: () => 0,
     prepareForDeletion: () => undefined,
     hasPendingFinalizers: () => false,

@@ -576,6 +576,18 @@ export class GenericRegistry {
     return object;
   }
 
+  /**
+   * An update that names no resourceVersion is refused where the strategy wants optimistic
+   * concurrency (v1.25's Store.Update: Invalid, with the resource, not the kind, in the message).
+   */
+  private checkUnconditionalUpdate(resource: ServedResource, name: string): void {
+    if (this.strategyFor(resource).allowUnconditionalUpdate !== false) return;
+    const qualified = resource.group === '' ? resource.resource : `${resource.resource}.${resource.group}`;
+    // The value is Go's %#v of the parsed uint64 0.
+    const detail = 'Invalid value: 0x0: must be specified for an update';
+    throw errors.invalid(resource.group, resource.resource, name, `${qualified} "${name}" is invalid: metadata.resourceVersion: ${detail}`, [{ reason: 'FieldValueInvalid', message: detail, field: 'metadata.resourceVersion' }]);
+  }
+
   private allocatorFor(resource: ServedResource): WriteAllocator | undefined {
     return this.allocators.get(`${resource.group}/${resource.resource}`);
   }
@@ -588,9 +600,11 @@ export class GenericRegistry {
   }
 
   /**
-   * PUT: replaces the object. With a resourceVersion in the body it is a precondition; without
-   * one the update is unconditional, as kube-apiserver allows for built-in types. A PUT to a
-   * missing name creates it where the strategy allows (Endpoints, Leases, RBAC, ...).
+   * PUT: replaces the object. A resourceVersion in the body is a precondition; without one (or
+   * with "0", which v1.25 reads as none) the update is unconditional where the strategy allows
+   * it (AllowUnconditionalUpdate: built-in kinds) and a 422 where it does not (custom
+   * resources, CRDs). A PUT to a missing name creates it where the strategy allows (Endpoints,
+   * Leases, RBAC, ...).
    */
   async update(resource: ServedResource, namespace: string, name: string, object: JsonObject, options: WriteOptions): Promise<{ object: JsonObject; created: boolean }> {
     const gr = groupResourceOf(resource);
@@ -602,7 +616,7 @@ export class GenericRegistry {
         throw errors.badRequest(`the name of the object (${String(metadata.name)}) does not match the name on the URL (${name})`);
       }
       metadata.name = name;
-      const preconditionRv = typeof metadata.resourceVersion === 'string' && metadata.resourceVersion !== '' ? metadata.resourceVersion : undefined;
+      const preconditionRv = resourceVersionPrecondition(metadata.resourceVersion);
       const key = this.key(resource, namespace, name);
       for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
         const current = await this.store.get(key, { trace: options.trace });
@@ -612,7 +626,8 @@ export class GenericRegistry {
           const created = await this.createNamed(resource, namespace, name, structuredClone(object), options);
           return { object: created, created: true };
         }
-        if (preconditionRv !== undefined && preconditionRv !== String(current.modRevision)) throw errors.staleResourceVersion(gr, name);
+        if (preconditionRv === undefined) this.checkUnconditionalUpdate(resource, name);
+        else if (preconditionRv !== String(current.modRevision)) throw errors.staleResourceVersion(gr, name);
         const result = await this.writeUpdate(resource, current, structuredClone(object), options);
         if (result !== undefined) return { object: result, created: false };
         // The object changed underneath: read it again, as GuaranteedUpdate does, so that a
@@ -641,8 +656,9 @@ export class GenericRegistry {
         this.checkNamespace(resource, namespace, desired);
         const metadata = metadataOf(desired);
         if (metadata.name !== name) throw errors.badRequest(`the name of the object (${String(metadata.name)}) does not match the name on the URL (${name})`);
-        const rv = metadata.resourceVersion;
-        if (typeof rv === 'string' && rv !== '' && rv !== String(current.modRevision)) throw errors.staleResourceVersion(gr, name);
+        const rv = resourceVersionPrecondition(metadata.resourceVersion);
+        if (rv === undefined) this.checkUnconditionalUpdate(resource, name);
+        else if (rv !== String(current.modRevision)) throw errors.staleResourceVersion(gr, name);
         const result = await this.writeUpdate(resource, current, desired, options);
         if (result !== undefined) return result;
       }
@@ -840,6 +856,14 @@ export class GenericRegistry {
 function withoutManagedFieldsReset(object: JsonObject): void {
   const metadata = metadataOf(object);
   if (isManagedFieldsReset(metadata.managedFields)) delete metadata.managedFields;
+}
+
+/**
+ * The resourceVersion a write names as its precondition, or undefined for none: v1.25 parses it
+ * as a number, so "0" is the same as absent (an unconditional update where the kind allows one).
+ */
+function resourceVersionPrecondition(resourceVersion: unknown): string | undefined {
+  return typeof resourceVersion === 'string' && resourceVersion !== '' && resourceVersion !== '0' ? resourceVersion : undefined;
 }
 
 /**

@@ -60,6 +60,11 @@ export interface ResourceStrategy {
   canonicalize(object: JsonObject): void;
   /** A PUT to a missing name creates it (AllowCreateOnUpdate). */
   readonly allowCreateOnUpdate: boolean;
+  /**
+   * An update without a resourceVersion replaces whatever is stored (AllowUnconditionalUpdate);
+   * when false it is a 422. Absent: allowed, as for every built-in kind of v1.25.
+   */
+  readonly allowUnconditionalUpdate?: boolean;
   /** Seconds a delete waits before the object goes (graceful deletion); 0 deletes at once. */
   gracePeriodSeconds(object: JsonObject, requested: number | undefined): number;
   /** Changes the object gets when its deletion starts but finalizers hold it (Namespace: Terminating). */

@@ -92,4 +92,11 @@ describe('kubectl and the registry\'s v1.25 update semantics (carina server)', f
     expect(changed.stdout).to.contain('-  a: "1"\n+  a: "2"');
     expect(changed.stdout).not.to.contain('resourceVersion');
   });
+
+  it('kubectl replace of a Node whose manifest says resourceVersion "0" replaces it unconditionally', async () => {
+    await kubectl('create', '-f', file('node.yaml', 'apiVersion: v1\nkind: Node\nmetadata:\n  name: node-rv0\n  labels: {zone: a}\n'));
+    const node = file('node-rv0.yaml', 'apiVersion: v1\nkind: Node\nmetadata:\n  name: node-rv0\n  resourceVersion: "0"\n  labels: {zone: b}\nspec:\n  unschedulable: true\n');
+    expect(await kubectl('replace', '-f', node)).to.equal('node/node-rv0 replaced\n');
+    expect(await kubectl('get', 'node', 'node-rv0', '-o', 'jsonpath={.metadata.labels.zone} {.spec.unschedulable}')).to.equal('b true');
+  });
 });

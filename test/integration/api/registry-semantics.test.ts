@@ -20,6 +20,7 @@ type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 const NS = '/api/v1/namespaces/default';
 const CM = `${NS}/configmaps`;
 const NETPOL = '/apis/networking.k8s.io/v1/namespaces/default/networkpolicies';
+const WIDGETS = '/apis/stable.example.com/v1/namespaces/default/widgets';
 
 describe('registry semantics of kube-apiserver v1.25 (update, patch, delete, subresources)', function () {
   this.timeout(90_000);
@@ -157,4 +158,58 @@ describe('registry semantics of kube-apiserver v1.25 (update, patch, delete, sub
       expect(dry.metadata.uid).to.be.a('string');
     });
   });
+
+  describe('resourceVersion "0" in an update', () => {
+    it('replaces a Node and a ConfigMap unconditionally, as an absent one does', async () => {
+      await ok(send('POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'rv0-node', labels: { a: '1' } } }), 201);
+      const node = await ok(send('PUT', '/api/v1/nodes/rv0-node', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'rv0-node', resourceVersion: '0', labels: { a: '2' } }, spec: { unschedulable: true } }));
+      expect(node.metadata.labels).to.deep.equal({ a: '2' });
+      expect(node.spec.unschedulable).to.equal(true);
+      const created = await ok(send('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'rv0-cm' }, data: { a: '1' } }), 201);
+      const cm = await ok(send('PUT', `${CM}/rv0-cm`, { ...created, metadata: { ...created.metadata, resourceVersion: '0' }, data: { a: '2' } }));
+      expect(cm.data).to.deep.equal({ a: '2' });
+      // A stale version is still a conflict.
+      const stale = await send('PUT', `${CM}/rv0-cm`, { ...created, data: { a: '3' } });
+      expect(stale.status).to.equal(409);
+    });
+
+    it('is refused for custom resources, whose strategy allows no unconditional update, with v1.25\'s 422', async () => {
+      await defineWidgets();
+      const created = await ok(send('POST', WIDGETS, { apiVersion: 'stable.example.com/v1', kind: 'Widget', metadata: { name: 'w-rv0' }, spec: { size: 1 } }), 201);
+      for (const resourceVersion of ['0', undefined]) {
+        const refused = await send('PUT', `${WIDGETS}/w-rv0`, { ...created, metadata: { ...created.metadata, resourceVersion }, spec: { size: 2 } });
+        expect(refused.status, refused.text).to.equal(422);
+        expect(refused.json()).to.deep.equal({
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message: 'widgets.stable.example.com "w-rv0" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update',
+          reason: 'Invalid',
+          details: { name: 'w-rv0', group: 'stable.example.com', kind: 'widgets', causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: 0x0: must be specified for an update', field: 'metadata.resourceVersion' }] },
+          code: 422,
+        });
+      }
+      const updated = await ok(send('PUT', `${WIDGETS}/w-rv0`, { ...created, spec: { size: 2 } }));
+      expect(updated.spec).to.deep.equal({ size: 2 });
+      expect(updated.metadata.generation).to.equal(2);
+    });
+  });
+
+  /** A namespaced Widget kind in stable.example.com/v1, once it is served. */
+  async function defineWidgets(): Promise<void> {
+    if ((await send('GET', WIDGETS)).status === 200) return;
+    await send('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.stable.example.com' },
+      spec: {
+        group: 'stable.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    });
+    await until('widgets to be served', async () => (await send('GET', WIDGETS)).status === 200, 30_000);
+  }
 });

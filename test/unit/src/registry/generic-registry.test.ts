@@ -63,5 +63,11 @@ describe('GenericRegistry', () => {
       expect((dry.object as Obj).data).to.deep.equal({ a: '2' });
       expect(kv.store.revision).to.equal(revision);
     });
+
+    it('takes resourceVersion "0" as none: an unconditional update of a built-in kind', async () => {
+      const { registry, configMaps } = await setUp();
+      const updated = await registry.update(configMaps, 'default', 'c', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', resourceVersion: '0' }, data: { a: '3' } }, { dryRun: false, subresource: '' });
+      expect((updated.object as Obj).data).to.deep.equal({ a: '3' });
+    });
   });
 });
