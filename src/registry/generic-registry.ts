@@ -810,6 +810,9 @@ export class GenericRegistry {
         // Graceful deletion (a scheduled pod): the node's agent removes it once its containers stop.
         const pendingGrace = metadata.deletionGracePeriodSeconds;
         if (metadata.deletionTimestamp !== undefined && typeof pendingGrace === 'number' && pendingGrace <= grace) return { removed: false, object };
+        // The first deletionTimestamp changes what controllers must do: rest.BeforeDelete bumps
+        // the generation then (not when a later delete only shortens the grace period).
+        if (metadata.deletionTimestamp === undefined) bumpGeneration(metadata);
         metadata.deletionTimestamp = nowTimestamp(this.clock, grace * 1000);
         metadata.deletionGracePeriodSeconds = grace;
         if (policyFinalizer !== undefined && !finalizers.includes(policyFinalizer)) metadata.finalizers = [...finalizers, policyFinalizer];
@@ -834,11 +837,15 @@ export class GenericRegistry {
         const other = policyFinalizer === 'orphan' ? 'foregroundDeletion' : 'orphan';
         metadata.finalizers = [...finalizers.filter((f) => f !== other), policyFinalizer];
       }
-      if (metadata.deletionTimestamp === undefined) {
+      const startsDeletion = metadata.deletionTimestamp === undefined;
+      if (startsDeletion) {
         metadata.deletionTimestamp = nowTimestamp(this.clock);
         metadata.deletionGracePeriodSeconds = 0;
       }
       strategy.prepareForUpdate(object, current.object, '');
+      // The store's markAsDeleting bumps the generation when the deletion starts; after
+      // prepareForUpdate, which keeps the stored one.
+      if (startsDeletion) bumpGeneration(metadataOf(object));
       strategy.prepareForDeletion(object);
       if (options.dryRun) return { removed: false, object };
       const written = await this.store.replaceIfUnchanged(key, await this.stored(resource, object), current.modRevision, {}, callOf(options));
@@ -856,6 +863,12 @@ export class GenericRegistry {
 function withoutManagedFieldsReset(object: JsonObject): void {
   const metadata = metadataOf(object);
   if (isManagedFieldsReset(metadata.managedFields)) delete metadata.managedFields;
+}
+
+/** metadata.generation + 1 for objects that count generations (generation > 0), as v1.25 does on deletion. */
+function bumpGeneration(metadata: JsonObject): void {
+  const generation = metadata.generation;
+  if (typeof generation === 'number' && generation > 0) metadata.generation = generation + 1;
 }
 
 /**

@@ -196,6 +196,42 @@ describe('registry semantics of kube-apiserver v1.25 (update, patch, delete, sub
     });
   });
 
+  describe('the generation on deletion', () => {
+    it('a custom resource held by a finalizer gets generation + 1 when its deletion starts, and not again', async () => {
+      await defineWidgets();
+      await ok(send('POST', WIDGETS, { apiVersion: 'stable.example.com/v1', kind: 'Widget', metadata: { name: 'w-del', finalizers: ['example.com/hold'] }, spec: { size: 1 } }), 201);
+      const dry = await ok(send('DELETE', `${WIDGETS}/w-del?dryRun=All`));
+      expect(dry.metadata.generation).to.equal(2);
+      expect((await get(`${WIDGETS}/w-del`)).metadata.generation).to.equal(1);
+      const deleting = await ok(send('DELETE', `${WIDGETS}/w-del`));
+      expect(deleting.metadata.deletionTimestamp).to.be.a('string');
+      expect(deleting.metadata.generation).to.equal(2);
+      const again = await ok(send('DELETE', `${WIDGETS}/w-del`));
+      expect(again.metadata.generation).to.equal(2);
+      await ok(mergePatch(`${WIDGETS}/w-del`, { metadata: { finalizers: null } }));
+      await until('the widget to go', async () => (await send('GET', `${WIDGETS}/w-del`)).status === 404);
+    });
+
+    it('a Deployment deleted in the foreground gets generation + 1; objects without a generation get none', async () => {
+      const deployments = '/apis/apps/v1/namespaces/default/deployments';
+      await ok(send('POST', deployments, {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'd-del', finalizers: ['example.com/hold'] },
+        spec: { selector: { matchLabels: { app: 'd' } }, template: { metadata: { labels: { app: 'd' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+      }), 201);
+      const deleting = await ok(send('DELETE', `${deployments}/d-del`, { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Foreground' }));
+      expect(deleting.metadata.generation).to.equal(2);
+      expect(deleting.metadata.finalizers).to.include('foregroundDeletion');
+      await ok(mergePatch(`${deployments}/d-del`, { metadata: { finalizers: null } }));
+      await ok(send('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm-del', finalizers: ['example.com/hold'] } }), 201);
+      const configMap = await ok(send('DELETE', `${CM}/cm-del`));
+      expect(configMap.metadata.deletionTimestamp).to.be.a('string');
+      expect(configMap.metadata.generation).to.equal(undefined);
+      await ok(mergePatch(`${CM}/cm-del`, { metadata: { finalizers: null } }));
+    });
+  });
+
   /** A namespaced Widget kind in stable.example.com/v1, once it is served. */
   async function defineWidgets(): Promise<void> {
     if ((await send('GET', WIDGETS)).status === 200) return;
