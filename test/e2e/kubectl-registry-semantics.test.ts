@@ -99,4 +99,13 @@ describe('kubectl and the registry\'s v1.25 update semantics (carina server)', f
     expect(await kubectl('replace', '-f', node)).to.equal('node/node-rv0 replaced\n');
     expect(await kubectl('get', 'node', 'node-rv0', '-o', 'jsonpath={.metadata.labels.zone} {.spec.unschedulable}')).to.equal('b true');
   });
+
+  it('kubectl apply changing a headless Service to clusterIP 10.0.0.12 is refused as v1.25 refuses it', async () => {
+    const headless = 'apiVersion: v1\nkind: Service\nmetadata:\n  name: svc-none\nspec:\n  clusterIP: None\n  selector: {app: x}\n  ports:\n  - port: 80\n';
+    await kubectl('apply', '-f', file('svc-none.yaml', headless));
+    const refused = await server.kubectl(['apply', '-f', file('svc-ip.yaml', headless.replace('clusterIP: None', 'clusterIP: 10.0.0.12'))]);
+    expect(refused.code).to.equal(1);
+    expect(refused.stderr).to.contain('The Service "svc-none" is invalid: spec.clusterIPs[0]: Invalid value: []string{"10.0.0.12"}: may not change once set');
+    expect(await kubectl('get', 'service', 'svc-none', '-o', 'jsonpath={.spec.clusterIPs}')).to.equal('["None"]');
+  });
 });

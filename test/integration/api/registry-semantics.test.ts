@@ -232,6 +232,32 @@ describe('registry semantics of kube-apiserver v1.25 (update, patch, delete, sub
     });
   });
 
+  describe('Service clusterIPs follow clusterIP on update', () => {
+    it('changing a headless Service\'s clusterIP is "may not change once set" on spec.clusterIPs[0]', async () => {
+      const services = `${NS}/services`;
+      await ok(send('POST', services, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc-none' }, spec: { clusterIP: 'None', selector: { app: 'x' }, ports: [{ port: 80 }] } }), 201);
+      const message = 'Service "svc-none" is invalid: spec.clusterIPs[0]: Invalid value: []string{"10.0.0.12"}: may not change once set';
+      const cause = { reason: 'FieldValueInvalid', message: 'Invalid value: []string{"10.0.0.12"}: may not change once set', field: 'spec.clusterIPs[0]' };
+      const patched = await send('PATCH', `${services}/svc-none`, { spec: { clusterIP: '10.0.0.12' } }, { 'Content-Type': 'application/strategic-merge-patch+json' });
+      expect(patched.status, patched.text).to.equal(422);
+      expect(patched.json<Obj>().message).to.equal(message);
+      expect(patched.json<Obj>().details.causes).to.deep.equal([cause]);
+      const current = await get(`${services}/svc-none`);
+      const put = await send('PUT', `${services}/svc-none`, { ...current, spec: { ...current.spec, clusterIP: '10.0.0.12' } });
+      expect(put.status, put.text).to.equal(422);
+      expect(put.json<Obj>().message).to.equal(message);
+    });
+
+    it('a PUT that leaves clusterIPs out keeps them, and one that sends both changes nothing else', async () => {
+      const services = `${NS}/services`;
+      const created = await ok(send('POST', services, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc-keep' }, spec: { selector: { app: 'x' }, ports: [{ port: 80 }] } }), 201);
+      const { clusterIPs: _dropped, ...spec } = created.spec as Obj;
+      const put = await ok(send('PUT', `${services}/svc-keep`, { ...created, spec: { ...spec, selector: { app: 'y' } } }));
+      expect(put.spec.clusterIPs).to.deep.equal(created.spec.clusterIPs);
+      expect(put.spec.clusterIP).to.equal(created.spec.clusterIP);
+    });
+  });
+
   /** A namespaced Widget kind in stable.example.com/v1, once it is served. */
   async function defineWidgets(): Promise<void> {
     if ((await send('GET', WIDGETS)).status === 200) return;
