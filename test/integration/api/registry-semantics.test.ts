@@ -258,6 +258,105 @@ describe('registry semantics of kube-apiserver v1.25 (update, patch, delete, sub
     });
   });
 
+  describe('eviction of pods a budget cannot count (canIgnorePDB)', () => {
+    const pods = `${NS}/pods`;
+    const budgets = '/apis/policy/v1/namespaces/default/poddisruptionbudgets';
+    const evict = (name: string) => send('POST', `${pods}/${name}/eviction`, { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: 'default' } });
+    const createPod = (name: string, app: string) => ok(send('POST', pods, { apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { app } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } }), 201);
+    const setPodStatus = async (name: string, status: Obj) => {
+      const pod = await get(`${pods}/${name}`);
+      await ok(send('PUT', `${pods}/${name}/status`, { ...pod, status: { ...pod.status, ...status } }));
+    };
+    /** A budget as its controller would have left it: observed, with these counts. */
+    const createBudget = async (name: string, app: string, status: Obj) => {
+      const budget = await ok(send('POST', budgets, { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name }, spec: { minAvailable: 1, selector: { matchLabels: { app } } } }), 201);
+      if (Object.keys(status).length > 0) await ok(send('PUT', `${budgets}/${name}/status`, { ...budget, status: { ...budget.status, observedGeneration: 1, ...status } }));
+    };
+    const running = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] };
+
+    it('a Pending pod goes although its budget allows no disruption', async () => {
+      await createPod('pending', 'pending');
+      await createBudget('pending-pdb', 'pending', { disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1, expectedPods: 1 });
+      expect((await get(`${pods}/pending`)).status.phase).to.equal('Pending');
+      const evicted = await evict('pending');
+      expect(evicted.status, evicted.text).to.equal(201);
+      expect(evicted.json()).to.deep.equal({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+      expect((await send('GET', `${pods}/pending`)).status).to.equal(404);
+      expect((await get(`${budgets}/pending-pdb`)).status.disruptionsAllowed).to.equal(0);
+    });
+
+    it('Succeeded and Failed pods go without the budget; a Running ready one is refused with v1.25\'s 429', async () => {
+      for (const name of ['done', 'failed', 'busy']) await createPod(name, 'finished');
+      await setPodStatus('done', { phase: 'Succeeded' });
+      await setPodStatus('failed', { phase: 'Failed' });
+      await setPodStatus('busy', running);
+      await createBudget('finished-pdb', 'finished', { disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1, expectedPods: 1 });
+      for (const name of ['done', 'failed']) {
+        expect((await evict(name)).status).to.equal(201);
+        expect((await send('GET', `${pods}/${name}`)).status).to.equal(404);
+      }
+      const refused = await evict('busy');
+      expect(refused.status).to.equal(429);
+      expect(refused.headers['retry-after']).to.equal(undefined);
+      expect(refused.json()).to.deep.equal({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'Cannot evict pod as it would violate the pod\'s disruption budget.',
+        reason: 'TooManyRequests',
+        details: { causes: [{ reason: 'DisruptionBudget', message: 'The disruption budget finished-pdb needs 1 healthy pods and has 1 currently' }] },
+        code: 429,
+      });
+      expect((await send('GET', `${pods}/busy`)).status).to.equal(200);
+    });
+
+    it('a budget its controller has not observed yet answers 429 with Retry-After: 10', async () => {
+      await createPod('unobserved', 'unobserved');
+      await setPodStatus('unobserved', running);
+      await createBudget('unobserved-pdb', 'unobserved', {});
+      const refused = await evict('unobserved');
+      expect(refused.status).to.equal(429);
+      expect(refused.headers['retry-after']).to.equal('10');
+      expect(refused.json<Obj>().details).to.deep.equal({ causes: [{ reason: 'DisruptionBudget', message: 'The disruption budget unobserved-pdb is still being processed by the server.' }], retryAfterSeconds: 10 });
+    });
+
+    it('a terminating pod is deleted again (its grace may shorten) without the budget', async () => {
+      await createPod('leaving', 'leaving');
+      await setPodStatus('leaving', running);
+      await ok(send('POST', `${pods}/leaving/binding`, { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'leaving' }, target: { kind: 'Node', name: 'node-a' } }), 201);
+      await createBudget('leaving-pdb', 'leaving', { disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1, expectedPods: 1 });
+      const deleting = await ok(send('DELETE', `${pods}/leaving`, { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 300 }));
+      expect(deleting.metadata.deletionGracePeriodSeconds).to.equal(300);
+      const evicted = await send('POST', `${pods}/leaving/eviction`, { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'leaving' }, deleteOptions: { gracePeriodSeconds: 30 } });
+      expect(evicted.status, evicted.text).to.equal(201);
+      expect((await get(`${pods}/leaving`)).metadata.deletionGracePeriodSeconds).to.equal(30);
+    });
+
+    it('an unready pod the budget can spare goes without spending a disruption', async () => {
+      await createPod('unready', 'spare');
+      await setPodStatus('unready', { phase: 'Running', conditions: [{ type: 'Ready', status: 'False' }] });
+      await createBudget('spare-pdb', 'spare', { disruptionsAllowed: 0, currentHealthy: 2, desiredHealthy: 1, expectedPods: 3 });
+      expect((await evict('unready')).status).to.equal(201);
+      expect((await send('GET', `${pods}/unready`)).status).to.equal(404);
+      const budget = await get(`${budgets}/spare-pdb`);
+      expect(budget.status.disruptionsAllowed).to.equal(0);
+      expect(budget.status.disruptedPods).to.equal(undefined);
+    });
+
+    it('a budget that allows it records the disruption, and its DisruptionAllowed condition once none is left', async () => {
+      await createPod('allowed', 'allowed');
+      await setPodStatus('allowed', running);
+      await createBudget('allowed-pdb', 'allowed', { disruptionsAllowed: 1, currentHealthy: 2, desiredHealthy: 1, expectedPods: 2 });
+      expect((await evict('allowed')).status).to.equal(201);
+      const status = (await get(`${budgets}/allowed-pdb`)).status as Obj;
+      expect(status.disruptionsAllowed).to.equal(0);
+      expect(Object.keys(status.disruptedPods)).to.deep.equal(['allowed']);
+      expect(status.conditions).to.have.length(1);
+      expect(status.conditions[0]).to.deep.include({ type: 'DisruptionAllowed', status: 'False', observedGeneration: 1, reason: 'InsufficientPods', message: '' });
+    });
+  });
+
   /** A namespaced Widget kind in stable.example.com/v1, once it is served. */
   async function defineWidgets(): Promise<void> {
     if ((await send('GET', WIDGETS)).status === 200) return;
