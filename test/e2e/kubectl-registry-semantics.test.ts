@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CarinaApiProcess } from '../support/carina-api-process';
+import { until } from '../support/until';
 
 describe('kubectl and the registry\'s v1.25 update semantics (carina server)', function () {
   this.timeout(120_000);
@@ -107,5 +108,18 @@ describe('kubectl and the registry\'s v1.25 update semantics (carina server)', f
     expect(refused.code).to.equal(1);
     expect(refused.stderr).to.contain('The Service "svc-none" is invalid: spec.clusterIPs[0]: Invalid value: []string{"10.0.0.12"}: may not change once set');
     expect(await kubectl('get', 'service', 'svc-none', '-o', 'jsonpath={.spec.clusterIPs}')).to.equal('["None"]');
+  });
+
+  it('kubectl get componentstatuses prints STATUS, MESSAGE and ERROR', async () => {
+    const out = await until('the controller-manager to be healthy', async () => {
+      const result = await server.kubectl(['get', 'componentstatuses']);
+      return /^controller-manager\s+Healthy\s+ok\s*$/m.test(result.stdout) ? result : undefined;
+    }, 30_000);
+    const lines = out.stdout.trimEnd().split('\n');
+    expect(lines[0]).to.match(/^NAME\s+STATUS\s+MESSAGE\s+ERROR$/);
+    expect(lines.slice(1).map((line) => line.split(/\s{2,}/)[0])).to.deep.equal(['scheduler', 'controller-manager', 'etcd-0']);
+    expect(lines).to.satisfy((all: string[]) => all.some((line) => /^etcd-0\s+Healthy\s+\{"health":"true","reason":""\}\s*$/.test(line)));
+    expect(lines).to.satisfy((all: string[]) => all.some((line) => /^scheduler\s+Unhealthy\s+Get "https:\/\/127\.0\.0\.1:10259\/healthz": dial tcp 127\.0\.0\.1:10259: connect: connection refused$/.test(line)));
+    expect(out.stderr).to.contain('Warning: v1 ComponentStatus is deprecated in v1.19+');
   });
 });

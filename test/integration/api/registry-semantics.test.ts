@@ -21,6 +21,7 @@ const NS = '/api/v1/namespaces/default';
 const CM = `${NS}/configmaps`;
 const NETPOL = '/apis/networking.k8s.io/v1/namespaces/default/networkpolicies';
 const WIDGETS = '/apis/stable.example.com/v1/namespaces/default/widgets';
+const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
 
 describe('registry semantics of kube-apiserver v1.25 (update, patch, delete, subresources)', function () {
   this.timeout(90_000);
@@ -354,6 +355,27 @@ describe('registry semantics of kube-apiserver v1.25 (update, patch, delete, sub
       expect(Object.keys(status.disruptedPods)).to.deep.equal(['allowed']);
       expect(status.conditions).to.have.length(1);
       expect(status.conditions[0]).to.deep.include({ type: 'DisruptionAllowed', status: 'False', observedGeneration: 1, reason: 'InsufficientPods', message: '' });
+    });
+  });
+
+  describe('componentstatuses', () => {
+    it('serve v1.25\'s Table: NAME, STATUS, MESSAGE, ERROR, with the scheduler as kube-apiserver probes it', async () => {
+      // The controllers' lease is taken shortly after start.
+      const table = await until('a healthy controller-manager', async () => {
+        const answer = await ok(send('GET', '/api/v1/componentstatuses', undefined, { Accept: TABLE }));
+        return answer.rows.find((r: Obj) => r.cells[0] === 'controller-manager')?.cells[1] === 'Healthy' ? answer : undefined;
+      });
+      expect(table.kind).to.equal('Table');
+      expect(table.columnDefinitions.map((c: Obj) => [c.name, c.type, c.format])).to.deep.equal([['Name', 'string', 'name'], ['Status', 'string', ''], ['Message', 'string', ''], ['Error', 'string', '']]);
+      const rows = new Map<string, unknown[]>(table.rows.map((r: Obj) => [r.cells[0] as string, r.cells as unknown[]]));
+      expect(rows.get('controller-manager')).to.deep.equal(['controller-manager', 'Healthy', 'ok', '']);
+      expect(rows.get('etcd-0')).to.deep.equal(['etcd-0', 'Healthy', '{"health":"true","reason":""}', '']);
+      // No scheduler runs beside this replica: unreachable, as v1.25 reports it.
+      expect(rows.get('scheduler')).to.deep.equal(['scheduler', 'Unhealthy', '', 'Get "https://127.0.0.1:10259/healthz": dial tcp 127.0.0.1:10259: connect: connection refused']);
+      const one = await ok(send('GET', '/api/v1/componentstatuses/etcd-0', undefined, { Accept: TABLE }));
+      expect(one.rows.map((r: Obj) => r.cells)).to.deep.equal([['etcd-0', 'Healthy', '{"health":"true","reason":""}', '']]);
+      const scheduler = await get('/api/v1/componentstatuses/scheduler');
+      expect(scheduler.conditions).to.deep.equal([{ type: 'Healthy', status: 'False', error: 'Get "https://127.0.0.1:10259/healthz": dial tcp 127.0.0.1:10259: connect: connection refused' }]);
     });
   });
 
