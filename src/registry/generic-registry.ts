@@ -2,8 +2,9 @@
  * The generic resource store: get, list, create, update, delete and deletecollection for any
  * served resource over ObjectStore, with the object-metadata rules every kube-apiserver
  * registry applies (apiserver pkg/registry/generic/registry/store.go): system fields on create,
- * preserved fields on update, optimistic concurrency, finalizers and deletionTimestamp.
- * Everything kind-specific comes from the resource's ResourceStrategy; storage failures leave
+ * preserved fields on update, optimistic concurrency (unconditional updates where the strategy
+ * allows them), no write for an update that changes nothing, finalizers, deletionTimestamp and
+ * the generation bump that comes with it. Everything kind-specific comes from the resource's ResourceStrategy; storage failures leave
  * as Status errors (errors.ts), so callers above see only ApiErrors.
  */
 import { inSpanSync, type TraceContext } from '../observability/spans';
