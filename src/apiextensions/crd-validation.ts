@@ -12,8 +12,7 @@ import { FieldPath, GoValue, goQuote, type FieldError } from '../apis/validation
 import { forbidden, invalid, notSupported, required } from '../apis/validation/field-error';
 import { isDNS1035Label, isDNS1123Subdomain } from '../apis/validation/name-validation';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../apis/validation/object-meta-validation';
-import { STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT, maxListSize } from './cel/cel-cost';
-import { compileRule } from './cel/rule-compiler';
+import { validateSchemaRules } from './cel/schema-rules';
 import { crdSpec, isConditionTrue, namesOf, versionsOf } from './crd-model';
 import { additionalSchema, isObject, type JsonObject, type JsonSchemaProps } from './json-schema';
 import { validateAgainstSchema } from './schema-validation';
@@ -164,52 +163,6 @@ function validateDefaults(schema: JsonSchemaProps, path: FieldPath, errs: FieldE
   visit(schema, path);
 }
 
-interface CostState {
-  total: number;
-  errs: FieldError[];
-}
-
-/** Compiles every x-kubernetes-validations rule and checks v1.25's cost limits; cardinality multiplies a nested rule's cost. */
-function validateRules(schema: JsonSchemaProps, path: FieldPath, cardinality: number, isResource: boolean, uncorrelatable: boolean, state: CostState): void {
-  const rules = schema['x-kubernetes-validations'];
-  if (Array.isArray(rules)) {
-    rules.forEach((rule, i) => {
-      const rulePath = path.child('x-kubernetes-validations').index(i);
-      const shown = new GoValue(`apiextensions.ValidationRule{Rule:${goQuote(String(rule?.rule ?? ''))}, Message:${goQuote(String(rule?.message ?? ''))}}`);
-      if (typeof rule?.rule !== 'string' || rule.rule.trim() === '') {
-        state.errs.push(required(rulePath.child('rule'), 'rule is not specified'));
-        return;
-      }
-      const outcome = compileRule(rule, schema, isResource);
-      if (!outcome.ok) {
-        state.errs.push(invalid(rulePath.child('rule'), shown, outcome.message));
-        return;
-      }
-      if (outcome.compiled.isTransitionRule && uncorrelatable) {
-        state.errs.push(invalid(rulePath.child('rule'), rule.rule, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${path.toString()}`));
-      }
-      const cost = outcome.compiled.maxCost * cardinality;
-      state.total += cost;
-      if (cost > STATIC_ESTIMATED_COST_LIMIT) state.errs.push(forbidden(rulePath.child('rule'), costMessage('estimated rule cost', cost, STATIC_ESTIMATED_COST_LIMIT)));
-    });
-  }
-  for (const [name, property] of Object.entries(schema.properties ?? {})) {
-    if (isObject(property)) validateRules(property, path.child('properties').key(name), cardinality, property['x-kubernetes-embedded-resource'] === true, uncorrelatable, state);
-  }
-  if (schema.items !== undefined) {
-    const correlatable = schema['x-kubernetes-list-type'] === 'map';
-    validateRules(schema.items, path.child('items'), cardinality * maxListSize(schema), schema.items['x-kubernetes-embedded-resource'] === true, uncorrelatable || !correlatable, state);
-  }
-  const extra = additionalSchema(schema);
-  if (extra !== undefined) validateRules(extra, path.child('additionalProperties'), cardinality * maxListSize(schema), extra['x-kubernetes-embedded-resource'] === true, uncorrelatable, state);
-}
-
-function costMessage(what: string, cost: number, limit: number): string {
-  const factor = cost / limit;
-  const shown = factor > 100 ? 'more than 100x' : `${(Math.floor(factor * 10) / 10).toFixed(1)}x`;
-  return `${what} exceeds budget by factor of ${shown} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`;
-}
-
 function simpleJsonPath(path: string): boolean {
   return /^(\.[A-Za-z0-9_-]+|\[\d+\]|\['[^']*'\])+$/.test(path);
 }
@@ -228,12 +181,7 @@ function validateVersion(version: JsonObject, path: FieldPath, errs: FieldError[
     errs.push(...structural);
     if (structural.length === 0) {
       validateDefaults(s, schemaPath, errs);
-      const state: CostState = { total: 0, errs: [] };
-      validateRules(s, schemaPath, 1, true, false, state);
-      errs.push(...state.errs);
-      if (state.total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
-        errs.push(forbidden(schemaPath, costMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', state.total, STATIC_ESTIMATED_CRD_COST_LIMIT).replace('try simplifying the rule, or adding', 'try adding')));
-      }
+      errs.push(...validateSchemaRules(s, schemaPath));
     }
   }
   const subresources = isObject(version.subresources) ? version.subresources : undefined;
