@@ -5,7 +5,9 @@
  * implementations are ours, over @bufbuild/cel's values.
  *
  * - lists: `isSorted()`, `sum()`, `min()`, `max()`, `indexOf(x)`, `lastIndexOf(x)`;
- * - regex: `find(re)`, `findAll(re)`, `findAll(re, n)`;
+ * - regex: `find(re)`, `findAll(re)`, `findAll(re, n)`, and CEL's `matches`, all with RE2's (Go's)
+ *   semantics through RE2JS: `(?i)`, `\z`, `[[:alpha:]]`, `\pL` work; backreferences and
+ *   lookaround are refused as Go refuses them;
  * - urls: `url(s)`, `isURL(s)`, and on a URL `getScheme()`, `getHost()`, `getHostname()`,
  *   `getPort()`, `getEscapedPath()`, `getQuery()`;
  * - strings: `charAt`, `indexOf`, `lastIndexOf`, `lowerAscii`, `upperAscii`, `replace`, `split`,
@@ -15,6 +17,7 @@
  */
 import { CelScalar, celError, celFunc, celList, celMethod, isCelList, isCelUint, listType, mapType, type CelFunc, type CelList, type CelValue } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
+import { RE2JS } from 're2js';
 
 const LIST = listType(CelScalar.DYN);
 
@@ -78,34 +81,93 @@ const listFunctions: CelFunc[] = [
   }),
 ];
 
-const regexCache = new Map<string, RegExp>();
+const regexCache = new Map<string, RE2JS>();
 
-function compiledRegex(pattern: string): RegExp {
+/** Go's regexp error text for a pattern Go 1.19 refuses: `error parsing regexp: <code>: `<expr>``. */
+export class RegexSyntaxError extends Error {}
+
+/**
+ * Go 1.19 (v1.25's toolchain) knows named groups only as (?P<name>...): the (?<name>...) form that
+ * RE2JS accepts came with Go 1.22. Returns the offending text, or undefined.
+ */
+function goUnsupportedSyntax(pattern: string): string | undefined {
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') {
+      i++;
+    } else if (inClass) {
+      if (c === ']') inClass = false;
+    } else if (c === '[') {
+      inClass = true;
+      if (pattern[i + 1] === ']') i++;
+    } else if (c === '(' && pattern.startsWith('?<', i + 1)) {
+      return '(?<';
+    }
+  }
+  return undefined;
+}
+
+/** The pattern compiled with Go's RE2 semantics, or a RegexSyntaxError with Go's message. */
+export function compileRegex(pattern: string): RE2JS {
   let re = regexCache.get(pattern);
   if (re === undefined) {
+    const unsupported = goUnsupportedSyntax(pattern);
+    if (unsupported !== undefined) throw new RegexSyntaxError(`error parsing regexp: invalid or unsupported Perl syntax: \`${unsupported}\``);
     try {
-      re = new RegExp(pattern, 'gu');
+      re = RE2JS.compile(pattern);
     } catch (err) {
-      throw celError(`regex compile failed: ${(err as Error).message}`);
+      throw new RegexSyntaxError((err as Error).message);
     }
     if (regexCache.size > 256) regexCache.clear();
     regexCache.set(pattern, re);
   }
-  re.lastIndex = 0;
   return re;
 }
 
+function compiledForCel(pattern: string): RE2JS {
+  try {
+    return compileRegex(pattern);
+  } catch (err) {
+    throw celError((err as Error).message);
+  }
+}
+
+/**
+ * Go's Regexp.FindAllString: successive non-overlapping matches, where an empty match right after
+ * a previous match is skipped; at most `limit` (all when negative).
+ */
 function findAll(text: string, pattern: string, limit: number): string[] {
-  if (limit === 0) return [];
   const out: string[] = [];
-  for (const match of text.matchAll(compiledRegex(pattern))) {
-    out.push(match[0]);
-    if (limit > 0 && out.length >= limit) break;
+  if (limit === 0) return out;
+  const matcher = compiledForCel(pattern).matcher(text);
+  let position = 0;
+  let previousEnd = -1;
+  while (position <= text.length && (limit < 0 || out.length < limit)) {
+    if (!matcher.find(position)) break;
+    const start = matcher.start();
+    const end = matcher.end();
+    let accept = true;
+    if (end === start) {
+      if (start === previousEnd) accept = false;
+      // Step over one character (a surrogate pair is one).
+      const code = text.codePointAt(end);
+      position = end + (code !== undefined && code > 0xffff ? 2 : 1);
+    } else {
+      position = end;
+    }
+    previousEnd = end;
+    if (accept) out.push(text.slice(start, end));
   }
   return out;
 }
 
 const regexFunctions: CelFunc[] = [
+  // CEL's own matches, with RE2 semantics instead of ECMAScript's.
+  celMethod('matches', CelScalar.STRING, [CelScalar.STRING], CelScalar.BOOL, function (pattern) {
+    return compiledForCel(pattern).matcher(this).find();
+  }),
+  celFunc('matches', [CelScalar.STRING, CelScalar.STRING], CelScalar.BOOL, (text, pattern) => compiledForCel(pattern).matcher(text).find()),
   celMethod('find', CelScalar.STRING, [CelScalar.STRING], CelScalar.STRING, function (pattern) {
     return findAll(this, pattern, 1)[0] ?? '';
   }),
