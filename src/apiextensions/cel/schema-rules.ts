@@ -51,13 +51,41 @@ function expressionCost(compiled: CompiledRule | undefined, cardinality: Cardina
   return multiplyWithOverflowGuard(compiled.maxCost, cardinality ?? compiled.maxCardinality);
 }
 
+/**
+ * A non-negative float64 with `digits` decimals as Go's %.<digits>f prints it: the exact binary
+ * value, rounded half to even (where toFixed would round 2.25 up to 2.3, Go prints 2.2).
+ */
+export function goFixed(x: number, digits: number): string {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  const bits = view.getBigUint64(0);
+  const exponentBits = Number((bits >> 52n) & 0x7ffn);
+  const fraction = bits & ((1n << 52n) - 1n);
+  const mantissa = exponentBits === 0 ? fraction : fraction | (1n << 52n);
+  const exponent = (exponentBits === 0 ? 1 : exponentBits) - 1075;
+  const scaledMantissa = mantissa * 10n ** BigInt(digits);
+  let rounded: bigint;
+  if (exponent >= 0) {
+    rounded = scaledMantissa << BigInt(exponent);
+  } else {
+    const shift = BigInt(-exponent);
+    rounded = scaledMantissa >> shift;
+    const remainder = scaledMantissa - (rounded << shift);
+    const half = 1n << (shift - 1n);
+    if (remainder > half || (remainder === half && rounded % 2n === 1n)) rounded += 1n;
+  }
+  const text = rounded.toString().padStart(digits + 1, '0');
+  return digits === 0 ? text : `${text.slice(0, text.length - digits)}.${text.slice(text.length - digits)}`;
+}
+
 /** getCostErrorMessage, with Go's %f and %.1f. */
 export function costErrorMessage(costName: string, cost: bigint, limit: bigint): string {
   const exceedFactor = Number(cost) / Number(limit);
   let factor: string;
   if (exceedFactor > 100) factor = 'more than 100x';
-  else if (exceedFactor < 1.5) factor = `${exceedFactor.toFixed(6)}x`;
-  else factor = `${exceedFactor.toFixed(1)}x`;
+  // "%f": "exceeds budget by factor of 1.0x" would say too little.
+  else if (exceedFactor < 1.5) factor = `${goFixed(exceedFactor, 6)}x`;
+  else factor = `${goFixed(exceedFactor, 1)}x`;
   return `${costName} exceeds budget by factor of ${factor} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`;
 }
 

@@ -220,3 +220,23 @@ describe('apiextensions CEL: the Gateway API\'s rule shapes cost what v1.25 esti
     expect(check(tags(64))).to.deep.equal([`${rulePath}: Forbidden: estimated rule cost exceeds budget by factor of 2.0x ${COST_HINT}`]);
   });
 });
+
+describe('apiextensions CEL: a rule\'s own text, checked before it compiles', () => {
+  const root = 'spec.versions[0].schema.openAPIV3Schema';
+  const textErrors = (rules: Array<{ rule: string; message?: string }>): string[] => check({ type: 'object', 'x-kubernetes-validations': rules });
+
+  it('words blank rules and messages, and line breaks, as v1.25 does', () => {
+    expect(textErrors([{ rule: ' ' }, { rule: 'true', message: ' ' }, { rule: 'true', message: 'a\nb' }, { rule: 'true &&\ntrue' }, { rule: 'true &&\ntrue', message: 'fine' }])).to.deep.equal([
+      `${root}.x-kubernetes-validations[0].rule: Required value: rule is not specified`,
+      `${root}.x-kubernetes-validations[1].message: Invalid value: " ": message must be non-empty if specified`,
+      `${root}.x-kubernetes-validations[2].message: Invalid value: "a\\nb": message must not contain line breaks`,
+      `${root}.x-kubernetes-validations[3].message: Required value: message must be specified if rule contains line breaks`,
+    ]);
+  });
+
+  it('reports a node that CEL cannot describe as an internal error', () => {
+    expect(check({ type: 'object', properties: { raw: { 'x-kubernetes-preserve-unknown-fields': true, 'x-kubernetes-validations': [{ rule: 'true' }] } } })).to.deep.equal([
+      `${root}.properties[raw].x-kubernetes-validations: Internal error: internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations`,
+    ]);
+  });
+});
