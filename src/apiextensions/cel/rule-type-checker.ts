@@ -19,6 +19,9 @@
  *
  * Locations are cel-go's, not the parser's: cel-go places a call at its `(`, a binary operator at
  * its token and a macro's expansion at the macro's `(`; `offsetOf` recovers those from the source.
+ *
+ * Like cel-go's checked AST, the result keeps each node's type and each call's matching overload
+ * ids (named as cel-go names the ones its cost estimator prices), which `cel-cost.ts` reads.
  */
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import { additionalSchema, preservesUnknown, type JsonSchemaProps } from '../json-schema';
