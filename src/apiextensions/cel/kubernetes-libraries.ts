@@ -231,8 +231,133 @@ const urlFunctions: CelFunc[] = [
   }),
 ];
 
-/** cel-go ext.Strings version 0, as v1.25 enables it. */
-const stringFunctions: CelFunc[] = strings.filter((f) => f.name !== 'quote' && f.name !== 'format');
+/** Go's unicode.IsSpace, which strings.TrimSpace trims (ECMAScript's trim also takes U+FEFF). */
+const GO_SPACE = '[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
+const LEADING_SPACE = new RegExp(`^${GO_SPACE}+`);
+const TRAILING_SPACE = new RegExp(`${GO_SPACE}+$`);
+
+function outOfRange(index: number | bigint): Error {
+  return celError(`index out of range: ${index}`);
+}
+
+/** strings.Replace: at most `n` replacements (all when negative); an empty `old` matches before each character and at the end. */
+function goReplace(text: string, old: string, replacement: string, n: number): string {
+  if (n === 0 || old === replacement) return text;
+  const parts = old === '' ? [...text] : text.split(old);
+  if (old === '') {
+    const limit = n < 0 ? parts.length + 1 : Math.min(n, parts.length + 1);
+    let out = '';
+    for (let i = 0; i < parts.length; i++) out += (i < limit ? replacement : '') + parts[i];
+    return limit > parts.length ? out + replacement : out;
+  }
+  if (n < 0 || n >= parts.length - 1) return parts.join(replacement);
+  return parts.slice(0, n + 1).join(replacement) + old + parts.slice(n + 1).join(old);
+}
+
+/** strings.SplitN: at most `n` parts, the last holding the rest (all parts when negative, none when 0); "" splits characters. */
+function goSplit(text: string, separator: string, n: number): string[] {
+  if (n === 0) return [];
+  if (separator === '') {
+    const chars = [...text];
+    if (n < 0 || n >= chars.length) return chars;
+    return [...chars.slice(0, n - 1), chars.slice(n - 1).join('')];
+  }
+  const parts = text.split(separator);
+  if (n < 0 || n >= parts.length) return parts;
+  return [...parts.slice(0, n - 1), parts.slice(n - 1).join(separator)];
+}
+
+function indexOfOffset(text: string, sub: string, offset: bigint): bigint {
+  if (sub === '') return offset;
+  const chars = [...text];
+  const subChars = [...sub];
+  if (offset < 0n || offset >= BigInt(chars.length)) throw outOfRange(offset);
+  for (let i = Number(offset); i < chars.length - (subChars.length - 1); i++) {
+    if (subChars.every((c, j) => chars[i + j] === c)) return BigInt(i);
+  }
+  return -1n;
+}
+
+function lastIndexOfOffset(text: string, sub: string, offset: bigint): bigint {
+  if (sub === '') return offset;
+  const chars = [...text];
+  const subChars = [...sub];
+  if (offset < 0n || offset >= BigInt(chars.length)) throw outOfRange(offset);
+  let start = Number(offset);
+  if (start > chars.length - subChars.length) start = chars.length - subChars.length;
+  for (let i = start; i >= 0; i--) {
+    if (subChars.every((c, j) => chars[i + j] === c)) return BigInt(i);
+  }
+  return -1n;
+}
+
+function substring(text: string, start: bigint, end?: bigint): string {
+  const chars = [...text];
+  const length = BigInt(chars.length);
+  const last = end ?? length;
+  if (start > length || start < 0n) throw outOfRange(start);
+  if (last > length || last < 0n) throw outOfRange(last);
+  if (start > last) throw celError(`invalid substring range. start: ${start}, end: ${last}`);
+  return chars.slice(Number(start), Number(last)).join('');
+}
+
+const asciiCase = (text: string, upper: boolean): string => text.replace(upper ? /[a-z]+/g : /[A-Z]+/g, (run) => (upper ? run.toUpperCase() : run.toLowerCase()));
+
+/**
+ * cel-go ext.Strings as v1.25 enables it (cel-go v0.12 ext/strings.go): indexes count characters
+ * (code points), not UTF-16 units; replace and split take Go's counts (negative: all); errors are
+ * cel-go's (`index out of range: 5`). `quote` and `format` came later. join is @bufbuild/cel's.
+ */
+const S = CelScalar.STRING;
+const I = CelScalar.INT;
+const stringFunctions: CelFunc[] = [
+  celMethod('charAt', S, [I], S, function (index) {
+    const chars = [...this];
+    if (index < 0n || index > BigInt(chars.length)) throw outOfRange(index);
+    return chars[Number(index)] ?? '';
+  }),
+  celMethod('indexOf', S, [S], I, function (sub) {
+    return indexOfOffset(this, sub, 0n);
+  }),
+  celMethod('indexOf', S, [S, I], I, function (sub, offset) {
+    return indexOfOffset(this, sub, offset);
+  }),
+  celMethod('lastIndexOf', S, [S], I, function (sub) {
+    const length = BigInt([...this].length);
+    return sub === '' ? length : lastIndexOfOffset(this, sub, length - 1n);
+  }),
+  celMethod('lastIndexOf', S, [S, I], I, function (sub, offset) {
+    return lastIndexOfOffset(this, sub, offset);
+  }),
+  celMethod('lowerAscii', S, [], S, function () {
+    return asciiCase(this, false);
+  }),
+  celMethod('upperAscii', S, [], S, function () {
+    return asciiCase(this, true);
+  }),
+  celMethod('replace', S, [S, S], S, function (old, replacement) {
+    return goReplace(this, old, replacement, -1);
+  }),
+  celMethod('replace', S, [S, S, I], S, function (old, replacement, n) {
+    return goReplace(this, old, replacement, Number(n));
+  }),
+  celMethod('split', S, [S], listType(S), function (separator) {
+    return celList(goSplit(this, separator, -1));
+  }),
+  celMethod('split', S, [S, I], listType(S), function (separator, n) {
+    return celList(goSplit(this, separator, Number(n)));
+  }),
+  celMethod('substring', S, [I], S, function (start) {
+    return substring(this, start);
+  }),
+  celMethod('substring', S, [I, I], S, function (start, end) {
+    return substring(this, start, end);
+  }),
+  celMethod('trim', S, [], S, function () {
+    return this.replace(LEADING_SPACE, '').replace(TRAILING_SPACE, '');
+  }),
+  ...strings.filter((f) => f.name === 'join'),
+];
 
 export const KUBERNETES_CEL_FUNCTIONS: readonly CelFunc[] = [...listFunctions, ...regexFunctions, ...urlFunctions, ...stringFunctions];
 

@@ -322,7 +322,18 @@ const TYPE_IDENTIFIERS: ReadonlyMap<string, CelType> = new Map([
   ['int', typeOf(INT)], ['uint', typeOf(UINT)], ['bool', typeOf(BOOL)], ['double', typeOf(DOUBLE)],
   ['bytes', typeOf(BYTES)], ['string', typeOf(STRING)], ['list', typeOf(list(A))], ['map', typeOf(map(A, B))],
   ['null_type', typeOf(NULL)], ['type', typeOf(typeOf())],
+  // The well-known types that durations and timestamps are, by their qualified names.
+  ['google.protobuf.Duration', typeOf(DURATION)], ['google.protobuf.Timestamp', typeOf(TIMESTAMP)],
 ]);
+
+/** `a.b.c` for a chain of selections on an identifier, else undefined. */
+function qualifiedName(e: Expr | undefined): string | undefined {
+  const k = e?.exprKind;
+  if (k?.case === 'identExpr') return k.value.name;
+  if (k?.case !== 'selectExpr' || k.value.testOnly) return undefined;
+  const operand = qualifiedName(k.value.operand);
+  return operand === undefined ? undefined : `${operand}.${k.value.field}`;
+}
 
 /** apiVersion, kind and metadata.name/generateName: always visible at a resource's root (v1.25 WithTypeAndObjectMeta). */
 const ROOT_RESOURCE_FIELDS: Record<string, JsonSchemaProps> = {
@@ -595,6 +606,10 @@ class Checker {
   }
 
   private checkSelect(e: Expr, operandExpr: Expr | undefined, field: string, testOnly: boolean, scope: Scope): CelType {
+    // A qualified type name (google.protobuf.Duration), unless its first name is a variable.
+    const qualified = testOnly ? undefined : qualifiedName(e);
+    const typeName = qualified !== undefined && !scope.has(qualified.split('.')[0]) ? TYPE_IDENTIFIERS.get(qualified) : undefined;
+    if (typeName !== undefined) return typeName;
     const operand = substitute(this.mapping, this.check(operandExpr, scope), false);
     let result: CelType = ERROR;
     switch (operand.kind) {

@@ -116,3 +116,27 @@ describe('apiextensions CEL: the libraries v1.25 ships, and nothing newer', () =
     expect(errs[0]).to.match(/compilation failed: ERROR: <input>:1:\d+: Syntax error: /);
   });
 });
+
+describe('apiextensions CEL: the strings library answers as cel-go v0.12\'s (Go strings)', () => {
+  const text: JsonSchemaProps = { type: 'object', properties: { s: { type: 'string', maxLength: 32 } } };
+  const evaluate = (rule: string, s: string): string[] => validateRules({ s }, undefined, { ...text, 'x-kubernetes-validations': [{ rule }] }).map(fieldErrorMessage);
+
+  it('counts characters, not UTF-16 units, in indexes', () => {
+    expect(evaluate("self.s.indexOf('x') == 12 && self.s.charAt(11) == '👑' && self.s.substring(11, 12) == '👑' && self.s.lastIndexOf('o') == 2", 'Rook takes 👑x')).to.deep.equal([]);
+  });
+
+  it('splits and replaces with Go\'s counts: the last part keeps the rest, a negative count means all', () => {
+    expect(evaluate("self.s.split(' ', 2) == ['Rook', 'takes x'] && self.s.split(' ', 0) == [] && self.s.replace(' ', '_', -1) == 'Rook_takes_x' && self.s.replace(' ', '_', 1) == 'Rook_takes x'", 'Rook takes x')).to.deep.equal([]);
+  });
+
+  it('trims what Go\'s TrimSpace trims, and words range errors as cel-go does', () => {
+    expect(evaluate("self.s.trim() == 'x'", '\u2003 x \u00a0')).to.deep.equal([]);
+    expect(evaluate('self.s.charAt(5) == "a"', 'abc')).to.deep.equal([': Invalid value: "object": index out of range: 5 evaluating rule: self.s.charAt(5) == "a"']);
+    expect(evaluate('self.s.substring(2, 1) == ""', 'abc')).to.deep.equal([': Invalid value: "object": invalid substring range. start: 2, end: 1 evaluating rule: self.s.substring(2, 1) == ""']);
+  });
+
+  it('knows durations and timestamps by their qualified type names', () => {
+    const typed: JsonSchemaProps = { type: 'object', properties: { d: { type: 'string', format: 'duration' } }, 'x-kubernetes-validations': [{ rule: 'type(self.d) == google.protobuf.Duration && type(self.d) != google.protobuf.Timestamp' }] };
+    expect(validateRules({ d: '1h' }, undefined, typed).map(fieldErrorMessage)).to.deep.equal([]);
+  });
+});
