@@ -177,6 +177,20 @@ const CHARGE_SELECT = '@charge_select';
 const CHARGE_LIST = '@charge_list';
 const CHARGE_MAP = '@charge_map';
 const CHARGE_STRUCT = '@charge_struct';
+/** `in` over a constant list, which cel-go turns into a free set-membership test. */
+const SET_MEMBERSHIP = '@in_set';
+/** cel-go's type conversions, which its planner folds when their argument is a constant... */
+const TYPE_CONVERSIONS = new Set(['bool', 'bytes', 'double', 'duration', 'dyn', 'int', 'string', 'timestamp', 'type', 'uint']);
+/** ...into constants, which cost nothing: a folded conversion calls its unpriced twin. */
+const FOLDED = '@folded_';
+
+/** A function that answers as `group` of the unpriced environment does, and charges nothing. */
+function unpriced(name: string, base: CelEnv, delegate: string): CelFunc {
+  const shell = celFunc(name, [CelScalar.DYN, CelScalar.DYN], CelScalar.BOOL, () => false);
+  const wrapper = Object.create(shell) as CelFunc & { call: CelFunc['call'] };
+  wrapper.call = (id, target, args) => base.funcs.find(delegate)?.call(id, target, args);
+  return wrapper;
+}
 
 /**
  * An environment whose functions charge their runtime price, from the functions of `base`, and
@@ -190,16 +204,24 @@ export function pricedEnv(base: CelEnv): CelEnv {
       stepCharge(CHARGE_LIST, LIST_CREATE_BASE_COST),
       stepCharge(CHARGE_MAP, MAP_CREATE_BASE_COST),
       stepCharge(CHARGE_STRUCT, STRUCT_CREATE_BASE_COST),
+      unpriced(SET_MEMBERSHIP, base, '@in'),
+      ...[...TYPE_CONVERSIONS].map((name) => unpriced(`${FOLDED}${name}`, base, name)),
     ],
   });
 }
 
-/** Calls that @bufbuild/cel evaluates without a function, but that cel-go charges 1 as a step. */
-const STEP_CALLS = new Set(['_[_]', '@not_strictly_false']);
 
 /**
- * A copy of `expr` where each step that is not a function call is wrapped in the call that
- * charges it. Wrapped nodes keep their ids; wrappers take fresh ids above the parser's.
+ * A copy of `expr` where each step that cel-go charges and that is not a function call is wrapped
+ * in the call that charges it. Wrapped nodes keep their ids; wrappers take fresh ids above the
+ * parser's.
+ *
+ * What cel-go's planner (with OptOptimize, as v1.25 plans rules) turns into constants costs
+ * nothing: literals, type names, list and map literals of constants, type conversions of a
+ * constant; `in` over a constant list becomes a free set-membership test. Where its plan makes an
+ * attribute of a step, the attribute is charged as cel-go observes it: a conditional's branch
+ * that is an attribute (`c ? self.a : x`) is resolved without its variable being charged, and an
+ * index by a variable (`self.m[k]`) charges the index, not the variable.
  */
 export function instrumentForCost(expr: Expr): Expr {
   let nextId = 0n;
@@ -215,54 +237,124 @@ export function instrumentForCost(expr: Expr): Expr {
     return create(ExprSchema, { id: nextId++, exprKind: { case: 'callExpr', value: call } });
   };
 
-  const visit = (e: Expr): Expr => {
-    const copy = create(ExprSchema, { id: e.id });
+  const isConstant = (e: Expr | undefined, variables: ReadonlySet<string>): boolean => {
+    if (e === undefined) return false;
     const k = e.exprKind;
     switch (k.case) {
-      case 'constExpr':
-        copy.exprKind = { case: 'constExpr', value: k.value };
-        return copy;
+      case 'constExpr': return true;
+      // Type names (int, string, google.protobuf.Duration...): anything that is not a variable.
+      case 'identExpr': return !variables.has(k.value.name);
+      case 'selectExpr': return !k.value.testOnly && k.value.operand?.exprKind.case !== 'callExpr' && isConstant(k.value.operand, variables);
+      case 'listExpr': return k.value.elements.every((element) => isConstant(element, variables));
+      case 'structExpr':
+        return k.value.messageName === '' && k.value.entries.every((entry) => entry.keyKind.case === 'mapKey' && isConstant(entry.keyKind.value, variables) && isConstant(entry.value, variables));
+      case 'callExpr':
+        return k.value.target === undefined && TYPE_CONVERSIONS.has(k.value.function) && k.value.args.length === 1 && isConstant(k.value.args[0], variables);
+      default: return false;
+    }
+  };
+
+  /** An expression cel-go plans as an attribute: a variable, and selections and indexes of one. */
+  const isAttribute = (e: Expr | undefined): boolean => {
+    const k = e?.exprKind;
+    if (k?.case === 'identExpr') return true;
+    if (k?.case === 'selectExpr') return !k.value.testOnly && isAttribute(k.value.operand);
+    if (k?.case === 'callExpr') {
+      if (k.value.function === '_[_]') return isAttribute(k.value.args[0]);
+      if (k.value.function === '_?_:_') return true;
+    }
+    return false;
+  };
+
+  const copyOf = (e: Expr, exprKind: Expr['exprKind']): Expr => create(ExprSchema, { id: e.id, exprKind });
+
+  /** A constant subtree, whose conversions go to their unpriced twins. */
+  const constant = (e: Expr): Expr => {
+    const k = e.exprKind;
+    switch (k.case) {
+      case 'listExpr': return copyOf(e, { case: 'listExpr', value: { ...k.value, elements: k.value.elements.map(constant) } });
+      case 'structExpr':
+        return copyOf(e, {
+          case: 'structExpr',
+          value: {
+            ...k.value,
+            entries: k.value.entries.map((entry) => ({
+              ...entry,
+              keyKind: entry.keyKind.case === 'mapKey' ? { case: 'mapKey' as const, value: constant(entry.keyKind.value) } : entry.keyKind,
+              value: entry.value === undefined ? undefined : constant(entry.value),
+            })),
+          },
+        });
+      case 'callExpr':
+        return copyOf(e, { case: 'callExpr', value: { ...k.value, function: `${FOLDED}${k.value.function}`, args: k.value.args.map(constant) } });
+      default: return copyOf(e, k);
+    }
+  };
+
+  /** `charged` false: a variable cel-go resolves without observing it. */
+  const visit = (e: Expr, variables: ReadonlySet<string>, chargeVariable = true): Expr => {
+    const k = e.exprKind;
+    if (isConstant(e, variables)) return constant(e);
+    switch (k.case) {
       case 'identExpr':
-        copy.exprKind = { case: 'identExpr', value: k.value };
-        return wrap(copy, CHARGE_SELECT);
+        return chargeVariable ? wrap(copyOf(e, k), CHARGE_SELECT) : copyOf(e, k);
       case 'selectExpr': {
-        const operand = k.value.operand === undefined ? undefined : visit(k.value.operand);
-        copy.exprKind = { case: 'selectExpr', value: { ...k.value, operand } };
+        const operand = k.value.operand === undefined ? undefined : visit(k.value.operand, variables, chargeVariable);
+        const copy = copyOf(e, { case: 'selectExpr', value: { ...k.value, operand } });
         // A presence test is free in v0.12; its operand is still charged.
         return k.value.testOnly ? copy : wrap(copy, CHARGE_SELECT);
       }
       case 'callExpr': {
-        const target = k.value.target === undefined ? undefined : visit(k.value.target);
-        copy.exprKind = { case: 'callExpr', value: { ...k.value, target, args: k.value.args.map(visit) } };
-        return STEP_CALLS.has(k.value.function) ? wrap(copy, CHARGE_SELECT) : copy;
+        const call = k.value;
+        let args: Expr[];
+        let fn = call.function;
+        if (fn === '_?_:_') {
+          const [condition, truthy, falsy] = call.args;
+          const branch = (b: Expr): Expr => visit(b, variables, !isAttribute(b));
+          args = [visit(condition, variables), branch(truthy), branch(falsy)];
+        } else if (fn === '_[_]') {
+          const [operand, index] = call.args;
+          args = [visit(operand, variables, chargeVariable), index.exprKind.case === 'identExpr' ? copyOf(index, index.exprKind) : visit(index, variables)];
+        } else {
+          args = call.args.map((arg) => visit(arg, variables));
+          if (fn === '@in' && call.args.length === 2 && call.args[1].exprKind.case === 'listExpr' && isConstant(call.args[1], variables)) fn = SET_MEMBERSHIP;
+        }
+        const target = call.target === undefined ? undefined : visit(call.target, variables);
+        const copy = copyOf(e, { case: 'callExpr', value: { ...call, function: fn, target, args } });
+        return fn === '_[_]' || fn === '@not_strictly_false' ? wrap(copy, CHARGE_SELECT) : copy;
       }
       case 'listExpr':
-        copy.exprKind = { case: 'listExpr', value: { ...k.value, elements: k.value.elements.map(visit) } };
-        return wrap(copy, CHARGE_LIST);
+        return wrap(copyOf(e, { case: 'listExpr', value: { ...k.value, elements: k.value.elements.map((element) => visit(element, variables)) } }), CHARGE_LIST);
       case 'structExpr': {
         const entries = k.value.entries.map((entry) => ({
           ...entry,
-          keyKind: entry.keyKind.case === 'mapKey' ? { case: 'mapKey' as const, value: visit(entry.keyKind.value) } : entry.keyKind,
-          value: entry.value === undefined ? undefined : visit(entry.value),
+          keyKind: entry.keyKind.case === 'mapKey' ? { case: 'mapKey' as const, value: visit(entry.keyKind.value, variables) } : entry.keyKind,
+          value: entry.value === undefined ? undefined : visit(entry.value, variables),
         }));
-        copy.exprKind = { case: 'structExpr', value: { ...k.value, entries } };
-        return wrap(copy, k.value.messageName === '' ? CHARGE_MAP : CHARGE_STRUCT);
+        return wrap(copyOf(e, { case: 'structExpr', value: { ...k.value, entries } }), k.value.messageName === '' ? CHARGE_MAP : CHARGE_STRUCT);
       }
       case 'comprehensionExpr': {
         const c = k.value;
-        const opt = (x: Expr | undefined): Expr | undefined => (x === undefined ? undefined : visit(x));
-        copy.exprKind = {
+        const inner = new Set([...variables, c.iterVar, c.accuVar]);
+        const withAccu = new Set([...variables, c.accuVar]);
+        const opt = (x: Expr | undefined, scope: ReadonlySet<string>): Expr | undefined => (x === undefined ? undefined : visit(x, scope));
+        return copyOf(e, {
           case: 'comprehensionExpr',
-          value: { ...c, iterRange: opt(c.iterRange), accuInit: opt(c.accuInit), loopCondition: opt(c.loopCondition), loopStep: opt(c.loopStep), result: opt(c.result) },
-        };
-        return copy;
+          value: {
+            ...c,
+            iterRange: opt(c.iterRange, variables),
+            accuInit: opt(c.accuInit, variables),
+            loopCondition: opt(c.loopCondition, inner),
+            loopStep: opt(c.loopStep, inner),
+            result: opt(c.result, withAccu),
+          },
+        });
       }
       default:
-        copy.exprKind = k;
-        return copy;
+        return copyOf(e, k);
     }
   };
-  return visit(expr);
+  return visit(expr, new Set(['self', 'oldSelf']));
 }
 
 function forEachChild(e: Expr, f: (child: Expr | undefined) => void): void {
