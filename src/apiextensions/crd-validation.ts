@@ -14,6 +14,7 @@ import { isDNS1035Label, isDNS1123Subdomain } from '../apis/validation/name-vali
 import { validateObjectMeta, validateObjectMetaUpdate } from '../apis/validation/object-meta-validation';
 import { validateSchemaRules } from './cel/schema-rules';
 import { crdSpec, isConditionTrue, namesOf, versionsOf } from './crd-model';
+import { compileGoRegexp } from './go-regexp';
 import { additionalSchema, isObject, type JsonObject, type JsonSchemaProps } from './json-schema';
 import { validateAgainstSchema } from './schema-validation';
 
@@ -61,13 +62,7 @@ function structuralInvariants(s: JsonSchemaProps, level: Level, path: FieldPath,
   (s.allOf ?? []).forEach((v, i) => nestedValueValidation(v, skipFirstAllOf && i === 0, path.child('allOf').index(i), errs));
   (s.oneOf ?? []).forEach((v, i) => nestedValueValidation(v, false, path.child('oneOf').index(i), errs));
   if (s.not !== undefined) nestedValueValidation(s.not, false, path.child('not'), errs);
-  if (typeof s.pattern === 'string' && s.pattern !== '') {
-    try {
-      new RegExp(s.pattern, 'u');
-    } catch (err) {
-      errs.push(invalid(path.child('pattern'), s.pattern, `must be a valid regular expression, but isn't: ${(err as Error).message}`));
-    }
-  }
+  validatePattern(s, path, errs);
   const checkMetadata = level === 'root' || embedded;
   const type = s.type ?? '';
   if (embedded && type !== 'object') {
@@ -146,6 +141,14 @@ function nestedValueValidation(v: JsonSchemaProps, skipAnyOf: boolean, path: Fie
   if ((v['x-kubernetes-list-map-keys'] ?? []).length > 0) errs.push(forbidden(path.child('x-kubernetes-list-map-keys'), 'must be empty to be structural'));
   if (v['x-kubernetes-list-type'] !== undefined) errs.push(forbidden(path.child('x-kubernetes-list-type'), 'must be undefined to be structural'));
   if (v.properties?.metadata !== undefined) errs.push(forbidden(path.child('properties').key('metadata'), 'must not be specified in a nested context'));
+  validatePattern(v, path, errs);
+}
+
+/** A pattern must compile as Go's regexp does (validateValueValidation), under junctors too. */
+function validatePattern(s: JsonSchemaProps, path: FieldPath, errs: FieldError[]): void {
+  if (typeof s.pattern !== 'string' || s.pattern === '') return;
+  const compilation = compileGoRegexp(s.pattern);
+  if (!compilation.ok) errs.push(invalid(path.child('pattern'), s.pattern, `must be a valid regular expression, but isn't: ${compilation.message}`));
 }
 
 /** Defaults must validate against their own schema, and may not sit under metadata (except name/generateName). */

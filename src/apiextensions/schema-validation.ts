@@ -12,6 +12,7 @@
 import { FieldPath, type FieldError } from '../apis/validation';
 import { invalid, notSupported, required, tooLong, tooMany } from '../apis/validation/field-error';
 import { isDNS1123Subdomain } from '../apis/validation/name-validation';
+import { compileGoRegexp, type GoRegexp } from './go-regexp';
 import { additionalSchema, isObject, jsonTypeOf, type JsonSchemaProps } from './json-schema';
 
 function typeInvalid(path: FieldPath, value: unknown, detail: string): FieldError {
@@ -28,18 +29,16 @@ function goNumber(n: number): string {
   return String(n);
 }
 
-const patternCache = new Map<string, RegExp | null>();
+/** Compiled patterns, one per schema node: dropped with the CRD's schema when it changes. */
+const compiledPatterns = new WeakMap<JsonSchemaProps, GoRegexp | null>();
 
-/** ECMA-262 patterns as kube-openapi compiles them with Go's regexp; one compile per pattern. */
-function compiledPattern(pattern: string): RegExp | null {
-  let compiled = patternCache.get(pattern);
+/** The schema's pattern compiled as Go's regexp (null when it does not compile: CRD validation refused it). */
+function compiledPattern(schema: JsonSchemaProps, pattern: string): GoRegexp | null {
+  let compiled = compiledPatterns.get(schema);
   if (compiled === undefined) {
-    try {
-      compiled = new RegExp(pattern, 'u');
-    } catch {
-      compiled = null;
-    }
-    patternCache.set(pattern, compiled);
+    const compilation = compileGoRegexp(pattern);
+    compiled = compilation.ok ? compilation.regexp : null;
+    compiledPatterns.set(schema, compiled);
   }
   return compiled;
 }
@@ -156,8 +155,8 @@ function validateString(value: string, schema: JsonSchemaProps, path: FieldPath,
     errs.push(invalid(path, value, `${inBody(path)} should be at least ${schema.minLength} chars long`));
   }
   if (typeof schema.pattern === 'string') {
-    const pattern = compiledPattern(schema.pattern);
-    if (pattern !== null && !pattern.test(value)) errs.push(invalid(path, value, `${inBody(path)} should match '${schema.pattern}'`));
+    const pattern = compiledPattern(schema, schema.pattern);
+    if (pattern !== null && !pattern.matches(value)) errs.push(invalid(path, value, `${inBody(path)} should match '${schema.pattern}'`));
   }
   if (typeof schema.format === 'string' && schema.format !== '') {
     const check = FORMAT_CHECKS[schema.format];

@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { fieldErrorMessage } from '../../../../src/apis/validation';
 import { validateCrdCreate, validateCrdUpdate } from '../../../../src/apiextensions/crd-validation';
 import { withSchemaDefaults } from '../../../../src/apiextensions/defaulting';
-import { readJsonPath, customResourceTable } from '../../../../src/apiextensions/printer-columns';
 
 type Obj = Record<string, any>;
 
@@ -46,6 +45,20 @@ describe('apiextensions CRD validation', () => {
     }));
     expect(errs).to.have.length(1);
     expect(errs[0]).to.match(/^spec\.versions\[0\]\.schema\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[1\]\.rule: Invalid value: apiextensions\.ValidationRule\{Rule:"self\.a \+ 1 == 2", Message:""\}: compilation failed: ERROR: <input>:1:8: found no matching overload for '_\+_' applied to '\(string, int\)'/);
+  });
+
+  it('accepts the Go (RE2) patterns of real operators\' CRDs and refuses the ones Go refuses, under junctors too', () => {
+    const withPatterns = (patterns: Record<string, string>, anyOf?: string) => crd((c) => {
+      const spec = c.spec.versions[0].schema.openAPIV3Schema.properties.spec;
+      for (const [name, pattern] of Object.entries(patterns)) spec.properties[name] = { type: 'string', pattern };
+      if (anyOf !== undefined) spec.anyOf = [{ properties: { a: { pattern: anyOf } } }];
+    });
+    // prometheus-operator's partial_response_strategy, and the other RE2-only spellings.
+    expect(messages(withPatterns({ strategy: '^(?i)(abort|warn)?$', name: '^[[:alpha:]]+\\z', letters: '^\\pL+$' }))).to.deep.equal([]);
+    expect(messages(withPatterns({ backref: '(a)\\1' }, '(?=x)'))).to.deep.equal([
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].anyOf[0].properties[a].pattern: Invalid value: "(?=x)": must be a valid regular expression, but isn\'t: error parsing regexp: invalid or unsupported Perl syntax: `(?=`',
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[backref].pattern: Invalid value: "(a)\\\\1": must be a valid regular expression, but isn\'t: error parsing regexp: invalid escape sequence: `\\1`',
+    ]);
   });
 
   it('requires exactly one storage version and unique version names', () => {
@@ -113,22 +126,5 @@ describe('apiextensions defaulting on read', () => {
     expect(out.spec.b).to.equal(shared.spec.b);
     const complete = { spec: { a: 'y' } };
     expect(withSchemaDefaults(complete, schema)).to.equal(complete);
-  });
-});
-
-describe('apiextensions printer columns', () => {
-  it('reads simple JSONPaths and builds kube\'s Table', () => {
-    const object = { metadata: { name: 'w', creationTimestamp: '2026-01-01T00:00:00Z', labels: { 'a.b/c': 'v' } }, spec: { replicas: 2, list: [{ x: 'first' }] } };
-    expect(readJsonPath(object, '.spec.list[0].x')).to.equal('first');
-    expect(readJsonPath(object, ".metadata.labels['a.b/c']")).to.equal('v');
-    expect(readJsonPath(object, '.spec.nope')).to.equal(undefined);
-    const table = customResourceTable([object], { resourceVersion: '9' }, { tableApiVersion: 'meta.k8s.io/v1', includeObject: 'None', objectKind: { apiVersion: 'example.com/v1', kind: 'Widget' } }, [
-      { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas', priority: 0 },
-      { name: 'Missing', type: 'string', jsonPath: '.spec.nope', priority: 1 },
-    ]) as Obj;
-    expect(table.columnDefinitions.map((c: Obj) => c.name)).to.deep.equal(['Name', 'Replicas', 'Missing']);
-    expect(table.rows).to.deep.equal([{ cells: ['w', 2, null], object: null }]);
-    const fallback = customResourceTable([object], {}, { tableApiVersion: 'meta.k8s.io/v1', includeObject: 'None', objectKind: { apiVersion: 'example.com/v1', kind: 'Widget' } }, []) as Obj;
-    expect(fallback.columnDefinitions.map((c: Obj) => c.name)).to.deep.equal(['Name', 'Age']);
   });
 });

@@ -67,6 +67,24 @@ describe('apiextensions schema validation', () => {
     expect(messages({ spec: { image: 'a', port: 8080 } })).to.deep.equal([]);
   });
 
+  it('matches patterns as Go\'s regexp does (RE2: case-insensitive groups, \\z, POSIX classes, Unicode classes)', () => {
+    const patterned: JsonSchemaProps = {
+      type: 'object',
+      properties: {
+        strategy: { type: 'string', pattern: '^(?i)(abort|warn)?$' },
+        word: { type: 'string', pattern: '^[[:alpha:]]+\\z' },
+        letters: { type: 'string', pattern: '^\\pL+$' },
+      },
+    };
+    const check = (value: unknown) => validateAgainstSchema(value, patterned).map(fieldErrorMessage);
+    expect(check({ strategy: 'WARN', word: 'abc', letters: 'héllo' })).to.deep.equal([]);
+    expect(check({ strategy: 'skip', word: 'abc\n', letters: 'h3' })).to.deep.equal([
+      'letters: Invalid value: "h3": letters in body should match \'^\\pL+$\'',
+      'strategy: Invalid value: "skip": strategy in body should match \'^(?i)(abort|warn)?$\'',
+      'word: Invalid value: "abc\\n": word in body should match \'^[[:alpha:]]+\\z\'',
+    ]);
+  });
+
   it('requires apiVersion and kind on embedded resources', () => {
     expect(messages({ spec: { image: 'a', template: { metadata: { name: 'x' } } } })).to.deep.equal([
       'spec.template.apiVersion: Required value: must not be empty',
