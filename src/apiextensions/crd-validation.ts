@@ -19,8 +19,9 @@ import { additionalSchema, isObject, type JsonObject, type JsonSchemaProps } fro
 import { validateAgainstSchema } from './schema-validation';
 
 
-const PRINTER_COLUMN_TYPES = ['array', 'boolean', 'date', 'integer', 'number', 'object', 'string'];
-const PRINTER_COLUMN_FORMATS = ['binary', 'byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'password'];
+// printerColumnDatatypes and customResourceColumnDefinitionFormats, in the sorted order of their messages.
+const PRINTER_COLUMN_TYPES = ['boolean', 'date', 'integer', 'number', 'string'];
+const PRINTER_COLUMN_FORMATS = ['byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'password'];
 
 type Level = 'root' | 'item' | 'field';
 
@@ -166,8 +167,11 @@ function validateDefaults(schema: JsonSchemaProps, path: FieldPath, errs: FieldE
   visit(schema, path);
 }
 
-function simpleJsonPath(path: string): boolean {
-  return /^(\.[A-Za-z0-9_-]+|\[\d+\]|\['[^']*'\])+$/.test(path);
+/** validateSimpleJSONPath: v1.25 only asks for a leading dot (printer columns and scale paths alike). */
+function simpleJsonPathErrors(path: string, at: FieldPath): FieldError[] {
+  if (path === '') return [invalid(at, path, 'must not be empty')];
+  if (!path.startsWith('.')) return [invalid(at, path, 'must be a simple json path starting with .')];
+  return [];
 }
 
 function validateVersion(version: JsonObject, path: FieldPath, errs: FieldError[]): void {
@@ -193,29 +197,40 @@ function validateVersion(version: JsonObject, path: FieldPath, errs: FieldError[
     const scalePath = path.child('subresources', 'scale');
     const spec = typeof scale.specReplicasPath === 'string' ? scale.specReplicasPath : '';
     const status = typeof scale.statusReplicasPath === 'string' ? scale.statusReplicasPath : '';
-    if (spec === '') errs.push(required(scalePath.child('specReplicasPath'), ''));
-    else if (!spec.startsWith('.spec.') || !simpleJsonPath(spec)) errs.push(invalid(scalePath.child('specReplicasPath'), spec, 'should be a json path under .spec'));
-    if (status === '') errs.push(required(scalePath.child('statusReplicasPath'), ''));
-    else if (!status.startsWith('.status.') || !simpleJsonPath(status)) errs.push(invalid(scalePath.child('statusReplicasPath'), status, 'should be a json path under .status'));
+    const replicasPath = (value: string, at: FieldPath, prefix: string): void => {
+      if (value === '') {
+        errs.push(required(at, ''));
+        return;
+      }
+      const problems = simpleJsonPathErrors(value, at);
+      if (problems.length > 0) errs.push(...problems);
+      else if (!value.startsWith(`${prefix}.`)) errs.push(invalid(at, value, `should be a json path under ${prefix}`));
+    };
+    replicasPath(spec, scalePath.child('specReplicasPath'), '.spec');
+    replicasPath(status, scalePath.child('statusReplicasPath'), '.status');
     const selector = scale.labelSelectorPath;
-    if (typeof selector === 'string' && selector !== '' && ((!selector.startsWith('.spec.') && !selector.startsWith('.status.')) || !simpleJsonPath(selector))) {
-      errs.push(invalid(scalePath.child('labelSelectorPath'), selector, 'should be a json path under either .spec or .status'));
+    if (typeof selector === 'string' && selector !== '') {
+      const problems = simpleJsonPathErrors(selector, scalePath.child('labelSelectorPath'));
+      if (problems.length > 0) errs.push(...problems);
+      else if (!selector.startsWith('.spec.') && !selector.startsWith('.status.')) errs.push(invalid(scalePath.child('labelSelectorPath'), selector, 'should be a json path under either .spec or .status'));
     }
   }
   const columns = Array.isArray(version.additionalPrinterColumns) ? version.additionalPrinterColumns : [];
   columns.forEach((column, i) => {
     const columnPath = path.child('additionalPrinterColumns').index(i);
     if (!isObject(column)) return;
+    // ValidateCustomResourceColumnDefinition: the jsonPath error names the internal field, JSONPath.
     if (typeof column.name !== 'string' || column.name === '') errs.push(required(columnPath.child('name'), ''));
     const type = typeof column.type === 'string' ? column.type : '';
-    if (type === '') errs.push(required(columnPath.child('type'), ''));
-    else if (!PRINTER_COLUMN_TYPES.includes(type)) errs.push(notSupported(columnPath.child('type'), type, PRINTER_COLUMN_TYPES));
+    const types = `must be one of ${PRINTER_COLUMN_TYPES.join(',')}`;
+    if (type === '') errs.push(required(columnPath.child('type'), types));
+    else if (!PRINTER_COLUMN_TYPES.includes(type)) errs.push(invalid(columnPath.child('type'), type, types));
     if (typeof column.format === 'string' && column.format !== '' && !PRINTER_COLUMN_FORMATS.includes(column.format)) {
-      errs.push(notSupported(columnPath.child('format'), column.format, PRINTER_COLUMN_FORMATS));
+      errs.push(invalid(columnPath.child('format'), column.format, `must be one of ${PRINTER_COLUMN_FORMATS.join(',')}`));
     }
     const jsonPath = typeof column.jsonPath === 'string' ? column.jsonPath : '';
-    if (jsonPath === '') errs.push(required(columnPath.child('jsonPath'), ''));
-    else if (!jsonPath.startsWith('.')) errs.push(invalid(columnPath.child('jsonPath'), jsonPath, 'must be a simple json path starting with .'));
+    if (jsonPath === '') errs.push(required(columnPath.child('JSONPath'), ''));
+    else errs.push(...simpleJsonPathErrors(jsonPath, columnPath.child('JSONPath')));
   });
 }
 

@@ -13,10 +13,11 @@ import { isDNS1123Subdomain } from '../apis/validation/name-validation';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../apis/validation/object-meta-validation';
 import type { ResourceStrategy, UpdateSubresource, ValidationFailure } from '../registry/strategy';
 import { validateRules } from './cel/rule-validator';
-import type { CrdVersion } from './crd-model';
+import type { CrdVersion, ScaleSubresource } from './crd-model';
 import { applySchemaDefaults } from './defaulting';
+import { goSprint } from '../apis/jsonpath';
 import { isObject, type JsonObject } from './json-schema';
-import { customResourceTable, readJsonPath } from './printer-columns';
+import { PrinterColumns } from './printer-columns';
 import { validateAgainstSchema } from './schema-validation';
 
 export interface CustomResourceDescription {
@@ -43,6 +44,7 @@ function nameIsDNSSubdomain(name: string, prefix: boolean): string[] {
 export function customResourceStrategy(description: CustomResourceDescription): ResourceStrategy {
   const { version } = description;
   const schema = version.schema;
+  const printerColumns = new PrinterColumns(version.printerColumns);
 
   const failure = (object: JsonObject, errs: FieldError[]): ValidationFailure | undefined => {
     if (errs.length === 0) return undefined;
@@ -50,18 +52,15 @@ export function customResourceStrategy(description: CustomResourceDescription): 
     return { message: invalidMessage(qualifiedKind(description.group, description.kind), name, errs), causes: errs.map(fieldErrorCause) };
   };
 
-  const validateContent = (object: JsonObject, old: JsonObject | undefined): FieldError[] => {
+  const validateContent = (object: JsonObject, old: JsonObject | undefined, scaleParts: 'spec and status' | 'status'): FieldError[] => {
     const errs: FieldError[] = [];
     if (schema !== undefined) {
       errs.push(...validateAgainstSchema(object, schema));
       errs.push(...validateRules(object, old, schema));
     }
-    const scale = version.scale;
-    if (scale !== undefined) {
-      const replicas = readJsonPath(object, scale.specReplicasPath);
-      if (replicas !== undefined && (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0 || replicas > 2147483647)) {
-        errs.push(invalid(FieldPath.root(...scale.specReplicasPath.slice(1).split('.')), replicas, replicas !== undefined && typeof replicas === 'number' && replicas < 0 ? 'should be a non-negative integer' : 'should be an integer'));
-      }
+    if (version.scale !== undefined) {
+      if (scaleParts !== 'status') errs.push(...validateScaleSpec(object, version.scale));
+      errs.push(...validateScaleStatus(object, version.scale));
     }
     return errs;
   };
@@ -106,12 +105,12 @@ export function customResourceStrategy(description: CustomResourceDescription): 
     resetFields: (subresource) => (subresource === 'status' ? [['spec']] : subresource === '' && version.hasStatus ? [['status']] : []),
     validateCreate(object, namespaced) {
       const errs = validateObjectMeta(metadataOf(object), namespaced, nameIsDNSSubdomain, FieldPath.root('metadata'));
-      errs.push(...validateContent(object, undefined));
+      errs.push(...validateContent(object, undefined, 'spec and status'));
       return failure(object, errs);
     },
     validateUpdate(object, old, _namespaced, subresource) {
       const errs = validateObjectMetaUpdate(metadataOf(object), isObject(old.metadata) ? old.metadata : {}, FieldPath.root('metadata'));
-      if (subresource === 'status' || subresource === '') errs.push(...validateContent(object, old));
+      if (subresource === 'status' || subresource === '') errs.push(...validateContent(object, old, subresource === 'status' ? 'status' : 'spec and status'));
       return failure(object, errs);
     },
     canonicalize: () => undefined,
@@ -127,6 +126,63 @@ export function customResourceStrategy(description: CustomResourceDescription): 
       if (description.namespaced) fields['metadata.namespace'] = String(metadata.namespace ?? '');
       return fields;
     },
-    toTable: (objects, listMetadata, request) => customResourceTable(objects, listMetadata, request, version.printerColumns),
+    toTable: (objects, listMetadata, request) => printerColumns.toTable(objects, listMetadata, request, Date.now()),
   };
+}
+
+const MAX_INT32 = 2147483647;
+
+/** unstructured.NestedFieldNoCopy on a scale path split at its dots: the value, or Go's accessor error. */
+function nestedField(object: JsonObject, path: string): { found: boolean; value?: unknown; error?: string } {
+  const fields = path.replace(/^\./, '').split('.');
+  let value: unknown = object;
+  for (const [i, field] of fields.entries()) {
+    if (value === null || value === undefined) return { found: false };
+    if (!isObject(value)) {
+      return { found: false, error: `.${fields.slice(0, i + 1).join('.')} accessor error: ${goSprint(value)} is of the type ${goTypeOf(value)}, expected map[string]interface{}` };
+    }
+    if (!Object.prototype.hasOwnProperty.call(value, field)) return { found: false };
+    value = value[field];
+  }
+  return { found: true, value };
+}
+
+function goTypeOf(value: unknown): string {
+  if (value === null || value === undefined) return '<nil>';
+  if (Array.isArray(value)) return '[]interface {}';
+  if (isObject(value)) return 'map[string]interface {}';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'int64' : 'float64';
+  return typeof value === 'boolean' ? 'bool' : 'string';
+}
+
+/** A replicas path must hold an int64 in 0..MaxInt32 when present (customResourceValidator). */
+function validateReplicas(object: JsonObject, path: string): FieldError[] {
+  const field = nestedField(object, path);
+  const at = FieldPath.root(path);
+  if (field.error !== undefined) return [invalid(at, 0, field.error)];
+  if (!field.found) return [];
+  const replicas = field.value;
+  if (typeof replicas !== 'number' || !Number.isInteger(replicas)) {
+    return [invalid(at, 0, `.${path.replace(/^\./, '')} accessor error: ${goSprint(replicas)} is of the type ${goTypeOf(replicas)}, expected int64`)];
+  }
+  if (replicas < 0) return [invalid(at, replicas, 'should be a non-negative integer')];
+  if (replicas > MAX_INT32) return [invalid(at, replicas, `should be less than or equal to ${MAX_INT32}`)];
+  return [];
+}
+
+function validateScaleSpec(object: JsonObject, scale: ScaleSubresource): FieldError[] {
+  return validateReplicas(object, scale.specReplicasPath);
+}
+
+function validateScaleStatus(object: JsonObject, scale: ScaleSubresource): FieldError[] {
+  const errs = validateReplicas(object, scale.statusReplicasPath);
+  if (scale.labelSelectorPath !== undefined) {
+    const selector = nestedField(object, scale.labelSelectorPath);
+    const at = FieldPath.root(scale.labelSelectorPath);
+    if (selector.error !== undefined) errs.push(invalid(at, '', selector.error));
+    else if (selector.found && typeof selector.value !== 'string') {
+      errs.push(invalid(at, '', `.${scale.labelSelectorPath.replace(/^\./, '')} accessor error: ${goSprint(selector.value)} is of the type ${goTypeOf(selector.value)}, expected string`));
+    }
+  }
+  return errs;
 }

@@ -89,9 +89,30 @@ describe('apiextensions CRD validation', () => {
       c.spec.versions[0].subresources = { scale: { specReplicasPath: '.status.replicas', statusReplicasPath: '.status.replicas' } };
     }));
     expect(errs).to.include('spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[l].x-kubernetes-list-map-keys: Required value: must not be empty if x-kubernetes-list-type is map');
-    expect(errs).to.include('spec.versions[0].additionalPrinterColumns[0].type: Unsupported value: "weird": supported values: "array", "boolean", "date", "integer", "number", "object", "string"');
-    expect(errs).to.include('spec.versions[0].additionalPrinterColumns[0].jsonPath: Invalid value: "spec.x": must be a simple json path starting with .');
+    expect(errs).to.include('spec.versions[0].additionalPrinterColumns[0].type: Invalid value: "weird": must be one of boolean,date,integer,number,string');
+    expect(errs).to.include('spec.versions[0].additionalPrinterColumns[0].JSONPath: Invalid value: "spec.x": must be a simple json path starting with .');
     expect(errs).to.include('spec.versions[0].subresources.scale.specReplicasPath: Invalid value: ".status.replicas": should be a json path under .spec');
+  });
+
+  it('checks printer columns as v1.25 does: five types, eight formats, any JSONPath starting with a dot', () => {
+    const errs = messages(crd((c) => {
+      c.spec.versions[0].additionalPrinterColumns = [
+        { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+        { name: 'Age', type: 'date', format: 'date-time', jsonPath: '.metadata.creationTimestamp', priority: 1 },
+        { name: 'List', type: 'array', format: 'binary', jsonPath: '.spec.list' },
+        { name: '', type: '', jsonPath: '' },
+      ];
+      c.spec.versions[0].subresources = { scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: 'status.replicas', labelSelectorPath: '.metadata.labels' } };
+    }));
+    expect(errs).to.deep.equal([
+      'spec.versions[0].subresources.scale.statusReplicasPath: Invalid value: "status.replicas": must be a simple json path starting with .',
+      'spec.versions[0].subresources.scale.labelSelectorPath: Invalid value: ".metadata.labels": should be a json path under either .spec or .status',
+      'spec.versions[0].additionalPrinterColumns[2].type: Invalid value: "array": must be one of boolean,date,integer,number,string',
+      'spec.versions[0].additionalPrinterColumns[2].format: Invalid value: "binary": must be one of byte,date,date-time,double,float,int32,int64,password',
+      'spec.versions[0].additionalPrinterColumns[3].name: Required value',
+      'spec.versions[0].additionalPrinterColumns[3].type: Required value: must be one of boolean,date,integer,number,string',
+      'spec.versions[0].additionalPrinterColumns[3].JSONPath: Required value',
+    ]);
   });
 
   it('checks defaults against their own schema once the schema is structural', () => {

@@ -1,0 +1,53 @@
+import { expect } from 'chai';
+import { versionsOf, type CrdVersion } from '../../../../src/apiextensions/crd-model';
+import { customResourceStrategy } from '../../../../src/apiextensions/custom-resource-strategy';
+
+type Obj = Record<string, any>;
+
+/** A Gateway-API-like CRD version: a scale subresource and a filter printer column. */
+function version(): CrdVersion {
+  const crd = {
+    spec: {
+      versions: [{
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+        subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
+        additionalPrinterColumns: [{ name: 'Programmed', type: 'string', jsonPath: '.status.conditions[?(@.type=="Programmed")].status' }],
+      }],
+    },
+  };
+  return versionsOf(crd)[0] as CrdVersion;
+}
+
+function gateway(spec: Obj, status?: Obj, metadata: Obj = {}): Obj {
+  return { apiVersion: 'gateway.example.com/v1', kind: 'Gateway', metadata: { name: 'gw', namespace: 'default', ...metadata }, spec, ...(status === undefined ? {} : { status }) };
+}
+
+const strategy = () => customResourceStrategy({ group: 'gateway.example.com', kind: 'Gateway', namespaced: true, version: version() });
+
+describe('apiextensions custom resource strategy', () => {
+  it('reads scale paths as v1.25 does (split at dots) and words their errors as its validator', () => {
+    const s = strategy();
+    expect(s.validateCreate(gateway({ replicas: 3 }, { replicas: 1, selector: 'app=gw' }), true)).to.equal(undefined);
+    expect(s.validateCreate(gateway({ replicas: -1 }), true)?.message).to.equal('Gateway.gateway.example.com "gw" is invalid: .spec.replicas: Invalid value: -1: should be a non-negative integer');
+    expect(s.validateCreate(gateway({ replicas: 2147483648 }), true)?.message).to.equal('Gateway.gateway.example.com "gw" is invalid: .spec.replicas: Invalid value: 2147483648: should be less than or equal to 2147483647');
+    expect(s.validateCreate(gateway({ replicas: 'three' }), true)?.message).to.equal('Gateway.gateway.example.com "gw" is invalid: .spec.replicas: Invalid value: 0: .spec.replicas accessor error: three is of the type string, expected int64');
+    expect(s.validateCreate(gateway('flat' as never), true)?.message).to.equal('Gateway.gateway.example.com "gw" is invalid: .spec.replicas: Invalid value: 0: .spec.replicas accessor error: flat is of the type string, expected map[string]interface{}');
+    expect(s.validateCreate(gateway({}, { replicas: 1.5, selector: 7 }), true)?.message).to.equal('Gateway.gateway.example.com "gw" is invalid: [.status.replicas: Invalid value: 0: .status.replicas accessor error: 1.5 is of the type float64, expected int64, .status.selector: Invalid value: "": .status.selector accessor error: 7 is of the type int64, expected string]');
+  });
+
+  it('checks only the status half of the scale paths on a status update', () => {
+    const s = strategy();
+    const old = gateway({ replicas: 1 }, {}, { resourceVersion: '4' });
+    const bad = gateway({ replicas: -1 }, { replicas: -2 }, { resourceVersion: '4' });
+    expect(s.validateUpdate(bad, old, true, 'status')?.message).to.equal('Gateway.gateway.example.com "gw" is invalid: .status.replicas: Invalid value: -2: should be a non-negative integer');
+    expect(s.validateUpdate(bad, old, true, '')?.causes.map((c) => c.field)).to.deep.equal(['.spec.replicas', '.status.replicas']);
+  });
+
+  it('prints its Table through the version\'s printer columns', () => {
+    const table = strategy().toTable([gateway({}, { conditions: [{ type: 'Accepted', status: 'True' }, { type: 'Programmed', status: 'False' }] })], {}, { tableApiVersion: 'meta.k8s.io/v1', includeObject: 'None', objectKind: { apiVersion: 'gateway.example.com/v1', kind: 'Gateway' } }) as Obj;
+    expect(table.rows[0].cells).to.deep.equal(['gw', 'False']);
+  });
+});
