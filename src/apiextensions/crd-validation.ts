@@ -11,7 +11,7 @@
 import { FieldPath, GoValue, goQuote, type FieldError } from '../apis/validation';
 import { forbidden, invalid, notSupported, required } from '../apis/validation/field-error';
 import { isDNS1035Label, isDNS1123Subdomain } from '../apis/validation/name-validation';
-import { validateObjectMeta, validateObjectMetaUpdate } from '../apis/validation/object-meta-validation';
+import { validateGenericObjectMeta, validateObjectMetaUpdate } from '../apis/validation/object-meta-validation';
 import { validateSchemaRules } from './cel/schema-rules';
 import { crdSpec, isConditionTrue, namesOf, versionsOf } from './crd-model';
 import { compileGoRegexp } from './go-regexp';
@@ -347,7 +347,7 @@ export function validateCrdCreate(crd: JsonObject): FieldError[] {
     if (name !== `${names.plural}.${group}`) problems.push('must be spec.names.plural+"."+spec.group');
     return problems;
   };
-  const errs = validateObjectMeta(isObject(crd.metadata) ? crd.metadata : {}, false, nameFn, FieldPath.root('metadata'));
+  const errs = validateGenericObjectMeta(isObject(crd.metadata) ? crd.metadata : {}, false, nameFn, FieldPath.root('metadata'));
   validateSpec(crd, errs);
   validateStatus(crd, errs);
   return errs;

@@ -10,7 +10,7 @@
 import { FieldPath, fieldErrorCause, invalidMessage, qualifiedKind, type FieldError } from '../apis/validation';
 import { invalid } from '../apis/validation/field-error';
 import { isDNS1123Subdomain } from '../apis/validation/name-validation';
-import { validateObjectMeta, validateObjectMetaUpdate } from '../apis/validation/object-meta-validation';
+import { validateGenericObjectMeta, validateObjectMetaUpdate } from '../apis/validation/object-meta-validation';
 import type { ResourceStrategy, UpdateSubresource, ValidationFailure } from '../registry/strategy';
 import { validateRules } from './cel/rule-validator';
 import type { CrdVersion, ScaleSubresource } from './crd-model';
@@ -104,7 +104,7 @@ export function customResourceStrategy(description: CustomResourceDescription): 
     // v1.25's customResourceStrategy and its status strategy.
     resetFields: (subresource) => (subresource === 'status' ? [['spec']] : subresource === '' && version.hasStatus ? [['status']] : []),
     validateCreate(object, namespaced) {
-      const errs = validateObjectMeta(metadataOf(object), namespaced, nameIsDNSSubdomain, FieldPath.root('metadata'));
+      const errs = validateGenericObjectMeta(metadataOf(object), namespaced, nameIsDNSSubdomain, FieldPath.root('metadata'));
       errs.push(...validateContent(object, undefined, 'spec and status'));
       return failure(object, errs);
     },

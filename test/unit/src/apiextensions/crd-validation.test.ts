@@ -29,6 +29,10 @@ describe('apiextensions CRD validation', () => {
     expect(messages(crd())).to.deep.equal([]);
   });
 
+  it('checks a CRD\'s finalizers as apimachinery does: a qualified name without a \'/\' is fine', () => {
+    expect(messages(crd((c) => { c.metadata.finalizers = ['cleanup.example.com']; }))).to.deep.equal([]);
+  });
+
   it('requires the name to be plural.group and the group to have a dot', () => {
     expect(messages(crd((c) => { c.metadata.name = 'widget.example.com'; }))).to.deep.equal(['metadata.name: Invalid value: "widget.example.com": must be spec.names.plural+"."+spec.group']);
     expect(messages(crd((c) => { c.spec.group = 'example'; c.metadata.name = 'widgets.example'; }))).to.deep.equal(['spec.group: Invalid value: "example": should be a domain with at least one dot']);

@@ -28,6 +28,17 @@ function gateway(spec: Obj, status?: Obj, metadata: Obj = {}): Obj {
 const strategy = () => customResourceStrategy({ group: 'gateway.example.com', kind: 'Gateway', namespaced: true, version: version() });
 
 describe('apiextensions custom resource strategy', () => {
+  it('checks finalizers only as qualified names, as v1.25\'s custom resource strategy does', () => {
+    const s = strategy();
+    // Argo CD's finalizer has no '/': the built-in kinds' rule would refuse it.
+    expect(s.validateCreate(gateway({}, undefined, { finalizers: ['resources-finalizer.argocd.argoproj.io', 'example.com/cleanup'] }), true)).to.equal(undefined);
+    const bad = s.validateCreate(gateway({}, undefined, { finalizers: ['a/b/c', 'orphan', 'foregroundDeletion'] }), true);
+    expect(bad?.causes.map((c) => [c.field, (c.message ?? '').slice(0, 61)])).to.deep.equal([
+      ['metadata.finalizers', 'Invalid value: "a/b/c": a qualified name must consist of alph'],
+      ['metadata.finalizers', 'Invalid value: []string{"a/b/c", "orphan", "foregroundDeletio'],
+    ]);
+  });
+
   it('reads scale paths as v1.25 does (split at dots) and words their errors as its validator', () => {
     const s = strategy();
     expect(s.validateCreate(gateway({ replicas: 3 }, { replicas: 1, selector: 'app=gw' }), true)).to.equal(undefined);
