@@ -55,7 +55,8 @@ export function customResourceStrategy(description: CustomResourceDescription): 
   const validateContent = (object: JsonObject, old: JsonObject | undefined, scaleParts: 'spec and status' | 'status'): FieldError[] => {
     const errs: FieldError[] = [];
     if (schema !== undefined) {
-      errs.push(...validateAgainstSchema(object, schema));
+      // v1.25 validates a custom resource with a nil field path: errors at its root print as <nil>.
+      errs.push(...validateAgainstSchema(object, schema).map((e) => (e.field === '' ? { ...e, field: '<nil>' } : e)));
       errs.push(...validateRules(object, old, schema));
     }
     if (version.scale !== undefined) {

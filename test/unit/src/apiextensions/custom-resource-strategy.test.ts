@@ -57,6 +57,12 @@ describe('apiextensions custom resource strategy', () => {
     expect(s.validateUpdate(bad, old, true, '')?.causes.map((c) => c.field)).to.deep.equal(['.spec.replicas', '.status.replicas']);
   });
 
+  it('reports schema errors at the root of a custom resource as <nil>, as v1.25 does', () => {
+    const crd = { spec: { versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] } } } } } } }] } };
+    const s = customResourceStrategy({ group: 'gateway.example.com', kind: 'Gateway', namespaced: true, version: versionsOf(crd)[0] as CrdVersion });
+    expect(s.validateCreate(gateway({ port: true }), true)?.message).to.equal('Gateway.gateway.example.com "gw" is invalid: [spec.port: Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean", <nil>: Invalid value: "": "spec.port" must validate at least one schema (anyOf), spec.port: Invalid value: "boolean": spec.port in body must be of type integer: "boolean"]');
+  });
+
   it('prints its Table through the version\'s printer columns', () => {
     const table = strategy().toTable([gateway({}, { conditions: [{ type: 'Accepted', status: 'True' }, { type: 'Programmed', status: 'False' }] })], {}, { tableApiVersion: 'meta.k8s.io/v1', includeObject: 'None', objectKind: { apiVersion: 'gateway.example.com/v1', kind: 'Gateway' } }) as Obj;
     expect(table.rows[0].cells).to.deep.equal(['gw', 'False']);
