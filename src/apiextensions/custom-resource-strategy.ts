@@ -16,6 +16,7 @@ import { validateRules } from './cel/rule-validator';
 import type { CrdVersion, ScaleSubresource } from './crd-model';
 import { applySchemaDefaults } from './defaulting';
 import { goSprint } from '../apis/jsonpath';
+import { customResourceFieldLabelConversion } from '../apis/selectors';
 import { isObject, type JsonObject } from './json-schema';
 import { PrinterColumns } from './printer-columns';
 import { validateAgainstSchema } from './schema-validation';
@@ -121,6 +122,7 @@ export function customResourceStrategy(description: CustomResourceDescription): 
     prepareForDeletion: () => undefined,
     hasPendingFinalizers: () => false,
     returnsDeletedObject: true,
+    fieldLabelConversion: customResourceFieldLabelConversion(description.namespaced),
     selectableFields: (object) => {
       const metadata = isObject(object.metadata) ? object.metadata : {};
       const fields: Record<string, string> = { 'metadata.name': String(metadata.name ?? '') };

@@ -243,7 +243,7 @@ export class RequestScope {
     const fieldSelector = this.query.get('fieldSelector') ?? '';
     try {
       const labels = labelSelector === '' ? undefined : parseLabelSelector(labelSelector);
-      const fields = fieldSelector === '' ? undefined : validateFieldSelector(this.resource.group, this.resource.version, this.resource.resource, parseFieldSelector(fieldSelector));
+      const fields = fieldSelector === '' ? undefined : validateFieldSelector(this.resource.group, this.resource.version, this.resource.resource, parseFieldSelector(fieldSelector), this.strategy.fieldLabelConversion);
       if ((labels === undefined || labels.isEmpty()) && (fields === undefined || fields.isEmpty())) return undefined;
       const strategy = this.strategy;
       return (object) => {

@@ -216,6 +216,7 @@ describe('custom resources: kubectl and HTTP against carina server', function ()
     expect(byName.items.map((i: Obj) => i.metadata.name)).to.deep.equal(['chunk-6']);
     const badField = await get('/apis/e2e.example.com/v1/widgets?fieldSelector=spec.image%3Dx');
     expect(badField.status).to.equal(400);
+    expect(badField.json<Obj>()).to.deep.include({ reason: 'BadRequest', message: 'field label not supported: spec.image' });
     const protobufOnly = await server.request('GET', '/apis/e2e.example.com/v1/namespaces/default/widgets/beta', { headers: { accept: 'application/vnd.kubernetes.protobuf' } });
     expect(protobufOnly.status).to.equal(406);
     const yaml = await server.request('GET', '/apis/e2e.example.com/v1/namespaces/default/widgets/beta', { headers: { accept: 'application/yaml' } });

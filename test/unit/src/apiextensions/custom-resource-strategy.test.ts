@@ -63,6 +63,12 @@ describe('apiextensions custom resource strategy', () => {
     expect(s.validateCreate(gateway({ port: true }), true)?.message).to.equal('Gateway.gateway.example.com "gw" is invalid: [spec.port: Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean", <nil>: Invalid value: "": "spec.port" must validate at least one schema (anyOf), spec.port: Invalid value: "boolean": spec.port in body must be of type integer: "boolean"]');
   });
 
+  it('names the field labels of a custom resource by its scope', () => {
+    expect(() => strategy().fieldLabelConversion?.('metadata.namespace', 'default')).to.not.throw();
+    const clusterScoped = customResourceStrategy({ group: 'gateway.example.com', kind: 'GatewayClass', namespaced: false, version: version() });
+    expect(() => clusterScoped.fieldLabelConversion?.('metadata.namespace', 'default')).to.throw('field label not supported: metadata.namespace');
+  });
+
   it('prints its Table through the version\'s printer columns', () => {
     const table = strategy().toTable([gateway({}, { conditions: [{ type: 'Accepted', status: 'True' }, { type: 'Programmed', status: 'False' }] })], {}, { tableApiVersion: 'meta.k8s.io/v1', includeObject: 'None', objectKind: { apiVersion: 'gateway.example.com/v1', kind: 'Gateway' } }) as Obj;
     expect(table.rows[0].cells).to.deep.equal(['gw', 'False']);
