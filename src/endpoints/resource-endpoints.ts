@@ -54,6 +54,8 @@ export class ResourceEndpoints {
     }
     if (!SERVED_SUBRESOURCES.has(subresource) || (subresource === 'finalize' && verb !== 'update')) throw errors.methodNotAllowed();
     if (resource.namespaced && info.namespace === '' && verb !== 'list' && verb !== 'watch') throw errors.pathNotFound();
+    const refusal = resource.verbRefusals?.[verb];
+    if (refusal !== undefined) throw errors.methodNotSupported({ group: resource.group, resource: resource.resource }, verb, refusal);
     if (!resource.verbs.includes(verb)) throw errors.methodNotAllowed();
     switch (verb) {
       case 'get': return get(scope);
