@@ -2,10 +2,13 @@
  * The ResourceStrategy of one served version of a custom resource (k8s.io/apiextensions-apiserver
  * pkg/registry/customresource strategy.go, status_strategy.go, validator.go in v1.25): defaults
  * from the version's schema; generation bumped when anything but metadata (and status, with the
- * status subresource) changes; status kept apart when the status subresource is on; ObjectMeta,
- * the openAPIV3Schema and the x-kubernetes-validations rules (with oldSelf on updates) checked;
- * the scale paths' values checked; field selectors on metadata.name and metadata.namespace only;
- * Table rows from the additionalPrinterColumns. Pure, like every strategy.
+ * status subresource) changes; status kept apart when the status subresource is on; ObjectMeta
+ * as apimachinery checks it (a finalizer need only be a qualified name), the openAPIV3Schema and
+ * the x-kubernetes-validations rules (with oldSelf on updates) checked; the scale paths' values
+ * checked as unstructured.NestedInt64 reads them; field labels metadata.name, and
+ * metadata.namespace when namespaced (crConverter); Table rows from the additionalPrinterColumns
+ * (printer-columns.ts). Pure, like every strategy, but for the clock its Table's ages are
+ * measured against.
  */
 import { FieldPath, fieldErrorCause, invalidMessage, qualifiedKind, type FieldError } from '../apis/validation';
 import { invalid } from '../apis/validation/field-error';

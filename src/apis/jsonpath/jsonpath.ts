@@ -11,8 +11,10 @@
  * comparisons follow text/template (an int never equals a float, `"1" < 2` is an error);
  * `[a:b]` out of range is an error, and an empty slice ends the walk of the remaining inputs of
  * that step; `..` yields every object, array and string below the input, itself included.
- * Unlike client-go, a template is never changed by walking it, so it can be reused.
- * Nothing is ever evaluated as code.
+ * Where client-go differs: a template is never changed by walking it, so it can be reused; an
+ * existence filter counts a step that fails as absent (client-go keeps whatever the failing step
+ * returned); a Go map's random order is read as sorted keys; a JSON number without a fraction
+ * is an int64 even when written `1.0` (JavaScript cannot tell). Nothing is evaluated as code.
  */
 import { GoScalar, goCompare, goJsonMarshal, goSprint, goTypeName, isJsonObject, mapKeys } from './go-value';
 import { JsonPathError } from './jsonpath-error';
