@@ -26,6 +26,10 @@ export interface FindOptions {
   readonly allowMissingKeys?: boolean;
 }
 
+/**
+ * A parsed template. Immutable: parse once (a printer column, a kubectl template) and walk it over
+ * any number of values, from any caller.
+ */
 export class JsonPath {
   private constructor(private readonly root: ListNode) {}
 
