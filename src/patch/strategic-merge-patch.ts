@@ -18,6 +18,7 @@
  * kept in the result; kube's conversion to the typed object drops such unknown members later, and
  * that step belongs to the caller.
  */
+import { goFormatS, goFormatV } from './go-text';
 import { deepCopy, goJsonKind, hasOwn, isJsonObject, setMember, type JsonObject, type JsonValue } from './json-value';
 import { PatchError } from './patch-error';
 import type { PatchLookup, PatchSchemaNode } from './patch-schema';
@@ -86,29 +87,17 @@ function goType(value: JsonValue | undefined): GoType {
   }
 }
 
-/** fmt's %v of a decoded JSON value: maps with sorted keys, slices space-separated. */
-function goFormat(value: JsonValue | undefined): string {
-  if (value === null || value === undefined) return '<nil>';
-  if (Array.isArray(value)) return `[${value.map(goFormat).join(' ')}]`;
-  if (isJsonObject(value)) {
-    const keys = Object.keys(value).sort();
-    return `map[${keys.map((key) => `${key}:${goFormat(value[key])}`).join(' ')}]`;
-  }
-  return String(value);
-}
-
 function badArgType(expected: GoType, actual: JsonValue | undefined): MergeFailure {
   const actualType = actual === null || actual === undefined ? '%!s(<nil>)' : goType(actual);
   return new MergeFailure(`expected a ${expected}, but received a ${actualType}`);
 }
 
 function noMergeKey(item: JsonObject, mergeKey: string): MergeFailure {
-  return new MergeFailure(`map: ${goFormat(item)} does not contain declared merge key: ${mergeKey}`);
+  return new MergeFailure(`map: ${goFormatV(item)} does not contain declared merge key: ${mergeKey}`);
 }
 
 function badPatchType(directive: JsonValue | undefined, map: JsonObject): MergeFailure {
-  const shown = typeof directive === 'string' ? directive : `%!s(${goType(directive)}=${goFormat(directive)})`;
-  return new MergeFailure(`unknown patch type: ${shown} in map: ${goFormat(map)}`);
+  return new MergeFailure(`unknown patch type: ${goFormatS(directive)} in map: ${goFormatV(map)}`);
 }
 
 /** Go's == on two interface{} values holding JSON scalars. */
@@ -292,7 +281,7 @@ function validatePatchWithSetOrderList(patchList: JsonValue[], order: JsonValue[
     orderIndex++;
   }
   if (patchIndex < kept.length && orderIndex >= order.length) {
-    throw new MergeFailure(`The order in patch list:\n${goFormat(patchList)}\n doesn't match ${SET_ELEMENT_ORDER_PREFIX} list:\n${goFormat(order)}\n`);
+    throw new MergeFailure(`The order in patch list:\n${goFormatV(patchList)}\n doesn't match ${SET_ELEMENT_ORDER_PREFIX} list:\n${goFormatV(order)}\n`);
   }
 }
 
@@ -353,7 +342,7 @@ function sliceElementType(...slices: JsonValue[][]): ElementKind {
         if (current === '[]interface {}') throw sentinel(MERGEPATCH_ERRORS.noListOfLists);
         previous = current;
       } else if (previous !== current) {
-        throw new MergeFailure(`list element types are not identical: ${goFormat(slices)}`);
+        throw new MergeFailure(`list element types are not identical: ${goFormatV(slices)}`);
       }
     }
   }
