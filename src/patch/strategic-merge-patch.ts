@@ -15,8 +15,8 @@
  *   interleaved with the items only the server has, kept in their old relative order.
  *
  * Like v1.25 (before kubernetes PR 117568), a directive nested inside a value that is taken whole is
- * kept in the result; kube's conversion to the typed object drops such unknown members later, and
- * that step belongs to the caller.
+ * kept in the result: the conversion to the typed object (patchObject) then reports it as an unknown
+ * member of a struct, and keeps it as an entry of a map (where validation may refuse it).
  */
 import { goFormatS, goFormatV } from './go-text';
 import { deepCopy, goJsonKind, hasOwn, isJsonObject, setMember, type JsonObject, type JsonValue } from './json-value';
@@ -56,14 +56,26 @@ function sentinel(error: (typeof MERGEPATCH_ERRORS)[keyof typeof MERGEPATCH_ERRO
  * without a schema every list is replaced and every map merged. Inputs are not modified.
  */
 export function applyStrategicMergePatch(document: JsonValue, patch: unknown, schema: PatchSchemaNode | undefined): JsonValue {
-  if (patch === null) return deepCopy(document);
+  return applyStrategicMergePatchKeepingPatch(document, patch, schema).value;
+}
+
+/**
+ * applyStrategicMergePatch, with the patch as the merge left it: the library consumes directives and
+ * merged lists from the patch map it is given, and kube-apiserver prints that map (with %+v) when
+ * the result does not convert into the kind's type. A null patch is Go's nil map.
+ */
+export function applyStrategicMergePatchKeepingPatch(
+  document: JsonValue, patch: unknown, schema: PatchSchemaNode | undefined,
+): { value: JsonValue; patchAfterMerge: JsonObject } {
+  if (patch === null) return { value: deepCopy(document), patchAfterMerge: {} };
   if (!isJsonObject(patch)) {
     // patch.go decodes the body into map[string]interface{} and answers BadRequest with the decoder's text.
     throw PatchError.badRequest(`json: cannot unmarshal ${goJsonKind(patch)} into Go value of type map[string]interface {}`);
   }
   const original = isJsonObject(document) ? deepCopy(document) : {};
+  const patchAfterMerge = deepCopy(patch);
   try {
-    return mergeMap(original, deepCopy(patch), schema);
+    return { value: mergeMap(original, patchAfterMerge, schema), patchAfterMerge };
   } catch (err) {
     if (!(err instanceof MergeFailure)) throw err;
     if (err.status === 400) throw PatchError.badRequest(err.message);
