@@ -17,6 +17,6 @@ export {
   type ObjectValue, type PatchBody, type PatchDecode, type PatchedObject, type PatchObjectOptions,
 } from './patch-object';
 export { GoMapOrder, goFormatS, goFormatV, goJsonString, type MarshaledDocument } from './go-text';
-export { PatchSchema, PatchSchemaNode, type PatchLookup, type PatchMeta } from './patch-schema';
+export { PatchLookupError, PatchSchema, PatchSchemaNode, type PatchLookup, type PatchMeta } from './patch-schema';
 export { GENERIC_UNPROCESSABLE_MESSAGE, MAX_JSON_PATCH_OPERATIONS, PatchError, isPatchError } from './patch-error';
 export { deepCopy, deepEqual, isJsonObject, type JsonObject, type JsonValue } from './json-value';

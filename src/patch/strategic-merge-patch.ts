@@ -17,11 +17,14 @@
  * Like v1.25 (before kubernetes PR 117568), a directive nested inside a value that is taken whole is
  * kept in the result: the conversion to the typed object (patchObject) then reports it as an unknown
  * member of a struct, and keeps it as an entry of a map (where validation may refuse it).
+ *
+ * Field lookups follow the schema leniently, except for the list a `$setElementOrder` names
+ * (PatchSchemaNode.lookupListToOrder), which fails as kube's reflection-based lookup does.
  */
 import { goFormatS, goFormatV } from './go-text';
 import { deepCopy, goJsonKind, hasOwn, isJsonObject, setMember, type JsonObject, type JsonValue } from './json-value';
 import { PatchError } from './patch-error';
-import type { PatchLookup, PatchSchemaNode } from './patch-schema';
+import { PatchLookupError, type PatchLookup, type PatchSchemaNode } from './patch-schema';
 
 const DIRECTIVE_MARKER = '$patch';
 const DELETE_DIRECTIVE = 'delete';
@@ -77,6 +80,8 @@ export function applyStrategicMergePatchKeepingPatch(
   try {
     return { value: mergeMap(original, patchAfterMerge, schema), patchAfterMerge };
   } catch (err) {
+    // A field lookup that fails is a plain error in kube too.
+    if (err instanceof PatchLookupError) throw PatchError.untyped(err.message);
     if (!(err instanceof MergeFailure)) throw err;
     if (err.status === 400) throw PatchError.badRequest(err.message);
     if (err.status === 422) throw PatchError.unprocessable(err.message);
@@ -257,7 +262,7 @@ function mergePatchIntoOriginal(original: JsonObject, patch: JsonObject, schema:
     const originalItems = foundOriginal ? (originalList as JsonValue[]) : [];
     const patchItems = foundPatch ? (patchList as JsonValue[]) : [];
 
-    const lookup = lookupForSlice(schema, listKey);
+    const lookup = schema === undefined ? lookupForSlice(schema, listKey) : schema.lookupListToOrder(listKey);
     const strategy = otherThanRetainKeys(lookup.meta.strategies);
     const mergeKey = lookup.meta.mergeKey;
     validatePatchWithSetOrderList(patchItems, order, mergeKey);

@@ -281,6 +281,21 @@ describe('src/patch patchObject: hostile strategic merge patches', () => {
       refused: untyped500('unknown patch type: bogus in map: map[$patch:bogus name:app]'),
     },
     {
+      name: '$setElementOrder naming a list the type does not have: an untyped 500',
+      body: podSpec({ '$setElementOrder/containerz': [{ name: 'app' }] }),
+      refused: untyped500('unable to find api field in struct PodSpec for the json field "containerz"'),
+    },
+    {
+      name: '$setElementOrder naming a list in other letter case finds it, as Go\'s field lookup does',
+      body: podSpec({ '$setElementOrder/Containers': [{ name: 'app' }] }),
+      applied: deployment(),
+    },
+    {
+      name: '$setElementOrder in a map whose values are not lists: an untyped 500',
+      body: { metadata: { labels: { '$setElementOrder/tier': [] } } },
+      refused: untyped500('expected slice or array type, but got: map'),
+    },
+    {
       name: '$setElementOrder given a string: an untyped 500',
       body: podSpec({ '$setElementOrder/containers': 'app' }),
       refused: untyped500('expected a []interface {}, but received a string'),
