@@ -27,7 +27,7 @@ import { CRD_GROUP, CRD_RESOURCE, crdName, conversionOf, isConditionTrue, isName
 import { customResourceDefinitionStrategy } from './crd-strategy';
 import { customResourceStrategy } from './custom-resource-strategy';
 import type { JsonObject, JsonSchemaProps } from './json-schema';
-import { pruneObject } from './pruning';
+import { pruneNonNullableNulls, pruneObject } from './pruning';
 import { withSchemaDefaults } from './defaulting';
 import { ConversionWebhookClient } from './conversion-webhook';
 
@@ -248,6 +248,7 @@ export class CustomResourceIndex {
     const served = this.forObject(object.apiVersion, object.kind);
     if (served === undefined) return undefined;
     const pruned = pruneObject(object, served.crdVersion.schema);
+    pruneNonNullableNulls(object, served.crdVersion.schema);
     const messages = pruned.map((path) => `unknown field ${JSON.stringify(path)}`);
     if (level === 'Strict' && messages.length > 0) {
       throw errors.badRequest(`${served.kind} in version "${served.version}" cannot be handled as a ${served.kind}: strict decoding error: ${messages.join(', ')}`);
