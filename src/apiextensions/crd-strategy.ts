@@ -92,6 +92,7 @@ export function customResourceDefinitionStrategy(): ResourceStrategy {
     validateUpdate: (crd, old, _namespaced, subresource) => failure(crd, subresource === 'status' ? validateCrdStatusUpdate(crd, old) : validateCrdUpdate(crd, old)),
     canonicalize: () => undefined,
     allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: false,
     gracePeriodSeconds: () => 0,
     prepareForDeletion(crd) {
       const metadata = metadataOf(crd);

@@ -11,16 +11,17 @@
 import { FieldPath, GoValue, goQuote, type FieldError } from '../apis/validation';
 import { forbidden, invalid, notSupported, required } from '../apis/validation/field-error';
 import { isDNS1035Label, isDNS1123Subdomain } from '../apis/validation/name-validation';
-import { validateObjectMeta, validateObjectMetaUpdate } from '../apis/validation/object-meta-validation';
-import { STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT, maxListSize } from './cel/cel-cost';
-import { compileRule } from './cel/rule-compiler';
+import { validateGenericObjectMeta, validateObjectMetaUpdate } from '../apis/validation/object-meta-validation';
+import { validateSchemaRules } from './cel/schema-rules';
 import { crdSpec, isConditionTrue, namesOf, versionsOf } from './crd-model';
+import { compileGoRegexp } from './go-regexp';
 import { additionalSchema, isObject, type JsonObject, type JsonSchemaProps } from './json-schema';
 import { validateAgainstSchema } from './schema-validation';
 
 
-const PRINTER_COLUMN_TYPES = ['array', 'boolean', 'date', 'integer', 'number', 'object', 'string'];
-const PRINTER_COLUMN_FORMATS = ['binary', 'byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'password'];
+// printerColumnDatatypes and customResourceColumnDefinitionFormats, in the sorted order of their messages.
+const PRINTER_COLUMN_TYPES = ['boolean', 'date', 'integer', 'number', 'string'];
+const PRINTER_COLUMN_FORMATS = ['byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'password'];
 
 type Level = 'root' | 'item' | 'field';
 
@@ -62,13 +63,7 @@ function structuralInvariants(s: JsonSchemaProps, level: Level, path: FieldPath,
   (s.allOf ?? []).forEach((v, i) => nestedValueValidation(v, skipFirstAllOf && i === 0, path.child('allOf').index(i), errs));
   (s.oneOf ?? []).forEach((v, i) => nestedValueValidation(v, false, path.child('oneOf').index(i), errs));
   if (s.not !== undefined) nestedValueValidation(s.not, false, path.child('not'), errs);
-  if (typeof s.pattern === 'string' && s.pattern !== '') {
-    try {
-      new RegExp(s.pattern, 'u');
-    } catch (err) {
-      errs.push(invalid(path.child('pattern'), s.pattern, `must be a valid regular expression, but isn't: ${(err as Error).message}`));
-    }
-  }
+  validatePattern(s, path, errs);
   const checkMetadata = level === 'root' || embedded;
   const type = s.type ?? '';
   if (embedded && type !== 'object') {
@@ -147,6 +142,14 @@ function nestedValueValidation(v: JsonSchemaProps, skipAnyOf: boolean, path: Fie
   if ((v['x-kubernetes-list-map-keys'] ?? []).length > 0) errs.push(forbidden(path.child('x-kubernetes-list-map-keys'), 'must be empty to be structural'));
   if (v['x-kubernetes-list-type'] !== undefined) errs.push(forbidden(path.child('x-kubernetes-list-type'), 'must be undefined to be structural'));
   if (v.properties?.metadata !== undefined) errs.push(forbidden(path.child('properties').key('metadata'), 'must not be specified in a nested context'));
+  validatePattern(v, path, errs);
+}
+
+/** A pattern must compile as Go's regexp does (validateValueValidation), under junctors too. */
+function validatePattern(s: JsonSchemaProps, path: FieldPath, errs: FieldError[]): void {
+  if (typeof s.pattern !== 'string' || s.pattern === '') return;
+  const compilation = compileGoRegexp(s.pattern);
+  if (!compilation.ok) errs.push(invalid(path.child('pattern'), s.pattern, `must be a valid regular expression, but isn't: ${compilation.message}`));
 }
 
 /** Defaults must validate against their own schema, and may not sit under metadata (except name/generateName). */
@@ -164,54 +167,11 @@ function validateDefaults(schema: JsonSchemaProps, path: FieldPath, errs: FieldE
   visit(schema, path);
 }
 
-interface CostState {
-  total: number;
-  errs: FieldError[];
-}
-
-/** Compiles every x-kubernetes-validations rule and checks v1.25's cost limits; cardinality multiplies a nested rule's cost. */
-function validateRules(schema: JsonSchemaProps, path: FieldPath, cardinality: number, isResource: boolean, uncorrelatable: boolean, state: CostState): void {
-  const rules = schema['x-kubernetes-validations'];
-  if (Array.isArray(rules)) {
-    rules.forEach((rule, i) => {
-      const rulePath = path.child('x-kubernetes-validations').index(i);
-      const shown = new GoValue(`apiextensions.ValidationRule{Rule:${goQuote(String(rule?.rule ?? ''))}, Message:${goQuote(String(rule?.message ?? ''))}}`);
-      if (typeof rule?.rule !== 'string' || rule.rule.trim() === '') {
-        state.errs.push(required(rulePath.child('rule'), 'rule is not specified'));
-        return;
-      }
-      const outcome = compileRule(rule, schema, isResource);
-      if (!outcome.ok) {
-        state.errs.push(invalid(rulePath.child('rule'), shown, outcome.message));
-        return;
-      }
-      if (outcome.compiled.isTransitionRule && uncorrelatable) {
-        state.errs.push(invalid(rulePath.child('rule'), rule.rule, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${path.toString()}`));
-      }
-      const cost = outcome.compiled.maxCost * cardinality;
-      state.total += cost;
-      if (cost > STATIC_ESTIMATED_COST_LIMIT) state.errs.push(forbidden(rulePath.child('rule'), costMessage('estimated rule cost', cost, STATIC_ESTIMATED_COST_LIMIT)));
-    });
-  }
-  for (const [name, property] of Object.entries(schema.properties ?? {})) {
-    if (isObject(property)) validateRules(property, path.child('properties').key(name), cardinality, property['x-kubernetes-embedded-resource'] === true, uncorrelatable, state);
-  }
-  if (schema.items !== undefined) {
-    const correlatable = schema['x-kubernetes-list-type'] === 'map';
-    validateRules(schema.items, path.child('items'), cardinality * maxListSize(schema), schema.items['x-kubernetes-embedded-resource'] === true, uncorrelatable || !correlatable, state);
-  }
-  const extra = additionalSchema(schema);
-  if (extra !== undefined) validateRules(extra, path.child('additionalProperties'), cardinality * maxListSize(schema), extra['x-kubernetes-embedded-resource'] === true, uncorrelatable, state);
-}
-
-function costMessage(what: string, cost: number, limit: number): string {
-  const factor = cost / limit;
-  const shown = factor > 100 ? 'more than 100x' : `${(Math.floor(factor * 10) / 10).toFixed(1)}x`;
-  return `${what} exceeds budget by factor of ${shown} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`;
-}
-
-function simpleJsonPath(path: string): boolean {
-  return /^(\.[A-Za-z0-9_-]+|\[\d+\]|\['[^']*'\])+$/.test(path);
+/** validateSimpleJSONPath: v1.25 only asks for a leading dot (printer columns and scale paths alike). */
+function simpleJsonPathErrors(path: string, at: FieldPath): FieldError[] {
+  if (path === '') return [invalid(at, path, 'must not be empty')];
+  if (!path.startsWith('.')) return [invalid(at, path, 'must be a simple json path starting with .')];
+  return [];
 }
 
 function validateVersion(version: JsonObject, path: FieldPath, errs: FieldError[]): void {
@@ -228,12 +188,7 @@ function validateVersion(version: JsonObject, path: FieldPath, errs: FieldError[
     errs.push(...structural);
     if (structural.length === 0) {
       validateDefaults(s, schemaPath, errs);
-      const state: CostState = { total: 0, errs: [] };
-      validateRules(s, schemaPath, 1, true, false, state);
-      errs.push(...state.errs);
-      if (state.total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
-        errs.push(forbidden(schemaPath, costMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', state.total, STATIC_ESTIMATED_CRD_COST_LIMIT).replace('try simplifying the rule, or adding', 'try adding')));
-      }
+      errs.push(...validateSchemaRules(s, schemaPath));
     }
   }
   const subresources = isObject(version.subresources) ? version.subresources : undefined;
@@ -242,29 +197,40 @@ function validateVersion(version: JsonObject, path: FieldPath, errs: FieldError[
     const scalePath = path.child('subresources', 'scale');
     const spec = typeof scale.specReplicasPath === 'string' ? scale.specReplicasPath : '';
     const status = typeof scale.statusReplicasPath === 'string' ? scale.statusReplicasPath : '';
-    if (spec === '') errs.push(required(scalePath.child('specReplicasPath'), ''));
-    else if (!spec.startsWith('.spec.') || !simpleJsonPath(spec)) errs.push(invalid(scalePath.child('specReplicasPath'), spec, 'should be a json path under .spec'));
-    if (status === '') errs.push(required(scalePath.child('statusReplicasPath'), ''));
-    else if (!status.startsWith('.status.') || !simpleJsonPath(status)) errs.push(invalid(scalePath.child('statusReplicasPath'), status, 'should be a json path under .status'));
+    const replicasPath = (value: string, at: FieldPath, prefix: string): void => {
+      if (value === '') {
+        errs.push(required(at, ''));
+        return;
+      }
+      const problems = simpleJsonPathErrors(value, at);
+      if (problems.length > 0) errs.push(...problems);
+      else if (!value.startsWith(`${prefix}.`)) errs.push(invalid(at, value, `should be a json path under ${prefix}`));
+    };
+    replicasPath(spec, scalePath.child('specReplicasPath'), '.spec');
+    replicasPath(status, scalePath.child('statusReplicasPath'), '.status');
     const selector = scale.labelSelectorPath;
-    if (typeof selector === 'string' && selector !== '' && ((!selector.startsWith('.spec.') && !selector.startsWith('.status.')) || !simpleJsonPath(selector))) {
-      errs.push(invalid(scalePath.child('labelSelectorPath'), selector, 'should be a json path under either .spec or .status'));
+    if (typeof selector === 'string' && selector !== '') {
+      const problems = simpleJsonPathErrors(selector, scalePath.child('labelSelectorPath'));
+      if (problems.length > 0) errs.push(...problems);
+      else if (!selector.startsWith('.spec.') && !selector.startsWith('.status.')) errs.push(invalid(scalePath.child('labelSelectorPath'), selector, 'should be a json path under either .spec or .status'));
     }
   }
   const columns = Array.isArray(version.additionalPrinterColumns) ? version.additionalPrinterColumns : [];
   columns.forEach((column, i) => {
     const columnPath = path.child('additionalPrinterColumns').index(i);
     if (!isObject(column)) return;
+    // ValidateCustomResourceColumnDefinition: the jsonPath error names the internal field, JSONPath.
     if (typeof column.name !== 'string' || column.name === '') errs.push(required(columnPath.child('name'), ''));
     const type = typeof column.type === 'string' ? column.type : '';
-    if (type === '') errs.push(required(columnPath.child('type'), ''));
-    else if (!PRINTER_COLUMN_TYPES.includes(type)) errs.push(notSupported(columnPath.child('type'), type, PRINTER_COLUMN_TYPES));
+    const types = `must be one of ${PRINTER_COLUMN_TYPES.join(',')}`;
+    if (type === '') errs.push(required(columnPath.child('type'), types));
+    else if (!PRINTER_COLUMN_TYPES.includes(type)) errs.push(invalid(columnPath.child('type'), type, types));
     if (typeof column.format === 'string' && column.format !== '' && !PRINTER_COLUMN_FORMATS.includes(column.format)) {
-      errs.push(notSupported(columnPath.child('format'), column.format, PRINTER_COLUMN_FORMATS));
+      errs.push(invalid(columnPath.child('format'), column.format, `must be one of ${PRINTER_COLUMN_FORMATS.join(',')}`));
     }
     const jsonPath = typeof column.jsonPath === 'string' ? column.jsonPath : '';
-    if (jsonPath === '') errs.push(required(columnPath.child('jsonPath'), ''));
-    else if (!jsonPath.startsWith('.')) errs.push(invalid(columnPath.child('jsonPath'), jsonPath, 'must be a simple json path starting with .'));
+    if (jsonPath === '') errs.push(required(columnPath.child('JSONPath'), ''));
+    else errs.push(...simpleJsonPathErrors(jsonPath, columnPath.child('JSONPath')));
   });
 }
 
@@ -381,7 +347,7 @@ export function validateCrdCreate(crd: JsonObject): FieldError[] {
     if (name !== `${names.plural}.${group}`) problems.push('must be spec.names.plural+"."+spec.group');
     return problems;
   };
-  const errs = validateObjectMeta(isObject(crd.metadata) ? crd.metadata : {}, false, nameFn, FieldPath.root('metadata'));
+  const errs = validateGenericObjectMeta(isObject(crd.metadata) ? crd.metadata : {}, false, nameFn, FieldPath.root('metadata'));
   validateSpec(crd, errs);
   validateStatus(crd, errs);
   return errs;

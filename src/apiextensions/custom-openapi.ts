@@ -9,7 +9,7 @@
  * kubectl explain maps a resource to its kind.
  */
 import type { CustomServedResource } from './custom-resource-index';
-import { isObject, type JsonObject, type JsonSchemaProps } from './json-schema';
+import { additionalSchema, isObject, preservesUnknown, type JsonObject, type JsonSchemaProps } from './json-schema';
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 const API_VERSION_DESCRIPTION = 'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources';
@@ -104,4 +104,134 @@ export function metaSchemasOf(document: JsonObject): JsonObject {
   const out: JsonObject = {};
   for (const [name, schema] of Object.entries(components)) if (name.startsWith(`${META}.`)) out[name] = schema;
   return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// OpenAPI v2 (swagger) definitions: what v1.25's openapi controller merges into /openapi/v2
+// (builder.BuildOpenAPIV2 with Options{V2: true}, then handler.PruneDefaults).
+
+const V2_DEFINITIONS = '#/definitions/';
+const OBJECT_META_DESCRIPTION = "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
+const LIST_META_DESCRIPTION = 'Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds';
+const EMBEDDED_API_VERSION_DESCRIPTION = 'apiVersion defines the versioned schema of this representation of an object. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources';
+const EMBEDDED_KIND_DESCRIPTION = 'kind is a string value representing the type of this object. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds';
+
+/** The keywords a structural schema keeps (Structural.ToKubeOpenAPI); junctors and defaults are handled apart. */
+const STRUCTURAL_KEYWORDS = [
+  'description', 'type', 'title', 'format', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'maxLength', 'minLength',
+  'pattern', 'maxItems', 'minItems', 'uniqueItems', 'multipleOf', 'enum', 'maxProperties', 'minProperties', 'required',
+  'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string', 'x-kubernetes-list-map-keys',
+  'x-kubernetes-list-type', 'x-kubernetes-map-type', 'x-kubernetes-validations',
+] as const;
+
+/** A schema object with its keys in byte order, as the documents served for built-in kinds have them. */
+function sortedKeys(object: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const key of Object.keys(object).sort()) out[key] = object[key];
+  return out;
+}
+
+/**
+ * A schema node as swagger 2.0 and kubectl's v2 reader take it (openapi/v2 ToStructuralOpenAPIV2):
+ * no allOf/anyOf/oneOf/not; a nullable node loses its type, items and properties (and is dropped
+ * from its parent's required); a node keeping unknown fields loses items and properties; an array
+ * left without items loses its type; no default (PruneDefaults).
+ */
+function toOpenApiV2(schema: JsonSchemaProps): JsonObject {
+  const out: JsonObject = {};
+  for (const keyword of STRUCTURAL_KEYWORDS) {
+    const value = (schema as JsonObject)[keyword];
+    if (value !== undefined && value !== false && value !== '') out[keyword] = structuredClone(value);
+  }
+  const nullable = schema.nullable === true;
+  const dropChildren = nullable || preservesUnknown(schema);
+  if (!dropChildren && schema.items !== undefined) out.items = toOpenApiV2(schema.items);
+  if (!dropChildren && schema.properties !== undefined) {
+    const properties: JsonObject = {};
+    for (const name of Object.keys(schema.properties).sort()) properties[name] = toOpenApiV2(schema.properties[name] as JsonSchemaProps);
+    out.properties = properties;
+  }
+  const extra = additionalSchema(schema);
+  if (extra !== undefined) out.additionalProperties = toOpenApiV2(extra);
+  else if (schema.additionalProperties === true) out.additionalProperties = true;
+  if (nullable) delete out.type;
+  if (out.items === undefined && out.type === 'array') delete out.type;
+  if (Array.isArray(out.required)) {
+    let required = (out.required as string[]).filter((name) => !dropChildren && schema.properties?.[name]?.nullable === true ? false : true);
+    if (extra?.nullable === true) required = [];
+    if (required.length > 0) out.required = required;
+    else delete out.required;
+  }
+  return sortedKeys(out);
+}
+
+/** addEmbeddedProperties: an embedded resource (that does not keep unknown fields) gets apiVersion, kind and metadata. */
+function addEmbeddedProperties(schema: JsonObject): void {
+  if (isObject(schema.properties)) for (const child of Object.values(schema.properties)) if (isObject(child)) addEmbeddedProperties(child);
+  if (isObject(schema.items)) addEmbeddedProperties(schema.items);
+  if (isObject(schema.additionalProperties)) addEmbeddedProperties(schema.additionalProperties);
+  if (schema['x-kubernetes-preserve-unknown-fields'] === true) return;
+  if (schema['x-kubernetes-embedded-resource'] !== true) return;
+  const properties: JsonObject = {
+    ...(isObject(schema.properties) ? schema.properties : {}),
+    apiVersion: { description: EMBEDDED_API_VERSION_DESCRIPTION, type: 'string' },
+    kind: { description: EMBEDDED_KIND_DESCRIPTION, type: 'string' },
+    metadata: { $ref: `${V2_DEFINITIONS}${META}.ObjectMeta`, description: OBJECT_META_DESCRIPTION },
+  };
+  schema.properties = sortedKeys(properties);
+  const required = Array.isArray(schema.required) ? [...(schema.required as string[])] : [];
+  if (!required.includes('kind')) required.push('kind');
+  if (!required.includes('apiVersion')) required.push('apiVersion');
+  schema.required = required;
+  const sorted = sortedKeys(schema);
+  for (const key of Object.keys(schema)) delete schema[key];
+  Object.assign(schema, sorted);
+}
+
+/** The v2 definition of a custom resource's kind (buildKubeNative with V2). */
+function kindDefinitionV2(resource: CustomServedResource): JsonObject {
+  const gvk = [{ group: resource.group, kind: resource.kind, version: resource.version }];
+  const schema = resource.crdVersion.schema;
+  // A schema that keeps unknown fields at its root is published as a bare object: kubectl would
+  // otherwise refuse every field it does not list.
+  if (schema === undefined || preservesUnknown(schema)) return { type: 'object', 'x-kubernetes-group-version-kind': gvk };
+  const definition = toOpenApiV2(schema);
+  definition.properties = sortedKeys({
+    ...(isObject(definition.properties) ? definition.properties : {}),
+    apiVersion: { description: API_VERSION_DESCRIPTION, type: 'string' },
+    kind: { description: KIND_DESCRIPTION, type: 'string' },
+    metadata: { $ref: `${V2_DEFINITIONS}${META}.ObjectMeta`, description: OBJECT_META_DESCRIPTION },
+  });
+  addEmbeddedProperties(definition);
+  definition['x-kubernetes-group-version-kind'] = gvk;
+  return sortedKeys(definition);
+}
+
+/** The v2 definition of a custom resource's list kind (buildListSchema with V2). */
+function listDefinitionV2(resource: CustomServedResource, prefix: string): JsonObject {
+  return {
+    description: `${resource.listKind} is a list of ${resource.kind}`,
+    properties: {
+      apiVersion: { description: API_VERSION_DESCRIPTION, type: 'string' },
+      items: { description: `List of ${resource.resource}. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md`, items: { $ref: `${V2_DEFINITIONS}${prefix}.${resource.kind}` }, type: 'array' },
+      kind: { description: KIND_DESCRIPTION, type: 'string' },
+      metadata: { $ref: `${V2_DEFINITIONS}${META}.ListMeta`, description: LIST_META_DESCRIPTION },
+    },
+    required: ['items'],
+    'x-kubernetes-group-version-kind': [{ group: resource.group, kind: resource.listKind, version: resource.version }],
+  };
+}
+
+/**
+ * The /openapi/v2 definitions of the served custom resource versions: `<reversed group>.<version>.<Kind>`
+ * and its list, by name. The v3 documents keep anyOf and the rest; only v2 is filtered.
+ */
+export function customOpenApiV2Definitions(resources: readonly CustomServedResource[]): JsonObject {
+  const definitions: JsonObject = {};
+  for (const resource of resources) {
+    const prefix = schemaPrefix(resource.group, resource.version);
+    definitions[`${prefix}.${resource.kind}`] = kindDefinitionV2(resource);
+    definitions[`${prefix}.${resource.listKind}`] = listDefinitionV2(resource, prefix);
+  }
+  return definitions;
 }

@@ -27,12 +27,13 @@ import { CRD_GROUP, CRD_RESOURCE, crdName, conversionOf, isConditionTrue, isName
 import { customResourceDefinitionStrategy } from './crd-strategy';
 import { customResourceStrategy } from './custom-resource-strategy';
 import type { JsonObject, JsonSchemaProps } from './json-schema';
-import { pruneObject } from './pruning';
+import { pruneNonNullableNulls, pruneObject } from './pruning';
 import { withSchemaDefaults } from './defaulting';
 import { ConversionWebhookClient } from './conversion-webhook';
 
 export const CRD_KEY_PREFIX = `/registry/${CRD_GROUP}/${CRD_RESOURCE}/`;
 const CUSTOM_RESOURCE_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
+const TERMINATING_DISCOVERY_VERBS = ['delete', 'deletecollection', 'get', 'list', 'watch'];
 /** Patch types a custom resource takes: no strategic merge (415, as v1.25). */
 export const CUSTOM_RESOURCE_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
 
@@ -161,8 +162,10 @@ export class CustomResourceIndex {
         kind: names.kind,
         listKind: names.listKind,
         namespaced: isNamespaced(crd),
-        // While its CRD terminates, nothing new may be created (v1.25 answers 405).
+        // While its CRD terminates, nothing new may be created (v1.25's crdHandler answers 405
+        // MethodNotAllowed with its own message); updates still go through, to drop finalizers.
         verbs: terminating ? CUSTOM_RESOURCE_VERBS.filter((v) => v !== 'create') : [...CUSTOM_RESOURCE_VERBS],
+        verbRefusals: terminating ? { create: 'create not allowed while custom resource definition is terminating' } : undefined,
         subresources: [...(version.hasStatus ? [{ name: 'status' }] : []), ...(version.scale !== undefined ? [{ name: 'scale' }] : [])],
         storage: { group, version: storageVersion.name, resource: names.plural },
         scale: version.scale,
@@ -245,6 +248,7 @@ export class CustomResourceIndex {
     const served = this.forObject(object.apiVersion, object.kind);
     if (served === undefined) return undefined;
     const pruned = pruneObject(object, served.crdVersion.schema);
+    pruneNonNullableNulls(object, served.crdVersion.schema);
     const messages = pruned.map((path) => `unknown field ${JSON.stringify(path)}`);
     if (level === 'Strict' && messages.length > 0) {
       throw errors.badRequest(`${served.kind} in version "${served.version}" cannot be handled as a ${served.kind}: strict decoding error: ${messages.join(', ')}`);
@@ -310,7 +314,9 @@ export class CustomResourceIndex {
     const resources: APIResource[] = [];
     for (const served of this.byResource.values()) {
       if (served.group !== group || served.version !== version) continue;
-      const main: APIResource = { name: served.resource, singularName: served.singular, namespaced: served.namespaced, kind: served.kind, verbs: [...served.verbs] };
+      // Discovery shows a terminating CRD's resource without create, update and patch (v1.25's discovery controller).
+      const verbs = served.terminating ? TERMINATING_DISCOVERY_VERBS : CUSTOM_RESOURCE_VERBS;
+      const main: APIResource = { name: served.resource, singularName: served.singular, namespaced: served.namespaced, kind: served.kind, verbs: [...verbs] };
       if (served.shortNames.length > 0) main.shortNames = [...served.shortNames];
       if (served.categories.length > 0) main.categories = [...served.categories];
       main.storageVersionHash = served.storageVersionHash;

@@ -1,13 +1,14 @@
 /**
  * The OpenAPI documents a server with CRDs serves: the built-in ones (src/apis/openapi) with the
  * custom group-versions added: their v3 documents (custom-openapi.ts) and index entries, and
- * their definitions merged into v2 (JSON and gnostic Protobuf). Rebuilt only when the set of
- * served CRDs changes (the index's revision), so a server without CRDs serves the built-in bytes.
+ * their v2 definitions (built for v2, as v1.25 filters them) merged into v2 (JSON and gnostic
+ * Protobuf). Rebuilt only when the set of served CRDs changes (the index's revision), so a
+ * server without CRDs serves the built-in bytes.
  */
 import { createHash } from 'node:crypto';
-import { convertSchema, goJsonStringify, type OpenApiDocuments } from '../apis/openapi';
+import { goJsonStringify, type OpenApiDocuments } from '../apis/openapi';
 import { OPENAPI_V2_PROTOBUF_CONTENT_TYPE, openApiV2ToProtobuf } from '../apis/openapi/openapi-v2-protobuf';
-import { customOpenApiV3Document, metaSchemasOf } from './custom-openapi';
+import { customOpenApiV2Definitions, customOpenApiV3Document, metaSchemasOf } from './custom-openapi';
 import type { CustomResourceIndex } from './custom-resource-index';
 import type { JsonObject } from './json-schema';
 
@@ -63,9 +64,11 @@ export class MergedOpenApi {
     if (this.v2Body === undefined) {
       const document = JSON.parse(builtIn.body.toString('utf8')) as { definitions: Record<string, unknown> };
       const definitions: Record<string, unknown> = { ...document.definitions };
-      for (const v3 of this.v3.values()) {
-        const schemas = (JSON.parse(v3.body.toString('utf8')) as { components: { schemas: Record<string, unknown> } }).components.schemas;
-        for (const [name, schema] of Object.entries(schemas)) if (definitions[name] === undefined) definitions[name] = convertSchema(schema as never);
+      // Built from the CRDs as v1.25 builds v2 (no anyOf, oneOf, allOf, not or defaults), not
+      // from the v3 documents: gnostic's v2 Schema has no place for those, and the Protobuf form
+      // would fail. The meta.k8s.io definitions they refer to are the built-in ones.
+      for (const [name, schema] of Object.entries(customOpenApiV2Definitions(this.index.servedResources()))) {
+        if (definitions[name] === undefined) definitions[name] = schema;
       }
       const sorted: Record<string, unknown> = {};
       for (const name of Object.keys(definitions).sort()) sorted[name] = definitions[name];

@@ -4,6 +4,10 @@
  * keeps them. apiVersion, kind and metadata survive at the root and in embedded resources, where
  * metadata keeps only ObjectMeta's fields. The pruned paths are returned sorted, for the Warning
  * headers of fieldValidation=Warn and the 400 of Strict (spec 01 §4.7).
+ *
+ * Then, as kube's decoder does next (defaulting/prunenulls.go), a null where the schema neither
+ * allows null nor gives a default is dropped rather than refused; a null with a default is left
+ * for defaulting to replace.
  */
 import { additionalSchema, isObject, preservesUnknown, type JsonObject, type JsonSchemaProps } from './json-schema';
 
@@ -77,4 +81,23 @@ function pruneValue(value: unknown, schema: JsonSchemaProps, path: string, prune
     return;
   }
   pruneFields(value, schema, path, pruned, false);
+}
+
+/**
+ * Drops, in place, every null whose schema is neither nullable nor defaulted
+ * (PruneNonNullableNullsWithoutDefaults). Values without a schema (preserved unknown fields) keep
+ * their nulls.
+ */
+export function pruneNonNullableNulls(value: unknown, schema: JsonSchemaProps | undefined): void {
+  if (Array.isArray(value)) {
+    for (const item of value) pruneNonNullableNulls(item, schema?.items);
+    return;
+  }
+  if (!isObject(value)) return;
+  for (const key of Object.keys(value)) {
+    const declared = schema?.properties !== undefined && Object.prototype.hasOwnProperty.call(schema.properties, key) ? schema.properties[key] : undefined;
+    const child = declared ?? (schema === undefined ? undefined : additionalSchema(schema));
+    if (value[key] === null && child !== undefined && child.nullable !== true && child.default === undefined) delete value[key];
+    else pruneNonNullableNulls(value[key], child);
+  }
 }

@@ -3,43 +3,70 @@
  * messages kube-apiserver v1.25 gives (k8s.io/apiextensions-apiserver pkg/apiserver/validation
  * validation.go: kube-openapi's validator, its results turned into field errors by
  * kubeOpenAPIResultToFieldErrors): wrong types, formats, enum, pattern, minimum/maximum,
- * lengths, item and property counts, required, nullable, x-kubernetes-int-or-string and the
- * apiVersion/kind/metadata of x-kubernetes-embedded-resource objects.
+ * lengths, item and property counts, required, nullable, x-kubernetes-int-or-string, anyOf,
+ * oneOf, allOf and not, and the apiVersion/kind/metadata of x-kubernetes-embedded-resource
+ * objects.
+ *
+ * As in v1.25, a type error's bad value is the JSON type found ("integer"), int-or-string is the
+ * one type "integer,string", and the composite errors of anyOf/oneOf/allOf/not sit at the root
+ * of the validation with an empty value (the caller names that root: "<nil>" for a custom
+ * resource, the `default` field for a CRD's default).
  *
  * Pure: the same value and schema always give the same errors, in a stable order (properties in
- * sorted order, as Go's map iteration is made stable by kube-openapi's sorted property walk).
+ * sorted order, where kube-openapi walks Go's map in random order).
  */
-import { FieldPath, type FieldError } from '../apis/validation';
+import { FieldPath, goQuote, type FieldError } from '../apis/validation';
 import { invalid, notSupported, required, tooLong, tooMany } from '../apis/validation/field-error';
 import { isDNS1123Subdomain } from '../apis/validation/name-validation';
+import { compileGoRegexp, type GoRegexp } from './go-regexp';
 import { additionalSchema, isObject, jsonTypeOf, type JsonSchemaProps } from './json-schema';
 
-function typeInvalid(path: FieldPath, value: unknown, detail: string): FieldError {
-  return { type: 'FieldValueTypeInvalid', field: path.toString(), badValue: value ?? '', detail };
+/**
+ * kube-openapi's InvalidType as v1.25 turns it into a field error: the bad value is the JSON type
+ * the value has (not the value), and the message names the type(s) the schema wants.
+ */
+function typeInvalid(path: FieldPath, wanted: string, actual: string): FieldError {
+  return { type: 'FieldValueTypeInvalid', field: path.toString(), badValue: actual, detail: `${inBody(path)} must be of type ${wanted}: ${JSON.stringify(actual)}` };
 }
 
-/** kube-openapi names the field in its message the way the path prints. */
+/**
+ * A composite error of anyOf/oneOf/allOf/not: kube-openapi words it without a field, so v1.25
+ * reports it at the root of the validation ("<nil>" for a custom resource) with an empty value,
+ * the failing path quoted in the message.
+ */
+function compositeInvalid(path: FieldPath, detail: string): FieldError {
+  return { type: 'FieldValueInvalid', field: '', badValue: '', detail: `${goQuote(path.toString())} ${detail}` };
+}
+
+/** The types a schema node asks for, as kube-openapi joins them: int-or-string is "integer,string". */
+function wantedType(schema: JsonSchemaProps): string | undefined {
+  if (schema['x-kubernetes-int-or-string'] === true) return 'integer,string';
+  return schema.type !== undefined && schema.type !== '' ? schema.type : undefined;
+}
+
+/**
+ * kube-openapi names the field in its message the way the path prints ("%s in body"), so the
+ * root, whose name is empty, reads " in body" (a default's errors: `default: Invalid value:
+ * "boolean":  in body must be of type string: "boolean"`, two spaces).
+ */
 function inBody(path: FieldPath): string {
-  const text = path.toString();
-  return text === '' ? 'in body' : `${text} in body`;
+  return `${path.toString()} in body`;
 }
 
 function goNumber(n: number): string {
   return String(n);
 }
 
-const patternCache = new Map<string, RegExp | null>();
+/** Compiled patterns, one per schema node: dropped with the CRD's schema when it changes. */
+const compiledPatterns = new WeakMap<JsonSchemaProps, GoRegexp | null>();
 
-/** ECMA-262 patterns as kube-openapi compiles them with Go's regexp; one compile per pattern. */
-function compiledPattern(pattern: string): RegExp | null {
-  let compiled = patternCache.get(pattern);
+/** The schema's pattern compiled as Go's regexp (null when it does not compile: CRD validation refused it). */
+function compiledPattern(schema: JsonSchemaProps, pattern: string): GoRegexp | null {
+  let compiled = compiledPatterns.get(schema);
   if (compiled === undefined) {
-    try {
-      compiled = new RegExp(pattern, 'u');
-    } catch {
-      compiled = null;
-    }
-    patternCache.set(pattern, compiled);
+    const compilation = compileGoRegexp(pattern);
+    compiled = compilation.ok ? compilation.regexp : null;
+    compiledPatterns.set(schema, compiled);
   }
   return compiled;
 }
@@ -88,57 +115,83 @@ export function validateAgainstSchema(value: unknown, schema: JsonSchemaProps, p
   return errs;
 }
 
+/**
+ * One node, with kube-openapi's validators in its order: type, then anyOf/oneOf/allOf/not, then
+ * the string, format, number and array checks, enum, and the object's properties. A type error
+ * does not stop the others, as in kube-openapi (each of them applies only to its kind of value).
+ */
 function validateNode(value: unknown, schema: JsonSchemaProps, path: FieldPath, errs: FieldError[], isRoot = false): void {
+  if (value === undefined) return;
+  const wanted = wantedType(schema);
   if (value === null) {
-    if (schema.nullable === true) return;
-    if (schema.type !== undefined && schema.type !== '' && schema['x-kubernetes-int-or-string'] !== true) {
-      errs.push(typeInvalid(path, '', `${inBody(path)} must be of type ${schema.type}: "null"`));
-      return;
-    }
-    if (schema['x-kubernetes-int-or-string'] === true) {
-      errs.push(typeInvalid(path, '', `${inBody(path)} must be of type integer: "null"`));
-      errs.push(typeInvalid(path, '', `${inBody(path)} must be of type string: "null"`));
-    }
+    if (wanted !== undefined && schema.nullable !== true) errs.push(typeInvalid(path, wanted, 'null'));
+    validateEnum(value, schema, path, errs);
     return;
   }
-  if (value === undefined) return;
   const actual = jsonTypeOf(value);
-  if (schema['x-kubernetes-int-or-string'] === true) {
-    if (actual !== 'integer' && actual !== 'string') {
-      errs.push(typeInvalid(path, value, `${inBody(path)} must be of type integer: ${JSON.stringify(actual)}`));
-      errs.push(typeInvalid(path, value, `${inBody(path)} must be of type string: ${JSON.stringify(actual)}`));
-      return;
-    }
-  } else if (schema.type !== undefined && schema.type !== '') {
-    const ok = schema.type === actual || (schema.type === 'number' && actual === 'integer');
-    if (!ok) {
-      errs.push(typeInvalid(path, value, `${inBody(path)} must be of type ${schema.type}: ${JSON.stringify(actual)}`));
-      return;
-    }
+  if (wanted !== undefined && !formatExemptsType(schema, wanted, value)) {
+    const accepted = wanted.split(',');
+    if (!accepted.includes(actual) && !(actual === 'integer' && accepted.includes('number'))) errs.push(typeInvalid(path, wanted, actual));
   }
-  if (schema.enum !== undefined && schema.enum.length > 0) {
-    const wanted = JSON.stringify(value);
-    if (!schema.enum.some((candidate) => JSON.stringify(candidate) === wanted)) {
-      errs.push(notSupported(path, value, schema.enum.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)))));
-    }
-  }
+  validateJunctors(value, schema, path, errs);
   if (typeof value === 'string') validateString(value, schema, path, errs);
   else if (typeof value === 'number') validateNumber(value, schema, path, errs);
   else if (Array.isArray(value)) validateArray(value, schema, path, errs);
-  else if (isObject(value)) validateObject(value, schema, path, errs, isRoot);
-  for (const sub of schema.allOf ?? []) validateNode(value, sub, path, errs);
+  validateEnum(value, schema, path, errs);
+  if (isObject(value)) validateObject(value, schema, path, errs, isRoot);
+}
+
+/** The formats v1.25 keeps in a CR's validation schema (StripUnsupportedFormatsPostProcess), dashes removed. */
+const SUPPORTED_FORMATS = new Set(['bsonobjectid', 'uri', 'email', 'hostname', 'ipv4', 'ipv6', 'cidr', 'mac', 'uuid', 'uuid3', 'uuid4', 'uuid5', 'isbn', 'isbn10', 'isbn13', 'creditcard', 'ssn', 'hexcolor', 'rgbcolor', 'byte', 'password', 'date', 'duration', 'datetime']);
+
+/**
+ * kube-openapi's type validator lets a string or an array through unchecked when the schema has
+ * a (supported) format and wants no number: `{type: string, format: date}` takes `["x"]` in v1.25.
+ */
+function formatExemptsType(schema: JsonSchemaProps, wanted: string, value: unknown): boolean {
+  if (typeof schema.format !== 'string' || !SUPPORTED_FORMATS.has(schema.format.replaceAll('-', ''))) return false;
+  if (wanted.split(',').some((t) => t === 'number' || t === 'integer')) return false;
+  return typeof value === 'string' || Array.isArray(value);
+}
+
+function validateEnum(value: unknown, schema: JsonSchemaProps, path: FieldPath, errs: FieldError[]): void {
+  if (schema.enum === undefined || schema.enum.length === 0) return;
+  const wanted = JSON.stringify(value);
+  if (!schema.enum.some((candidate) => JSON.stringify(candidate) === wanted)) {
+    errs.push(notSupported(path, value, schema.enum.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)))));
+  }
+}
+
+/**
+ * kube-openapi's schemaPropsValidator: a failed anyOf or oneOf reports its composite error and
+ * the errors of its first failing branch with the fewest errors (its "best failure"); allOf
+ * reports every branch's errors, then its own; not reports only its own.
+ */
+function validateJunctors(value: unknown, schema: JsonSchemaProps, path: FieldPath, errs: FieldError[]): void {
+  const bestFailure = (branches: FieldError[][]): FieldError[] => branches.reduce((best, branch) => (branch.length < best.length ? branch : best));
   if (schema.anyOf !== undefined && schema.anyOf.length > 0) {
     const branches = schema.anyOf.map((sub) => validateAgainstSchemaAt(value, sub, path));
     if (!branches.some((b) => b.length === 0)) {
-      errs.push(invalid(path, value, `${JSON.stringify(path.toString())} must validate at least one schema (anyOf)`));
+      errs.push(compositeInvalid(path, 'must validate at least one schema (anyOf)'));
+      errs.push(...bestFailure(branches));
     }
   }
   if (schema.oneOf !== undefined && schema.oneOf.length > 0) {
-    const passing = schema.oneOf.filter((sub) => validateAgainstSchemaAt(value, sub, path).length === 0).length;
-    if (passing !== 1) errs.push(invalid(path, value, `${JSON.stringify(path.toString())} must validate one and only one schema (oneOf)`));
+    const branches = schema.oneOf.map((sub) => validateAgainstSchemaAt(value, sub, path));
+    const passing = branches.filter((b) => b.length === 0).length;
+    if (passing !== 1) {
+      errs.push(compositeInvalid(path, `must validate one and only one schema (oneOf). ${passing === 0 ? 'Found none valid' : `Found ${passing} valid alternatives`}`));
+      if (passing === 0) errs.push(...bestFailure(branches));
+    }
+  }
+  if (schema.allOf !== undefined && schema.allOf.length > 0) {
+    const branches = schema.allOf.map((sub) => validateAgainstSchemaAt(value, sub, path));
+    for (const branch of branches) errs.push(...branch);
+    const passing = branches.filter((b) => b.length === 0).length;
+    if (passing !== branches.length) errs.push(compositeInvalid(path, `must validate all the schemas (allOf)${passing === 0 ? '. None validated' : ''}`));
   }
   if (schema.not !== undefined && validateAgainstSchemaAt(value, schema.not, path).length === 0) {
-    errs.push(invalid(path, value, `${JSON.stringify(path.toString())} must not validate the schema (not)`));
+    errs.push(compositeInvalid(path, 'must not validate the schema (not)'));
   }
 }
 
@@ -156,8 +209,8 @@ function validateString(value: string, schema: JsonSchemaProps, path: FieldPath,
     errs.push(invalid(path, value, `${inBody(path)} should be at least ${schema.minLength} chars long`));
   }
   if (typeof schema.pattern === 'string') {
-    const pattern = compiledPattern(schema.pattern);
-    if (pattern !== null && !pattern.test(value)) errs.push(invalid(path, value, `${inBody(path)} should match '${schema.pattern}'`));
+    const pattern = compiledPattern(schema, schema.pattern);
+    if (pattern !== null && !pattern.matches(value)) errs.push(invalid(path, value, `${inBody(path)} should match '${schema.pattern}'`));
   }
   if (typeof schema.format === 'string' && schema.format !== '') {
     const check = FORMAT_CHECKS[schema.format];
@@ -166,6 +219,10 @@ function validateString(value: string, schema: JsonSchemaProps, path: FieldPath,
 }
 
 function validateNumber(value: number, schema: JsonSchemaProps, path: FieldPath, errs: FieldError[]): void {
+  if (typeof schema.multipleOf === 'number' && schema.multipleOf > 0) {
+    const quotient = value / schema.multipleOf;
+    if (Math.abs(quotient - Math.round(quotient)) > 1e-9) errs.push(invalid(path, value, `${inBody(path)} should be a multiple of ${goNumber(schema.multipleOf)}`));
+  }
   if (typeof schema.maximum === 'number') {
     if (schema.exclusiveMaximum === true ? value >= schema.maximum : value > schema.maximum) {
       errs.push(invalid(path, value, `${inBody(path)} should be less than ${schema.exclusiveMaximum === true ? '' : 'or equal to '}${goNumber(schema.maximum)}`));
@@ -175,10 +232,6 @@ function validateNumber(value: number, schema: JsonSchemaProps, path: FieldPath,
     if (schema.exclusiveMinimum === true ? value <= schema.minimum : value < schema.minimum) {
       errs.push(invalid(path, value, `${inBody(path)} should be greater than ${schema.exclusiveMinimum === true ? '' : 'or equal to '}${goNumber(schema.minimum)}`));
     }
-  }
-  if (typeof schema.multipleOf === 'number' && schema.multipleOf > 0) {
-    const quotient = value / schema.multipleOf;
-    if (Math.abs(quotient - Math.round(quotient)) > 1e-9) errs.push(invalid(path, value, `${inBody(path)} should be a multiple of ${goNumber(schema.multipleOf)}`));
   }
 }
 
@@ -246,7 +299,7 @@ function validateEmbedded(value: Record<string, unknown>, path: FieldPath, errs:
   const metadata = value.metadata;
   if (metadata === undefined || metadata === null) return;
   if (!isObject(metadata)) {
-    errs.push(typeInvalid(path.child('metadata'), metadata, 'must be an object'));
+    errs.push({ type: 'FieldValueTypeInvalid', field: path.child('metadata').toString(), badValue: metadata, detail: 'must be an object' });
     return;
   }
   const name = metadata.name;

@@ -9,5 +9,5 @@ export { parseRequestInfo, decodePathSegments, type RequestInfo, type ResourceRe
 export { ResponseWriter, type HttpResponse, type RepresentationOffer, type StreamTracker, type WatchSink } from './response-writer';
 export { BodyCodec, refuseTooDeep, type ProtobufObjectCodec, type JsonObject } from './body-codec';
 export { negotiateResponse, parseMediaRanges, requestRepresentation, mediaTypeOf, type Representation, type ResponseChoice, type MediaRange } from './negotiation';
-export type { EndpointsConfig, FieldValidationLevel, ResourceResolver, ServerSideApply, TypedDecode, VirtualCreate, VirtualCreateResult, VirtualRead } from './request-scope';
+export type { ApplyPatch, EndpointsConfig, FieldValidationLevel, ResourceResolver, ServerSideApply, TypedDecode, VirtualCreate, VirtualCreateResult, VirtualRead } from './request-scope';
 export { RequestScope } from './request-scope';

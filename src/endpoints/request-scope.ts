@@ -24,6 +24,13 @@ export type FieldValidationLevel = 'Ignore' | 'Warn' | 'Strict';
 /** Checks a decoded object against its kind's schema, as decoding into the Go type does: wrong types are a 400, unknown fields are pruned (and reported per level). */
 export type TypedDecode = (object: JsonObject, level: FieldValidationLevel, rawJson?: string) => { object: JsonObject; warnings: string[] };
 
+/**
+ * Applies a PATCH body of the given content type to the current object and turns the result into the
+ * typed object, refusing one that does not fit the kind's type; `warnings` are the strict decoding
+ * errors under Warn.
+ */
+export type ApplyPatch = (patchType: string, current: JsonObject, patch: Buffer, level: FieldValidationLevel) => { object: JsonObject; warnings: string[] };
+
 export interface ResourceResolver {
   lookup(group: string, version: string, resource: string): ServedResource | undefined;
 }
@@ -42,8 +49,7 @@ export interface EndpointsConfig {
   store: ObjectStore;
   cache: WatchCache;
   codec: BodyCodec;
-  /** Applies a patch document of the given content type to the current object. */
-  applyPatch: (patchType: string, current: JsonObject, patch: Buffer) => JsonObject;
+  applyPatch: ApplyPatch;
   minWatchTimeoutSeconds: number;
   typedDecode?: TypedDecode;
   /** The strict YAML converter's duplicate-key error for a YAML body, if any. */
@@ -246,7 +252,7 @@ export class RequestScope {
     const fieldSelector = this.query.get('fieldSelector') ?? '';
     try {
       const labels = labelSelector === '' ? undefined : parseLabelSelector(labelSelector);
-      const fields = fieldSelector === '' ? undefined : validateFieldSelector(this.resource.group, this.resource.version, this.resource.resource, parseFieldSelector(fieldSelector));
+      const fields = fieldSelector === '' ? undefined : validateFieldSelector(this.resource.group, this.resource.version, this.resource.resource, parseFieldSelector(fieldSelector), this.strategy.fieldLabelConversion);
       if ((labels === undefined || labels.isEmpty()) && (fields === undefined || fields.isEmpty())) return undefined;
       const strategy = this.strategy;
       return (object) => {

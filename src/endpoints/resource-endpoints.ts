@@ -7,6 +7,7 @@
 import { errors } from '../util';
 import { UNSERVED_SUBRESOURCES } from '../apis/discovery';
 import { connect, deleteCollection, deleteObject, create, get, isConnectSubresource, list, patch, update, watch } from './handlers';
+import { maybeWriteTable } from './handlers/table-response';
 import type { RequestContext } from './request-context';
 import type { ResourceRequestInfo } from './request-info';
 import { RequestScope, type EndpointsConfig, type VirtualCreate, type VirtualRead } from './request-scope';
@@ -54,6 +55,8 @@ export class ResourceEndpoints {
     }
     if (!SERVED_SUBRESOURCES.has(subresource) || (subresource === 'finalize' && verb !== 'update')) throw errors.methodNotAllowed();
     if (resource.namespaced && info.namespace === '' && verb !== 'list' && verb !== 'watch') throw errors.pathNotFound();
+    const refusal = resource.verbRefusals?.[verb];
+    if (refusal !== undefined) throw errors.methodNotSupported({ group: resource.group, resource: resource.resource }, verb, refusal);
     if (!resource.verbs.includes(verb)) throw errors.methodNotAllowed();
     switch (verb) {
       case 'get': return get(scope);
@@ -78,7 +81,10 @@ async function createVirtual(scope: RequestScope, virtual: VirtualCreate): Promi
   scope.ctx.response.writeObject(result.status, result.object, { protobuf: scope.config.codec.protobufSupports(virtual.apiVersion, virtual.kind), table: false });
 }
 
-/** get or list of an unstored resource: its handler lists the objects; selectors and names filter them here. */
+/**
+ * get or list of an unstored resource: its handler lists the objects; selectors and names filter
+ * them here. A client that asks for a Table (kubectl get) gets the kind's printed columns.
+ */
 async function readVirtual(scope: RequestScope, virtual: VirtualRead): Promise<void> {
   const { verb } = scope.info;
   if (verb !== 'get' && verb !== 'list') throw errors.methodNotAllowed();
@@ -87,8 +93,10 @@ async function readVirtual(scope: RequestScope, virtual: VirtualRead): Promise<v
   if (verb === 'get') {
     const found = items.find((item) => metadataOf(item).name === scope.name);
     if (found === undefined) throw errors.notFound({ group: scope.resource.group, resource: scope.resource.resource }, scope.name);
+    if (maybeWriteTable(scope, [found], {})) return;
     scope.respond(200, found);
     return;
   }
+  if (maybeWriteTable(scope, items, {})) return;
   scope.ctx.response.writeObject(200, { kind: scope.resource.listKind, apiVersion: apiVersionOf(scope.resource), metadata: {}, items }, scope.offer(true));
 }

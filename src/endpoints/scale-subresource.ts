@@ -121,14 +121,19 @@ export async function patchScale(scope: RequestScope): Promise<void> {
   if (!PATCH_CONTENT_TYPES.includes(contentType)) throw errors.unsupportedMediaType(PATCH_CONTENT_TYPES);
   const body = await scope.ctx.readBody();
   const { resource, name } = scope;
+  const level = scope.fieldValidation();
+  let warnings: string[] = [];
   const parent = await scope.registry.guaranteedUpdate(resource, scope.namespace, name, (current) => {
-    const patched = scope.config.applyPatch(contentType, scaleOf(current, resource.scale), body);
+    const result = scope.config.applyPatch(contentType, scaleOf(current, resource.scale), body, level);
+    warnings = result.warnings;
+    const patched = result.object;
     const replicas = replicasFromScale(patched, name);
     const rv = (patched.metadata as JsonObject | undefined)?.resourceVersion;
     if (typeof rv === 'string' && rv !== '' && rv !== (current.metadata as JsonObject).resourceVersion) throw errors.staleResourceVersion({ group: resource.group, resource: resource.resource }, name);
     setReplicas(scope, current, replicas);
     return current;
   }, { dryRun, subresource: '', fieldManager: scope.fieldManager(), ...scope.writer('PatchOptions', optionsBody(dryRun, scope.fieldManager())) });
+  scope.warn(warnings);
   respondScale(scope, parent);
 }
 

@@ -15,7 +15,12 @@
  * - `test` treats a missing member like a null one.
  * Where the library would crash (a nil pointer for `test` without `value` on a missing member),
  * we fail the operation instead.
+ *
+ * `applyJsonPatchMarshaled` also gives the text the library's Marshal writes for the result (what
+ * kube-apiserver quotes when that result does not decode into the kind's type): the objects an
+ * operation walked through, tested or landed in are written with sorted keys, the rest as they were.
  */
+import { GoMapOrder, type MarshaledDocument } from './go-text';
 import { deepCopy, deepEqual, goJsonKind, hasOwn, isJsonObject, setMember, type JsonObject, type JsonValue } from './json-value';
 import { MAX_JSON_PATCH_OPERATIONS, PatchError } from './patch-error';
 
@@ -29,20 +34,36 @@ export interface PatchDecodeOptions {
 
 type Container = JsonObject | JsonValue[];
 
+/** The document being patched, and which of its objects the library has decoded. */
+interface PatchState {
+  doc: Container;
+  readonly order: GoMapOrder;
+}
+
 /** The outcome of one container access; `value` undefined means Go's nil node (absent member). */
 type Lookup = { ok: true; value: JsonValue | undefined } | { ok: false; error: string };
 
 class OperationFailed extends Error {}
 
 export function applyJsonPatch(document: JsonValue, patch: unknown, options: PatchDecodeOptions = {}): JsonValue {
+  return applyJsonPatchMarshaled(document, patch, options).value;
+}
+
+/** applyJsonPatch, with the text Go's Marshal writes for the result. */
+export function applyJsonPatchMarshaled(document: JsonValue, patch: unknown, options: PatchDecodeOptions = {}): MarshaledDocument {
   const operations = decodeJsonPatch(patch, options.fieldValidation ?? 'Warn');
   if (operations.length > MAX_JSON_PATCH_OPERATIONS) throw PatchError.tooManyOperations(operations.length);
+  const order = new GoMapOrder();
+  let value: JsonValue;
   try {
-    return applyOperations(document, operations);
+    value = applyOperations(document, operations, order);
   } catch (err) {
     if (err instanceof OperationFailed) throw PatchError.unprocessable(err.message);
     throw err;
   }
+  // The document itself is always decoded.
+  order.markDecoded(value);
+  return { value, goJson: () => order.marshal(value) };
 }
 
 /** Validates the body's shape; a null body is a patch without operations, as in Go. */
@@ -83,11 +104,11 @@ function strictShapeError(patch: unknown): string | undefined {
   return undefined;
 }
 
-function applyOperations(document: JsonValue, operations: Array<JsonObject | null>): JsonValue {
+function applyOperations(document: JsonValue, operations: Array<JsonObject | null>, order: GoMapOrder): JsonValue {
   if (!isJsonObject(document) && !Array.isArray(document)) {
     throw new OperationFailed(`json: cannot unmarshal ${goJsonKind(document)} into Go value of type jsonpatch.partialDoc`);
   }
-  const root: { doc: Container } = { doc: deepCopy(document) };
+  const root: PatchState = { doc: deepCopy(document), order };
   for (const operation of operations) {
     const kind = operationKind(operation);
     const op = operation ?? {};
@@ -130,15 +151,16 @@ function decodeToken(token: string): string {
   return token.replace(/~[01]/g, (escape) => (escape === '~1' ? '/' : '~'));
 }
 
-/** The container holding the pointer's last token, walking every token before it. */
-function findObject(doc: Container, path: string): { container: Container; key: string } | undefined {
+/** The container holding the pointer's last token, walking (and so decoding) every token before it. */
+function findObject(state: PatchState, path: string): { container: Container; key: string } | undefined {
   const split = path.split('/');
   if (split.length < 2) return undefined;
-  let current: Container = doc;
+  let current: Container = state.doc;
   for (const part of split.slice(1, -1)) {
     const next = get(current, decodeToken(part));
     if (!next.ok || next.value === undefined || next.value === null) return undefined;
     if (typeof next.value !== 'object') return undefined;
+    state.order.markDecoded(next.value);
     current = next.value;
   }
   return { container: current, key: decodeToken(split[split.length - 1] as string) };
@@ -218,23 +240,23 @@ function setIn(container: Container, key: string, value: JsonValue): void {
   container[index] = value;
 }
 
-function add(root: { doc: Container }, op: JsonObject): void {
+function add(root: PatchState, op: JsonObject): void {
   const path = pointerField(op, 'path');
-  const target = findObject(root.doc, path);
+  const target = findObject(root, path);
   if (target === undefined) throw new OperationFailed(`add operation does not apply: doc is missing path: "${path}": missing value`);
   const failure = addTo(target.container, target.key, deepCopy(operationValue(op) ?? null));
   if (failure !== undefined) throw new OperationFailed(`error in add for path: '${path}': ${failure}`);
 }
 
-function remove(root: { doc: Container }, op: JsonObject): void {
+function remove(root: PatchState, op: JsonObject): void {
   const path = pointerField(op, 'path');
-  const target = findObject(root.doc, path);
+  const target = findObject(root, path);
   if (target === undefined) throw new OperationFailed(`remove operation does not apply: doc is missing path: "${path}": missing value`);
   const failure = removeFrom(target.container, target.key);
   if (failure !== undefined) throw new OperationFailed(`error in remove for path: '${path}': ${failure}`);
 }
 
-function replace(root: { doc: Container }, op: JsonObject): void {
+function replace(root: PatchState, op: JsonObject): void {
   const path = pointerField(op, 'path');
   const value = operationValue(op);
   if (path === '') {
@@ -242,7 +264,7 @@ function replace(root: { doc: Container }, op: JsonObject): void {
     if (value !== null && typeof value === 'object') root.doc = deepCopy(value);
     return;
   }
-  const target = findObject(root.doc, path);
+  const target = findObject(root, path);
   if (target === undefined) throw new OperationFailed(`replace operation does not apply: doc is missing path: ${path}: missing value`);
   if (!get(target.container, target.key).ok) {
     throw new OperationFailed(`replace operation does not apply: doc is missing key: ${path}: missing value`);
@@ -250,47 +272,51 @@ function replace(root: { doc: Container }, op: JsonObject): void {
   setIn(target.container, target.key, deepCopy(value ?? null));
 }
 
-function move(root: { doc: Container }, op: JsonObject): void {
+function move(root: PatchState, op: JsonObject): void {
   const from = pointerField(op, 'from');
-  const source = findObject(root.doc, from);
+  const source = findObject(root, from);
   if (source === undefined) throw new OperationFailed(`move operation does not apply: doc is missing from path: ${from}: missing value`);
   const found = get(source.container, source.key);
   if (!found.ok) throw new OperationFailed(`error in move for path: '${source.key}': ${found.error}`);
   const removal = removeFrom(source.container, source.key);
   if (removal !== undefined) throw new OperationFailed(`error in move for path: '${source.key}': ${removal}`);
   const path = pointerField(op, 'path');
-  const target = findObject(root.doc, path);
+  const target = findObject(root, path);
   if (target === undefined) throw new OperationFailed(`move operation does not apply: doc is missing destination path: ${path}: missing value`);
   const failure = addTo(target.container, target.key, found.value ?? null);
   if (failure !== undefined) throw new OperationFailed(`error in move for path: '${path}': ${failure}`);
 }
 
-function test(root: { doc: Container }, op: JsonObject): void {
+function test(root: PatchState, op: JsonObject): void {
   const path = pointerField(op, 'path');
   const expected = operationValue(op);
   const failed = new OperationFailed(`testing value ${path} failed: test failed`);
   if (path === '') {
     if (expected === undefined || !deepEqual(root.doc, expected)) throw failed;
+    // Comparing decodes every object it compared.
+    root.order.markDecodedDeep(root.doc);
     return;
   }
-  const target = findObject(root.doc, path);
+  const target = findObject(root, path);
   if (target === undefined) throw new OperationFailed(`test operation does not apply: is missing path: ${path}: missing value`);
   const found = get(target.container, target.key);
   if (!found.ok) throw new OperationFailed(`error in test for path: '${path}': ${found.error}`);
   const actual = found.value ?? null;
   if (expected === undefined) throw failed;
   if (!deepEqual(actual, expected)) throw failed;
+  root.order.markDecodedDeep(actual);
 }
 
-function copy(root: { doc: Container }, op: JsonObject): void {
+function copy(root: PatchState, op: JsonObject): void {
   const from = pointerField(op, 'from');
-  const source = findObject(root.doc, from);
+  const source = findObject(root, from);
   if (source === undefined) throw new OperationFailed(`copy operation does not apply: doc is missing from path: ${from}: missing value`);
   const found = get(source.container, source.key);
   if (!found.ok) throw new OperationFailed(`error in copy for from: '${from}': ${found.error}`);
   const path = pointerField(op, 'path');
-  const target = findObject(root.doc, path);
+  const target = findObject(root, path);
   if (target === undefined) throw new OperationFailed(`copy operation does not apply: doc is missing destination path: ${path}: missing value`);
-  const failure = addTo(target.container, target.key, deepCopy(found.value ?? null));
+  // The library copies by marshalling: the copy keeps the original's written order.
+  const failure = addTo(target.container, target.key, root.order.copyAsMarshaled(found.value ?? null));
   if (failure !== undefined) throw new OperationFailed(`error while adding value during copy: ${failure}`);
 }

@@ -12,7 +12,12 @@
  *   removed, but an array or scalar patched over an object member is taken as is.
  * With fieldValidation Warn (the v1.25 default) or Strict the body must decode as a JSON object or
  * null first, so array and scalar patches fail earlier with 400.
+ *
+ * `applyMergePatchMarshaled` also gives the text the library's Marshal writes for the result: the
+ * objects it merged into, and every object of a value it took whole (it decodes those to drop their
+ * nulls), are written with sorted keys; the rest as they were.
  */
+import { GoMapOrder, type MarshaledDocument } from './go-text';
 import { deepCopy, goJsonKind, hasOwn, isJsonObject, setMember, type JsonObject, type JsonValue } from './json-value';
 import type { PatchDecodeOptions } from './json-patch';
 import { PatchError } from './patch-error';
@@ -21,23 +26,31 @@ import { PatchError } from './patch-error';
 const BAD_MERGE_PATCH = 'Invalid JSON Patch';
 
 export function applyMergePatch(document: JsonValue, patch: unknown, options: PatchDecodeOptions = {}): JsonValue {
+  return applyMergePatchMarshaled(document, patch, options).value;
+}
+
+/** applyMergePatch, with the text Go's Marshal writes for the result. */
+export function applyMergePatchMarshaled(document: JsonValue, patch: unknown, options: PatchDecodeOptions = {}): MarshaledDocument {
   if ((options.fieldValidation ?? 'Warn') !== 'Ignore' && patch !== null && !isJsonObject(patch)) {
     throw PatchError.badRequest(
       `error decoding patch: json: cannot unmarshal ${goJsonKind(patch)} into Go value of type map[string]interface {}`,
     );
   }
   if (patch === null) throw PatchError.untyped(BAD_MERGE_PATCH);
-  if (Array.isArray(patch)) return pruneArrayNulls(deepCopy(patch as JsonValue[]));
+  const order = new GoMapOrder();
+  const marshaled = (value: JsonValue): MarshaledDocument => ({ value, goJson: () => order.marshal(value) });
+  if (Array.isArray(patch)) return marshaled(pruneArrayNulls(deepCopy(patch as JsonValue[]), order));
   if (!isJsonObject(patch)) throw PatchError.untyped(BAD_MERGE_PATCH);
 
   const patchObject = deepCopy(patch);
-  if (!isJsonObject(document)) return pruneObjectNulls(patchObject);
+  if (!isJsonObject(document)) return marshaled(pruneObjectNulls(patchObject, order));
   const result = deepCopy(document);
-  mergeObjects(result, patchObject);
-  return result;
+  mergeObjects(result, patchObject, order);
+  return marshaled(result);
 }
 
-function mergeObjects(target: JsonObject, patch: JsonObject): void {
+function mergeObjects(target: JsonObject, patch: JsonObject, order: GoMapOrder): void {
+  order.markDecoded(target);
   for (const key of Object.keys(patch)) {
     const value = patch[key] as JsonValue;
     if (value === null) {
@@ -46,36 +59,38 @@ function mergeObjects(target: JsonObject, patch: JsonObject): void {
     }
     const current = hasOwn(target, key) ? target[key] : null;
     if (current === null || current === undefined) {
-      setMember(target, key, pruneNulls(value));
+      setMember(target, key, pruneNulls(value, order));
     } else {
-      setMember(target, key, mergeValue(current, value));
+      setMember(target, key, mergeValue(current, value, order));
     }
   }
 }
 
-function mergeValue(current: JsonValue, patch: JsonValue): JsonValue {
-  if (!isJsonObject(current)) return pruneNulls(patch);
+function mergeValue(current: JsonValue, patch: JsonValue, order: GoMapOrder): JsonValue {
+  if (!isJsonObject(current)) return pruneNulls(patch, order);
   if (!isJsonObject(patch)) return patch;
-  mergeObjects(current, patch);
+  mergeObjects(current, patch, order);
   return current;
 }
 
-function pruneNulls(value: JsonValue): JsonValue {
-  if (isJsonObject(value)) return pruneObjectNulls(value);
-  if (Array.isArray(value)) return pruneArrayNulls(value);
+/** Drops null members of nested objects, decoding every container on the way. */
+function pruneNulls(value: JsonValue, order: GoMapOrder): JsonValue {
+  if (isJsonObject(value)) return pruneObjectNulls(value, order);
+  if (Array.isArray(value)) return pruneArrayNulls(value, order);
   return value;
 }
 
-function pruneObjectNulls(object: JsonObject): JsonObject {
+function pruneObjectNulls(object: JsonObject, order: GoMapOrder): JsonObject {
+  order.markDecoded(object);
   for (const key of Object.keys(object)) {
     const value = object[key] as JsonValue;
     if (value === null) delete object[key];
-    else pruneNulls(value);
+    else pruneNulls(value, order);
   }
   return object;
 }
 
-function pruneArrayNulls(array: JsonValue[]): JsonValue[] {
-  for (const item of array) if (item !== null) pruneNulls(item);
+function pruneArrayNulls(array: JsonValue[], order: GoMapOrder): JsonValue[] {
+  for (const item of array) if (item !== null) pruneNulls(item, order);
   return array;
 }

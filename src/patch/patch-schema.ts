@@ -6,8 +6,18 @@
  *
  * Documents are read through the shared OpenApiSchemas (once per process), and the node for a kind is built once;
  * child nodes resolve `$ref`/`allOf` lazily as the merge walks into a field.
+ *
+ * Lookups are lenient, except where a `$setElementOrder` directive names the list: there a name the
+ * Go struct lacks, or a map whose values are not lists, fails as kube's reflection-based lookup does.
  */
+import { goStructName } from '../apis/schema';
 import { OpenApiSchemas, resolveSchema, type OpenApiSchema, type SchemaTable } from '../apis/schema/openapi-schemas';
+import { goQuote } from '../apis/validation';
+
+/** A field lookup kube's strategicpatch refuses (a plain error: kube-apiserver answers 500). */
+export class PatchLookupError extends Error {
+  override name = 'PatchLookupError';
+}
 
 /** What the struct tags say about one field. */
 export interface PatchMeta {
@@ -46,6 +56,30 @@ export class PatchSchemaNode {
     const lookup = this.computeFieldLookup(key);
     this.fieldCache.set(key, lookup);
     return lookup;
+  }
+
+  /**
+   * The list a `$setElementOrder/<key>` directive orders (LookupPatchMetadataForSlice on the Go
+   * type). The struct's field names match case-insensitively when none matches exactly, as Go's JSON
+   * field lookup does. Schemas that say nothing of their members (RawExtension, free-form maps)
+   * are not checked.
+   */
+  lookupListToOrder(key: string): PatchLookup {
+    const properties = this.schema.properties;
+    if (properties !== undefined) {
+      if (Object.prototype.hasOwnProperty.call(properties, key)) return this.lookupForSlice(key);
+      const folded = key.toLowerCase();
+      const match = Object.keys(properties).find((name) => name.toLowerCase() === folded);
+      if (match === undefined) {
+        throw new PatchLookupError(`unable to find api field in struct ${goStructName(this.name)} for the json field ${goQuote(key)}`);
+      }
+      return this.lookupForSlice(match);
+    }
+    const additional = this.schema.additionalProperties;
+    if (typeof additional === 'object' && resolveSchema(this.schemas, additional).schema.type !== 'array') {
+      throw new PatchLookupError('expected slice or array type, but got: map');
+    }
+    return this.lookupForSlice(key);
   }
 
   /** The list field `key`: its meta and the schema of one item, like LookupPatchMetadataForSlice. */

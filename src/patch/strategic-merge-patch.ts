@@ -15,12 +15,16 @@
  *   interleaved with the items only the server has, kept in their old relative order.
  *
  * Like v1.25 (before kubernetes PR 117568), a directive nested inside a value that is taken whole is
- * kept in the result; kube's conversion to the typed object drops such unknown members later, and
- * that step belongs to the caller.
+ * kept in the result: the conversion to the typed object (patchObject) then reports it as an unknown
+ * member of a struct, and keeps it as an entry of a map (where validation may refuse it).
+ *
+ * Field lookups follow the schema leniently, except for the list a `$setElementOrder` names
+ * (PatchSchemaNode.lookupListToOrder), which fails as kube's reflection-based lookup does.
  */
+import { goFormatS, goFormatV } from './go-text';
 import { deepCopy, goJsonKind, hasOwn, isJsonObject, setMember, type JsonObject, type JsonValue } from './json-value';
 import { PatchError } from './patch-error';
-import type { PatchLookup, PatchSchemaNode } from './patch-schema';
+import { PatchLookupError, type PatchLookup, type PatchSchemaNode } from './patch-schema';
 
 const DIRECTIVE_MARKER = '$patch';
 const DELETE_DIRECTIVE = 'delete';
@@ -55,15 +59,29 @@ function sentinel(error: (typeof MERGEPATCH_ERRORS)[keyof typeof MERGEPATCH_ERRO
  * without a schema every list is replaced and every map merged. Inputs are not modified.
  */
 export function applyStrategicMergePatch(document: JsonValue, patch: unknown, schema: PatchSchemaNode | undefined): JsonValue {
-  if (patch === null) return deepCopy(document);
+  return applyStrategicMergePatchKeepingPatch(document, patch, schema).value;
+}
+
+/**
+ * applyStrategicMergePatch, with the patch as the merge left it: the library consumes directives and
+ * merged lists from the patch map it is given, and kube-apiserver prints that map (with %+v) when
+ * the result does not convert into the kind's type. A null patch is Go's nil map.
+ */
+export function applyStrategicMergePatchKeepingPatch(
+  document: JsonValue, patch: unknown, schema: PatchSchemaNode | undefined,
+): { value: JsonValue; patchAfterMerge: JsonObject } {
+  if (patch === null) return { value: deepCopy(document), patchAfterMerge: {} };
   if (!isJsonObject(patch)) {
     // patch.go decodes the body into map[string]interface{} and answers BadRequest with the decoder's text.
     throw PatchError.badRequest(`json: cannot unmarshal ${goJsonKind(patch)} into Go value of type map[string]interface {}`);
   }
   const original = isJsonObject(document) ? deepCopy(document) : {};
+  const patchAfterMerge = deepCopy(patch);
   try {
-    return mergeMap(original, deepCopy(patch), schema);
+    return { value: mergeMap(original, patchAfterMerge, schema), patchAfterMerge };
   } catch (err) {
+    // A field lookup that fails is a plain error in kube too.
+    if (err instanceof PatchLookupError) throw PatchError.untyped(err.message);
     if (!(err instanceof MergeFailure)) throw err;
     if (err.status === 400) throw PatchError.badRequest(err.message);
     if (err.status === 422) throw PatchError.unprocessable(err.message);
@@ -86,29 +104,17 @@ function goType(value: JsonValue | undefined): GoType {
   }
 }
 
-/** fmt's %v of a decoded JSON value: maps with sorted keys, slices space-separated. */
-function goFormat(value: JsonValue | undefined): string {
-  if (value === null || value === undefined) return '<nil>';
-  if (Array.isArray(value)) return `[${value.map(goFormat).join(' ')}]`;
-  if (isJsonObject(value)) {
-    const keys = Object.keys(value).sort();
-    return `map[${keys.map((key) => `${key}:${goFormat(value[key])}`).join(' ')}]`;
-  }
-  return String(value);
-}
-
 function badArgType(expected: GoType, actual: JsonValue | undefined): MergeFailure {
   const actualType = actual === null || actual === undefined ? '%!s(<nil>)' : goType(actual);
   return new MergeFailure(`expected a ${expected}, but received a ${actualType}`);
 }
 
 function noMergeKey(item: JsonObject, mergeKey: string): MergeFailure {
-  return new MergeFailure(`map: ${goFormat(item)} does not contain declared merge key: ${mergeKey}`);
+  return new MergeFailure(`map: ${goFormatV(item)} does not contain declared merge key: ${mergeKey}`);
 }
 
 function badPatchType(directive: JsonValue | undefined, map: JsonObject): MergeFailure {
-  const shown = typeof directive === 'string' ? directive : `%!s(${goType(directive)}=${goFormat(directive)})`;
-  return new MergeFailure(`unknown patch type: ${shown} in map: ${goFormat(map)}`);
+  return new MergeFailure(`unknown patch type: ${goFormatS(directive)} in map: ${goFormatV(map)}`);
 }
 
 /** Go's == on two interface{} values holding JSON scalars. */
@@ -256,7 +262,7 @@ function mergePatchIntoOriginal(original: JsonObject, patch: JsonObject, schema:
     const originalItems = foundOriginal ? (originalList as JsonValue[]) : [];
     const patchItems = foundPatch ? (patchList as JsonValue[]) : [];
 
-    const lookup = lookupForSlice(schema, listKey);
+    const lookup = schema === undefined ? lookupForSlice(schema, listKey) : schema.lookupListToOrder(listKey);
     const strategy = otherThanRetainKeys(lookup.meta.strategies);
     const mergeKey = lookup.meta.mergeKey;
     validatePatchWithSetOrderList(patchItems, order, mergeKey);
@@ -292,7 +298,7 @@ function validatePatchWithSetOrderList(patchList: JsonValue[], order: JsonValue[
     orderIndex++;
   }
   if (patchIndex < kept.length && orderIndex >= order.length) {
-    throw new MergeFailure(`The order in patch list:\n${goFormat(patchList)}\n doesn't match ${SET_ELEMENT_ORDER_PREFIX} list:\n${goFormat(order)}\n`);
+    throw new MergeFailure(`The order in patch list:\n${goFormatV(patchList)}\n doesn't match ${SET_ELEMENT_ORDER_PREFIX} list:\n${goFormatV(order)}\n`);
   }
 }
 
@@ -353,7 +359,7 @@ function sliceElementType(...slices: JsonValue[][]): ElementKind {
         if (current === '[]interface {}') throw sentinel(MERGEPATCH_ERRORS.noListOfLists);
         previous = current;
       } else if (previous !== current) {
-        throw new MergeFailure(`list element types are not identical: ${goFormat(slices)}`);
+        throw new MergeFailure(`list element types are not identical: ${goFormatV(slices)}`);
       }
     }
   }

@@ -2,8 +2,9 @@
  * The generic resource store: get, list, create, update, delete and deletecollection for any
  * served resource over ObjectStore, with the object-metadata rules every kube-apiserver
  * registry applies (apiserver pkg/registry/generic/registry/store.go): system fields on create,
- * preserved fields on update, optimistic concurrency, finalizers and deletionTimestamp.
- * Everything kind-specific comes from the resource's ResourceStrategy; storage failures leave
+ * preserved fields on update, optimistic concurrency (unconditional updates where the strategy
+ * allows them), no write for an update that changes nothing, finalizers, deletionTimestamp and
+ * the generation bump that comes with it. Everything kind-specific comes from the resource's ResourceStrategy; storage failures leave
  * as Status errors (errors.ts), so callers above see only ApiErrors.
  */
 import { inSpanSync, type TraceContext } from '../observability/spans';
@@ -576,6 +577,18 @@ export class GenericRegistry {
     return object;
   }
 
+  /**
+   * An update that names no resourceVersion is refused where the strategy wants optimistic
+   * concurrency (v1.25's Store.Update: Invalid, with the resource, not the kind, in the message).
+   */
+  private checkUnconditionalUpdate(resource: ServedResource, name: string): void {
+    if (this.strategyFor(resource).allowUnconditionalUpdate !== false) return;
+    const qualified = resource.group === '' ? resource.resource : `${resource.resource}.${resource.group}`;
+    // The value is Go's %#v of the parsed uint64 0.
+    const detail = 'Invalid value: 0x0: must be specified for an update';
+    throw errors.invalid(resource.group, resource.resource, name, `${qualified} "${name}" is invalid: metadata.resourceVersion: ${detail}`, [{ reason: 'FieldValueInvalid', message: detail, field: 'metadata.resourceVersion' }]);
+  }
+
   private allocatorFor(resource: ServedResource): WriteAllocator | undefined {
     return this.allocators.get(`${resource.group}/${resource.resource}`);
   }
@@ -588,9 +601,11 @@ export class GenericRegistry {
   }
 
   /**
-   * PUT: replaces the object. With a resourceVersion in the body it is a precondition; without
-   * one the update is unconditional, as kube-apiserver allows for built-in types. A PUT to a
-   * missing name creates it where the strategy allows (Endpoints, Leases, RBAC, ...).
+   * PUT: replaces the object. A resourceVersion in the body is a precondition; without one (or
+   * with "0", which v1.25 reads as none) the update is unconditional where the strategy allows
+   * it (AllowUnconditionalUpdate: built-in kinds) and a 422 where it does not (custom
+   * resources, CRDs). A PUT to a missing name creates it where the strategy allows (Endpoints,
+   * Leases, RBAC, ...).
    */
   async update(resource: ServedResource, namespace: string, name: string, object: JsonObject, options: WriteOptions): Promise<{ object: JsonObject; created: boolean }> {
     const gr = groupResourceOf(resource);
@@ -602,7 +617,7 @@ export class GenericRegistry {
         throw errors.badRequest(`the name of the object (${String(metadata.name)}) does not match the name on the URL (${name})`);
       }
       metadata.name = name;
-      const preconditionRv = typeof metadata.resourceVersion === 'string' && metadata.resourceVersion !== '' ? metadata.resourceVersion : undefined;
+      const preconditionRv = resourceVersionPrecondition(metadata.resourceVersion);
       const key = this.key(resource, namespace, name);
       for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
         const current = await this.store.get(key, { trace: options.trace });
@@ -612,7 +627,8 @@ export class GenericRegistry {
           const created = await this.createNamed(resource, namespace, name, structuredClone(object), options);
           return { object: created, created: true };
         }
-        if (preconditionRv !== undefined && preconditionRv !== String(current.modRevision)) throw errors.staleResourceVersion(gr, name);
+        if (preconditionRv === undefined) this.checkUnconditionalUpdate(resource, name);
+        else if (preconditionRv !== String(current.modRevision)) throw errors.staleResourceVersion(gr, name);
         const result = await this.writeUpdate(resource, current, structuredClone(object), options);
         if (result !== undefined) return { object: result, created: false };
         // The object changed underneath: read it again, as GuaranteedUpdate does, so that a
@@ -641,8 +657,9 @@ export class GenericRegistry {
         this.checkNamespace(resource, namespace, desired);
         const metadata = metadataOf(desired);
         if (metadata.name !== name) throw errors.badRequest(`the name of the object (${String(metadata.name)}) does not match the name on the URL (${name})`);
-        const rv = metadata.resourceVersion;
-        if (typeof rv === 'string' && rv !== '' && rv !== String(current.modRevision)) throw errors.staleResourceVersion(gr, name);
+        const rv = resourceVersionPrecondition(metadata.resourceVersion);
+        if (rv === undefined) this.checkUnconditionalUpdate(resource, name);
+        else if (rv !== String(current.modRevision)) throw errors.staleResourceVersion(gr, name);
         const result = await this.writeUpdate(resource, current, desired, options);
         if (result !== undefined) return result;
       }
@@ -737,7 +754,7 @@ export class GenericRegistry {
       if (!options.dryRun) {
         try {
           // A value stored with an older encryption key is rewritten even unchanged (kube: GuaranteedUpdate and stale data).
-          if (current.stale !== true && sameContent(await this.stored(resource, next), stored)) return old;
+          if (current.stale !== true && sameStoredContent(await this.stored(resource, next), stored)) return old;
           const written = await this.store.replaceIfUnchanged(current.key, await this.stored(resource, next), current.modRevision, side, callOf(options));
           return written === undefined ? undefined : await this.served(resource, written.object);
         } catch (err) {
@@ -748,8 +765,13 @@ export class GenericRegistry {
       }
     }
     const toWrite = await this.stored(resource, next);
-    if (current.stale !== true && sameContent(toWrite, stored)) return old;
-    if (options.dryRun) return await this.served(resource, next);
+    if (current.stale !== true && sameStoredContent(toWrite, stored)) return old;
+    if (options.dryRun) {
+      // Nothing was written: the answer carries the version it was computed from, as v1.25's
+      // dry-run GuaranteedUpdate answers (kubectl diff compares it with the live object).
+      metadata.resourceVersion = String(current.modRevision);
+      return await this.served(resource, next);
+    }
     const written = await this.store.replaceIfUnchanged(current.key, toWrite, current.modRevision, {}, callOf(options));
     return written === undefined ? undefined : await this.served(resource, written.object);
   }
@@ -789,6 +811,9 @@ export class GenericRegistry {
         // Graceful deletion (a scheduled pod): the node's agent removes it once its containers stop.
         const pendingGrace = metadata.deletionGracePeriodSeconds;
         if (metadata.deletionTimestamp !== undefined && typeof pendingGrace === 'number' && pendingGrace <= grace) return { removed: false, object };
+        // The first deletionTimestamp changes what controllers must do: rest.BeforeDelete bumps
+        // the generation then (not when a later delete only shortens the grace period).
+        if (metadata.deletionTimestamp === undefined) bumpGeneration(metadata);
         metadata.deletionTimestamp = nowTimestamp(this.clock, grace * 1000);
         metadata.deletionGracePeriodSeconds = grace;
         if (policyFinalizer !== undefined && !finalizers.includes(policyFinalizer)) metadata.finalizers = [...finalizers, policyFinalizer];
@@ -813,11 +838,15 @@ export class GenericRegistry {
         const other = policyFinalizer === 'orphan' ? 'foregroundDeletion' : 'orphan';
         metadata.finalizers = [...finalizers.filter((f) => f !== other), policyFinalizer];
       }
-      if (metadata.deletionTimestamp === undefined) {
+      const startsDeletion = metadata.deletionTimestamp === undefined;
+      if (startsDeletion) {
         metadata.deletionTimestamp = nowTimestamp(this.clock);
         metadata.deletionGracePeriodSeconds = 0;
       }
       strategy.prepareForUpdate(object, current.object, '');
+      // The store's markAsDeleting bumps the generation when the deletion starts; after
+      // prepareForUpdate, which keeps the stored one.
+      if (startsDeletion) bumpGeneration(metadataOf(object));
       strategy.prepareForDeletion(object);
       if (options.dryRun) return { removed: false, object };
       const written = await this.store.replaceIfUnchanged(key, await this.stored(resource, object), current.modRevision, {}, callOf(options));
@@ -837,12 +866,49 @@ function withoutManagedFieldsReset(object: JsonObject): void {
   if (isManagedFieldsReset(metadata.managedFields)) delete metadata.managedFields;
 }
 
-function sameContent(a: JsonObject, b: JsonObject): boolean {
-  const strip = (o: JsonObject) => {
-    const { resourceVersion: _rv, ...meta } = (o.metadata as JsonObject) ?? {};
-    return JSON.stringify({ ...o, metadata: meta });
+/** metadata.generation + 1 for objects that count generations (generation > 0), as v1.25 does on deletion. */
+function bumpGeneration(metadata: JsonObject): void {
+  const generation = metadata.generation;
+  if (typeof generation === 'number' && generation > 0) metadata.generation = generation + 1;
+}
+
+/**
+ * The resourceVersion a write names as its precondition, or undefined for none: v1.25 parses it
+ * as a number, so "0" is the same as absent (an unconditional update where the kind allows one).
+ */
+function resourceVersionPrecondition(resourceVersion: unknown): string | undefined {
+  return typeof resourceVersion === 'string' && resourceVersion !== '' && resourceVersion !== '0' ? resourceVersion : undefined;
+}
+
+/**
+ * True when writing `next` would store what `stored` holds, apart from the resourceVersion:
+ * kube's GuaranteedUpdate compares the encoded bytes and writes nothing when they are equal. Go
+ * encodes a type's fields in one fixed order, so equal objects have equal bytes there; here the
+ * order of an object's keys depends on how it was built, so keys are compared as sets (arrays
+ * keep their order, as their bytes would) and a key whose value is undefined counts as absent.
+ */
+export function sameStoredContent(next: JsonObject, stored: JsonObject): boolean {
+  const withoutVersion = (object: JsonObject): JsonObject => {
+    const metadata = object.metadata;
+    if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) return object;
+    const { resourceVersion: _dropped, ...rest } = metadata as JsonObject;
+    return { ...object, metadata: rest };
   };
-  return strip(a) === strip(b);
+  return sameJsonValue(withoutVersion(next), withoutVersion(stored));
+}
+
+function sameJsonValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((item, i) => sameJsonValue(item, b[i]));
+  }
+  const left = a as JsonObject;
+  const right = b as JsonObject;
+  const leftKeys = Object.keys(left).filter((key) => left[key] !== undefined);
+  const rightCount = Object.keys(right).filter((key) => right[key] !== undefined).length;
+  return leftKeys.length === rightCount && leftKeys.every((key) => Object.prototype.hasOwnProperty.call(right, key) && sameJsonValue(left[key], right[key]));
 }
 
 function randomSuffix(length: number): string {

@@ -24,6 +24,8 @@ export interface ServedResource {
   scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
   /** The PATCH content types this resource takes, when not every one (custom resources: no strategic merge). */
   patchTypes?: readonly string[];
+  /** Verbs refused with a 405 of their own message (a custom resource's create while its CRD terminates). */
+  verbRefusals?: Readonly<Record<string, string>>;
 }
 
 export function apiVersionOf(resource: { group: string; version: string }): string {

@@ -9,6 +9,7 @@
  * canonicalize → validating admission → persistence. Strategies are pure: no I/O, no clock;
  * names, uids, timestamps and resourceVersions belong to the registry.
  */
+import type { FieldLabelConversion } from '../apis/selectors';
 import type { UserInfo } from '../authn/user-info';
 import type { StatusCause } from '../util';
 
@@ -60,6 +61,11 @@ export interface ResourceStrategy {
   canonicalize(object: JsonObject): void;
   /** A PUT to a missing name creates it (AllowCreateOnUpdate). */
   readonly allowCreateOnUpdate: boolean;
+  /**
+   * An update without a resourceVersion replaces whatever is stored (AllowUnconditionalUpdate);
+   * when false it is a 422. Absent: allowed, as for every built-in kind of v1.25.
+   */
+  readonly allowUnconditionalUpdate?: boolean;
   /** Seconds a delete waits before the object goes (graceful deletion); 0 deletes at once. */
   gracePeriodSeconds(object: JsonObject, requested: number | undefined): number;
   /** Changes the object gets when its deletion starts but finalizers hold it (Namespace: Terminating). */
@@ -70,6 +76,11 @@ export interface ResourceStrategy {
   readonly returnsDeletedObject: boolean;
   /** The field values a field selector matches, as the registry's GetAttrs gives them. */
   selectableFields(object: JsonObject): Record<string, string>;
+  /**
+   * The field labels a selector may use, when not the served version's built-in table (custom
+   * resources: their converter's ConvertFieldLabel). Throws SelectorParseError to refuse one.
+   */
+  readonly fieldLabelConversion?: FieldLabelConversion;
   /** The meta.k8s.io Table of `objects` (server-side printing, spec 01 §2.3). */
   toTable(objects: JsonObject[], listMetadata: JsonObject, request: TableRequest): JsonObject;
 }

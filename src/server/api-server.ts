@@ -9,7 +9,7 @@ import { networkInterfaces } from 'node:os';
 import type { KvClient } from '../../raft';
 import { join } from 'node:path';
 import { ADMIN_KUBECONFIG_NAME, apiServerUrl, loadOrCreateClusterCertificates, writeAdminKubeconfig } from '../certificates';
-import { BodyCodec, ResourceEndpoints, type ProtobufObjectCodec, type ResourceResolver, type ServerSideApply, type TypedDecode } from '../endpoints';
+import { BodyCodec, ResourceEndpoints, type ApplyPatch, type ProtobufObjectCodec, type ResourceResolver, type ServerSideApply, type TypedDecode } from '../endpoints';
 import { ApiHttpServer } from '../http/api-http-server';
 import { startupHookCheck, type HealthCheck } from '../http/health-checks';
 import { NonResourceRoutes, type DiscoveryDocuments } from '../http/non-resource-routes';
@@ -101,7 +101,7 @@ export interface ApiServerParts {
   kv: KvClient;
   resolver: ResourceResolver;
   discovery: DiscoveryDocuments;
-  applyPatch: (patchType: string, current: JsonObject, patch: Buffer) => JsonObject;
+  applyPatch: ApplyPatch;
   protobuf?: ProtobufObjectCodec;
   typedDecode?: TypedDecode;
   serverSideApply?: ServerSideApply;

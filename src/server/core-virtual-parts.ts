@@ -1,12 +1,12 @@
 /**
  * The core group's resources that are not stored objects: `bindings` and `pods/binding` (how a
  * scheduler assigns a pod), `pods/eviction` (how `kubectl drain` removes pods within their
- * disruption budgets), and the deprecated `componentstatuses` (the health of the store's members
- * and of the controllers, as `kubectl get componentstatuses` shows it).
+ * disruption budgets), and the deprecated `componentstatuses` (the health of the scheduler, the
+ * controllers and the store's members, as `kubectl get componentstatuses` shows it).
  */
 import type { KvClient } from '../../raft';
 import type { JsonObject, RequestScope, VirtualCreate, VirtualRead } from '../endpoints';
-import { bindPod, evictPod, type DeleteOptions, type ServedResource } from '../registry';
+import { bindPod, evictPod, listComponentStatuses, type DeleteOptions, type ServedResource } from '../registry';
 import { errors } from '../util';
 
 function lookup(scope: RequestScope, group: string, version: string, resource: string): ServedResource {
@@ -43,30 +43,17 @@ const eviction: VirtualCreate = {
   },
 };
 
-function componentStatus(name: string, healthy: boolean, message: string, error = ''): JsonObject {
-  const condition: JsonObject = { type: 'Healthy', status: healthy ? 'True' : 'False', message };
-  if (error !== '') condition.error = error;
-  return { kind: 'ComponentStatus', apiVersion: 'v1', metadata: { name, creationTimestamp: null }, conditions: [condition] };
-}
-
 /**
- * componentstatuses: one `etcd-<i>` per store member (healthy when the store answers a quorum
- * read through this replica, as kube-apiserver probes each etcd server's /health), and the
- * controller manager, which runs inside Carina (healthy when some replica holds the controller
- * lease). There is no scheduler to report.
+ * componentstatuses (src/registry/virtual/component-statuses.ts says what each entry reports):
+ * the store's members and health, and whether some replica holds the controller lease.
  */
 export function componentStatuses(kv: KvClient, storeHealthy: () => Promise<string | undefined>, controllersLeaseHeld: () => Promise<boolean>): VirtualRead {
   return {
-    async list() {
-      const [members, problem, leased] = await Promise.all([kv.memberList().catch(() => undefined), storeHealthy(), controllersLeaseHeld().catch(() => false)]);
-      const items: JsonObject[] = [];
-      items.push(leased ? componentStatus('controller-manager', true, 'ok') : componentStatus('controller-manager', false, '', 'no replica holds the controller lease'));
-      const count = members?.members.length ?? 1;
-      for (let i = 0; i < count; i++) {
-        items.push(problem === undefined ? componentStatus(`etcd-${i}`, true, '{"health":"true","reason":""}') : componentStatus(`etcd-${i}`, false, '', problem));
-      }
-      return items;
-    },
+    list: () => listComponentStatuses({
+      storeMemberCount: async () => (await kv.memberList()).members.length,
+      storeProblem: storeHealthy,
+      controllerManagerProblem: async () => ((await controllersLeaseHeld()) ? undefined : 'no replica holds the controller lease'),
+    }),
   };
 }
 

@@ -14,7 +14,7 @@ import { convertVersion } from '../apis/conversion';
 import { ApplyConflictError, apply as serverSideApply, fieldElement, managerFromUserAgent, topologyForKind, updateManagedFields, type FieldPath, type ManagedFieldsConverter, type TopologyNode } from '../apply';
 import { CrdController, CustomResourceIndex, MergedOpenApi } from '../apiextensions';
 import { fromYaml, yamlDuplicateKeysError } from '../codec';
-import { PatchSchema, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, type JsonValue } from '../patch';
+import { patchObject } from '../patch';
 import { GarbageCollector } from '../controllers/garbage-collector';
 import { NamespaceController } from '../controllers/namespace-controller';
 import { LeaderElector } from '../controllers/leader-election';
@@ -61,7 +61,6 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
   const customResources = new CustomResourceIndex();
   const convertForManagers = managedFieldsConverter(catalogue, customResources);
   const topologyOf = (apiVersion: string, kind: string): TopologyNode => customResources.topologyOf(apiVersion, kind) ?? topologyForKind(apiVersion, kind);
-  let patchSchema: PatchSchema | undefined;
   const customOpenApi = new MergedOpenApi(openapi, customResources);
   const discovery: DiscoveryDocuments = {
     version: () => versionInfo() as unknown as JsonObject,
@@ -89,24 +88,19 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
       lookup: (group, version, resource) => catalogue.lookup(group, version, resource) ?? customResources.lookup(group, version, resource),
     },
     discovery,
-    applyPatch: (patchType, current, body) => {
-      let patch: unknown;
+    applyPatch: (patchType, current, body, level) => {
+      const text = body.toString('utf8');
+      let value: unknown;
       try {
-        patch = JSON.parse(body.toString('utf8'));
+        value = JSON.parse(text);
       } catch (err) {
         throw errors.badRequest(`error decoding patch: ${(err as Error).message}`);
       }
-      refuseTooDeep(patch);
-      const document = current as unknown as JsonValue;
-      let result: JsonValue;
-      if (patchType === 'application/json-patch+json') result = applyJsonPatch(document, patch);
-      else if (patchType === 'application/merge-patch+json') result = applyMergePatch(document, patch);
-      else {
-        patchSchema ??= PatchSchema.load();
-        result = dropDirectives(applyStrategicMergePatch(document, patch, patchSchema.forKind(String(current.apiVersion), String(current.kind))));
-      }
-      if (result === null || typeof result !== 'object' || Array.isArray(result)) throw errors.badRequest('the patched object is not a JSON object');
-      return result as JsonObject;
+      refuseTooDeep(value);
+      return patchObject(patchType, current, { text, value }, {
+        fieldValidation: level,
+        decode: (object, decodeLevel, source) => customResources.typedDecode(object, decodeLevel) ?? TypedDecoder.shared().decode(object, decodeLevel, undefined, source),
+      });
     },
     protobuf: ProtobufCodec.load(),
     typedDecode: (object, level, rawJson) => customResources.typedDecode(object, level) ?? TypedDecoder.shared().decode(object, level, rawJson),
@@ -294,21 +288,6 @@ function serviceAccountControllers(registry: GenericRegistry, cache: WatchCache,
     controllers.push(['serviceaccount-token', new TokenController({ registry, cache, secrets: core('secrets'), serviceAccounts: core('serviceaccounts'), signer: credentials.tokenSigner, rootCaPem: credentials.rootCaPem, log })]);
   }
   return controllers;
-}
-
-/**
- * Strategic-merge directives (`$patch`, `$retainKeys`, ...) left inside newly added values are
- * dropped, as kube-apiserver's decode into the typed object drops them.
- */
-function dropDirectives(value: JsonValue): JsonValue {
-  if (Array.isArray(value)) return value.map(dropDirectives);
-  if (value === null || typeof value !== 'object') return value;
-  const out: { [key: string]: JsonValue } = {};
-  for (const [key, child] of Object.entries(value)) {
-    if (key.startsWith('$')) continue;
-    out[key] = dropDirectives(child);
-  }
-  return out;
 }
 
 /** Managed-field entries record the time to the second, as Kubernetes writes metav1.Time. */

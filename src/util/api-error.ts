@@ -110,6 +110,13 @@ export const errors = {
   methodNotAllowed(): ApiError {
     return new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
   },
+  /** apimachinery NewMethodNotSupported, its message replaced when `message` is given (as v1.25's CRD handler does). */
+  methodNotSupported(gr: GroupResource, action: string, message = `${action} is not supported on resources of kind ${JSON.stringify(qualifiedResource(gr))}`): ApiError {
+    const d: StatusDetails = {};
+    if (gr.group !== '') d.group = gr.group;
+    if (gr.resource !== '') d.kind = gr.resource;
+    return new ApiError(405, 'MethodNotAllowed', message, d);
+  },
   notAcceptable(accepted: string[]): ApiError {
     return new ApiError(406, 'NotAcceptable', `only the following media types are accepted: ${accepted.join(', ')}`);
   },

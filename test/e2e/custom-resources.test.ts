@@ -166,7 +166,7 @@ describe('custom resources: kubectl and HTTP against carina server', function ()
   it('schema and CEL errors carry kube\'s field paths, and nothing is stored', async () => {
     const bad = await server.kubectl(['create', '-f', file('bad.yaml', widget('bad', { image: 'x', replicas: 'many', mode: 'warp' }))]);
     expect(bad.code).to.not.equal(0);
-    expect(bad.stderr).to.contain('spec.replicas: Invalid value: "many": spec.replicas in body must be of type integer: "string"');
+    expect(bad.stderr).to.contain('spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"');
     expect(bad.stderr).to.contain('spec.mode: Unsupported value: "warp": supported values: "normal", "frozen"');
     const cel = await server.kubectl(['create', '-f', file('cel.yaml', widget('cel', { image: 'x', replicas: 1, minReplicas: 2 }))]);
     expect(cel.stderr).to.contain('The Widget "cel" is invalid: spec: Invalid value: "object": replicas must not be below minReplicas');
@@ -216,6 +216,7 @@ describe('custom resources: kubectl and HTTP against carina server', function ()
     expect(byName.items.map((i: Obj) => i.metadata.name)).to.deep.equal(['chunk-6']);
     const badField = await get('/apis/e2e.example.com/v1/widgets?fieldSelector=spec.image%3Dx');
     expect(badField.status).to.equal(400);
+    expect(badField.json<Obj>()).to.deep.include({ reason: 'BadRequest', message: 'field label not supported: spec.image' });
     const protobufOnly = await server.request('GET', '/apis/e2e.example.com/v1/namespaces/default/widgets/beta', { headers: { accept: 'application/vnd.kubernetes.protobuf' } });
     expect(protobufOnly.status).to.equal(406);
     const yaml = await server.request('GET', '/apis/e2e.example.com/v1/namespaces/default/widgets/beta', { headers: { accept: 'application/yaml' } });

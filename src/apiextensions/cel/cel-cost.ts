@@ -1,182 +1,422 @@
 /**
- * Cost of x-kubernetes-validations rules, after cel-go's estimator as kube-apiserver v1.25 runs it
- * (k8s.io/apiextensions-apiserver pkg/apiserver/schema/cel: compilation.go, model; cel-go
- * checker/cost.go): every operation costs 1, string traversals a tenth of the string length,
- * regular expressions a quarter of length times pattern length, and a comprehension its range's
- * size times its body. Sizes come from maxLength/maxItems/maxProperties, or, where a schema gives
- * none, from the largest value a request can carry (3 MiB), which is what makes unbounded nested
- * loops too expensive.
+ * The estimated cost of an x-kubernetes-validations rule, term for term as kube-apiserver v1.25
+ * computes it when a CRD is written: cel-go v0.12.5's estimator (checker/cost.go, the version
+ * v1.25's patch releases vendor), fed by kube's size estimator (apiextensions-apiserver
+ * pkg/apiserver/schema/cel compilation.go `sizeEstimator`, over `decl-type.ts`) and kube's library
+ * costs (k8s.io/apiserver pkg/cel/library cost.go `EstimateCallCost`).
  *
- * The same walk prices a rule at run time with the sizes found in the value (`SizeLimits`), which
- * bounds the work a request may cause (v1.25's per-call limit and per-request budget).
+ * In brief: a constant costs 0, an identifier 1, a field selection on an object or map 1, a list
+ * literal 10, a map literal 30; a call costs 1 plus its arguments unless its overload is priced by
+ * size (string equality and ordering: a tenth of the smaller operand's largest size; `contains`,
+ * `+` on strings, `matches`, `in` on lists, the Kubernetes libraries); `&&`, `||` and `?:` cost only
+ * their operands, a conditional its condition plus the dearer branch; a comprehension its range's
+ * largest size times (condition + step). Sizes come from literals, from the schema node a
+ * path (`self.spec.items.@items.name`) reaches, or from results whose size a call declares. `has()`
+ * costs nothing in v0.12.
+ *
+ * Arithmetic is cel-go's: unsigned 64-bit, saturating, factors rounded up through float64.
  */
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
-import { additionalSchema, type JsonSchemaProps } from '../json-schema';
+import type { DeclType } from './decl-type';
+import type { CelType } from './rule-type-checker';
 
-/** v1.25 limits (apiextensions-apiserver pkg/apiserver/schema/cel/compilation.go, celconfig). */
-export const PER_CALL_LIMIT = 1_000_000;
-export const RUNTIME_COST_BUDGET = 10_000_000;
-export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
-export const STATIC_ESTIMATED_CRD_COST_LIMIT = 100_000_000;
-const MAX_REQUEST_SIZE_BYTES = 3 * 1024 * 1024;
-const STRING_TRAVERSAL_FACTOR = 0.1;
-const REGEX_FACTOR = 0.25;
+/** v1.25 limits (apiextensions-apiserver pkg/apiserver/schema/cel compilation.go, pkg/apis/apiextensions/validation). */
+export const PER_CALL_LIMIT = 1_000_000n;
+export const RUNTIME_COST_BUDGET = 10_000_000n;
+export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000n;
+export const STATIC_ESTIMATED_CRD_COST_LIMIT = 100_000_000n;
 
-/** Caps on what a value may hold, for run-time pricing (undefined: the schema's bound). */
-export interface SizeLimits {
-  readonly listLength?: number;
-  readonly stringLength?: number;
+/** cel-go common/cost.go. */
+export const STRING_TRAVERSAL_COST_FACTOR = 0.1;
+export const REGEX_STRING_LENGTH_COST_FACTOR = 0.25;
+export const LIST_CREATE_BASE_COST = 10n;
+export const MAP_CREATE_BASE_COST = 30n;
+export const STRUCT_CREATE_BASE_COST = 40n;
+const SELECT_AND_IDENT_COST = 1n;
+
+export const UINT64_MAX = (1n << 64n) - 1n;
+
+/** A [min, max] range of costs or of sizes (cel-go CostEstimate, SizeEstimate). */
+export interface Estimate {
+  readonly min: bigint;
+  readonly max: bigint;
 }
 
-/** Smallest JSON a value of this schema can take, plus its separator (for unbounded sizes). */
-function minSerializedSize(schema: JsonSchemaProps | undefined): number {
-  if (schema === undefined) return 1;
-  switch (schema.type) {
-    case 'string': return (schema.minLength ?? 0) + 2;
-    case 'array': return 2;
-    case 'object': return 2;
-    case 'boolean': return 4;
-    default: return 1;
-  }
+const fixed = (n: bigint): Estimate => ({ min: n, max: n });
+const ZERO = fixed(0n);
+const ONE = fixed(1n);
+const UNKNOWN_SIZE: Estimate = { min: 0n, max: UINT64_MAX };
+
+function addU64(x: bigint, y: bigint): bigint {
+  return x + y > UINT64_MAX ? UINT64_MAX : x + y;
 }
 
-export function maxListSize(schema: JsonSchemaProps | undefined, limits: SizeLimits = {}): number {
-  let bound: number;
-  if (schema?.type === 'object') bound = typeof schema.maxProperties === 'number' ? schema.maxProperties : Math.floor(MAX_REQUEST_SIZE_BYTES / (minSerializedSize(additionalSchema(schema)) + 4));
-  else bound = typeof schema?.maxItems === 'number' ? schema.maxItems : Math.floor(MAX_REQUEST_SIZE_BYTES / (minSerializedSize(schema?.items) + 1));
-  return limits.listLength === undefined ? bound : Math.min(bound, limits.listLength);
+function multiplyU64(x: bigint, y: bigint): bigint {
+  return x * y > UINT64_MAX ? UINT64_MAX : x * y;
 }
 
-export function maxStringLength(schema: JsonSchemaProps | undefined, limits: SizeLimits = {}): number {
-  const bound = typeof schema?.maxLength === 'number' ? schema.maxLength : MAX_REQUEST_SIZE_BYTES - 2;
-  return limits.stringLength === undefined ? bound : Math.min(bound, limits.stringLength);
+/** x times a float factor, rounded up, as cel-go does it in float64. */
+export function multiplyByCostFactor(x: bigint, factor: number): bigint {
+  const product = Math.ceil(Number(x) * factor);
+  return product >= Number(UINT64_MAX) ? UINT64_MAX : BigInt(product);
 }
 
-/** What the estimator knows of an expression's value: its schema, when one describes it. */
-interface Typed {
-  schema?: JsonSchemaProps;
-  cost: number;
+export const add = (a: Estimate, b: Estimate): Estimate => ({ min: addU64(a.min, b.min), max: addU64(a.max, b.max) });
+export const multiply = (a: Estimate, b: Estimate): Estimate => ({ min: multiplyU64(a.min, b.min), max: multiplyU64(a.max, b.max) });
+export const byFactor = (a: Estimate, factor: number): Estimate => ({ min: multiplyByCostFactor(a.min, factor), max: multiplyByCostFactor(a.max, factor) });
+export const union = (a: Estimate, b: Estimate): Estimate => ({ min: a.min < b.min ? a.min : b.min, max: a.max > b.max ? a.max : b.max });
+
+/** The AST node as the estimator's hooks see it (cel-go checker.AstNode). */
+interface AstNode {
+  /** `self`, then fields, `@items`, `@keys`, `@values`; undefined when not reachable from a variable. */
+  readonly path: readonly string[] | undefined;
+  readonly type: CelType | undefined;
+  readonly expr: Expr | undefined;
+  /** A size the expression itself fixes (literals) or a call declared for its result. */
+  readonly computedSize: Estimate | undefined;
 }
 
-type Scope = ReadonlyMap<string, JsonSchemaProps | undefined>;
-
-function childSchema(schema: JsonSchemaProps | undefined, field: string): JsonSchemaProps | undefined {
-  if (schema === undefined) return undefined;
-  const declared = schema.properties?.[field];
-  if (declared !== undefined) return declared;
-  return additionalSchema(schema);
+interface CallEstimate {
+  readonly cost: Estimate;
+  readonly resultSize?: Estimate;
 }
 
-const STRING_TRAVERSING = new Set(['contains', 'startsWith', 'endsWith', '_==_', '_!=_', '_+_', 'lowerAscii', 'upperAscii', 'trim', 'replace', 'split', 'indexOf', 'lastIndexOf', 'substring', 'find', 'findAll', 'url', 'isURL', 'join']);
-
-/** The estimated worst-case cost of `expr` with `self` (and `oldSelf`) of `schema`. */
-export function estimateCost(expr: Expr, schema: JsonSchemaProps, limits: SizeLimits = {}): number {
-  const scope: Scope = new Map([['self', schema], ['oldSelf', schema]]);
-  return walk(expr, scope, limits).cost;
+/** What the type check learned, by expression id. */
+export interface CheckedTypes {
+  readonly types: ReadonlyMap<string, CelType>;
+  readonly overloads: ReadonlyMap<string, readonly string[]>;
 }
 
-function walk(expr: Expr | undefined, scope: Scope, limits: SizeLimits): Typed {
-  if (expr === undefined) return { cost: 0 };
-  const kind = expr.exprKind;
-  switch (kind.case) {
+/** cel-go v0.12 names its comprehension accumulator `__result__`; @bufbuild/cel names it `@result`. */
+const ACCUMULATORS = new Set(['__result__', '@result']);
+
+function utf8Length(s: string): number {
+  return Buffer.byteLength(s, 'utf8');
+}
+
+/** astNode.ComputedSize: literals know their own size. */
+function literalSize(e: Expr | undefined): Estimate | undefined {
+  if (e === undefined) return undefined;
+  const k = e.exprKind;
+  switch (k.case) {
     case 'constExpr':
-      return { cost: 0, schema: constSchema(kind.value.constantKind.case) };
-    case 'identExpr':
-      return { cost: 1, schema: scope.get(kind.value.name) };
-    case 'selectExpr': {
-      const operand = walk(kind.value.operand, scope, limits);
-      return { cost: operand.cost + 1, schema: kind.value.testOnly ? { type: 'boolean' } : childSchema(operand.schema, kind.value.field) };
-    }
-    case 'listExpr': {
-      let cost = 10;
-      for (const element of kind.value.elements) cost += walk(element, scope, limits).cost;
-      return { cost, schema: { type: 'array', maxItems: kind.value.elements.length } };
-    }
-    case 'structExpr': {
-      let cost = 10;
-      for (const entry of kind.value.entries) {
-        if (entry.keyKind.case === 'mapKey') cost += walk(entry.keyKind.value, scope, limits).cost;
-        cost += walk(entry.value, scope, limits).cost;
+      switch (k.value.constantKind.case) {
+        // cel-go v0.12.5 measures a string literal in bytes.
+        case 'stringValue': return fixed(BigInt(utf8Length(k.value.constantKind.value)));
+        case 'bytesValue': return fixed(BigInt(k.value.constantKind.value.length));
+        case undefined: return undefined;
+        default: return ONE;
       }
-      return { cost, schema: { type: 'object', maxProperties: kind.value.entries.length } };
-    }
-    case 'comprehensionExpr': {
-      const c = kind.value;
-      const range = walk(c.iterRange, scope, limits);
-      const size = maxListSize(range.schema, limits);
-      const itemSchema = range.schema?.type === 'object' ? { type: 'string' } : range.schema?.items;
-      const inner = new Map(scope);
-      inner.set(c.iterVar, itemSchema);
-      if (c.iterVar2 !== '') inner.set(c.iterVar2, range.schema?.type === 'object' ? additionalSchema(range.schema) : range.schema?.items);
-      inner.set(c.accuVar, undefined);
-      const init = walk(c.accuInit, scope, limits);
-      const condition = walk(c.loopCondition, inner, limits);
-      const step = walk(c.loopStep, inner, limits);
-      const result = walk(c.result, inner, limits);
-      // map() and filter() build a list of the range's size; others reduce to a scalar.
-      const resultSchema = result.schema?.type === 'array' || c.accuInit?.exprKind.case === 'listExpr' ? { type: 'array', maxItems: size, items: step.schema?.items } : result.schema;
-      return { cost: range.cost + init.cost + size * (condition.cost + step.cost) + result.cost, schema: resultSchema };
-    }
-    case 'callExpr': {
-      const call = kind.value;
-      const target = call.target === undefined ? undefined : walk(call.target, scope, limits);
-      const args = call.args.map((arg) => walk(arg, scope, limits));
-      let cost = (target?.cost ?? 0) + args.reduce((sum, a) => sum + a.cost, 0);
-      const subject = target ?? args[0];
-      const fn = call.function;
-      if (fn === 'matches' || fn === 'find' || fn === 'findAll') {
-        const patternLength = call.args.length > 0 && call.args[0].exprKind.case === 'constExpr' && call.args[0].exprKind.value.constantKind.case === 'stringValue'
-          ? call.args[0].exprKind.value.constantKind.value.length
-          : maxStringLength(args[args.length - 1]?.schema, limits);
-        cost += 1 + Math.ceil(maxStringLength(subject?.schema, limits) * patternLength * REGEX_FACTOR);
-      } else if (STRING_TRAVERSING.has(fn) && (subject?.schema?.type === 'string' || args.some((a) => a.schema?.type === 'string'))) {
-        const longest = Math.max(maxStringLength(subject?.schema, limits), ...args.map((a) => (a.schema?.type === 'string' ? maxStringLength(a.schema, limits) : 0)));
-        cost += 1 + Math.ceil(longest * STRING_TRAVERSAL_FACTOR);
-      } else if ((fn === '_==_' || fn === '_!=_' || fn === '@in' || fn === 'isSorted' || fn === 'sum' || fn === 'min' || fn === 'max' || fn === 'indexOf' || fn === 'lastIndexOf' || fn === '_+_') && (subject?.schema?.type === 'array' || subject?.schema?.type === 'object' || args[1]?.schema?.type === 'array')) {
-        const listSchema = subject?.schema?.type === 'array' || subject?.schema?.type === 'object' ? subject.schema : args[1]?.schema;
-        cost += 1 + maxListSize(listSchema, limits);
-      } else {
-        cost += 1;
-      }
-      return { cost, schema: resultSchemaOf(fn, subject?.schema, args.map((a) => a.schema)) };
-    }
-    default:
-      return { cost: 1 };
-  }
-}
-
-function constSchema(kind: string | undefined): JsonSchemaProps | undefined {
-  switch (kind) {
-    case 'stringValue': return { type: 'string', maxLength: 0 };
-    case 'int64Value': case 'uint64Value': return { type: 'integer' };
-    case 'doubleValue': return { type: 'number' };
-    case 'boolValue': return { type: 'boolean' };
+    case 'listExpr': return fixed(BigInt(k.value.elements.length));
+    case 'structExpr': return k.value.messageName === '' ? fixed(BigInt(k.value.entries.length)) : ZERO;
     default: return undefined;
   }
 }
 
-function resultSchemaOf(fn: string, subject: JsonSchemaProps | undefined, args: Array<JsonSchemaProps | undefined>): JsonSchemaProps | undefined {
-  switch (fn) {
-    case '_[_]':
-      if (subject?.type === 'array') return subject.items;
-      return subject?.type === 'object' ? additionalSchema(subject) : undefined;
-    case 'lowerAscii': case 'upperAscii': case 'trim': case 'replace': case 'substring': case 'charAt': case 'find':
-      return { type: 'string', maxLength: subject?.maxLength };
-    case 'split': case 'findAll':
-      return { type: 'array', items: { type: 'string', maxLength: subject?.maxLength }, maxItems: subject?.maxLength };
-    case '_+_':
-      if (subject?.type === 'string') return { type: 'string', maxLength: (subject.maxLength ?? 0) + (args[1]?.maxLength ?? 0) || undefined };
-      if (subject?.type === 'array') return { type: 'array', items: subject.items, maxItems: subject.maxItems !== undefined && args[1]?.maxItems !== undefined ? subject.maxItems + args[1].maxItems : undefined };
-      return subject;
-    case 'size': case 'indexOf': case 'lastIndexOf': case 'int':
-      return { type: 'integer' };
-    case 'string':
-      return { type: 'string', maxLength: 64 };
-    case 'min': case 'max': case 'sum':
-      return subject?.items;
-    default:
-      return fn.startsWith('_') || fn === 'matches' || fn === 'contains' || fn === 'startsWith' || fn === 'endsWith' || fn === 'isSorted' || fn === 'isURL' || fn === 'has'
-        ? { type: 'boolean' }
-        : undefined;
+/** cel-go's isScalar: a value of fixed size (not string, bytes or aggregates). */
+function isScalar(t: CelType | undefined): boolean {
+  if (t === undefined) return false;
+  switch (t.kind) {
+    case 'bool': case 'int': case 'uint': case 'double': case 'duration': case 'timestamp': return true;
+    default: return false;
   }
+}
+
+/** kube's sizeEstimator.EstimateSize: the declared bound of the schema node a path reaches. */
+function schemaSize(root: DeclType | undefined, path: readonly string[] | undefined): Estimate | undefined {
+  if (path === undefined || path.length === 0 || root === undefined) return undefined;
+  let node: DeclType = root;
+  // The first element is the variable (self or oldSelf), both of the root's type.
+  for (const name of path.slice(1)) {
+    let next: DeclType | undefined;
+    if (name === '@items' || name === '@values') next = node.elem;
+    else if (name === '@keys') next = node.key;
+    else next = node.fields?.get(name);
+    if (next === undefined) return undefined;
+    node = next;
+  }
+  return { min: 0n, max: BigInt(node.maxElements) };
+}
+
+class Coster {
+  private readonly paths = new Map<string, readonly string[]>();
+  private readonly iterRanges = new Map<string, Expr[]>();
+  private readonly computedSizes = new Map<string, Estimate>();
+
+  constructor(private readonly checked: CheckedTypes, private readonly root: DeclType | undefined) {}
+
+  private typeOf(e: Expr): CelType | undefined {
+    return this.checked.types.get(e.id.toString());
+  }
+
+  private pathOf(e: Expr): readonly string[] | undefined {
+    return this.paths.get(e.id.toString());
+  }
+
+  private node(e: Expr): AstNode {
+    let path = this.pathOf(e);
+    // Only paths from root variables reach the schema; accumulators do not.
+    if (path !== undefined && path.length > 0 && ACCUMULATORS.has(path[0])) path = undefined;
+    return { path, type: this.typeOf(e), expr: e, computedSize: this.computedSizes.get(e.id.toString()) ?? literalSize(e) };
+  }
+
+  /** coster.sizeEstimate: literal or derived size, then the schema, then 1 for fixed-size types. */
+  private sizeEstimate(n: AstNode): Estimate {
+    if (n.computedSize !== undefined) return n.computedSize;
+    const fromSchema = schemaSize(this.root, n.path);
+    if (fromSchema !== undefined) return fromSchema;
+    if (isScalar(n.type)) return ONE;
+    return UNKNOWN_SIZE;
+  }
+
+  /** The library estimator's own sizeEstimate, which has no fixed-size fallback. */
+  private librarySizeEstimate(n: AstNode): Estimate {
+    return n.computedSize ?? schemaSize(this.root, n.path) ?? UNKNOWN_SIZE;
+  }
+
+  cost(e: Expr | undefined): Estimate {
+    if (e === undefined) return ZERO;
+    const k = e.exprKind;
+    switch (k.case) {
+      case 'constExpr':
+        return ZERO;
+      case 'identExpr': {
+        const ranges = this.iterRanges.get(k.value.name);
+        const range = ranges?.[ranges.length - 1];
+        if (range !== undefined) {
+          const rangeKind = this.typeOf(range)?.kind;
+          if (rangeKind === 'list') this.paths.set(e.id.toString(), [...(this.pathOf(range) ?? []), '@items']);
+          else if (rangeKind === 'map') this.paths.set(e.id.toString(), [...(this.pathOf(range) ?? []), '@keys']);
+        } else {
+          this.paths.set(e.id.toString(), [k.value.name]);
+        }
+        return fixed(SELECT_AND_IDENT_COST);
+      }
+      case 'selectExpr': {
+        const { operand, field, testOnly } = k.value;
+        // v0.12 charges nothing for a presence test, not even its operand.
+        if (testOnly) return ZERO;
+        let sum = this.cost(operand);
+        const operandType = operand === undefined ? undefined : this.typeOf(operand);
+        if (operandType !== undefined && (operandType.kind === 'map' || operandType.kind === 'object' || operandType.kind === 'param' || (operandType.kind === 'dyn' && operandType.vague === true))) {
+          sum = add(sum, fixed(SELECT_AND_IDENT_COST));
+        }
+        this.paths.set(e.id.toString(), [...((operand && this.pathOf(operand)) ?? []), field]);
+        return sum;
+      }
+      case 'callExpr':
+        return this.costCall(e, k.value.function, k.value.target, k.value.args);
+      case 'listExpr': {
+        let sum = ZERO;
+        for (const element of k.value.elements) sum = add(sum, this.cost(element));
+        return add(sum, fixed(LIST_CREATE_BASE_COST));
+      }
+      case 'structExpr': {
+        let sum = ZERO;
+        for (const entry of k.value.entries) {
+          if (k.value.messageName === '' && entry.keyKind.case === 'mapKey') sum = add(sum, this.cost(entry.keyKind.value));
+          sum = add(sum, this.cost(entry.value));
+        }
+        return add(sum, fixed(k.value.messageName === '' ? MAP_CREATE_BASE_COST : STRUCT_CREATE_BASE_COST));
+      }
+      case 'comprehensionExpr': {
+        const c = k.value;
+        let sum = add(this.cost(c.iterRange), this.cost(c.accuInit));
+        const stack = this.iterRanges.get(c.iterVar) ?? [];
+        if (c.iterRange !== undefined) stack.push(c.iterRange);
+        this.iterRanges.set(c.iterVar, stack);
+        const loopCost = this.cost(c.loopCondition);
+        const stepCost = this.cost(c.loopStep);
+        if (c.iterRange !== undefined) stack.pop();
+        sum = add(sum, this.cost(c.result));
+        const rangeCount = c.iterRange === undefined ? ZERO : this.sizeEstimate(this.node(c.iterRange));
+        return add(sum, multiply(rangeCount, add(stepCost, loopCost)));
+      }
+      default:
+        return ZERO;
+    }
+  }
+
+  private costCall(e: Expr, fn: string, target: Expr | undefined, args: readonly Expr[]): Estimate {
+    const argCosts = args.map((arg) => this.cost(arg));
+    const argNodes = args.map((arg) => this.node(arg));
+    const overloadIds = this.checked.overloads.get(e.id.toString());
+    if (overloadIds === undefined || overloadIds.length === 0) return ZERO;
+    let sum = ZERO;
+    let targetNode: AstNode | undefined;
+    if (target !== undefined) {
+      sum = add(sum, this.cost(target));
+      targetNode = this.node(target);
+    }
+    // A range that covers every overload the checker could not tell apart.
+    let fnCost: Estimate = { min: UINT64_MAX, max: 0n };
+    let resultSize: Estimate | undefined;
+    for (const overloadId of overloadIds) {
+      const estimate = this.functionCost(fn, overloadId, targetNode, argNodes, argCosts);
+      fnCost = union(fnCost, estimate.cost);
+      if (estimate.resultSize !== undefined) resultSize = resultSize === undefined ? estimate.resultSize : union(resultSize, estimate.resultSize);
+      if (overloadId === 'index_list' && args.length > 0) this.paths.set(e.id.toString(), [...(this.pathOf(args[0]) ?? []), '@items']);
+      if (overloadId === 'index_map' && args.length > 0) this.paths.set(e.id.toString(), [...(this.pathOf(args[0]) ?? []), '@values']);
+    }
+    if (resultSize !== undefined) this.computedSizes.set(e.id.toString(), resultSize);
+    return add(sum, fnCost);
+  }
+
+  private functionCost(fn: string, overloadId: string, target: AstNode | undefined, args: readonly AstNode[], argCosts: readonly Estimate[]): CallEstimate {
+    const argCostSum = (): Estimate => argCosts.reduce(add, ZERO);
+    const library = this.libraryCallCost(fn, target, args);
+    if (library !== undefined) return { cost: add(library.cost, argCostSum()), resultSize: library.resultSize };
+    switch (overloadId) {
+      case 'string_to_bytes':
+        if (args.length === 1) {
+          const size = this.sizeEstimate(args[0]);
+          return { cost: add(byFactor(size, STRING_TRAVERSAL_COST_FACTOR), argCostSum()), resultSize: { min: size.min, max: multiplyU64(size.max, 4n) } };
+        }
+        break;
+      case 'bytes_to_string':
+        if (args.length === 1) {
+          const size = this.sizeEstimate(args[0]);
+          return { cost: add(byFactor(size, STRING_TRAVERSAL_COST_FACTOR), argCostSum()), resultSize: { min: size.min / 4n, max: size.max } };
+        }
+        break;
+      case 'starts_with_string': case 'ends_with_string':
+        if (args.length === 1) return { cost: add(byFactor(this.sizeEstimate(args[0]), STRING_TRAVERSAL_COST_FACTOR), argCostSum()) };
+        break;
+      case 'in_list':
+        if (args.length === 2) return { cost: add(byFactor(this.sizeEstimate(args[1]), 1), argCostSum()) };
+        break;
+      case 'matches_string':
+        if (target !== undefined && args.length === 1) {
+          // One more than the string's length, so that an empty string still pays for the regex.
+          const strCost = byFactor(add(this.sizeEstimate(target), ONE), STRING_TRAVERSAL_COST_FACTOR);
+          const regexCost = byFactor(this.sizeEstimate(args[0]), REGEX_STRING_LENGTH_COST_FACTOR);
+          return { cost: add(multiply(strCost, regexCost), argCostSum()) };
+        }
+        break;
+      case 'contains_string':
+        if (target !== undefined && args.length === 1) {
+          const strCost = byFactor(this.sizeEstimate(target), STRING_TRAVERSAL_COST_FACTOR);
+          const substrCost = byFactor(this.sizeEstimate(args[0]), STRING_TRAVERSAL_COST_FACTOR);
+          return { cost: add(multiply(strCost, substrCost), argCostSum()) };
+        }
+        break;
+      case 'logical_or': case 'logical_and': {
+        // A short circuit may skip the right operand.
+        const [lhs, rhs] = argCosts;
+        return { cost: { min: lhs.min, max: add(lhs, rhs).max } };
+      }
+      case 'conditional': {
+        const size = union(this.sizeEstimate(args[1]), this.sizeEstimate(args[2]));
+        return { cost: add(argCosts[0], union(argCosts[1], argCosts[2])), resultSize: size };
+      }
+      case 'add_string': case 'add_bytes': case 'add_list':
+        if (args.length === 2) {
+          const resultSize = add(this.sizeEstimate(args[0]), this.sizeEstimate(args[1]));
+          // Concatenating lists is O(1); it is priced here only to carry the size.
+          if (overloadId === 'add_list') return { cost: add(ONE, argCostSum()), resultSize };
+          return { cost: add(byFactor(resultSize, STRING_TRAVERSAL_COST_FACTOR), argCostSum()), resultSize };
+        }
+        break;
+      case 'less_string': case 'greater_string': case 'less_equals_string': case 'greater_equals_string':
+      case 'less_bytes': case 'greater_bytes': case 'less_equals_bytes': case 'greater_equals_bytes':
+      case 'equals': case 'not_equals': {
+        const lhs = this.sizeEstimate(args[0]);
+        const rhs = this.sizeEstimate(args[1]);
+        const smallestMax = lhs.max < rhs.max ? lhs.max : rhs.max;
+        return { cost: add(byFactor({ min: smallestMax > 0n ? 1n : 0n, max: smallestMax }, STRING_TRAVERSAL_COST_FACTOR), argCostSum()) };
+      }
+      default:
+        break;
+    }
+    return { cost: add(ONE, argCostSum()) };
+  }
+
+  /** k8s.io/apiserver pkg/cel/library cost.go EstimateCallCost (v1.25), by function name. */
+  private libraryCallCost(fn: string, target: AstNode | undefined, args: readonly AstNode[]): CallEstimate | undefined {
+    switch (fn) {
+      case 'isSorted': case 'sum': case 'max': case 'min': case 'indexOf': case 'lastIndexOf': {
+        if (target === undefined) return undefined;
+        const element = this.listElementNode(target);
+        if (element === undefined) {
+          // indexOf and lastIndexOf on a string.
+          return { cost: byFactor(this.librarySizeEstimate(target), STRING_TRAVERSAL_COST_FACTOR) };
+        }
+        // One per element compared, plus a traversal of each element when they are strings or bytes.
+        let elementCost = ONE;
+        if (element.type?.kind === 'string' || element.type?.kind === 'bytes') {
+          elementCost = add(elementCost, byFactor(this.librarySizeEstimate(element), STRING_TRAVERSAL_COST_FACTOR));
+        }
+        return { cost: multiply(this.librarySizeEstimate(target), elementCost) };
+      }
+      case 'url':
+        if (args.length === 1) return { cost: byFactor(this.librarySizeEstimate(args[0]), STRING_TRAVERSAL_COST_FACTOR) };
+        return undefined;
+      case 'lowerAscii': case 'upperAscii': case 'substring': case 'trim': {
+        if (target === undefined) return undefined;
+        const size = this.librarySizeEstimate(target);
+        return { cost: byFactor(size, STRING_TRAVERSAL_COST_FACTOR), resultSize: size };
+      }
+      case 'replace': {
+        if (target === undefined || args.length < 2) return undefined;
+        const size = this.librarySizeEstimate(target);
+        const toReplace = this.librarySizeEstimate(args[0]);
+        const replaceWith = this.librarySizeEstimate(args[1]);
+        // Smallest result: the largest substrings replaced by the smallest replacement; largest: the reverse.
+        const minSize = multiplyU64(ceilRatioU64(size.min, toReplace.max), replaceWith.min);
+        const maxSize = multiplyU64(ceilRatioU64(size.max, toReplace.min), replaceWith.max);
+        return { cost: byFactor(size, 2 * STRING_TRAVERSAL_COST_FACTOR), resultSize: { min: minSize, max: maxSize } };
+      }
+      case 'split': {
+        if (target === undefined) return undefined;
+        const size = this.librarySizeEstimate(target);
+        // At worst every character becomes an element, unless a constant limit says otherwise.
+        let max = size.max;
+        const limit = args[1]?.expr?.exprKind;
+        if (limit?.case === 'constExpr') max = limit.value.constantKind.case === 'int64Value' ? BigInt.asUintN(64, limit.value.constantKind.value) : 0n;
+        return { cost: byFactor(size, 2 * STRING_TRAVERSAL_COST_FACTOR), resultSize: { min: 0n, max } };
+      }
+      case 'join': {
+        if (target === undefined) return undefined;
+        const listSize = this.librarySizeEstimate(target);
+        let size = ZERO;
+        const element = this.listElementNode(target);
+        if (element !== undefined) size = multiply(listSize, this.librarySizeEstimate(element));
+        if (args.length > 0) {
+          const separators = { min: listSize.min > 0n ? listSize.min - 1n : 0n, max: listSize.max > 0n ? listSize.max - 1n : 0n };
+          size = add(size, multiply(this.librarySizeEstimate(args[0]), separators));
+        }
+        return { cost: byFactor(size, STRING_TRAVERSAL_COST_FACTOR), resultSize: size };
+      }
+      case 'find': case 'findAll': {
+        if (target === undefined || args.length < 1) return undefined;
+        const size = this.librarySizeEstimate(target);
+        const strCost = byFactor(add(size, ONE), STRING_TRAVERSAL_COST_FACTOR);
+        const regexCost = byFactor(this.librarySizeEstimate(args[0]), REGEX_STRING_LENGTH_COST_FACTOR);
+        // At worst every character is a match of its own.
+        return { cost: multiply(strCost, regexCost), resultSize: { min: 0n, max: size.max } };
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  /** The node of a list's elements: the list's path plus @items, or just the element type. */
+  private listElementNode(list: AstNode): AstNode | undefined {
+    if (list.type?.kind !== 'list') return undefined;
+    return { path: list.path === undefined ? undefined : [...list.path, '@items'], type: list.type.elem, expr: undefined, computedSize: undefined };
+  }
+}
+
+/** ceil(x / y) as Go computes it in float64, saturating; division by zero is +Inf there. */
+function ceilRatioU64(x: bigint, y: bigint): bigint {
+  const ratio = Math.ceil(Number(x) / Number(y));
+  return !Number.isFinite(ratio) || ratio >= Number(UINT64_MAX) ? UINT64_MAX : BigInt(ratio);
+}
+
+/**
+ * The estimated cost of a type-checked rule whose `self` (and `oldSelf`) is of `root` (undefined
+ * when v1.25 cannot describe the node, in which case nothing has a size).
+ */
+export function estimateCost(expr: Expr, checked: CheckedTypes, root: DeclType | undefined): Estimate {
+  return new Coster(checked, root).cost(expr);
 }

@@ -19,6 +19,9 @@
  *
  * Locations are cel-go's, not the parser's: cel-go places a call at its `(`, a binary operator at
  * its token and a macro's expansion at the macro's `(`; `offsetOf` recovers those from the source.
+ *
+ * Like cel-go's checked AST, the result keeps each node's type and each call's matching overload
+ * ids (named as cel-go names the ones its cost estimator prices), which `cel-cost.ts` reads.
  */
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import { additionalSchema, preservesUnknown, type JsonSchemaProps } from '../json-schema';
@@ -214,7 +217,7 @@ const CLOCK_PARTS = ['getHours', 'getMinutes', 'getSeconds', 'getMilliseconds'];
  * numeric comparisons, which v1.25 does not enable), the Kubernetes libraries and ext.Strings v0.
  * A function known by name but absent here is typed vaguely (never refused).
  */
-const FUNCTIONS: ReadonlyMap<string, readonly Overload[]> = new Map<string, Overload[]>([
+const DECLARED_FUNCTIONS: ReadonlyMap<string, readonly Overload[]> = new Map<string, Overload[]>([
   ['_?_:_', [global([BOOL, A, A], A)]],
   ['_&&_', [global([BOOL, BOOL], BOOL)]],
   ['_||_', [global([BOOL, BOOL], BOOL)]],
@@ -275,12 +278,62 @@ const FUNCTIONS: ReadonlyMap<string, readonly Overload[]> = new Map<string, Over
   ['join', [member([list(STRING)], STRING), member([list(STRING), STRING], STRING)]],
 ]);
 
+/**
+ * cel-go's overload id of a declaration (common/overloads): the cost estimator prices calls by these
+ * ids, so the ones it knows are named as cel-go names them; the rest only need to be distinct.
+ */
+function overloadIdOf(name: string, overload: Overload, index: number): string {
+  const first = overload.params[0]?.kind;
+  const stringish = first === 'string' || first === 'bytes' ? first : undefined;
+  const comparisons: Record<string, string> = { '_<_': 'less', '_<=_': 'less_equals', '_>_': 'greater', '_>=_': 'greater_equals' };
+  switch (name) {
+    case '_==_': return 'equals';
+    case '_!=_': return 'not_equals';
+    case '_&&_': return 'logical_and';
+    case '_||_': return 'logical_or';
+    case '_?_:_': return 'conditional';
+    case '@not_strictly_false': return 'not_strictly_false';
+    case '_+_':
+      if (stringish !== undefined) return `add_${stringish}`;
+      if (first === 'list') return 'add_list';
+      break;
+    case '_<_': case '_<=_': case '_>_': case '_>=_':
+      if (stringish !== undefined) return `${comparisons[name]}_${stringish}`;
+      break;
+    case 'matches': return overload.instance ? 'matches_string' : 'matches';
+    case 'contains': return 'contains_string';
+    case 'startsWith': return 'starts_with_string';
+    case 'endsWith': return 'ends_with_string';
+    case '@in': return first === undefined ? 'in' : overload.params[1]?.kind === 'map' ? 'in_map' : 'in_list';
+    case '_[_]': return first === 'list' ? 'index_list' : 'index_map';
+    case 'bytes': if (first === 'string') return 'string_to_bytes'; break;
+    case 'string': if (first === 'bytes') return 'bytes_to_string'; break;
+    default: break;
+  }
+  return `${name}#${index}`;
+}
+
+const FUNCTIONS: ReadonlyMap<string, readonly (Overload & { readonly id: string })[]> = new Map(
+  [...DECLARED_FUNCTIONS].map(([name, overloads]) => [name, overloads.map((o, i) => ({ ...o, id: overloadIdOf(name, o, i) }))]),
+);
+
 /** The type identifiers of cel-go's standard environment. */
 const TYPE_IDENTIFIERS: ReadonlyMap<string, CelType> = new Map([
   ['int', typeOf(INT)], ['uint', typeOf(UINT)], ['bool', typeOf(BOOL)], ['double', typeOf(DOUBLE)],
   ['bytes', typeOf(BYTES)], ['string', typeOf(STRING)], ['list', typeOf(list(A))], ['map', typeOf(map(A, B))],
   ['null_type', typeOf(NULL)], ['type', typeOf(typeOf())],
+  // The well-known types that durations and timestamps are, by their qualified names.
+  ['google.protobuf.Duration', typeOf(DURATION)], ['google.protobuf.Timestamp', typeOf(TIMESTAMP)],
 ]);
+
+/** `a.b.c` for a chain of selections on an identifier, else undefined. */
+function qualifiedName(e: Expr | undefined): string | undefined {
+  const k = e?.exprKind;
+  if (k?.case === 'identExpr') return k.value.name;
+  if (k?.case !== 'selectExpr' || k.value.testOnly) return undefined;
+  const operand = qualifiedName(k.value.operand);
+  return operand === undefined ? undefined : `${operand}.${k.value.field}`;
+}
 
 /** apiVersion, kind and metadata.name/generateName: always visible at a resource's root (v1.25 WithTypeAndObjectMeta). */
 const ROOT_RESOURCE_FIELDS: Record<string, JsonSchemaProps> = {
@@ -289,7 +342,7 @@ const ROOT_RESOURCE_FIELDS: Record<string, JsonSchemaProps> = {
   metadata: { type: 'object', properties: { name: { type: 'string' }, generateName: { type: 'string' } } },
 };
 
-function withTypeAndObjectMeta(schema: JsonSchemaProps): JsonSchemaProps {
+export function withTypeAndObjectMeta(schema: JsonSchemaProps): JsonSchemaProps {
   const p = schema.properties;
   const meta = p?.metadata?.properties;
   if (p?.kind?.type === 'string' && p.apiVersion?.type === 'string' && p.metadata?.type === 'object' && meta?.name?.type === 'string' && meta.generateName?.type === 'string') return schema;
@@ -299,7 +352,7 @@ function withTypeAndObjectMeta(schema: JsonSchemaProps): JsonSchemaProps {
 const CEL_RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
 
 /** A property name as v1.25 exposes it to CEL (model/escaping.go), or undefined when it is not exposed. */
-function escapedName(name: string): string | undefined {
+export function escapedName(name: string): string | undefined {
   if (name === '' || /^[0-9]/.test(name)) return undefined;
   if (CEL_RESERVED.has(name)) return `__${name}__`;
   let ok = true;
@@ -378,6 +431,10 @@ export interface TypeCheckResult {
   /** The rule's type; undefined when the pass cannot say (vague), which never refuses a rule. */
   readonly resultType: CelType | undefined;
   readonly usesOldSelf: boolean;
+  /** Every node's type, by expression id (cel-go's TypeMap); type parameters left unbound are dyn. */
+  readonly types: ReadonlyMap<string, CelType>;
+  /** Every resolved call's matching overload ids, by expression id (cel-go's ReferenceMap). */
+  readonly overloads: ReadonlyMap<string, readonly string[]>;
 }
 
 /** Binary operators and the token cel-go locates them at. */
@@ -392,6 +449,8 @@ class Checker {
   private mapping: Mapping = new Map();
   private freeVars = 0;
   readonly issues: TypeIssue[] = [];
+  readonly nodeTypes = new Map<string, CelType>();
+  readonly callOverloads = new Map<string, string[]>();
   usesOldSelf = false;
 
   constructor(
@@ -478,6 +537,12 @@ class Checker {
 
   check(e: Expr | undefined, scope: Scope): CelType {
     if (e === undefined) return VAGUE;
+    const t = this.checkNode(e, scope);
+    this.nodeTypes.set(e.id.toString(), t);
+    return t;
+  }
+
+  private checkNode(e: Expr, scope: Scope): CelType {
     const k = e.exprKind;
     switch (k.case) {
       case 'constExpr':
@@ -541,6 +606,10 @@ class Checker {
   }
 
   private checkSelect(e: Expr, operandExpr: Expr | undefined, field: string, testOnly: boolean, scope: Scope): CelType {
+    // A qualified type name (google.protobuf.Duration), unless its first name is a variable.
+    const qualified = testOnly ? undefined : qualifiedName(e);
+    const typeName = qualified !== undefined && !scope.has(qualified.split('.')[0]) ? TYPE_IDENTIFIERS.get(qualified) : undefined;
+    if (typeName !== undefined) return typeName;
     const operand = substitute(this.mapping, this.check(operandExpr, scope), false);
     let result: CelType = ERROR;
     switch (operand.kind) {
@@ -583,6 +652,7 @@ class Checker {
     }
     const argTypes = target === undefined ? args : [target, ...args];
     let result: CelType | undefined;
+    const matched: string[] = [];
     for (const overload of overloads) {
       if (overload.instance !== (target !== undefined)) continue;
       const names = new Map<string, CelType>();
@@ -590,6 +660,7 @@ class Checker {
       const trial = new Map(this.mapping);
       if (!assignableList(trial, argTypes, params)) continue;
       this.mapping = trial;
+      matched.push(overload.id);
       const overloadResult = substitute(this.mapping, this.freshen(overload.result, names), false);
       if (result === undefined) result = overloadResult;
       else if (!isDyn(result) && !sameType(overloadResult, result)) result = DYN;
@@ -600,6 +671,7 @@ class Checker {
       this.report(e, `found no matching overload for '${fn}' applied to '${signature}'`);
       return ERROR;
     }
+    this.callOverloads.set(e.id.toString(), matched);
     // A dyn that comes from a vague argument may be a concrete type for cel-go: keep it vague.
     if (isDyn(result) && argTypes.some(isVague)) return VAGUE;
     return result;
@@ -666,5 +738,7 @@ export function typeCheckRule(
   const self = declType(schema, selfTypeName(), isResource);
   const type = checker.check(expr, new Map([['self', self], ['oldSelf', self]]));
   const resultType = type.kind === 'dyn' && type.vague === true ? undefined : checker.finalType(type);
-  return { issues: checker.issues, resultType, usesOldSelf: checker.usesOldSelf };
+  const types = new Map<string, CelType>();
+  for (const [id, t] of checker.nodeTypes) types.set(id, checker.finalType(t));
+  return { issues: checker.issues, resultType, usesOldSelf: checker.usesOldSelf, types, overloads: checker.callOverloads };
 }

@@ -1,20 +1,23 @@
 /**
  * Runs a schema's x-kubernetes-validations rules over a custom resource, as v1.25's
- * ValidateWithCost does (k8s.io/apiextensions-apiserver pkg/apiserver/schema/cel validation.go):
+ * Validator.Validate does (k8s.io/apiextensions-apiserver pkg/apiserver/schema/cel validation.go):
  * every node of the value that has rules is checked with `self` bound to it (and `oldSelf` to the
  * correlated old value on updates: through object fields, map keys and listType=map keys);
  * transition rules are skipped where there is no old value. Each failure is a field error at the
  * node's path showing the node's schema type: the rule's message, or `failed rule: <rule>`.
  *
- * Cost: each evaluation is priced with the sizes the value actually has; a rule over the
- * per-call limit fails, and when the request's budget is spent no further rule runs.
+ * Cost, as v1.25 counts it: each evaluation is charged its actual cost (`runtime-cost.ts`) and
+ * stopped past the per-call limit (1,000,000); the request has a budget (10,000,000) that every
+ * evaluation's cost comes out of. Running out of either stops all further validation, with
+ * v1.25's messages.
  */
-import { isCelError, isCelList, isCelMap } from '@bufbuild/cel';
+import { isCelError } from '@bufbuild/cel';
 import { FieldPath, type FieldError } from '../../apis/validation';
 import { invalid } from '../../apis/validation/field-error';
-import { additionalSchema, isObject, type JsonSchemaProps } from '../json-schema';
-import { PER_CALL_LIMIT, RUNTIME_COST_BUDGET, estimateCost, type SizeLimits } from './cel-cost';
+import { additionalSchema, isObject, type JsonSchemaProps, type ValidationRule } from '../json-schema';
+import { PER_CALL_LIMIT, RUNTIME_COST_BUDGET } from './cel-cost';
 import { compileRule, formattedCelValue, type CompiledRule } from './rule-compiler';
+import { CostTracker, COST_LIMIT_EXCEEDED_MESSAGE } from './runtime-cost';
 
 const compiledBySchema = new WeakMap<JsonSchemaProps, CompiledRule[]>();
 
@@ -50,36 +53,18 @@ export function celValueOf(value: unknown, schema: JsonSchemaProps | undefined):
   return value;
 }
 
-function observedLimits(value: unknown): SizeLimits {
-  let listLength = 0;
-  let stringLength = 0;
-  const visit = (v: unknown, depth: number): void => {
-    if (depth > 64) return;
-    if (typeof v === 'string') stringLength = Math.max(stringLength, v.length);
-    else if (Array.isArray(v)) {
-      listLength = Math.max(listLength, v.length);
-      for (const item of v) visit(item, depth + 1);
-    } else if (isObject(v)) {
-      listLength = Math.max(listLength, Object.keys(v).length);
-      for (const [key, item] of Object.entries(v)) {
-        stringLength = Math.max(stringLength, key.length);
-        visit(item, depth + 1);
-      }
-    }
-  };
-  visit(value, 0);
-  return { listLength, stringLength };
+interface Budget {
+  /** What the request may still spend; negative once validation has stopped. */
+  remaining: bigint;
 }
 
-interface Budget {
-  remaining: number;
-  exhausted: boolean;
-}
+const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
 
 export interface RuleValidationOptions {
   /** The budget of one request (v1.25: 10,000,000). */
-  readonly costBudget?: number;
-  readonly perCallLimit?: number;
+  readonly costBudget?: bigint;
+  /** The limit of one evaluation (v1.25: 1,000,000). */
+  readonly perCallLimit?: bigint;
 }
 
 /**
@@ -89,16 +74,16 @@ export interface RuleValidationOptions {
 export function validateRules(value: unknown, old: unknown, schema: JsonSchemaProps | undefined, options: RuleValidationOptions = {}): FieldError[] {
   if (schema === undefined) return [];
   const errs: FieldError[] = [];
-  const budget: Budget = { remaining: options.costBudget ?? RUNTIME_COST_BUDGET, exhausted: false };
+  const budget: Budget = { remaining: options.costBudget ?? RUNTIME_COST_BUDGET };
   visit(value, old, schema, FieldPath.root(), true, errs, budget, options.perCallLimit ?? PER_CALL_LIMIT);
   return errs;
 }
 
-function visit(value: unknown, old: unknown, schema: JsonSchemaProps, path: FieldPath, isResource: boolean, errs: FieldError[], budget: Budget, perCallLimit: number): void {
-  if (budget.exhausted || value === undefined || value === null) return;
+function visit(value: unknown, old: unknown, schema: JsonSchemaProps, path: FieldPath, isResource: boolean, errs: FieldError[], budget: Budget, perCallLimit: bigint): void {
+  if (budget.remaining < 0n || value === undefined || value === null) return;
   const rules = schema['x-kubernetes-validations'];
   if (rules !== undefined && rules.length > 0) runRules(value, old, schema, path, isResource, errs, budget, perCallLimit);
-  if (budget.exhausted) return;
+  if (budget.remaining < 0n) return;
   if (Array.isArray(value)) {
     const items = schema.items;
     if (items === undefined) return;
@@ -125,36 +110,49 @@ function visit(value: unknown, old: unknown, schema: JsonSchemaProps, path: Fiel
   }
 }
 
-function runRules(value: unknown, old: unknown, schema: JsonSchemaProps, path: FieldPath, isResource: boolean, errs: FieldError[], budget: Budget, perCallLimit: number): void {
+/** The rule's message when it has one, else the rule: how v1.25 names a rule in its errors. */
+function ruleErrorString(rule: ValidationRule): string {
+  return rule.message !== undefined && rule.message.length > 0 ? rule.message.trim() : rule.rule.trim();
+}
+
+function runRules(value: unknown, old: unknown, schema: JsonSchemaProps, path: FieldPath, isResource: boolean, errs: FieldError[], budget: Budget, perCallLimit: bigint): void {
+  const compiledRules = rulesOf(schema, isResource);
+  if (compiledRules.length === 0) return;
   const typeName = schema.type ?? '';
+  if (budget.remaining <= 0n) {
+    errs.push(invalid(path, typeName, OUT_OF_BUDGET));
+    budget.remaining = -1n;
+    return;
+  }
   const self = celValueOf(value, schema);
   const oldSelf = old === undefined || old === null ? undefined : celValueOf(old, schema);
-  const limits = observedLimits(value);
-  for (const compiled of rulesOf(schema, isResource)) {
+  for (const compiled of compiledRules) {
     if (compiled.isTransitionRule && oldSelf === undefined) continue;
-    const cost = estimateCost(compiled.expr, schema, limits);
-    if (cost > perCallLimit) {
-      errs.push(invalid(path, typeName, `call cost exceeds limit for rule: ${compiled.rule.rule.trim()}`));
-      continue;
-    }
-    budget.remaining -= cost;
-    if (budget.remaining < 0) {
-      budget.exhausted = true;
-      errs.push(invalid(path, typeName, 'validation failed due to running out of cost budget, no further validation rules will be run'));
+    const tracker = new CostTracker(perCallLimit);
+    const result = compiled.program(oldSelf === undefined ? { self } : { self, oldSelf }, tracker);
+    if (tracker.cost > budget.remaining) {
+      errs.push(invalid(path, typeName, OUT_OF_BUDGET));
+      budget.remaining = -1n;
       return;
     }
-    const result = compiled.program(oldSelf === undefined ? { self } : { self, oldSelf });
+    budget.remaining -= tracker.cost;
+    const rule = compiled.rule;
+    if (tracker.exceeded) {
+      errs.push(invalid(path, typeName, `'${COST_LIMIT_EXCEEDED_MESSAGE}': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(rule)}`));
+      budget.remaining = -1n;
+      return;
+    }
     if (isCelError(result)) {
-      errs.push(invalid(path, typeName, `${errorText(result.message)} evaluating rule: ${compiled.rule.rule.trim()}`));
+      const message = errorText(result.message);
+      if (message.startsWith('no such overload')) {
+        errs.push(invalid(path, typeName, `'${message}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(rule)}`));
+      } else {
+        errs.push(invalid(path, typeName, `${message} evaluating rule: ${ruleErrorString(rule)}`));
+      }
       continue;
     }
     if (result === true) continue;
-    if (typeof result !== 'boolean' || isCelList(result) || isCelMap(result)) {
-      errs.push(invalid(path, typeName, `validation rule ${compiled.rule.rule.trim()} returned a non-boolean result`));
-      continue;
-    }
-    const message = compiled.rule.message !== undefined && compiled.rule.message !== '' ? compiled.rule.message : `failed rule: ${compiled.rule.rule.trim()}`;
-    errs.push(invalid(path, typeName, message));
+    errs.push(invalid(path, typeName, rule.message !== undefined && rule.message.length > 0 ? rule.message : `failed rule: ${ruleErrorString(rule)}`));
   }
 }
 
@@ -162,5 +160,7 @@ function runRules(value: unknown, old: unknown, schema: JsonSchemaProps, path: F
 function errorText(message: string): string {
   const field = /^field not found: (.*)$/.exec(message);
   if (field !== null) return `no such key: ${field[1]}`;
+  // A dyn operand (int-or-string) of the wrong type: cel-go's types.NoSuchOverloadErr.
+  if (message.startsWith('found no matching overload')) return 'no such overload';
   return message;
 }

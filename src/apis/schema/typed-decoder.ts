@@ -12,9 +12,17 @@
  * Go struct would hold; null members are dropped (Go leaves the zero value, which encodes as absent
  * or as the zero the defaulting layer writes anyway).
  *
+ * A strategic merge patch's result reaches the Go struct another way: through the unstructured
+ * converter (`runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation`), which fails at
+ * the first value it cannot place, with its own words (`cannot restore map from string`,
+ * `unrecognized type: int32`, `cannot convert float64 to int32`), converts integers between sizes
+ * without a range check, and reports unknown members sorted, with map keys left out of their paths.
+ * The `source` 'unstructured' decodes that way. Members are visited in document order, where the
+ * converter follows the Go struct's field order: with two bad values the reported one may differ.
+ *
  * Sources: sigs.k8s.io/json internal/golang/encoding/json (decode.go, kubernetes_patch.go);
  * k8s.io/apiserver pkg/endpoints/handlers create.go transformDecodeError; k8s.io/apimachinery
- * pkg/runtime (strict decoding error text).
+ * pkg/runtime (strict decoding error text; converter.go fromUnstructured).
  */
 import { ApiError } from '../../util';
 import { scanDuplicateFields, childPath, type DuplicateField } from './duplicate-fields';
@@ -26,6 +34,8 @@ import { OpenApiSchemas, resolveSchema, splitApiVersion, type OpenApiSchema, typ
 
 export type JsonObject = { [key: string]: unknown };
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+/** What the Go struct is filled from: JSON text (bodies, JSON and merge patches) or the unstructured converter (strategic merge patches). */
+export type DecodeSource = 'json' | 'unstructured';
 
 export interface TypedDecodeResult {
   /** The object as the Go struct holds it. */
@@ -34,11 +44,14 @@ export interface TypedDecodeResult {
   warnings: string[];
 }
 
-/** A body kube-apiserver refuses to decode: 400 BadRequest with exactly kube's message. */
+/**
+ * A body kube-apiserver refuses to decode: 400 BadRequest with exactly kube's message. The PATCH
+ * handler words the same failure differently, so the decoder's own text is kept apart.
+ */
 export class TypedDecodeError extends ApiError {
   override name = 'TypedDecodeError';
   declare readonly code: 400;
-  constructor(message: string) {
+  constructor(message: string, readonly decoderMessage: string = message) {
     super(400, 'BadRequest', message);
   }
 }
@@ -80,6 +93,34 @@ function jsonKind(value: unknown): string {
   }
 }
 
+/** The reflect.Kind of a value in an unstructured map, as the converter's messages name it. */
+function unstructuredKind(value: unknown): string {
+  if (Array.isArray(value)) return 'slice';
+  switch (typeof value) {
+    case 'string': return 'string';
+    case 'boolean': return 'bool';
+    case 'number': return isUnstructuredInteger(value) ? 'int64' : 'float64';
+    default: return 'map';
+  }
+}
+
+/** Integers decode into int64 in unstructured maps (kube decodes patches preserving ints); other numbers into float64. */
+function isUnstructuredInteger(value: number): boolean {
+  return Number.isInteger(value) && value >= -(2 ** 63) && value < 2 ** 63;
+}
+
+/**
+ * The converter's reflect.Value.Convert between numbers: no range check, the bits are cut to the
+ * type's size; a float beyond int64 becomes the minimum int64, as on amd64.
+ */
+function convertInteger(value: number, goType: string): number {
+  if (value < -(2 ** 63) || value >= 2 ** 63) return -(2 ** 63);
+  const bits = BigInt(value);
+  if (goType === 'int32') return Number(BigInt.asIntN(32, bits));
+  if (goType === 'uint8') return Number(BigInt.asUintN(8, bits));
+  return value;
+}
+
 /** Go's strconv.Quote for the path in strict errors. */
 function goQuote(text: string): string {
   let out = '"';
@@ -119,7 +160,7 @@ class DecodeState {
   struct: string | undefined;
   private readonly duplicatesByParent: Map<string, DuplicateField[]> | undefined;
 
-  constructor(readonly strict: boolean, duplicates: readonly DuplicateField[]) {
+  constructor(readonly strict: boolean, duplicates: readonly DuplicateField[], readonly source: DecodeSource = 'json') {
     if (strict && duplicates.length > 0) {
       this.duplicatesByParent = new Map();
       for (const duplicate of duplicates) {
@@ -131,8 +172,20 @@ class DecodeState {
   }
 
   private withContext(failure: DecodeFailure): DecodeFailure {
+    // The converter hands custom unmarshalers a fresh json.Unmarshal: their errors carry no field context.
+    if (this.source === 'unstructured') return failure;
     if (failure.kind !== 'type' || (this.struct === undefined && this.fieldStack.length === 0)) return failure;
     return { ...failure, struct: this.struct ?? '', field: this.fieldStack.join('.') };
+  }
+
+  /**
+   * A value that does not fit its Go type: encoding/json saves the error and goes on; the converter
+   * stops with its own message.
+   */
+  mismatch(value: unknown, goType: string, converterMessage: () => string): typeof OMIT {
+    if (this.source === 'unstructured') this.abort({ kind: 'plain', message: converterMessage() });
+    this.saveTypeError(value, goType);
+    return OMIT;
   }
 
   /** encoding/json's saveError: the first failure is kept and decoding goes on. */
@@ -152,8 +205,14 @@ class DecodeState {
   }
 
   strictError(type: 'unknown field' | 'duplicate field', path: string): void {
-    if (this.strictErrors.length >= MAX_STRICT_ERRORS) return;
+    // The converter writes the path between plain quotes, collects every unknown member (repeats
+    // included) and sorts them afterwards.
+    if (this.source === 'unstructured') {
+      this.strictErrors.push(`${type} "${path}"`);
+      return;
+    }
     const text = `${type} ${goQuote(path)}`;
+    if (this.strictErrors.length >= MAX_STRICT_ERRORS) return;
     if (this.seenStrictErrors.has(text)) return;
     this.seenStrictErrors.add(text);
     this.strictErrors.push(text);
@@ -177,8 +236,8 @@ class StringNode implements TypeNode {
   constructor(readonly goType: string) {}
   decode(value: unknown, state: DecodeState): Decoded {
     if (typeof value === 'string') return value;
-    state.saveTypeError(value, this.goType);
-    return OMIT;
+    // Go converts integers to strings (as runes), so the converter gets as far as refusing that explicitly.
+    return state.mismatch(value, this.goType, () => (unstructuredKind(value) === 'int64' ? `cannot convert int64 to ${this.goType}` : 'unrecognized type: string'));
   }
   zero(): Decoded { return ''; }
 }
@@ -187,8 +246,7 @@ class BoolNode implements TypeNode {
   readonly goType = 'bool';
   decode(value: unknown, state: DecodeState): Decoded {
     if (typeof value === 'boolean') return value;
-    state.saveTypeError(value, this.goType);
-    return OMIT;
+    return state.mismatch(value, this.goType, () => 'unrecognized type: bool');
   }
   zero(): Decoded { return false; }
 }
@@ -209,12 +267,15 @@ class IntNode implements TypeNode {
   constructor(readonly goType: string) {}
   decode(value: unknown, state: DecodeState): Decoded {
     if (typeof value === 'number') {
+      if (state.source === 'unstructured') {
+        if (Number.isInteger(value)) return convertInteger(value, this.goType);
+        return state.mismatch(value, this.goType, () => `cannot convert float64 to ${this.goType}`);
+      }
       if (fitsInt(value, this.goType)) return value;
       state.saveTypeError(value, this.goType, true);
       return OMIT;
     }
-    state.saveTypeError(value, this.goType);
-    return OMIT;
+    return state.mismatch(value, this.goType, () => `unrecognized type: ${this.goType}`);
   }
   zero(): Decoded { return 0; }
 }
@@ -223,8 +284,7 @@ class FloatNode implements TypeNode {
   readonly goType = 'float64';
   decode(value: unknown, state: DecodeState): Decoded {
     if (typeof value === 'number') return value;
-    state.saveTypeError(value, this.goType);
-    return OMIT;
+    return state.mismatch(value, this.goType, () => 'unrecognized type: float64');
   }
   zero(): Decoded { return 0; }
 }
@@ -233,9 +293,12 @@ class FloatNode implements TypeNode {
 class BytesNode implements TypeNode {
   readonly goType = '[]uint8';
   decode(value: unknown, state: DecodeState): Decoded {
+    const unstructured = state.source === 'unstructured';
     if (typeof value === 'string') {
       const decoded = decodeGoBase64(value);
       if (decoded.ok) return decoded.canonical;
+      // The converter decodes the string through a JSON round trip of its own.
+      if (unstructured) return state.abort({ kind: 'plain', message: `error decoding from json: ${decoded.message}` });
       state.savePlain(decoded.message);
       return OMIT;
     }
@@ -243,14 +306,17 @@ class BytesNode implements TypeNode {
       const bytes: number[] = [];
       for (const item of value) {
         if (item === null) { bytes.push(0); continue; }
-        if (typeof item === 'number' && fitsInt(item, 'uint8')) { bytes.push(item); continue; }
+        if (unstructured && typeof item === 'number' && Number.isInteger(item)) { bytes.push(convertInteger(item, 'uint8')); continue; }
+        if (!unstructured && typeof item === 'number' && fitsInt(item, 'uint8')) { bytes.push(item); continue; }
+        if (unstructured) {
+          return state.abort({ kind: 'plain', message: typeof item === 'number' ? 'cannot convert float64 to uint8' : 'unrecognized type: uint8' });
+        }
         state.saveTypeError(item, 'uint8', true);
         return OMIT;
       }
       return Buffer.from(bytes).toString('base64');
     }
-    state.saveTypeError(value, this.goType);
-    return OMIT;
+    return state.mismatch(value, this.goType, () => `cannot restore slice from ${unstructuredKind(value)}`);
   }
   zero(): Decoded { return null; }
 }
@@ -323,8 +389,7 @@ class StructNode implements TypeNode {
 
   decode(value: unknown, state: DecodeState, path: string): Decoded {
     if (typeof value !== 'object' || Array.isArray(value)) {
-      state.saveTypeError(value, this.goType);
-      return OMIT;
+      return state.mismatch(value, this.goType, () => `cannot restore struct from: ${unstructuredKind(value)}`);
     }
     const input = value as JsonObject;
     const output: JsonObject = {};
@@ -368,8 +433,7 @@ class MapNode implements TypeNode {
   constructor(readonly goType: string, private readonly values: TypeNode) {}
   decode(value: unknown, state: DecodeState, path: string): Decoded {
     if (typeof value !== 'object' || Array.isArray(value)) {
-      state.saveTypeError(value, this.goType);
-      return OMIT;
+      return state.mismatch(value, this.goType, () => `cannot restore map from ${unstructuredKind(value)}`);
     }
     const input = value as JsonObject;
     const output: JsonObject = {};
@@ -378,7 +442,9 @@ class MapNode implements TypeNode {
     for (let index = 0; index < keys.length; index++) {
       const key = keys[index] as string;
       const member = input[key];
-      const decoded = member === null ? this.values.zero() : this.values.decode(member, state, childPath(path, key));
+      // The converter does not put map keys into the paths of unknown members.
+      const memberPath = state.source === 'unstructured' ? path : childPath(path, key);
+      const decoded = member === null ? this.values.zero() : this.values.decode(member, state, memberPath);
       if (decoded !== OMIT) output[key] = decoded;
       if (duplicates !== undefined) {
         for (const duplicate of duplicates) {
@@ -395,8 +461,7 @@ class SliceNode implements TypeNode {
   constructor(readonly goType: string, private readonly items: TypeNode) {}
   decode(value: unknown, state: DecodeState, path: string): Decoded {
     if (!Array.isArray(value)) {
-      state.saveTypeError(value, this.goType);
-      return OMIT;
+      return state.mismatch(value, this.goType, () => `cannot restore slice from ${unstructuredKind(value)}`);
     }
     const output: unknown[] = [];
     for (let index = 0; index < value.length; index++) {
@@ -551,14 +616,14 @@ export class TypedDecoder {
   }
 
   /** See typedDecode. */
-  decode(object: JsonObject, fieldValidation: FieldValidation = 'Warn', rawJson?: string): TypedDecodeResult {
+  decode(object: JsonObject, fieldValidation: FieldValidation = 'Warn', rawJson?: string, source: DecodeSource = 'json'): TypedDecodeResult {
     const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
     const kind = typeof object.kind === 'string' ? object.kind : '';
     const node = this.nodeFor(apiVersion, kind);
     if (node === undefined) return { object, warnings: [] };
     const strict = fieldValidation !== 'Ignore';
     const duplicates = strict && rawJson !== undefined ? scanDuplicateFields(rawJson) : [];
-    const state = new DecodeState(strict, duplicates);
+    const state = new DecodeState(strict, duplicates, source);
     let decoded: Decoded;
     try {
       decoded = node.decode(object, state, '');
@@ -567,6 +632,7 @@ export class TypedDecoder {
       throw cannotBeHandled(apiVersion, kind, failureText(error.failure));
     }
     if (state.savedFailure !== undefined) throw cannotBeHandled(apiVersion, kind, failureText(state.savedFailure));
+    if (source === 'unstructured') state.strictErrors.sort();
     if (state.strictErrors.length > 0 && fieldValidation === 'Strict') {
       throw cannotBeHandled(apiVersion, kind, `strict decoding error: ${state.strictErrors.join(', ')}`);
     }
@@ -597,7 +663,7 @@ export class TypedDecoder {
 /** The create/update handlers' wrapping (transformDecodeError) of a decoding failure. */
 function cannotBeHandled(apiVersion: string, kind: string, reason: string): TypedDecodeError {
   const version = splitApiVersion(apiVersion)?.version ?? apiVersion;
-  return new TypedDecodeError(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${reason}`);
+  return new TypedDecodeError(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${reason}`, reason);
 }
 
 /**
@@ -605,8 +671,9 @@ function cannotBeHandled(apiVersion: string, kind: string, reason: string): Type
  * struct would, and returns a new object holding what the struct holds. Throws TypedDecodeError
  * (400) for values of the wrong type and, under Strict, for unknown or repeated members; under Warn
  * those come back as warnings. `rawJson` (the request body text, when it was JSON) lets repeated
- * keys be found. Kinds without a schema come back unchanged.
+ * keys be found. `source` 'unstructured' decodes as the converter behind strategic merge patch
+ * does (see the header). Kinds without a schema come back unchanged.
  */
-export function typedDecode(object: JsonObject, fieldValidation: FieldValidation = 'Warn', rawJson?: string): TypedDecodeResult {
-  return TypedDecoder.shared().decode(object, fieldValidation, rawJson);
+export function typedDecode(object: JsonObject, fieldValidation: FieldValidation = 'Warn', rawJson?: string, source: DecodeSource = 'json'): TypedDecodeResult {
+  return TypedDecoder.shared().decode(object, fieldValidation, rawJson, source);
 }

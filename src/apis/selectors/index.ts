@@ -18,5 +18,5 @@ export {
   type FieldLabelConversion,
   type FieldRequirement,
 } from './field-selector';
-export { selectableFields, validateFieldSelector } from './selectable-fields';
+export { customResourceFieldLabelConversion, selectableFields, validateFieldSelector } from './selectable-fields';
 export { dns1123SubdomainErrors, labelValueErrors, qualifiedNameErrors } from './qualified-name';

@@ -33,11 +33,20 @@ export function selectableFields(group: string, resource: string, object: Readon
  * watching `resource` in `group`/`version`, and returns the converted selector (for pods
  * `spec.host` becomes `spec.nodeName`, for events.k8s.io `regarding.kind` becomes
  * `involvedObject.kind`). Throws SelectorParseError, a 400 BadRequest, naming the first refused
- * label in the selector's sorted order.
+ * label in the selector's sorted order. `conversion` replaces the table's, for resources it
+ * does not know (custom resources).
  */
-export function validateFieldSelector(group: string, version: string, resource: string, selector: FieldSelector): FieldSelector {
-  const conversion = FIELD_LABEL_CONVERSIONS[`${group}/${version}/${resource}`] ?? defaultMetadataConversion;
-  return selector.transform(conversion);
+export function validateFieldSelector(group: string, version: string, resource: string, selector: FieldSelector, conversion?: FieldLabelConversion): FieldSelector {
+  return selector.transform(conversion ?? FIELD_LABEL_CONVERSIONS[`${group}/${version}/${resource}`] ?? defaultMetadataConversion);
+}
+
+/**
+ * The field labels of a custom resource (apiextensions-apiserver's crConverter.ConvertFieldLabel
+ * in v1.25): metadata.name, and metadata.namespace when the resource is namespaced; anything
+ * else is refused with `field label not supported: <label>`.
+ */
+export function customResourceFieldLabelConversion(namespaced: boolean): FieldLabelConversion {
+  return acceptOnly(namespaced ? ['metadata.name', 'metadata.namespace'] : ['metadata.name'], notSupported);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 /**
- * ObjectMeta rules on create and update: apimachinery pkg/api/validation/objectmeta.go plus the
- * finalizer-name rule core's ValidateObjectMeta adds for built-in kinds.
+ * ObjectMeta rules on create and update: apimachinery pkg/api/validation/objectmeta.go
+ * (validateGenericObjectMeta, what custom resources and CRDs get) plus the finalizer-name rule
+ * core's ValidateObjectMeta adds for built-in kinds (validateObjectMeta).
  */
 import { FieldPath } from './field-path';
 import { FieldError, GoValue, forbidden, goQuote, goStringSlice, invalid, required, tooLong } from './field-error';
@@ -114,8 +115,18 @@ function validateGeneration(meta: JsonObject, path: FieldPath): FieldError[] {
   return generation < 0 ? [invalid(path.child('generation'), generation, isNegativeErrorMsg)] : [];
 }
 
-/** ValidateObjectMeta as built-in kinds run it on create. */
+/** ValidateObjectMeta as built-in kinds run it on create: apimachinery's rules, then core's finalizer-name rule. */
 export function validateObjectMeta(meta: JsonObject, requiresNamespace: boolean, nameFn: NameValidator, path: FieldPath): FieldError[] {
+  const errs = validateGenericObjectMeta(meta, requiresNamespace, nameFn, path);
+  errs.push(...validateKubeFinalizers(stringsAt(meta['finalizers']), path.child('finalizers')));
+  return errs;
+}
+
+/**
+ * apimachinery's ValidateObjectMeta alone (pkg/api/validation/objectmeta.go), as custom resources
+ * and CustomResourceDefinitions are checked: a finalizer need only be a qualified name.
+ */
+export function validateGenericObjectMeta(meta: JsonObject, requiresNamespace: boolean, nameFn: NameValidator, path: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   const generateName = stringAt(meta['generateName']);
   if (generateName !== '') {
@@ -140,7 +151,6 @@ export function validateObjectMeta(meta: JsonObject, requiresNamespace: boolean,
   const finalizers = stringsAt(meta['finalizers']);
   errs.push(...validateFinalizers(finalizers, path.child('finalizers')));
   errs.push(...validateManagedFields(objectsAt(meta['managedFields']), path.child('managedFields')));
-  errs.push(...validateKubeFinalizers(finalizers, path.child('finalizers')));
   return errs;
 }
 

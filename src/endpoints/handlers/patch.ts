@@ -2,7 +2,8 @@
  * PATCH (spec 01 §4.2, §4.9): JSON patch, merge patch and strategic merge patch applied to the
  * current object inside a read-modify-write that retries on concurrent change, and server-side
  * apply, which creates the object or merges the configuration into it while tracking ownership.
- * The patched object is decoded against the kind's schema like a body would be.
+ * The patched object is turned into the kind's type as kube's patch handler does (config.applyPatch):
+ * a result that does not fit is a 422, and strict decoding errors follow fieldValidation.
  */
 import { ApiError, errors } from '../../util';
 import type { UpdateSubresource } from '../../registry';
@@ -19,15 +20,11 @@ export async function patch(scope: RequestScope): Promise<void> {
   const level = scope.fieldValidation();
   const dryRun = scope.dryRun('PatchOptions');
   const fieldManager = scope.fieldManager();
-  const { typedDecode, applyPatch: applyPatchDocument } = scope.config;
   let warnings: string[] = [];
   const patched = await scope.registry.guaranteedUpdate(scope.resource, scope.namespace, scope.name, (current) => {
-    const result = applyPatchDocument(patchType, current, body);
-    if (typedDecode === undefined) return result;
-    // The patched object is decoded into the type as a body would be: wrong types fail, unknown fields go.
-    const typed = typedDecode(result, level);
-    warnings = typed.warnings;
-    return typed.object;
+    const result = scope.config.applyPatch(patchType, current, body, level);
+    warnings = result.warnings;
+    return result.object;
   }, {
     dryRun,
     fieldManager,

@@ -188,7 +188,10 @@ describe('kube-apiserver v1.25 fidelity (issue 16 regressions)', function () {
     const evicted = await post('/api/v1/namespaces/default/pods/p3/eviction', { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'p3', namespace: 'default' } });
     expect(evicted.status, evicted.text).to.equal(201);
     expect((await server.request('GET', '/api/v1/namespaces/default/pods/p3')).status).to.equal(404);
-    // A budget nobody has processed yet refuses with 429, as kube-apiserver without its controller does.
+    // A budget nobody has processed yet refuses with 429, as kube-apiserver without its controller
+    // does, for a running pod (a Pending one goes whatever its budget says).
+    const p2 = (await server.request('GET', '/api/v1/namespaces/default/pods/p2')).json<Obj>();
+    expect((await server.request('PUT', '/api/v1/namespaces/default/pods/p2/status', { body: JSON.stringify({ ...p2, status: { ...p2.status, phase: 'Running' } }) })).status).to.equal(200);
     expect((await post('/apis/policy/v1/namespaces/default/poddisruptionbudgets', { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'pdb' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'evict' } } } })).status).to.equal(201);
     const refused = await post('/api/v1/namespaces/default/pods/p2/eviction', { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'p2', namespace: 'default' } });
     expect(refused.status).to.equal(429);

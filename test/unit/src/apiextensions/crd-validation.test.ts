@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { fieldErrorMessage } from '../../../../src/apis/validation';
 import { validateCrdCreate, validateCrdUpdate } from '../../../../src/apiextensions/crd-validation';
 import { withSchemaDefaults } from '../../../../src/apiextensions/defaulting';
-import { readJsonPath, customResourceTable } from '../../../../src/apiextensions/printer-columns';
 
 type Obj = Record<string, any>;
 
@@ -30,18 +29,40 @@ describe('apiextensions CRD validation', () => {
     expect(messages(crd())).to.deep.equal([]);
   });
 
+  it('checks a CRD\'s finalizers as apimachinery does: a qualified name without a \'/\' is fine', () => {
+    expect(messages(crd((c) => { c.metadata.finalizers = ['cleanup.example.com']; }))).to.deep.equal([]);
+  });
+
   it('requires the name to be plural.group and the group to have a dot', () => {
     expect(messages(crd((c) => { c.metadata.name = 'widget.example.com'; }))).to.deep.equal(['metadata.name: Invalid value: "widget.example.com": must be spec.names.plural+"."+spec.group']);
     expect(messages(crd((c) => { c.spec.group = 'example'; c.metadata.name = 'widgets.example'; }))).to.deep.equal(['spec.group: Invalid value: "example": should be a domain with at least one dot']);
   });
 
   it('reports a rule that is empty or does not compile at the rule field of x-kubernetes-validations, as v1.25 does', () => {
-    const errs = messages(crd((c) => {
+    // An empty rule is a schema error: v1.25 then compiles none of the node's rules.
+    const empty = messages(crd((c) => {
       c.spec.versions[0].schema.openAPIV3Schema.properties.spec['x-kubernetes-validations'] = [{ rule: ' ' }, { rule: 'self.a + 1 == 2' }];
     }));
-    expect(errs).to.have.length(2);
-    expect(errs[0]).to.equal('spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Required value: rule is not specified');
-    expect(errs[1]).to.match(/^spec\.versions\[0\]\.schema\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[1\]\.rule: Invalid value: apiextensions\.ValidationRule\{Rule:"self\.a \+ 1 == 2", Message:""\}: compilation failed: ERROR: <input>:1:8: found no matching overload for '_\+_' applied to '\(string, int\)'/);
+    expect(empty).to.deep.equal(['spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Required value: rule is not specified']);
+    const errs = messages(crd((c) => {
+      c.spec.versions[0].schema.openAPIV3Schema.properties.spec['x-kubernetes-validations'] = [{ rule: 'true' }, { rule: 'self.a + 1 == 2' }];
+    }));
+    expect(errs).to.have.length(1);
+    expect(errs[0]).to.match(/^spec\.versions\[0\]\.schema\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[1\]\.rule: Invalid value: apiextensions\.ValidationRule\{Rule:"self\.a \+ 1 == 2", Message:""\}: compilation failed: ERROR: <input>:1:8: found no matching overload for '_\+_' applied to '\(string, int\)'/);
+  });
+
+  it('accepts the Go (RE2) patterns of real operators\' CRDs and refuses the ones Go refuses, under junctors too', () => {
+    const withPatterns = (patterns: Record<string, string>, anyOf?: string) => crd((c) => {
+      const spec = c.spec.versions[0].schema.openAPIV3Schema.properties.spec;
+      for (const [name, pattern] of Object.entries(patterns)) spec.properties[name] = { type: 'string', pattern };
+      if (anyOf !== undefined) spec.anyOf = [{ properties: { a: { pattern: anyOf } } }];
+    });
+    // prometheus-operator's partial_response_strategy, and the other RE2-only spellings.
+    expect(messages(withPatterns({ strategy: '^(?i)(abort|warn)?$', name: '^[[:alpha:]]+\\z', letters: '^\\pL+$' }))).to.deep.equal([]);
+    expect(messages(withPatterns({ backref: '(a)\\1' }, '(?=x)'))).to.deep.equal([
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].anyOf[0].properties[a].pattern: Invalid value: "(?=x)": must be a valid regular expression, but isn\'t: error parsing regexp: invalid or unsupported Perl syntax: `(?=`',
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[backref].pattern: Invalid value: "(a)\\\\1": must be a valid regular expression, but isn\'t: error parsing regexp: invalid escape sequence: `\\1`',
+    ]);
   });
 
   it('requires exactly one storage version and unique version names', () => {
@@ -72,14 +93,35 @@ describe('apiextensions CRD validation', () => {
       c.spec.versions[0].subresources = { scale: { specReplicasPath: '.status.replicas', statusReplicasPath: '.status.replicas' } };
     }));
     expect(errs).to.include('spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[l].x-kubernetes-list-map-keys: Required value: must not be empty if x-kubernetes-list-type is map');
-    expect(errs).to.include('spec.versions[0].additionalPrinterColumns[0].type: Unsupported value: "weird": supported values: "array", "boolean", "date", "integer", "number", "object", "string"');
-    expect(errs).to.include('spec.versions[0].additionalPrinterColumns[0].jsonPath: Invalid value: "spec.x": must be a simple json path starting with .');
+    expect(errs).to.include('spec.versions[0].additionalPrinterColumns[0].type: Invalid value: "weird": must be one of boolean,date,integer,number,string');
+    expect(errs).to.include('spec.versions[0].additionalPrinterColumns[0].JSONPath: Invalid value: "spec.x": must be a simple json path starting with .');
     expect(errs).to.include('spec.versions[0].subresources.scale.specReplicasPath: Invalid value: ".status.replicas": should be a json path under .spec');
+  });
+
+  it('checks printer columns as v1.25 does: five types, eight formats, any JSONPath starting with a dot', () => {
+    const errs = messages(crd((c) => {
+      c.spec.versions[0].additionalPrinterColumns = [
+        { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+        { name: 'Age', type: 'date', format: 'date-time', jsonPath: '.metadata.creationTimestamp', priority: 1 },
+        { name: 'List', type: 'array', format: 'binary', jsonPath: '.spec.list' },
+        { name: '', type: '', jsonPath: '' },
+      ];
+      c.spec.versions[0].subresources = { scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: 'status.replicas', labelSelectorPath: '.metadata.labels' } };
+    }));
+    expect(errs).to.deep.equal([
+      'spec.versions[0].subresources.scale.statusReplicasPath: Invalid value: "status.replicas": must be a simple json path starting with .',
+      'spec.versions[0].subresources.scale.labelSelectorPath: Invalid value: ".metadata.labels": should be a json path under either .spec or .status',
+      'spec.versions[0].additionalPrinterColumns[2].type: Invalid value: "array": must be one of boolean,date,integer,number,string',
+      'spec.versions[0].additionalPrinterColumns[2].format: Invalid value: "binary": must be one of byte,date,date-time,double,float,int32,int64,password',
+      'spec.versions[0].additionalPrinterColumns[3].name: Required value',
+      'spec.versions[0].additionalPrinterColumns[3].type: Required value: must be one of boolean,date,integer,number,string',
+      'spec.versions[0].additionalPrinterColumns[3].JSONPath: Required value',
+    ]);
   });
 
   it('checks defaults against their own schema once the schema is structural', () => {
     const errs = messages(crd((c) => { c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.n = { type: 'integer', default: 'x' }; }));
-    expect(errs).to.deep.equal(['spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[n].default: Invalid value: "x": in body must be of type integer: "string"']);
+    expect(errs).to.deep.equal(['spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[n].default: Invalid value: "string":  in body must be of type integer: "string"']);
   });
 
   it('requires a webhook client config for Webhook conversion', () => {
@@ -109,22 +151,5 @@ describe('apiextensions defaulting on read', () => {
     expect(out.spec.b).to.equal(shared.spec.b);
     const complete = { spec: { a: 'y' } };
     expect(withSchemaDefaults(complete, schema)).to.equal(complete);
-  });
-});
-
-describe('apiextensions printer columns', () => {
-  it('reads simple JSONPaths and builds kube\'s Table', () => {
-    const object = { metadata: { name: 'w', creationTimestamp: '2026-01-01T00:00:00Z', labels: { 'a.b/c': 'v' } }, spec: { replicas: 2, list: [{ x: 'first' }] } };
-    expect(readJsonPath(object, '.spec.list[0].x')).to.equal('first');
-    expect(readJsonPath(object, ".metadata.labels['a.b/c']")).to.equal('v');
-    expect(readJsonPath(object, '.spec.nope')).to.equal(undefined);
-    const table = customResourceTable([object], { resourceVersion: '9' }, { tableApiVersion: 'meta.k8s.io/v1', includeObject: 'None', objectKind: { apiVersion: 'example.com/v1', kind: 'Widget' } }, [
-      { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas', priority: 0 },
-      { name: 'Missing', type: 'string', jsonPath: '.spec.nope', priority: 1 },
-    ]) as Obj;
-    expect(table.columnDefinitions.map((c: Obj) => c.name)).to.deep.equal(['Name', 'Replicas', 'Missing']);
-    expect(table.rows).to.deep.equal([{ cells: ['w', 2, null], object: null }]);
-    const fallback = customResourceTable([object], {}, { tableApiVersion: 'meta.k8s.io/v1', includeObject: 'None', objectKind: { apiVersion: 'example.com/v1', kind: 'Widget' } }, []) as Obj;
-    expect(fallback.columnDefinitions.map((c: Obj) => c.name)).to.deep.equal(['Name', 'Age']);
   });
 });

@@ -37,13 +37,18 @@ describe('apiextensions schema validation', () => {
     expect(messages({ spec: { image: 'nginx', replicas: 3, mode: 'fast', port: 'http', tags: ['a'], labels: { k: 'v' }, note: null } })).to.deep.equal([]);
   });
 
-  it('reports wrong types with kube-openapi messages and kube field paths', () => {
+  it('reports wrong types as v1.25 does: the bad value is the JSON type found, not the value', () => {
     expect(messages({ spec: { image: 'nginx', replicas: 'three' } })).to.deep.equal([
-      'spec.replicas: Invalid value: "three": spec.replicas in body must be of type integer: "string"',
+      'spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"',
     ]);
     expect(messages({ spec: { image: 'nginx', tags: ['a', 1] } })).to.deep.equal([
-      'spec.tags[1]: Invalid value: 1: spec.tags[1] in body must be of type string: "integer"',
+      'spec.tags[1]: Invalid value: "integer": spec.tags[1] in body must be of type string: "integer"',
     ]);
+    // cert-manager's duration is a string: 3600 is refused with the type as the value.
+    expect(validateAgainstSchema({ duration: 3600 }, { type: 'object', properties: { duration: { type: 'string' } } }).map(fieldErrorMessage)).to.deep.equal([
+      'duration: Invalid value: "integer": duration in body must be of type string: "integer"',
+    ]);
+    expect(validateAgainstSchema([{ a: 1 }], { type: 'object' }).map(fieldErrorMessage)).to.deep.equal([': Invalid value: "array":  in body must be of type object: "array"']);
   });
 
   it('reports required, enum, pattern, bounds, lengths, counts and formats', () => {
@@ -61,10 +66,51 @@ describe('apiextensions schema validation', () => {
     ]);
   });
 
-  it('checks null against nullable and int-or-string against its two types', () => {
-    expect(messages({ spec: { image: 'a', mode: null } })).to.deep.equal(['spec.mode: Invalid value: "": spec.mode in body must be of type string: "null"']);
-    expect(messages({ spec: { image: 'a', port: true } })).to.have.length(2);
+  it('checks null against nullable (and enum), and int-or-string as the one type "integer,string"', () => {
+    expect(messages({ spec: { image: 'a', mode: null } })).to.deep.equal([
+      'spec.mode: Invalid value: "null": spec.mode in body must be of type string: "null"',
+      'spec.mode: Unsupported value: "null": supported values: "fast", "slow"',
+    ]);
+    expect(messages({ spec: { image: 'a', note: null } })).to.deep.equal([]);
+    expect(messages({ spec: { image: 'a', port: true } })).to.deep.equal(['spec.port: Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean"']);
+    expect(messages({ spec: { image: 'a', port: null } })).to.deep.equal(['spec.port: Invalid value: "null": spec.port in body must be of type integer,string: "null"']);
     expect(messages({ spec: { image: 'a', port: 8080 } })).to.deep.equal([]);
+  });
+
+  it('reports a failed anyOf as kube-openapi does: the type error, the composite error at the root, the best branch', () => {
+    // controller-gen writes int-or-string fields (resource quantities) with this anyOf.
+    const quantity: JsonSchemaProps = { type: 'object', properties: { cpu: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }], pattern: '^[0-9]+m?$' } } };
+    expect(validateAgainstSchema({ cpu: 1.5 }, quantity).map(fieldErrorMessage)).to.deep.equal([
+      'cpu: Invalid value: "number": cpu in body must be of type integer,string: "number"',
+      ': Invalid value: "": "cpu" must validate at least one schema (anyOf)',
+      'cpu: Invalid value: "number": cpu in body must be of type integer: "number"',
+    ]);
+    expect(validateAgainstSchema({ cpu: '100m' }, quantity)).to.deep.equal([]);
+    const junctors: JsonSchemaProps = { type: 'object', properties: { n: { type: 'integer', oneOf: [{ minimum: 5 }, { maximum: 10 }], allOf: [{ minimum: 0 }], not: { maximum: 3 } } } };
+    expect(validateAgainstSchema({ n: 7 }, junctors).map(fieldErrorMessage)).to.deep.equal([': Invalid value: "": "n" must validate one and only one schema (oneOf). Found 2 valid alternatives']);
+    expect(validateAgainstSchema({ n: -1 }, junctors).map(fieldErrorMessage)).to.deep.equal([
+      'n: Invalid value: -1: n in body should be greater than or equal to 0',
+      ': Invalid value: "": "n" must validate all the schemas (allOf). None validated',
+      ': Invalid value: "": "n" must not validate the schema (not)',
+    ]);
+  });
+
+  it('matches patterns as Go\'s regexp does (RE2: case-insensitive groups, \\z, POSIX classes, Unicode classes)', () => {
+    const patterned: JsonSchemaProps = {
+      type: 'object',
+      properties: {
+        strategy: { type: 'string', pattern: '^(?i)(abort|warn)?$' },
+        word: { type: 'string', pattern: '^[[:alpha:]]+\\z' },
+        letters: { type: 'string', pattern: '^\\pL+$' },
+      },
+    };
+    const check = (value: unknown) => validateAgainstSchema(value, patterned).map(fieldErrorMessage);
+    expect(check({ strategy: 'WARN', word: 'abc', letters: 'héllo' })).to.deep.equal([]);
+    expect(check({ strategy: 'skip', word: 'abc\n', letters: 'h3' })).to.deep.equal([
+      'letters: Invalid value: "h3": letters in body should match \'^\\pL+$\'',
+      'strategy: Invalid value: "skip": strategy in body should match \'^(?i)(abort|warn)?$\'',
+      'word: Invalid value: "abc\\n": word in body should match \'^[[:alpha:]]+\\z\'',
+    ]);
   });
 
   it('requires apiVersion and kind on embedded resources', () => {

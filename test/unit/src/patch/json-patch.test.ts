@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { applyJsonPatch, GENERIC_UNPROCESSABLE_MESSAGE, PatchError, type JsonValue } from '../../../../src/patch';
+import { applyJsonPatch, applyJsonPatchMarshaled, GENERIC_UNPROCESSABLE_MESSAGE, PatchError, type JsonValue } from '../../../../src/patch';
 
 interface Case {
   name: string;
@@ -168,5 +168,32 @@ describe('src/patch applyJsonPatch', () => {
     const result = applyJsonPatch({}, [{ op: 'add', path: '/a', value }]) as { a: { x: number[] } };
     result.a.x.push(2);
     expect(value.x).to.deep.equal([1]);
+  });
+});
+
+// What kube-apiserver quotes in its 422 for a result that does not decode is the library's Marshal of
+// it: objects it decoded (the document, those a path walked through, those a test compared) as Go
+// maps with sorted keys, the others as the raw bytes it kept.
+describe('src/patch applyJsonPatchMarshaled: the text Go writes for the result', () => {
+  const text = (doc: JsonValue, patch: unknown): string => applyJsonPatchMarshaled(doc, patch).goJson();
+
+  it('sorts the document and the objects a path walked through, not the others', () => {
+    expect(text({ z: { b: 1, a: 2 }, m: { d: { y: 1, x: 2 }, c: 1 } }, [{ op: 'replace', path: '/m/d/x', value: 3 }]))
+      .to.equal('{"m":{"c":1,"d":{"x":3,"y":1}},"z":{"b":1,"a":2}}');
+  });
+
+  it('sorts everything a successful test compared', () => {
+    expect(text({ b: { z: 1, a: { y: 1, x: 2 } }, a: { d: 1, c: 2 } }, [{ op: 'test', path: '/b', value: { a: { x: 2, y: 1 }, z: 1 } }]))
+      .to.equal('{"a":{"d":1,"c":2},"b":{"a":{"x":2,"y":1},"z":1}}');
+  });
+
+  it('writes a copy in its source\'s order until an operation walks into it', () => {
+    expect(text({ m: { z: 1, a: 2 } }, [{ op: 'copy', from: '/m', path: '/c' }])).to.equal('{"c":{"z":1,"a":2},"m":{"z":1,"a":2}}');
+    expect(text({ m: { z: 1, a: 2 } }, [{ op: 'copy', from: '/m', path: '/c' }, { op: 'add', path: '/c/k', value: 0 }]))
+      .to.equal('{"c":{"a":2,"k":0,"z":1},"m":{"z":1,"a":2}}');
+  });
+
+  it('writes added values as the patch gave them, with Go\'s HTML escaping', () => {
+    expect(text({}, [{ op: 'add', path: '/v', value: { q: '<b>', p: 1 } }])).to.equal('{"v":{"q":"\\u003cb\\u003e","p":1}}');
   });
 });

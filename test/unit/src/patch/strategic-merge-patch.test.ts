@@ -233,6 +233,14 @@ describe('src/patch applyStrategicMergePatch', () => {
     expect(inMap.message).to.equal('unknown patch type: merge in map: map[$patch:merge b:c]');
   });
 
+  it('prints a $patch value that is not a string with fmt\'s %s, element by element', () => {
+    // mergepatch.ErrBadPatchType formats the value with %s: fmt applies it to a map's keys and values.
+    const map = caught(() => applyStrategicMergePatch(liveDeployment(), { spec: { $patch: { a: 'b', n: 1 } } }, deploymentSchema));
+    expect(map.message).to.equal('unknown patch type: map[a:b n:%!s(int64=1)] in map: map[$patch:map[a:b n:1]]');
+    const list = caught(() => applyStrategicMergePatch(liveDeployment(), { spec: { $patch: ['x', true] } }, deploymentSchema));
+    expect(list.message).to.equal('unknown patch type: [x %!s(bool=true)] in map: map[$patch:[x true]]');
+  });
+
   it('merges ports by containerPort and env by name', () => {
     const result = applyStrategicMergePatch(liveDeployment(), {
       spec: { template: { spec: { containers: [{ name: 'app', ports: [{ containerPort: 80, name: 'http' }, { containerPort: 443 }] }] } } },

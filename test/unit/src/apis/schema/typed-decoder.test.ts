@@ -357,3 +357,73 @@ describe('src/apis/schema typedDecode: every v1.25 fixture (k8s.io/api testdata/
     expect(withSchema).to.be.at.least(59);
   });
 });
+
+// A strategic merge patch's result is filled into the Go struct by k8s.io/apimachinery's unstructured
+// converter (pkg/runtime/converter.go fromUnstructured), not by encoding/json: it stops at the first
+// value it cannot place, with its own words and no field context.
+describe('src/apis/schema typedDecode: from an unstructured map (the converter behind strategic merge patch)', () => {
+  function converterError(object: JsonObject, fieldValidation: FieldValidation = 'Warn'): string {
+    try {
+      typedDecode(object, fieldValidation, undefined, 'unstructured');
+    } catch (error) {
+      expect(error).to.be.instanceOf(TypedDecodeError);
+      return (error as TypedDecodeError).decoderMessage;
+    }
+    throw new Error('expected a TypedDecodeError');
+  }
+  const pod = (metadata: JsonObject, spec: JsonObject = {}): JsonObject => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', ...metadata }, spec });
+  const container = (fields: JsonObject): JsonObject => pod({}, { containers: [{ name: 'a', image: 'nginx', ...fields }] });
+
+  const cases: Array<{ name: string; object: JsonObject; reason: string }> = [
+    { name: 'labels given as a string', object: pod({ labels: 'invalid' }), reason: 'cannot restore map from string' },
+    { name: 'labels given as an integer', object: pod({ labels: 5 }), reason: 'cannot restore map from int64' },
+    { name: 'labels given as a fraction', object: pod({ labels: 1.5 }), reason: 'cannot restore map from float64' },
+    { name: 'labels given as a list', object: pod({ labels: ['a'] }), reason: 'cannot restore map from slice' },
+    { name: 'metadata given as a string', object: { apiVersion: 'v1', kind: 'Pod', metadata: 'p' }, reason: 'cannot restore struct from: string' },
+    { name: 'containers given as a map', object: pod({}, { containers: { a: {} } }), reason: 'cannot restore slice from map' },
+    { name: 'an integer label value (Go converts integers to strings, the converter refuses)', object: pod({ labels: { a: 5 } }), reason: 'cannot convert int64 to string' },
+    { name: 'an integer for a named string type', object: container({ imagePullPolicy: 5 }), reason: 'cannot convert int64 to v1.PullPolicy' },
+    { name: 'a boolean label value', object: pod({ labels: { a: true } }), reason: 'unrecognized type: string' },
+    { name: 'a fraction as a label value', object: pod({ labels: { a: 1.5 } }), reason: 'unrecognized type: string' },
+    { name: 'a string for an int32', object: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { replicas: '3' } }, reason: 'unrecognized type: int32' },
+    { name: 'a fraction for an int32', object: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { replicas: 1.5 } }, reason: 'cannot convert float64 to int32' },
+    { name: 'a string for a bool', object: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { paused: 'yes' } }, reason: 'unrecognized type: bool' },
+    { name: 'a number for a Time (its UnmarshalJSON, given a fresh json.Unmarshal)', object: pod({ creationTimestamp: 5 }), reason: 'json: cannot unmarshal number into Go value of type string' },
+    { name: 'a boolean for an IntOrString', object: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { strategy: { rollingUpdate: { maxSurge: true } } } }, reason: 'json: cannot unmarshal bool into Go value of type int32' },
+    { name: 'Secret data that is not base64', object: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { a: 'abc' } }, reason: 'error decoding from json: illegal base64 data at input byte 0' },
+  ];
+  for (const testCase of cases) {
+    it(`refuses ${testCase.name}: ${testCase.reason}`, () => {
+      expect(converterError(testCase.object)).to.equal(testCase.reason);
+    });
+  }
+
+  it('stops at the first value it cannot place, where encoding/json lets a later custom unmarshaler error win', () => {
+    const object = pod({ generation: 'x', creationTimestamp: 5 });
+    expect(converterError(object)).to.equal('unrecognized type: int64');
+    expect(decodeError(object).decoderMessage).to.equal('json: cannot unmarshal number into Go struct field ObjectMeta.metadata.creationTimestamp of type string');
+  });
+
+  it('converts integers between sizes without a range check, as reflect.Value.Convert does', () => {
+    const result = typedDecode({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { replicas: 2 ** 31 + 5 } }, 'Warn', undefined, 'unstructured');
+    expect((result.object.spec as JsonObject).replicas).to.equal(-(2 ** 31) + 5);
+  });
+
+  it('reports unknown members sorted, quoted plainly, with map keys left out of their paths', () => {
+    const crd: JsonObject = {
+      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'x.example.com', zeta: 1 },
+      spec: { versions: [{ name: 'v1', schema: { openAPIV3Schema: { type: 'object', properties: { foo: { type: 'string', bogus: true } } } } }], alpha: 1 },
+    };
+    expect(typedDecode(crd, 'Warn', undefined, 'unstructured').warnings).to.deep.equal([
+      'unknown field "metadata.zeta"',
+      'unknown field "spec.alpha"',
+      'unknown field "spec.versions[0].schema.openAPIV3Schema.properties.bogus"',
+    ]);
+    // Decoded from JSON, the same object reports in document order with the map key in the path.
+    expect(typedDecode(crd, 'Warn').warnings).to.deep.equal([
+      'unknown field "metadata.zeta"',
+      'unknown field "spec.versions[0].schema.openAPIV3Schema.properties.foo.bogus"',
+      'unknown field "spec.alpha"',
+    ]);
+  });
+});

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { SelectorParseError, parseFieldSelector, selectableFields, validateFieldSelector } from '../../../../../src/apis/selectors';
+import { SelectorParseError, customResourceFieldLabelConversion, parseFieldSelector, selectableFields, validateFieldSelector } from '../../../../../src/apis/selectors';
 
 function convert(group: string, version: string, resource: string, selector: string): string {
   return validateFieldSelector(group, version, resource, parseFieldSelector(selector)).toString();
@@ -114,6 +114,30 @@ describe('validateFieldSelector', () => {
         expect(refusal(group, version, resource, selector)).to.equal(message);
       });
     }
+  });
+});
+
+describe('customResourceFieldLabelConversion: the field labels of custom resources (crConverter)', () => {
+  const customRefusal = (namespaced: boolean, selector: string): string => {
+    try {
+      validateFieldSelector('cert.example.com', 'v1', 'certificates', parseFieldSelector(selector), customResourceFieldLabelConversion(namespaced));
+    } catch (error) {
+      if (error instanceof SelectorParseError) return error.message;
+      throw error;
+    }
+    return 'accepted';
+  };
+
+  it('takes metadata.name, and metadata.namespace only when namespaced', () => {
+    expect(customRefusal(true, 'metadata.name=web,metadata.namespace=default')).to.equal('accepted');
+    expect(customRefusal(false, 'metadata.name=web')).to.equal('accepted');
+  });
+
+  it('refuses anything else with "field label not supported", a cluster-scoped resource\'s namespace too', () => {
+    expect(customRefusal(true, 'spec.secretName=web-tls')).to.equal('field label not supported: spec.secretName');
+    expect(customRefusal(false, 'metadata.namespace=default')).to.equal('field label not supported: metadata.namespace');
+    // The built-in table, without the custom conversion, would word it as for a kind it does not know.
+    expect(refusal('cert.example.com', 'v1', 'certificates', 'spec.secretName=web-tls')).to.equal('"spec.secretName" is not a known field selector: only "metadata.name", "metadata.namespace"');
   });
 });
 
