@@ -9,7 +9,7 @@ import { networkInterfaces } from 'node:os';
 import type { KvClient } from '../../raft';
 import { join } from 'node:path';
 import { ADMIN_KUBECONFIG_NAME, apiServerUrl, loadOrCreateClusterCertificates, writeAdminKubeconfig } from '../certificates';
-import { BodyCodec, ResourceEndpoints, type ApplyPatch, type ProtobufObjectCodec, type ResourceResolver, type ServerSideApply, type TypedDecode } from '../endpoints';
+import { BodyCodec, ResourceEndpoints, type ApplyPatch, type ProtobufObjectCodec, type ResourceResolver, type ServerSideApply, type TypedDecode, type YamlBodyReader } from '../endpoints';
 import { ApiHttpServer } from '../http/api-http-server';
 import { startupHookCheck, type HealthCheck } from '../http/health-checks';
 import { NonResourceRoutes, type DiscoveryDocuments } from '../http/non-resource-routes';
@@ -99,7 +99,8 @@ export interface ApiServerParts {
   protobuf?: ProtobufObjectCodec;
   typedDecode?: TypedDecode;
   serverSideApply?: ServerSideApply;
-  yamlDuplicateKeysError?: (text: string) => string | undefined;
+  /** Decodes YAML request bodies off the event loop (src/codec/yaml-body-decoder.ts); closed when the server stops. */
+  yamlBodies?: YamlBodyReader & { close(): Promise<void> };
   trackManagedFields?: RegistryConfig['trackManagedFields'];
   convertVersion?: (object: JsonObject, targetApiVersion: string) => JsonObject | undefined;
   /** This replica's Raft state, when the store is embedded (for /metrics). */
@@ -181,7 +182,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   parts.customResources?.attach(cache);
   const advertisedHost = config.bindAddress === '0.0.0.0' || config.bindAddress === '::' ? '127.0.0.1' : config.bindAddress;
   const metrics = new ApiMetrics();
-  const bodyCodec = new BodyCodec(parts.protobuf);
+  const bodyCodec = new BodyCodec(parts.protobuf, parts.yamlBodies);
   const audit = buildAuditLog(config.audit, { codec: bodyCodec, metrics, log });
   const security = await buildSecurity({
     security: config.security,
@@ -251,7 +252,6 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     minWatchTimeoutSeconds: config.minRequestTimeoutSeconds,
     typedDecode: parts.typedDecode,
     serverSideApply: parts.serverSideApply,
-    yamlDuplicateKeysError: parts.yamlDuplicateKeysError,
     deprecationOf: (group, version, resource) => deprecationOf(group, version, resource) ?? parts.customResources?.deprecationOf(group, version, resource),
     onDeprecatedRequest: (labels) => metrics.deprecatedApiRequested(labels),
     virtualCreates: new Map([...security.virtualCreates, ...coreVirtualCreates()]),
@@ -405,6 +405,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
       await security.stop();
       parts.customResources?.stop();
       audit?.close();
+      await parts.yamlBodies?.close();
       cache.stop();
     },
   };

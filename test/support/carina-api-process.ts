@@ -36,7 +36,7 @@ export interface CarinaApiOptions {
   dataDir?: string;
 }
 
-interface Credentials {
+export interface Credentials {
   ca: string;
   cert: string;
   key: string;
@@ -170,6 +170,11 @@ export class CarinaApiProcess {
   /** The cluster CA (PEM) from the admin kubeconfig. */
   get caPem(): string {
     return this.creds().ca;
+  }
+
+  /** The admin client's TLS material (the cluster CA, its certificate and key), for clients of a test's own. */
+  clientCredentials(): Credentials {
+    return { ...this.creds() };
   }
 
   private creds(): Credentials {

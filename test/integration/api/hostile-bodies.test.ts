@@ -1,0 +1,90 @@
+/**
+ * Hostile request bodies and headers against one `carina server` over HTTPS: each is answered as
+ * kube-apiserver answers it (a 400, 413 or 431 with its body), nothing is stored, and the replica
+ * keeps serving others meanwhile.
+ */
+import { expect } from 'chai';
+import https from 'node:https';
+import { CarinaApiProcess } from '../../support/carina-api-process';
+
+type Obj = Record<string, any>;
+
+const CM = '/api/v1/namespaces/default/configmaps';
+const YAML_HEADERS = { 'Content-Type': 'application/yaml' };
+
+/** A ConfigMap whose data holds a billion-laughs bomb: nine levels of nine aliases. */
+function aliasBomb(name: string): string {
+  let text = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n`;
+  for (let level = 1; level < 9; level++) text += `  a${level}: &a${level} [${Array(9).fill(`*a${level - 1}`).join(',')}]\n`;
+  return text;
+}
+
+/** A POST whose `sent` settles once its body is written out, and `answered` with its status. */
+function postOnceSent(server: CarinaApiProcess, path: string, body: string, headers: Record<string, string>): { sent: Promise<void>; answered: Promise<{ status: number }> } {
+  const credentials = server.clientCredentials();
+  let sent!: () => void;
+  const sentPromise = new Promise<void>((resolve) => (sent = resolve));
+  const answered = new Promise<{ status: number }>((resolve, reject) => {
+    const req = https.request({ host: '127.0.0.1', port: server.port, method: 'POST', path, ...credentials, headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) }, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+    });
+    req.on('error', reject);
+    req.end(body, () => sent());
+  });
+  return { sent: sentPromise, answered };
+}
+
+describe('hostile bodies and headers (one carina server)', function () {
+  this.timeout(120_000);
+  let server: CarinaApiProcess;
+
+  before(async () => {
+    server = await CarinaApiProcess.start();
+  });
+
+  after(async () => {
+    await server?.stop();
+  });
+
+  describe('YAML bodies', () => {
+    it('refuses a billion-laughs alias bomb with a 400 in yaml.v2\'s words and stores nothing', async () => {
+      const created = await server.request('POST', CM, { body: aliasBomb('laughs'), headers: YAML_HEADERS });
+      expect(created.status).to.equal(400);
+      expect(created.json<Obj>()).to.deep.include({ kind: 'Status', status: 'Failure', reason: 'BadRequest', code: 400, message: 'error converting YAML to JSON: yaml: document contains excessive aliasing' });
+      const applied = await server.request('PATCH', `${CM}/laughs?fieldManager=test`, { body: aliasBomb('laughs'), headers: { 'Content-Type': 'application/apply-patch+yaml' } });
+      expect(applied.status).to.equal(400);
+      expect(applied.json<Obj>().message).to.equal('error decoding YAML: error converting YAML to JSON: yaml: document contains excessive aliasing');
+      expect((await server.request('GET', `${CM}/laughs`)).status).to.equal(404);
+    });
+
+    it('refuses a body nested deeper than a JSON body may be with the same 400', async () => {
+      const yaml = await server.request('POST', CM, { body: `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\n  labels: ${'['.repeat(3_000_000)}`, headers: YAML_HEADERS });
+      const json = await server.request('POST', CM, { body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep","labels":${'['.repeat(1500)}${']'.repeat(1500)}}}` });
+      expect(yaml.status).to.equal(400);
+      expect(yaml.json<Obj>().message).to.equal('the request body nests more than 1000 levels deep');
+      expect(yaml.json<Obj>().message).to.equal(json.json<Obj>().message);
+      expect((await server.request('GET', `${CM}/deep`)).status).to.equal(404);
+    });
+
+    it('keeps serving other requests while a large YAML body decodes', async () => {
+      // 3 MiB of one-digit items: seconds of parsing, which once held the replica's only thread.
+      const items = Array(1_500_000).fill('1').join(',');
+      const body = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: tiny-nodes\n  annotations:\n    a: [${items}]\n`;
+      const order: string[] = [];
+      const post = postOnceSent(server, CM, body, YAML_HEADERS);
+      const created = post.answered.then((result) => {
+        order.push('yaml');
+        return result;
+      });
+      await post.sent;
+      // Asked once the whole body is on the wire: the server is decoding it (for seconds) meanwhile.
+      const got = await server.request('GET', '/api/v1/namespaces/default');
+      order.push('get');
+      expect(got.status).to.equal(200);
+      // The body parses (as in kube) and then fails the ConfigMap's type: annotations are strings.
+      expect((await created).status).to.equal(400);
+      expect(order).to.deep.equal(['get', 'yaml']);
+    });
+  });
+});
