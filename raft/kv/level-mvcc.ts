@@ -27,6 +27,7 @@
  * and the Raft node installs the snapshot again. Directories written before the journal existed
  * (base only) open as they are.
  */
+import { promises as fsp } from 'node:fs';
 import { Level } from 'level';
 import {
   decodeJournalKey,
@@ -49,7 +50,7 @@ import {
   recordKey,
 } from './mvcc-codec';
 import { MvccStore, type ChangeRecord, type DurableChange, type MvccImage } from './mvcc-store';
-import { writeChainedBatch } from '../storage';
+import { PRIVATE_DIR_MODE, writeChainedBatch } from '../storage';
 
 type Database = Level<Buffer, Buffer>;
 type BatchOperation = { type: 'put'; key: Buffer; value: Buffer } | { type: 'del'; key: Buffer };
@@ -156,6 +157,9 @@ export class LevelMvcc {
     const db: Database = new Level<Buffer, Buffer>(dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
     await db.open();
     try {
+      // LevelDB makes its files with 0644 & ~umask and takes no mode: the folder keeps others out
+      // of every table, those compactions write later included (and `carina` sets umask 077).
+      await fsp.chmod(dir, PRIVATE_DIR_MODE);
       const loaded = await readState(db);
       const disk = new LevelMvcc(db, loaded, options);
       return { disk, store: MvccStore.fromImage(loaded.image), appliedIndex: loaded.reached.appliedIndex };

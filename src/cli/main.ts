@@ -25,6 +25,7 @@ import { AUDIT_FLAGS, auditFromFlags } from './audit-flags';
 import { CERTIFICATE_FLAGS, certificateSettingsFromFlags, clusterInfoServer } from './certificate-flags';
 import { TRACING_FLAGS, startServerTracing, tracingFromFlags } from './tracing-flags';
 import { structuredLogger } from '../observability/logger';
+import { PRIVATE_UMASK, tightenDataDir } from '../server/data-dir';
 
 const SERVER_FLAGS: FlagSpec[] = [
   { name: 'data-dir', kind: 'string', default: './data', help: 'Directory for the replica\'s Raft log and store.' },
@@ -83,6 +84,9 @@ async function main(argv: string[]): Promise<number> {
     return command === undefined ? 1 : 0;
   }
   if (command === 'local-cluster') return localCluster(rest);
+  // The store's files hold Secrets, and LevelDB creates its own without a mode: only the umask
+  // makes them 0600, those compactions create later included (src/server/data-dir.ts).
+  if (command === 'server' || command === 'snapshot') process.umask(PRIVATE_UMASK);
   if (command === 'snapshot') return snapshotCommand(rest);
   if (command === 'chaos') return chaosCommand(rest);
   if (command === 'members') return members(rest);
@@ -106,6 +110,7 @@ async function main(argv: string[]): Promise<number> {
   const requestedWorkers = flags['api-workers'] as number;
   if (!Number.isInteger(requestedWorkers) || requestedWorkers < 0) throw new FlagError(`--api-workers must be a whole number >= 0, not ${requestedWorkers}`);
   const apiWorkers = requestedWorkers === 0 ? availableParallelism() : requestedWorkers;
+  await tightenDataDir(dataDir, log);
   // Read before anything starts: a bad configuration must not leave a replica half up.
   const encryption = await encryptionProviders(flags);
   const admission = admissionFromFlags(flags);
