@@ -4,11 +4,24 @@
  * requests end in the resource endpoints (src/endpoints), everything else in NonResourceRoutes.
  * This file parses nothing beyond splitting the raw URL into path and query: the request-info
  * filter checks and decodes the path.
+ *
+ * Limits, as kube-apiserver v1.25's Go server sets them (secure_serving.go: MaxHeaderBytes 1 MiB;
+ * golang.org/x/net/http2 with MaxConcurrentStreams 250 and MaxReadFrameSize 256 KiB):
+ * - HTTP/1.1: request line and headers up to 1 MiB + 4 KiB (Go reads MaxHeaderBytes plus 4096
+ *   before it refuses), any number of headers; beyond, at once, Go's plain-text 431 and a close.
+ * - HTTP/2: a header list up to 1 MiB + 320 in HPACK's units (name + value + 32 per field: Go
+ *   pads MaxHeaderBytes for ten fields), any number of fields (kubectl sends one per
+ *   `--as-group`), answered with Go's HTML 431 beyond. Node enforces a limit of its own at the
+ *   same place (the advertised SETTINGS_MAX_HEADER_LIST_SIZE, a field count, session memory), so
+ *   those are set well above, and the 431 is this file's. 250 concurrent streams per connection.
+ *   Known difference: one field whose HPACK-encoded name or value exceeds 64 KiB ends the
+ *   connection (nghttp2's fixed NGHTTP2_HD_MAX_NV, no option in Node); Go takes it up to the limit.
  */
 import type { X509Certificate } from 'node:crypto';
 import http2 from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
+import type { Duplex } from 'node:stream';
 import { distinctHeaders } from '../authn';
 import { errors } from '../util';
 import { BodyCodec, RequestContext, ResponseWriter, type HttpResponse, type ResourceEndpoints } from '../endpoints';
@@ -36,7 +49,30 @@ export interface ApiHttpServerOptions {
 type AnyRequest = IncomingMessage | http2.Http2ServerRequest;
 type AnyResponse = ServerResponse | http2.Http2ServerResponse;
 
+/** Go's http.Server MaxHeaderBytes, kube-apiserver's 1 << 20. */
 const MAX_HEADER_BYTES = 1024 * 1024;
+/** Go's net/http reads this much beyond MaxHeaderBytes before it answers 431. */
+const HTTP1_HEADER_SLOP_BYTES = 4096;
+/** Go's http2 Server.maxHeaderListSize: MaxHeaderBytes padded for ten fields of 32 bytes' overhead. */
+const HTTP2_HEADER_LIST_BYTES = MAX_HEADER_BYTES + 10 * 32;
+/** RFC 7541 §4.1: each field counts 32 bytes beyond its name and value. */
+const HPACK_FIELD_OVERHEAD = 32;
+/** What Node itself accepts before resetting a stream: above HTTP2_HEADER_LIST_BYTES, so that the 431 is ours. */
+const HTTP2_NODE_HEADER_LIST_BYTES = 2 * MAX_HEADER_BYTES;
+/** kube-apiserver v1.25: MaxConcurrentStreams 250 (Go's default, made explicit) and MaxReadFrameSize 256 KiB. */
+const HTTP2_MAX_CONCURRENT_STREAMS = 250;
+const HTTP2_MAX_FRAME_BYTES = 256 * 1024;
+
+/** Go's answers to headers over the limit: net/http's plain text (HTTP/1.1), x/net/http2's HTML. */
+const HTTP1_HEADERS_TOO_LARGE = Buffer.from('HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n431 Request Header Fields Too Large');
+const HTTP2_HEADERS_TOO_LARGE_BODY = '<h1>HTTP Error 431</h1><p>Request Header Field(s) Too Large</p>';
+
+/** An HTTP/2 request's header list in HPACK's units (pseudo-headers included), as Go counts it against its limit. */
+function headerListBytes(rawHeaders: readonly string[]): number {
+  let total = 0;
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) total += rawHeaders[i].length + rawHeaders[i + 1].length + HPACK_FIELD_OVERHEAD;
+  return total;
+}
 
 /** apiserver_request_total's verb label: what the request did, as kube-apiserver v1.25 names it. */
 const METRIC_VERBS: Record<string, string> = { create: 'POST', update: 'PUT', patch: 'PATCH', delete: 'DELETE', deletecollection: 'DELETECOLLECTION', get: 'GET', list: 'LIST', watch: 'WATCH' };
@@ -97,14 +133,30 @@ export class ApiHttpServer {
       rejectUnauthorized: false,
       minVersion: 'TLSv1.2',
       // kube-apiserver takes 1 MiB of headers (Go's MaxHeaderBytes), so an oversized token is the
-      // authenticator's to refuse with a 401, not the listener's with a 431.
-      settings: { maxHeaderListSize: MAX_HEADER_BYTES },
+      // authenticator's to refuse with a 401, not the listener's with a 431 (header: Limits).
+      settings: { maxHeaderListSize: HTTP2_NODE_HEADER_LIST_BYTES, maxConcurrentStreams: HTTP2_MAX_CONCURRENT_STREAMS, maxFrameSize: HTTP2_MAX_FRAME_BYTES },
+      // Node's default is 128 fields; as many as fit in the byte limit.
+      maxHeaderListPairs: Math.ceil(HTTP2_NODE_HEADER_LIST_BYTES / HPACK_FIELD_OVERHEAD),
+      // Node's default 10 MB would refuse streams when a few carry a mebibyte of headers at once.
+      maxSessionMemory: 64,
     };
     const server = http2.createSecureServer(options, (req, res) => {
       void this.serve(req, res);
     });
-    // The HTTP/1.1 fallback's parser reads its limit from the server object (node:_http_server).
-    (server as unknown as { maxHeaderSize: number }).maxHeaderSize = MAX_HEADER_BYTES;
+    // The HTTP/1.1 fallback's parser reads its limits from the server object (node:_http_server).
+    const http1 = server as unknown as { maxHeaderSize: number; maxHeadersCount: number };
+    http1.maxHeaderSize = MAX_HEADER_BYTES + HTTP1_HEADER_SLOP_BYTES;
+    http1.maxHeadersCount = 0; // no count limit, as Go (Node's default keeps 2,000 and drops the rest)
+    server.on('clientError', (error: Error & { code?: string }, socket: Duplex & { _httpMessage?: { headersSent?: boolean } | null }) => {
+      // Node's own answers (node:_http_server socketOnError), but Go's 431 for headers over the limit.
+      if (!socket.writable || error.code === 'ECONNRESET' || socket._httpMessage?.headersSent === true) {
+        socket.destroy(error);
+        return;
+      }
+      if (error.code === 'HPE_HEADER_OVERFLOW') socket.end(HTTP1_HEADERS_TOO_LARGE);
+      else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+      else socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    });
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -134,6 +186,11 @@ export class ApiHttpServer {
   };
 
   private async serve(req: AnyRequest, res: AnyResponse): Promise<void> {
+    if (req.httpVersionMajor === 2 && headerListBytes(req.rawHeaders) > HTTP2_HEADER_LIST_BYTES) {
+      res.writeHead(431, { 'Content-Type': 'text/html; charset=utf-8' });
+      res.end(HTTP2_HEADERS_TOO_LARGE_BODY);
+      return;
+    }
     if (req.httpVersion === '1.1' && req.headers.host === undefined) {
       // HTTP/1.1 requires Host; Go's server refuses before any handler, in plain text.
       res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });

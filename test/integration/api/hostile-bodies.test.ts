@@ -4,6 +4,7 @@
  * keeps serving others meanwhile.
  */
 import { expect } from 'chai';
+import http2 from 'node:http2';
 import https from 'node:https';
 import { CarinaApiProcess } from '../../support/carina-api-process';
 
@@ -33,6 +34,40 @@ function postOnceSent(server: CarinaApiProcess, path: string, body: string, head
     req.end(body, () => sent());
   });
   return { sent: sentPromise, answered };
+}
+
+/** One GET over HTTP/1.1 with extra headers; the status and body, or the error that ended it. */
+function getHttp1(server: CarinaApiProcess, path: string, headers: Record<string, string | string[]>): Promise<{ status: number; body: string; contentType?: string }> {
+  return new Promise((resolve, reject) => {
+    const req = https.request({ host: '127.0.0.1', port: server.port, method: 'GET', path, ...server.clientCredentials(), headers, agent: false }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, contentType: res.headers['content-type'] }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** One GET over HTTP/2 with extra headers (repeated values of one name are sent as one HPACK-indexed field each). */
+function getHttp2(server: CarinaApiProcess, path: string, headers: Record<string, string | string[]>): Promise<{ status: number; body: string; contentType?: string }> {
+  return new Promise((resolve, reject) => {
+    const session = http2.connect(server.url, { ...server.clientCredentials(), maxSendHeaderBlockLength: 16 * 1024 * 1024 });
+    session.on('error', reject);
+    const req = session.request({ ':path': path, ...headers });
+    req.on('response', (response) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        session.close();
+        resolve({ status: Number(response[':status']), body, contentType: response['content-type'] as string | undefined });
+      });
+    });
+    req.on('error', (err) => {
+      session.close();
+      reject(err);
+    });
+  });
 }
 
 describe('hostile bodies and headers (one carina server)', function () {
@@ -87,4 +122,33 @@ describe('hostile bodies and headers (one carina server)', function () {
       expect(order).to.deep.equal(['get', 'yaml']);
     });
   });
+
+  describe('request headers (kube-apiserver: Go\'s 1 MiB MaxHeaderBytes)', () => {
+    it('serves 130 header fields over HTTP/2, as kubectl sends one per --as-group', async () => {
+      const groups = Array.from({ length: 130 }, (_, i) => `group-${i}`);
+      const answered = await getHttp2(server, '/version', { 'x-many': groups });
+      expect(answered.status).to.equal(200);
+      // kubectl speaks HTTP/2 to the server (ALPN); impersonated groups may read /version.
+      const kubectl = await server.kubectl(['--as=alice', ...groups.map((g) => `--as-group=${g}`), 'get', '--raw', '/version']);
+      expect(kubectl.code, kubectl.stderr).to.equal(0);
+      expect((JSON.parse(kubectl.stdout) as Obj).major).to.equal('1');
+    });
+
+    it('serves a header list just under the limit over HTTP/2 and answers Go\'s 431 just over it', async () => {
+      // Fields of 2,935 HPACK bytes (name + value + 32), repeated: indexed, they cost the wire a
+      // few bytes each but count in full; 357 of them and the pseudo-headers stay under 1 MiB + 320.
+      const value = 'v'.repeat(2900);
+      expect((await getHttp2(server, '/version', { 'x-a': Array(357).fill(value) })).status).to.equal(200);
+      const refused = await getHttp2(server, '/version', { 'x-a': Array(358).fill(value) });
+      expect(refused).to.deep.equal({ status: 431, body: '<h1>HTTP Error 431</h1><p>Request Header Field(s) Too Large</p>', contentType: 'text/html; charset=utf-8' });
+    });
+
+    it('serves 1 MiB of headers over HTTP/1.1 and answers Go\'s 431 at once past its 4 KiB of slack', async () => {
+      const served = await getHttp1(server, '/version', { 'x-big': 'v'.repeat(1024 * 1024) });
+      expect(served.status).to.equal(200);
+      const refused = await getHttp1(server, '/version', { 'x-big': 'v'.repeat(1024 * 1024 + 4096 + 1) });
+      expect(refused).to.deep.equal({ status: 431, body: '431 Request Header Fields Too Large', contentType: 'text/plain; charset=utf-8' });
+    });
+  });
 });
+
