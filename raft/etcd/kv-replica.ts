@@ -657,6 +657,26 @@ export class KvReplica implements KvClient {
   // ------------------------------------------------------------------ backups and consistency
 
   /**
+   * etcd's Maintenance.Defragment, for this member only: rewrites its LevelDB so that the values
+   * compaction dropped leave its files (LevelMvcc.defragment), then its Raft snapshot file, which
+   * holds the store as of its index. What stays: the Raft log's segments still hold the entries
+   * that wrote those values until a later snapshot lets them go, as etcd's WAL does.
+   */
+  async defragment(): Promise<void> {
+    this.refuseIfCorrupt();
+    const rewritten = this.diskQueue.then(() => {
+      if (this.diskFailure) throw this.diskFailure;
+      return this.disk.defragment();
+    });
+    // Commits queue behind the rewrite, as behind any write; a failed rewrite fails the node's disk.
+    this.diskQueue = rewritten.catch((err: Error) => {
+      this.diskFailure ??= new Error(`store defragmentation failed: ${err.message}`, { cause: err });
+    });
+    await rewritten;
+    await this.node.snapshotNow();
+  }
+
+  /**
    * The store as a snapshot file (snapshot-file.ts), consistent at one applied index: taken
    * after a ReadIndex round, so it holds every write acknowledged before the call.
    */
