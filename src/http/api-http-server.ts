@@ -16,12 +16,19 @@
  *   those are set well above, and the 431 is this file's. 250 concurrent streams per connection.
  *   Known difference: one field whose HPACK-encoded name or value exceeds 64 KiB ends the
  *   connection (nghttp2's fixed NGHTTP2_HD_MAX_NV, no option in Node); Go takes it up to the limit.
+ *
+ * Bodies: RequestContext reads at most 3 MiB and answers 413 past it, before the rest arrives.
+ * The rest is then read and dropped (bodyChunks), never left unread: an HTTP/1.1 connection
+ * closed with unread data is reset, and a reset can cost the client (or HAProxy, which relays
+ * it) the 413 already sent. A connection that closes after such a response lingers as Go's does
+ * (lingerBeforeClosing).
  */
 import type { X509Certificate } from 'node:crypto';
 import http2 from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { Duplex } from 'node:stream';
+import type { Socket } from 'node:net';
 import { distinctHeaders } from '../authn';
 import { errors } from '../util';
 import { BodyCodec, RequestContext, ResponseWriter, type HttpResponse, type ResourceEndpoints } from '../endpoints';
@@ -81,6 +88,86 @@ const METRIC_VERBS: Record<string, string> = { create: 'POST', update: 'PUT', pa
 function metricVerb(verb: string, contentType: string | undefined): string {
   if (verb === 'patch' && contentType === 'application/apply-patch+yaml') return 'APPLY';
   return METRIC_VERBS[verb] ?? verb.toUpperCase();
+}
+
+/** How long a connection that is closing after its response still reads what the client sends (Go: rstAvoidanceDelay). */
+const LINGER_MS = 500;
+
+/**
+ * The request body's chunks, for RequestContext. A reader that stops early (a body over the
+ * size limit: 413) leaves the rest to be read and dropped, where the stream's own iterator
+ * would destroy the request, and with it an HTTP/1.1 connection, before the 413 could be sent.
+ */
+function bodyChunks(req: AnyRequest): AsyncIterator<Buffer> {
+  const queued: Buffer[] = [];
+  let ended = false;
+  let failure: Error | undefined;
+  let wake: (() => void) | undefined;
+  let discarding = false;
+  const notify = () => {
+    wake?.();
+    wake = undefined;
+  };
+  req.on('data', (chunk: Buffer) => {
+    if (discarding) return;
+    queued.push(chunk);
+    // One chunk ahead at most: the next is read when this one is taken.
+    req.pause();
+    notify();
+  });
+  req.on('end', () => {
+    ended = true;
+    notify();
+  });
+  req.on('error', (err: Error) => {
+    failure = err;
+    notify();
+  });
+  return {
+    async next(): Promise<IteratorResult<Buffer>> {
+      for (;;) {
+        const chunk = queued.shift();
+        if (chunk !== undefined) return { value: chunk, done: false };
+        if (failure !== undefined) throw failure;
+        if (ended) return { value: undefined, done: true };
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          req.resume();
+        });
+      }
+    },
+    async return(): Promise<IteratorResult<Buffer>> {
+      discarding = true;
+      queued.length = 0;
+      req.resume();
+      return { value: undefined, done: true };
+    },
+  };
+}
+
+/**
+ * Go's closeWriteAndWait for an HTTP/1.1 connection that closes (the client asked to) while its
+ * request body is still coming (a 413 answered early): Node would destroy the socket as soon as
+ * the response is out, and closing with unread data resets the connection, which can make the
+ * client, or HAProxy in front of it, drop the response. Instead the response goes out with a
+ * FIN, and what the client still sends is read and dropped until its body ends or LINGER_MS pass.
+ */
+function lingerBeforeClosing(req: IncomingMessage): void {
+  const socket = req.socket as Socket;
+  const destroySoon = socket.destroySoon.bind(socket);
+  socket.destroySoon = () => {
+    if (req.complete || socket.destroyed) {
+      destroySoon();
+      return;
+    }
+    socket.end();
+    req.resume();
+    const close = () => socket.destroy();
+    const timer = setTimeout(close, LINGER_MS);
+    timer.unref();
+    req.once('end', close);
+    socket.once('close', () => clearTimeout(timer));
+  };
 }
 
 /** Splits an origin-form (or absolute-form) request target into the raw path and the query. */
@@ -197,6 +284,7 @@ export class ApiHttpServer {
       res.end('400 Bad Request: missing required Host header');
       return;
     }
+    if (req.httpVersionMajor === 1) lingerBeforeClosing(req as IncomingMessage);
     const method = (req.method ?? 'GET').toUpperCase();
     // Every value of a repeated header is kept apart (a proxy's group headers), unlike req.headers.
     const headers: Record<string, string[]> = distinctHeaders(req.rawHeaders);
@@ -214,7 +302,7 @@ export class ApiHttpServer {
     const response = new ResponseWriter(res as HttpResponse, accept, target.query, this.options.codec, this.trackStream);
     const ctx = new RequestContext(method, target.rawPath, target.query, headers, response, {
       contentLength: headers['content-length'] === undefined ? undefined : Number(headers['content-length'][0]),
-      [Symbol.asyncIterator]: () => (req as AsyncIterable<Buffer>)[Symbol.asyncIterator](),
+      [Symbol.asyncIterator]: () => bodyChunks(req),
     }, () => (peers ??= peerCertificates(socket)));
     ctx.remoteAddress = socket.remoteAddress ?? '';
     try {

@@ -7,6 +7,8 @@ import { expect } from 'chai';
 import http2 from 'node:http2';
 import https from 'node:https';
 import { CarinaApiProcess } from '../../support/carina-api-process';
+import { HaproxyProcess } from '../../support/haproxy-process';
+import { until } from '../../support/until';
 
 type Obj = Record<string, any>;
 
@@ -34,6 +36,49 @@ function postOnceSent(server: CarinaApiProcess, path: string, body: string, head
     req.end(body, () => sent());
   });
   return { sent: sentPromise, answered };
+}
+
+/**
+ * A POST of `body` written in full before the answer is read, as Go's and Node's clients write
+ * it; `chunked`: without a Content-Length. Over HTTP/1.1 with `Connection: close` (Node's
+ * client without an agent), or HTTP/2.
+ */
+function postWhole(port: number, server: CarinaApiProcess, protocol: 'http1' | 'http2', body: Buffer, chunked: boolean): Promise<{ status: number; body: string; errors: string[] }> {
+  const path = '/api/v1/namespaces/default/configmaps';
+  const contentType = 'application/vnd.kubernetes.protobuf';
+  return new Promise((resolve, reject) => {
+    if (protocol === 'http1') {
+      const headers: Record<string, string> = { 'Content-Type': contentType, Accept: 'application/json' };
+      if (!chunked) headers['Content-Length'] = String(body.length);
+      // Settled once the connection is closed, with what went wrong on it: a server that closes
+      // with the upload still coming resets the connection (EPIPE, ECONNRESET), before or after
+      // its answer, and a proxy in between may then drop the answer.
+      const errors: string[] = [];
+      let answer: { status: number; body: string } | undefined;
+      const req = https.request({ host: '127.0.0.1', port, method: 'POST', path, ...server.clientCredentials(), headers, agent: false }, (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => (answer = { status: res.statusCode ?? 0, body: text }));
+      });
+      req.on('error', (err: Error & { code?: string }) => errors.push(err.code ?? err.message));
+      req.on('close', () => (answer === undefined ? reject(new Error(`no answer: ${errors.join(', ')}`)) : resolve({ ...answer, errors })));
+      req.end(body);
+      return;
+    }
+    const session = http2.connect(`https://127.0.0.1:${port}`, server.clientCredentials());
+    session.on('error', reject);
+    const req = session.request({ ':method': 'POST', ':path': path, 'content-type': contentType, accept: 'application/json', ...(chunked ? {} : { 'content-length': String(body.length) }) });
+    req.on('response', (headers) => {
+      let text = '';
+      req.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      req.on('end', () => {
+        session.close();
+        resolve({ status: Number(headers[':status']), body: text, errors: [] });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 /** One GET over HTTP/1.1 with extra headers; the status and body, or the error that ended it. */
@@ -149,6 +194,35 @@ describe('hostile bodies and headers (one carina server)', function () {
       const refused = await getHttp1(server, '/version', { 'x-big': 'v'.repeat(1024 * 1024 + 4096 + 1) });
       expect(refused).to.deep.equal({ status: 431, body: '431 Request Header Fields Too Large', contentType: 'text/plain; charset=utf-8' });
     });
+  });
+
+  describe('a body over the 3 MiB limit through HAProxy (TCP mode, as deploy/haproxy)', () => {
+    let proxy: HaproxyProcess | undefined;
+
+    before(async () => {
+      proxy = await HaproxyProcess.start([server.port]);
+      // HAProxy's first /readyz check passes in about a second; until then it may refuse.
+      await until('a request through HAProxy', async () => (await postWhole(proxy?.port ?? 0, server, 'http2', Buffer.from('x'), false)).status === 400);
+    });
+
+    after(async () => {
+      await proxy?.stop();
+    });
+
+    const limitStatus = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Request entity too large: limit is 3145728', reason: 'RequestEntityTooLarge', code: 413 };
+    for (const protocol of ['http1', 'http2'] as const) {
+      for (const chunked of [false, true]) {
+        it(`answers a 4 MiB Protobuf body with kube's 413 (${protocol}, ${chunked ? 'chunked' : 'Content-Length'}), directly and through HAProxy`, async () => {
+          const body = Buffer.alloc(4 * 1024 * 1024, 7);
+          for (const port of [server.port, proxy?.port ?? 0]) {
+            const answered = await postWhole(port, server, protocol, body, chunked);
+            expect(answered.status, `port ${port}`).to.equal(413);
+            expect(answered.errors, `port ${port}`).to.deep.equal([]);
+            expect(JSON.parse(answered.body)).to.deep.equal(limitStatus);
+          }
+        });
+      }
+    }
   });
 });
 
