@@ -36,7 +36,8 @@ export interface FlowControllerOptions {
   serverConcurrencyLimit: number;
   /** v1.25: a quarter of the request timeout (15 s). */
   requestWaitLimitSeconds: number;
-  sources?: WorkEstimatorSources;
+  /** The stored object counts (the watches are the controller's own, from registerWatch). */
+  objectCount?: WorkEstimatorSources['objectCount'];
   observer?: FlowControlObserver;
   clock?: Clock;
 }
@@ -63,8 +64,6 @@ interface PriorityLevelState {
   exemptExecuting: number;
 }
 
-const NO_SOURCES: WorkEstimatorSources = { objectCount: () => undefined, interestedWatchCount: () => 0 };
-
 function increment(map: Map<string, number>, key: string, delta: number): void {
   const next = (map.get(key) ?? 0) + delta;
   assert(next >= 0, `count for ${key} went negative`);
@@ -79,11 +78,36 @@ export class FlowController {
   private readonly priorityLevelObjects = new Map<string, PriorityLevelConfiguration>();
   private readonly clock: Clock;
   private readonly flowHashes = new Map<string, bigint>();
+  /** Open watches by group/resource/namespace/name ('' for all), as v1.25's watch tracker counts them. */
+  private readonly watches = new Map<string, number>();
+  private readonly sources: WorkEstimatorSources;
 
   constructor(private readonly options: FlowControllerOptions) {
     assert(options.serverConcurrencyLimit > 0, 'the server concurrency limit must be positive');
     this.clock = options.clock ?? SYSTEM_CLOCK;
+    this.sources = { objectCount: options.objectCount ?? (() => undefined), interestedWatchCount: (digest) => this.interestedWatchCount(digest) };
     this.digest();
+  }
+
+  /** Counts an open watch until the returned function is called (once). */
+  registerWatch(digest: RequestDigest): () => void {
+    const key = `${digest.group}/${digest.resource}/${digest.namespace}/${digest.name}`;
+    increment(this.watches, key, 1);
+    let forgotten = false;
+    return () => {
+      if (forgotten) return;
+      forgotten = true;
+      increment(this.watches, key, -1);
+    };
+  }
+
+  /** The watches a write to this object notifies: those on the resource, its namespace, or the object. */
+  interestedWatchCount(digest: RequestDigest): number {
+    const base = `${digest.group}/${digest.resource}/`;
+    let count = this.watches.get(`${base}/`) ?? 0;
+    if (digest.namespace !== '') count += this.watches.get(`${base}${digest.namespace}/`) ?? 0;
+    if (digest.name !== '') count += this.watches.get(`${base}${digest.namespace}/${digest.name}`) ?? 0;
+    return count;
   }
 
   // ------------------------------------------------------------------ configuration
@@ -180,7 +204,7 @@ export class FlowController {
   }
 
   estimate(digest: RequestDigest): WorkEstimate {
-    return estimateWork(digest, this.options.sources ?? NO_SOURCES);
+    return estimateWork(digest, this.sources);
   }
 
   /**

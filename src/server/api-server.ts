@@ -34,6 +34,7 @@ import { webhookCatalog, type ServedResourceInfo } from './webhook-parts';
 import { CircuitBreaker, DEFAULT_CIRCUIT_BREAKER, webhookAdmissionMetrics } from '../admission/webhook';
 import type { SpanPipelineCounts } from '../observability/bounded-span-processor';
 import { tracedKvClient } from '../observability/traced-kv';
+import { DEFAULT_FLOW_CONTROL, buildFlowControl, withOverloadStage, type FlowControlOptions } from './flowcontrol-parts';
 
 export type { ApiServerSecurity } from './security-parts';
 
@@ -73,6 +74,8 @@ export interface ApiServerConfig {
   workerId?: number;
   replicaDuties?: boolean;
   writeKubeconfig?: boolean;
+  /** --enable-priority-and-fairness and the in-flight limits (default: v1.25's true, 400, 200). */
+  flowControl?: FlowControlOptions;
 }
 
 /**
@@ -257,6 +260,20 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     virtualCreates: new Map([...security.virtualCreates, ...coreVirtualCreates()]),
     virtualReads: new Map([['/componentstatuses', componentStatuses(parts.kv, parts.storeHealthy, async () => controllerLeaseHeld(cache))]]),
   });
+  const flowControl = buildFlowControl(config.flowControl ?? DEFAULT_FLOW_CONTROL, {
+    cache,
+    kv: parts.kv,
+    metrics,
+    resourcePrefixes: () => {
+      const seen = new Map<string, { group: string; resource: string; prefix: string }>();
+      for (const served of parts.servedResources?.() ?? []) {
+        const key = `${served.resource}.${served.group}`;
+        if (!seen.has(key)) seen.set(key, { group: served.group, resource: served.resource, prefix: registry.listPrefix(served, '') });
+      }
+      return [...seen.values()];
+    },
+    log,
+  });
   const startedAt = Date.now();
   let shuttingDown = false;
   let bootstrapped = false;
@@ -306,13 +323,13 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     // /healthz is the deprecated /livez plus readiness of the store, but not the shutdown (only /readyz fails during the shutdown delay).
     healthzChecks: [ping, logCheck, etcd, { name: 'etcd-readiness', check: parts.storeHealthy }, watchCacheReady, bootstrapReady, rbacBootstrapReady, priorityClassesReady, authorizerSynced, storeConsistency],
     advertiseAddress: `${config.bindAddress === '0.0.0.0' ? '127.0.0.1' : config.bindAddress}:${config.securePort}`,
-    extraDocuments: security.documents,
+    extraDocuments: new Map([...security.documents, ...flowControl.documents]),
   });
   const server = new ApiHttpServer({
     bindAddress: config.bindAddress,
     port: config.securePort,
     tls: { cert: certificates.serving.certPem, key: certificates.serving.keyPem, ca: security.clientCaBundle },
-    filters: security.filters,
+    filters: withOverloadStage(security.filters, flowControl.filter),
     endpoints,
     routes,
     metrics,
@@ -401,6 +418,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
       if (config.replicaDuties !== false) await withTimeout(kubernetesService.stop(), 2000);
       if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
       await server.stop();
+      flowControl.stop();
       admission.stop();
       await security.stop();
       parts.customResources?.stop();
