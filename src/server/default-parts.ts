@@ -18,6 +18,7 @@ import { patchObject } from '../patch';
 import { GarbageCollector } from '../controllers/garbage-collector';
 import { NamespaceController } from '../controllers/namespace-controller';
 import { LeaderElector } from '../controllers/leader-election';
+import { FlowControlBootstrap } from '../controllers/flowcontrol-bootstrap';
 import { ServiceAccountController } from '../controllers/service-account-controller';
 import { TokenController } from '../controllers/token-controller';
 import { RootCaPublisher } from '../controllers/root-ca-publisher';
@@ -253,6 +254,14 @@ export function startControllers(registry: GenericRegistry, cache: WatchCache, p
       const enabled = certificates?.settings.enabled ?? (() => true);
       running = [crdController];
       crdController.start();
+      // v1.25's priority-and-fairness config producer: the bootstrap FlowSchemas and levels, and their status.
+      const flowSchemas = parts.catalogue.lookup('flowcontrol.apiserver.k8s.io', 'v1beta2', 'flowschemas');
+      const priorityLevels = parts.catalogue.lookup('flowcontrol.apiserver.k8s.io', 'v1beta2', 'prioritylevelconfigurations');
+      if (flowSchemas !== undefined && priorityLevels !== undefined) {
+        const flowControl = new FlowControlBootstrap({ registry, cache, flowSchemas, priorityLevels, log });
+        flowControl.start();
+        running.push(flowControl);
+      }
       for (const [name, controller] of [['namespace', namespaceController], ['garbagecollector', gc], ['clusterrole-aggregation', aggregation]] as const) {
         if (!enabled(name)) continue;
         controller.start();

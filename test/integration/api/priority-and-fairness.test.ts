@@ -55,6 +55,79 @@ describe('integration: API Priority and Fairness', function () {
       expect(anonymous.headers).to.have.property('x-kubernetes-pf-flowschema-uid');
     });
 
+    it('creates v1.25\'s FlowSchemas and PriorityLevelConfigurations, shown by kubectl with v1.25\'s columns and the Dangling status', async () => {
+      const listed = await until('the bootstrap FlowSchemas with their Dangling condition', async () => {
+        const result = await server.kubectl(['get', 'flowschemas']);
+        return result.code === 0 && result.stdout.split('\n').filter((l) => / False$/.test(l)).length === 13 ? result.stdout : undefined;
+      }, 60_000);
+      const rows = listed.trim().split('\n').map((line) => line.split(/\s+/));
+      expect(rows[0]).to.deep.equal(['NAME', 'PRIORITYLEVEL', 'MATCHINGPRECEDENCE', 'DISTINGUISHERMETHOD', 'AGE', 'MISSINGPL']);
+      expect(rows.slice(1).map((r) => [r[0], r[1], r[2], r[3]])).to.deep.equal([
+        ['exempt', 'exempt', '1', '<none>'],
+        ['probes', 'exempt', '2', '<none>'],
+        ['system-leader-election', 'leader-election', '100', 'ByUser'],
+        ['endpoint-controller', 'workload-high', '150', 'ByUser'],
+        ['workload-leader-election', 'leader-election', '200', 'ByUser'],
+        ['system-node-high', 'node-high', '400', 'ByUser'],
+        ['system-nodes', 'system', '500', 'ByUser'],
+        ['kube-controller-manager', 'workload-high', '800', 'ByNamespace'],
+        ['kube-scheduler', 'workload-high', '800', 'ByNamespace'],
+        ['kube-system-service-accounts', 'workload-high', '900', 'ByNamespace'],
+        ['service-accounts', 'workload-low', '9000', 'ByUser'],
+        ['global-default', 'global-default', '9900', 'ByUser'],
+        ['catch-all', 'catch-all', '10000', 'ByUser'],
+      ]);
+      const levels = await server.kubectl(['get', 'prioritylevelconfigurations']);
+      const levelRows = levels.stdout.trim().split('\n').map((line) => line.split(/\s+/));
+      expect(levelRows[0]).to.deep.equal(['NAME', 'TYPE', 'ASSUREDCONCURRENCYSHARES', 'QUEUES', 'HANDSIZE', 'QUEUELENGTHLIMIT', 'AGE']);
+      expect(levelRows.slice(1).map((r) => r.slice(0, 6))).to.deep.equal([
+        ['catch-all', 'Limited', '5', '<none>', '<none>', '<none>'],
+        ['exempt', 'Exempt', '<none>', '<none>', '<none>', '<none>'],
+        ['global-default', 'Limited', '20', '128', '6', '50'],
+        ['leader-election', 'Limited', '10', '16', '4', '50'],
+        ['node-high', 'Limited', '40', '64', '6', '50'],
+        ['system', 'Limited', '30', '64', '6', '50'],
+        ['workload-high', 'Limited', '40', '128', '6', '50'],
+        ['workload-low', 'Limited', '100', '128', '6', '50'],
+      ]);
+      // The headers carry the stored objects' UIDs: system:masters is in exempt.
+      const exempt = (await server.request('GET', '/apis/flowcontrol.apiserver.k8s.io/v1beta2/flowschemas/exempt')).json<{ metadata: { uid: string; annotations: Record<string, string> } }>();
+      expect(exempt.metadata.annotations['apf.kubernetes.io/autoupdate-spec']).to.equal('true');
+      const exemptLevel = (await server.request('GET', '/apis/flowcontrol.apiserver.k8s.io/v1beta2/prioritylevelconfigurations/exempt')).json<{ metadata: { uid: string } }>();
+      const answer = await until('a response classified by the stored objects', async () => {
+        const r = await server.request('GET', '/api/v1/namespaces');
+        return r.headers['x-kubernetes-pf-flowschema-uid'] === exempt.metadata.uid ? r : undefined;
+      });
+      expect(answer.headers['x-kubernetes-pf-prioritylevel-uid']).to.equal(exemptLevel.metadata.uid);
+    });
+
+    it('brings a deleted mandatory object back, restores a changed one, and leaves alone a suggested one its user owns', async () => {
+      const fsPath = '/apis/flowcontrol.apiserver.k8s.io/v1beta2/flowschemas';
+      const deleted = await server.request('DELETE', `${fsPath}/catch-all`);
+      expect(deleted.status, deleted.text).to.equal(200);
+      const oldUid = (deleted.json().metadata as { uid: string }).uid;
+      await until('catch-all recreated', async () => {
+        const r = await server.request('GET', `${fsPath}/catch-all`);
+        return r.status === 200 && (r.json().metadata as { uid: string }).uid !== oldUid;
+      }, 30_000);
+      // A user's change to a suggested schema, with the annotation false, stays.
+      const current = (await server.request('GET', `${fsPath}/global-default`)).json<{ metadata: Record<string, unknown>; spec: Record<string, unknown> }>();
+      current.metadata.annotations = { 'apf.kubernetes.io/autoupdate-spec': 'false' };
+      current.spec.matchingPrecedence = 9800;
+      expect((await server.request('PUT', `${fsPath}/global-default`, { body: JSON.stringify(current) })).status).to.equal(200);
+      // A change to a mandatory one is undone whatever its annotation.
+      const exempt = (await server.request('GET', `${fsPath}/exempt`)).json<{ metadata: Record<string, unknown>; spec: Record<string, unknown> }>();
+      exempt.metadata.annotations = { 'apf.kubernetes.io/autoupdate-spec': 'false' };
+      exempt.spec.matchingPrecedence = 3;
+      expect((await server.request('PUT', `${fsPath}/exempt`, { body: JSON.stringify(exempt) })).status).to.equal(200);
+      await until('exempt restored', async () => {
+        const r = (await server.request('GET', `${fsPath}/exempt`)).json<{ metadata: { annotations: Record<string, string> }; spec: { matchingPrecedence: number } }>();
+        return r.spec.matchingPrecedence === 1 && r.metadata.annotations['apf.kubernetes.io/autoupdate-spec'] === 'true';
+      }, 30_000);
+      const kept = (await server.request('GET', `${fsPath}/global-default`)).json<{ spec: { matchingPrecedence: number } }>();
+      expect(kept.spec.matchingPrecedence).to.equal(9800);
+    });
+
     it('answers 429 with Retry-After at once to a user a custom FlowSchema sends to a Reject level, and serves system:masters meanwhile', async () => {
       await bindClusterAdmin(server, 'flooder');
       let result = await server.request('POST', '/apis/flowcontrol.apiserver.k8s.io/v1beta2/prioritylevelconfigurations', {
