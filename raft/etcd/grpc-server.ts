@@ -83,7 +83,10 @@ export class EtcdGrpcServer {
       memberPromote: (q: EtcdRequestOf<'memberPromote'>) => r.memberPromote(memberIdOf(q.id)),
       status: () => r.status(),
       alarm: async () => ({ header: r.header(), alarms: [] }),
-      defragment: async () => ({ header: r.header() }),
+      defragment: async () => {
+        await r.defragment();
+        return { header: r.header() };
+      },
       hash: async () => ({ header: r.header(), hash: r.hashKv().hash }),
       hashKV: async () => {
         const h = r.hashKv();

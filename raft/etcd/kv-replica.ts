@@ -44,7 +44,7 @@ import { ROOT_CONTEXT, SpanStatusCode, trace, type Context, type SpanContext } f
 import { isRaftError } from '../core/errors';
 import type { NodeId } from '../core/types';
 import { MetricsFile, RaftNode, type AppliedEntry, type StateMachine, type Transport } from '../node';
-import { openRaftLog, crc32, type WalStorage } from '../storage';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, openRaftLog, crc32, type WalStorage } from '../storage';
 import { GrpcTransport, type MutualTls } from '../transport';
 import { KvError, isKvError } from '../kv/errors';
 import { RevisionHistory } from './auto-compactor';
@@ -219,7 +219,7 @@ export class KvReplica implements KvClient {
       },
       onCorrupt: (corruption) => {
         // Kept on disk, as etcd keeps its CORRUPT alarm: a restart must not serve the damaged store again.
-        writeFileSync(corruptionFile(options.dataDir), JSON.stringify(corruption));
+        writeFileSync(corruptionFile(options.dataDir), JSON.stringify(corruption), { mode: PRIVATE_FILE_MODE });
         // A corrupt leader would keep deciding lease expiry and compaction from a wrong store.
         if (replica.node.isLeader) void replica.handOffLeadership();
         replica.endWatches(corruption.reason);
@@ -272,7 +272,7 @@ export class KvReplica implements KvClient {
   static async open(options: KvReplicaOptions): Promise<KvReplica> {
     const self = options.members.find((m) => m.id === options.id);
     if (!self) throw new Error(`open store replica ${options.id}: not among the members ${options.members.map((m) => m.id).join(', ')}`);
-    mkdirSync(options.dataDir, { recursive: true });
+    mkdirSync(options.dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
     // A directory made by `carina snapshot restore` belongs to a new cluster with an id of its own.
     if (options.clusterId === undefined) {
       const restoredId = readRestoredClusterId(options.dataDir);
@@ -655,6 +655,26 @@ export class KvReplica implements KvClient {
   }
 
   // ------------------------------------------------------------------ backups and consistency
+
+  /**
+   * etcd's Maintenance.Defragment, for this member only: rewrites its LevelDB so that the values
+   * compaction dropped leave its files (LevelMvcc.defragment), then its Raft snapshot file, which
+   * holds the store as of its index. What stays: the Raft log's segments still hold the entries
+   * that wrote those values until a later snapshot lets them go, as etcd's WAL does.
+   */
+  async defragment(): Promise<void> {
+    this.refuseIfCorrupt();
+    const rewritten = this.diskQueue.then(() => {
+      if (this.diskFailure) throw this.diskFailure;
+      return this.disk.defragment();
+    });
+    // Commits queue behind the rewrite, as behind any write; a failed rewrite fails the node's disk.
+    this.diskQueue = rewritten.catch((err: Error) => {
+      this.diskFailure ??= new Error(`store defragmentation failed: ${err.message}`, { cause: err });
+    });
+    await rewritten;
+    await this.node.snapshotNow();
+  }
 
   /**
    * The store as a snapshot file (snapshot-file.ts), consistent at one applied index: taken

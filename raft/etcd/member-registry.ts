@@ -16,6 +16,7 @@
  */
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import type { ConfChange, NodeId } from '../core/types';
+import { PRIVATE_FILE_MODE } from '../storage';
 
 export interface MemberRecord {
   id: NodeId;
@@ -165,7 +166,7 @@ export class MemberRegistry {
   private save(): void {
     if (this.file === null) return;
     const temporary = `${this.file}.tmp`;
-    const fd = openSync(temporary, 'w');
+    const fd = openSync(temporary, 'w', PRIVATE_FILE_MODE);
     try {
       writeSync(fd, JSON.stringify(this.image(), null, 1));
       fsyncSync(fd);

@@ -21,7 +21,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { MvccStore, type MvccImage } from '../kv/mvcc-store';
 import { encodeImage } from '../kv/mvcc-codec';
-import { openRaftLog } from '../storage';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, openRaftLog } from '../storage';
 import { decodeSnapshotFile, liveKeyCount, SnapshotFileError, type SnapshotFileSummary } from './snapshot-file';
 
 /** Kubernetes' advice for etcdutl snapshot restore --bump-revision. */
@@ -71,7 +71,7 @@ export async function restoreSnapshot(options: SnapshotRestoreOptions): Promise<
   progress(`store rebuilt: revision ${image.revision} -> ${restored.revision}, compact revision ${image.compactRevision} -> ${restored.compactRevision}`);
 
   const clusterId = newClusterId(options.clusterDescription, summary.sha256, bump);
-  mkdirSync(options.dataDir, { recursive: true });
+  mkdirSync(options.dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const data = encodeImage(restored);
   const storage = await openRaftLog(options.dataDir);
   try {
@@ -83,7 +83,7 @@ export async function restoreSnapshot(options: SnapshotRestoreOptions): Promise<
   } finally {
     await storage.close();
   }
-  writeFileSync(join(options.dataDir, CLUSTER_ID_FILE), `${clusterId.toString(16)}\n`);
+  writeFileSync(join(options.dataDir, CLUSTER_ID_FILE), `${clusterId.toString(16)}\n`, { mode: PRIVATE_FILE_MODE });
   progress(`wrote ${data.length} bytes of Raft snapshot for member ${options.memberId} of ${options.voters.length} in ${options.dataDir}`);
   return { source: summary, revision: restored.revision, compactRevision: restored.compactRevision, keyCount: liveKeyCount(restored), clusterId };
 }

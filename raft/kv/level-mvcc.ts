@@ -22,11 +22,24 @@
  * order. Nothing here is fsynced: the Raft log is, and whatever a machine crash takes back from
  * here is replayed from it (the state on disk is always the state after a prefix of the log).
  *
+ * defragment() is etcd's Defragment here: LevelDB keeps a deleted or overwritten value in its log
+ * and tables until a compaction of its own happens to rewrite that table, so values that store
+ * compaction dropped (a Secret's plaintext from before encryption at rest, say) may stay on disk
+ * indefinitely. LevelDB's manual compaction (compactRange) does not do it: it merges levels into
+ * the ones below but never rewrites the bottom level, where a flushed memtable (with every
+ * version it held) often lands directly. So, as etcd copies its live keys into a new bolt file,
+ * defragment() folds the journal (whose values repeat every change as applied), copies the live
+ * entries into `<dir>.defrag`, and swaps the directories: rename `<dir>` to `<dir>.old`, the copy
+ * to `<dir>`, remove the old one. open() finishes or undoes an interrupted swap: with `<dir>`
+ * missing it renames `<dir>.old` back (a complete, consistent state), and it removes any
+ * `<dir>.defrag` and `<dir>.old` left behind.
+ *
  * A snapshot install (replace()) marks the base 'replacing' before it clears and rewrites it; a
  * start that finds the mark (the install was interrupted) starts from an empty store at index 0,
  * and the Raft node installs the snapshot again. Directories written before the journal existed
  * (base only) open as they are.
  */
+import { promises as fsp } from 'node:fs';
 import { Level } from 'level';
 import {
   decodeJournalKey,
@@ -49,7 +62,7 @@ import {
   recordKey,
 } from './mvcc-codec';
 import { MvccStore, type ChangeRecord, type DurableChange, type MvccImage } from './mvcc-store';
-import { writeChainedBatch } from '../storage';
+import { PRIVATE_DIR_MODE, writeChainedBatch } from '../storage';
 
 type Database = Level<Buffer, Buffer>;
 type BatchOperation = { type: 'put'; key: Buffer; value: Buffer } | { type: 'del'; key: Buffer };
@@ -142,7 +155,7 @@ export class LevelMvcc {
   private nextSequence: number;
   private reached: Reached;
 
-  private constructor(private readonly db: Database, loaded: { net: NetChanges; journalKeys: Buffer[]; journalBytes: number; nextSequence: number; reached: Reached }, options: LevelMvccOptions) {
+  private constructor(private db: Database, private readonly dir: string, loaded: { net: NetChanges; journalKeys: Buffer[]; journalBytes: number; nextSequence: number; reached: Reached }, options: LevelMvccOptions) {
     this.foldBatches = options.foldBatches ?? FOLD_BATCHES;
     this.foldBytes = options.foldBytes ?? FOLD_BYTES;
     this.net = loaded.net;
@@ -153,11 +166,11 @@ export class LevelMvcc {
   }
 
   static async open(dir: string, options: LevelMvccOptions = {}): Promise<OpenedMvcc> {
-    const db: Database = new Level<Buffer, Buffer>(dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
-    await db.open();
+    await recoverInterruptedDefragment(dir);
+    const db = await openDatabase(dir);
     try {
       const loaded = await readState(db);
-      const disk = new LevelMvcc(db, loaded, options);
+      const disk = new LevelMvcc(db, dir, loaded, options);
       return { disk, store: MvccStore.fromImage(loaded.image), appliedIndex: loaded.reached.appliedIndex };
     } catch (err) {
       await db.close();
@@ -229,6 +242,40 @@ export class LevelMvcc {
     await this.write(last);
   }
 
+  /**
+   * Rewrites the database so that no value the store no longer holds stays in its files (the
+   * module header). Calls must not overlap commit() (the replica chains them).
+   */
+  async defragment(): Promise<void> {
+    this.throwIfFailed();
+    await this.fold();
+    const copyDir = `${this.dir}${DEFRAG_SUFFIX}`;
+    const oldDir = `${this.dir}${OLD_SUFFIX}`;
+    try {
+      await fsp.rm(copyDir, { recursive: true, force: true });
+      const copy = await openDatabase(copyDir);
+      try {
+        let ops: BatchOperation[] = [];
+        for await (const [key, value] of this.db.iterator()) {
+          ops.push({ type: 'put', key, value });
+          if (ops.length >= CHUNK_OPERATIONS) await writeChainedBatch(copy, ops.splice(0), false);
+        }
+        if (ops.length > 0) await writeChainedBatch(copy, ops, false);
+      } finally {
+        await copy.close();
+      }
+      await this.db.close();
+      await fsp.rename(this.dir, oldDir);
+      await fsp.rename(copyDir, this.dir);
+      await fsp.rm(oldDir, { recursive: true, force: true });
+      this.db = await openDatabase(this.dir);
+    } catch (err) {
+      // Memory and disk still agree, but this object may hold a closed database: the replica must restart.
+      this.failed = err as Error;
+      throw err;
+    }
+  }
+
   /** Replaces the whole state with `image` at `appliedIndex` (a Raft snapshot was installed). */
   async replace(image: MvccImage, appliedIndex: number): Promise<void> {
     this.throwIfFailed();
@@ -279,6 +326,36 @@ export class LevelMvcc {
   private throwIfFailed(): void {
     if (this.failed) throw new Error(`store database unusable after a failed write: ${this.failed.message}`, { cause: this.failed });
   }
+}
+
+/** The copy a defragmentation writes, and the directory it replaces, beside the database's. */
+const DEFRAG_SUFFIX = '.defrag';
+const OLD_SUFFIX = '.old';
+
+/**
+ * Opens (creating) a database folder, 0700: LevelDB makes its files with 0644 & ~umask and takes
+ * no mode, so the folder keeps others out of every table, those compactions write later included
+ * (and `carina` runs with umask 077).
+ */
+async function openDatabase(dir: string): Promise<Database> {
+  const db: Database = new Level<Buffer, Buffer>(dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+  await db.open();
+  try {
+    await fsp.chmod(dir, PRIVATE_DIR_MODE);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  return db;
+}
+
+/** Undoes what a defragmentation interrupted between its two renames, and clears what it left (module header). */
+async function recoverInterruptedDefragment(dir: string): Promise<void> {
+  const oldDir = `${dir}${OLD_SUFFIX}`;
+  const exists = (path: string) => fsp.stat(path).then(() => true, () => false);
+  if (!(await exists(dir)) && (await exists(oldDir))) await fsp.rename(oldDir, dir);
+  await fsp.rm(`${dir}${DEFRAG_SUFFIX}`, { recursive: true, force: true });
+  await fsp.rm(oldDir, { recursive: true, force: true });
 }
 
 const EMPTY_IMAGE: MvccImage = { revision: 1, compactRevision: 0, records: [], leases: [] };

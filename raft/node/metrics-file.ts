@@ -10,6 +10,7 @@
  * is dropped (the next second writes again): metrics never stop a node.
  */
 import { promises as fsp } from 'node:fs';
+import { PRIVATE_FILE_MODE } from '../storage';
 import type { RaftNode } from './raft-node';
 
 export interface MetricsSample {
@@ -52,7 +53,7 @@ export class MetricsFile {
     this.writing = true;
     const temporary = `${this.path}.tmp`;
     fsp
-      .writeFile(temporary, JSON.stringify({ samples: this.samples }))
+      .writeFile(temporary, JSON.stringify({ samples: this.samples }), { mode: PRIVATE_FILE_MODE })
       .then(() => fsp.rename(temporary, this.path))
       .catch(() => undefined)
       .finally(() => {

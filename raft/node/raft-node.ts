@@ -680,6 +680,23 @@ export class RaftNode {
   private maybeSnapshot(): void {
     const every = this.options.snapshotEveryEntries ?? 10_000;
     if (this.snapshotJob !== null || this.appliedIndex - this.lastSnapshotIndex < every) return;
+    this.startSnapshot();
+  }
+
+  /**
+   * Takes a snapshot now, whatever the count since the last one, and resolves once its file is
+   * written and the older one removed: the snapshot file holds the state as of its index, so
+   * after a store compaction (and defragmentation) it is rewritten without what was dropped.
+   */
+  async snapshotNow(): Promise<void> {
+    this.throwIfUnusable();
+    while (this.snapshotJob !== null) await this.snapshotJob;
+    this.startSnapshot();
+    await this.snapshotJob;
+    this.throwIfUnusable();
+  }
+
+  private startSnapshot(): void {
     const index = this.appliedIndex;
     const confState = this.rawNode.raft.confState();
     const image = this.stateMachine.snapshot();

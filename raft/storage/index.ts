@@ -12,5 +12,6 @@ export { LevelStorage, type LevelStorageOptions, type StorageUpdate } from './le
 export { WalStorage, DEFAULT_SEGMENT_BYTES, type WalStorageOptions, type WalUpdate } from './wal-storage';
 export { openRaftLog, WAL_DIR, LEVEL_LOG_DIR, type OpenRaftLogOptions } from './open-raft-log';
 export { crc32 } from './record-codec';
+export { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './wal-files';
 export { writeChainedBatch, type LevelBatchOperation } from './chained-batch';
 export type { ConfState, Entry, HardState, Snapshot, SnapshotMetadata } from '../core/types';

@@ -34,11 +34,13 @@
  * disk, so every later write is refused: the node must restart from what open() can verify.
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { promises as fsp } from 'node:fs';
 import { Level } from 'level';
 import { assert, assertSafeInteger } from '../core/assert';
 import { RaftError, isRaftError } from '../core/errors';
 import type { ConfState, Entry, HardState, Snapshot } from '../core/types';
 import { writeChainedBatch } from './chained-batch';
+import { PRIVATE_DIR_MODE } from './wal-files';
 import { cloneConfState, MemoryStorage } from './memory-storage';
 import {
   decodeConfState,
@@ -158,6 +160,8 @@ export class LevelStorage extends MemoryBackedLog implements LogStorage {
       throw translateLevelError(err, `open raft storage "${dir}"`);
     }
     try {
+      // As LevelMvcc: LevelDB's files take the umask's mode; the folder keeps others out.
+      await fsp.chmod(dir, PRIVATE_DIR_MODE);
       let loaded = await loadDirectory(db, dir);
       if (loaded === null && options.bootstrap) loaded = await bootstrapDirectory(db, dir, options.bootstrap);
       if (loaded === null) {

@@ -19,7 +19,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { assertSafeInteger } from '../core/assert';
 import { RaftError } from '../core/errors';
 import { crc32 } from './record-codec';
-import { fsyncDirectory } from './wal-files';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, fsyncDirectory } from './wal-files';
 
 const MAGIC = 0x43534e50; // "CSNP"
 const HEADER_BYTES = 28;
@@ -63,7 +63,7 @@ export class SnapFiles {
   async prepare(ref: SnapFileRef, data: Uint8Array): Promise<PreparedSnapFile> {
     assertSafeInteger(ref.index, 'snapshot index');
     assertSafeInteger(ref.term, 'snapshot term');
-    await fsp.mkdir(this.dir, { recursive: true });
+    await fsp.mkdir(this.dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const header = Buffer.alloc(HEADER_BYTES);
     header.writeUInt32BE(MAGIC, 0);
     writeU64(header, 4, ref.index);
@@ -74,7 +74,7 @@ export class SnapFiles {
     const trailer = Buffer.alloc(4);
     trailer.writeUInt32BE(fileCrc >>> 0, 0);
     const temporary = `${this.path(ref)}.${randomBytes(6).toString('hex')}.tmp`;
-    const handle = await fsp.open(temporary, 'w');
+    const handle = await fsp.open(temporary, 'w', PRIVATE_FILE_MODE);
     try {
       await handle.writev([header, data, trailer]);
       await handle.sync();

@@ -19,6 +19,14 @@ import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { assert } from '../core/assert';
 
+/**
+ * The modes of everything the store writes: its files hold every value (Secrets included), so
+ * only the owner reads them, whatever the process umask (etcd: fileutil.PrivateFileMode and
+ * PrivateDirMode). A mode given at creation is still masked by the umask, never widened.
+ */
+export const PRIVATE_FILE_MODE = 0o600;
+export const PRIVATE_DIR_MODE = 0o700;
+
 export const SEGMENT_SUFFIX = '.wal';
 const SEGMENT_PATTERN = /^([0-9a-f]{16})-([0-9a-f]{16})\.wal$/;
 const ZERO_FILL_CHUNK = 1 << 20;
@@ -63,7 +71,7 @@ export async function listSegments(dir: string): Promise<{ segments: Array<Segme
 export async function createZeroFilledFile(dir: string, file: string, bytes: number): Promise<void> {
   assert(bytes > 0 && bytes % 512 === 0, () => `zero-filled file of ${bytes} bytes: a positive multiple of 512, please`);
   const temporary = join(dir, `${file}.tmp`);
-  const handle = await fsp.open(temporary, 'w');
+  const handle = await fsp.open(temporary, 'w', PRIVATE_FILE_MODE);
   try {
     const zeros = Buffer.alloc(Math.min(ZERO_FILL_CHUNK, bytes));
     for (let offset = 0; offset < bytes; offset += zeros.length) {

@@ -47,7 +47,7 @@ import { SnapFiles } from './snap-files';
 import { MemoryBackedLog } from './memory-backed-log';
 import type { LogStorage } from '../core/log-storage';
 import { encodeFrameInto, frameBytes, scanSegment, WalScanError, type FrameParts, type WalRecord } from './wal-codec';
-import { closeFd, createZeroFilledFile, fsyncDirectory, listSegments, openSegmentForWriting, segmentFileName, writeAt } from './wal-files';
+import { PRIVATE_DIR_MODE, closeFd, createZeroFilledFile, fsyncDirectory, listSegments, openSegmentForWriting, segmentFileName, writeAt } from './wal-files';
 
 export const DEFAULT_SEGMENT_BYTES = 16 * 1024 * 1024;
 const PREPARED_FILE = 'next.prep';
@@ -140,7 +140,7 @@ export class WalStorage extends MemoryBackedLog implements LogStorage {
   static async open(dir: string, options: WalStorageOptions = {}): Promise<WalStorage> {
     const segmentBytes = options.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
     assert(segmentBytes >= 4096 && segmentBytes % 512 === 0, () => `wal segment of ${segmentBytes} bytes: at least 4096 and a multiple of 512`);
-    await fsp.mkdir(dir, { recursive: true });
+    await fsp.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const key = await fsp.realpath(dir);
     // LevelDB locks its directory; a log has no lock file that survives a kill -9 cleanly, so the
     // guard is per process (two replicas on one data directory also collide on the store's LevelDB).

@@ -25,7 +25,9 @@ import { AUDIT_FLAGS, auditFromFlags } from './audit-flags';
 import { AGGREGATOR_FLAGS, KUBELET_FLAGS, aggregatorFromFlags, kubeletFromFlags } from './proxy-flags';
 import { CERTIFICATE_FLAGS, certificateSettingsFromFlags, clusterInfoServer } from './certificate-flags';
 import { TRACING_FLAGS, startServerTracing, tracingFromFlags } from './tracing-flags';
+import type { FlowControlOptions } from '../server/flowcontrol-parts';
 import { structuredLogger } from '../observability/logger';
+import { PRIVATE_UMASK, tightenDataDir } from '../server/data-dir';
 
 const SERVER_FLAGS: FlagSpec[] = [
   { name: 'data-dir', kind: 'string', default: './data', help: 'Directory for the replica\'s Raft log and store.' },
@@ -54,6 +56,9 @@ const SERVER_FLAGS: FlagSpec[] = [
   { name: 'livez-grace-period', kind: 'duration', default: 0, help: 'Time after start during which unfinished start-up hooks count as live.' },
   { name: 'shutdown-delay-duration', kind: 'duration', default: 0, help: 'On SIGTERM, time during which /readyz fails while requests are still served, before the server stops.' },
   { name: 'min-request-timeout', kind: 'number', default: 1800, help: 'Minimum watch duration in seconds; each watch lasts a random time between this and twice it, unless timeoutSeconds is given.' },
+  { name: 'max-requests-inflight', kind: 'number', default: 400, help: 'This and --max-mutating-requests-inflight are summed to determine the server\'s total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of non-mutating requests in flight, or a zero value disables the limit completely.' },
+  { name: 'max-mutating-requests-inflight', kind: 'number', default: 200, help: 'This and --max-requests-inflight are summed to determine the server\'s total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of mutating requests in flight, or a zero value disables the limit completely.' },
+  { name: 'enable-priority-and-fairness', kind: 'boolean', default: true, help: 'If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness.' },
   { name: 'service-cluster-ip-range', kind: 'string', default: '10.0.0.0/24', help: 'IPv4 CIDR from which Services get their cluster IPs (the first address is the kubernetes Service\'s).' },
   { name: 'service-node-port-range', kind: 'string', default: '30000-32767', help: 'Port range for NodePort and LoadBalancer Services.' },
   { name: 'api-workers', kind: 'number', default: 1, help: 'Processes serving the Kubernetes API of this replica, sharing its port, beside the one that runs the store (1: the API and the store in one process, the default; 0: one per core). More than one measured slower on 2 shared cores: bench/RESULTS.md.' },
@@ -87,6 +92,9 @@ async function main(argv: string[]): Promise<number> {
     return command === undefined ? 1 : 0;
   }
   if (command === 'local-cluster') return localCluster(rest);
+  // The store's files hold Secrets, and LevelDB creates its own without a mode: only the umask
+  // makes them 0600, those compactions create later included (src/server/data-dir.ts).
+  if (command === 'server' || command === 'snapshot') process.umask(PRIVATE_UMASK);
   if (command === 'snapshot') return snapshotCommand(rest);
   if (command === 'chaos') return chaosCommand(rest);
   if (command === 'members') return members(rest);
@@ -110,6 +118,7 @@ async function main(argv: string[]): Promise<number> {
   const requestedWorkers = flags['api-workers'] as number;
   if (!Number.isInteger(requestedWorkers) || requestedWorkers < 0) throw new FlagError(`--api-workers must be a whole number >= 0, not ${requestedWorkers}`);
   const apiWorkers = requestedWorkers === 0 ? availableParallelism() : requestedWorkers;
+  await tightenDataDir(dataDir, log);
   // Read before anything starts: a bad configuration must not leave a replica half up.
   const encryption = await encryptionProviders(flags);
   const admission = admissionFromFlags(flags);
@@ -232,7 +241,21 @@ function apiServerConfig(flags: FlagValues, dataDir: string, identity: string): 
     security: securityFromFlags(flags),
     kubelet: kubeletFromFlags(flags),
     aggregator: aggregatorFromFlags(flags),
+    flowControl: flowControlFromFlags(flags),
   };
+}
+
+/** The overload flags, checked as kube-apiserver v1.25 checks them. */
+function flowControlFromFlags(flags: FlagValues): FlowControlOptions {
+  const maxRequestsInFlight = flags['max-requests-inflight'] as number;
+  const maxMutatingRequestsInFlight = flags['max-mutating-requests-inflight'] as number;
+  const enabled = flags['enable-priority-and-fairness'] as boolean;
+  if (maxRequestsInFlight < 0) throw new FlagError('--max-requests-inflight can not be negative value');
+  if (maxMutatingRequestsInFlight < 0) throw new FlagError('--max-mutating-requests-inflight can not be negative value');
+  if (enabled && maxRequestsInFlight + maxMutatingRequestsInFlight <= 0) {
+    throw new FlagError(`invalid configuration: MaxRequestsInFlight=${maxRequestsInFlight} and MaxMutatingRequestsInFlight=${maxMutatingRequestsInFlight}; they must add up to something positive`);
+  }
+  return { enabled, maxRequestsInFlight, maxMutatingRequestsInFlight };
 }
 
 /** Set in the workers' environment by the primary: where they reach the store. */

@@ -2,18 +2,13 @@
  * Duplicate keys in a YAML request body. Our YAML reader, like Go's lenient one, keeps the last
  * of two equal keys; kube-apiserver v1.25 also runs the body through sigs.k8s.io/yaml's strict
  * converter (yaml.v2 UnmarshalStrict) and reports what it finds as a field-validation error.
- * This returns that error's text, or undefined when every mapping has distinct keys.
+ * This reads the document the codec already parsed and bounded (yaml-codec.ts decodeYaml), so a
+ * request body is parsed once.
  */
 import YAML from 'yaml';
 
-export function yamlDuplicateKeysError(text: string): string | undefined {
-  const lines = new YAML.LineCounter();
-  let document: YAML.Document.Parsed;
-  try {
-    document = YAML.parseDocument(text, { uniqueKeys: false, lineCounter: lines });
-  } catch {
-    return undefined;
-  }
+/** The strict converter's error text for a parsed document, or undefined when every mapping has distinct keys. */
+export function duplicateKeysErrorOf(document: YAML.Document.Parsed, lines: YAML.LineCounter): string | undefined {
   const found: string[] = [];
   YAML.visit(document, {
     Map(_key, map) {

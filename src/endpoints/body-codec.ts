@@ -1,10 +1,13 @@
 /**
  * Request and response bodies in the three representations of built-in types. JSON and YAML are
- * handled here; Protobuf is plugged in (src/codec) as a `ProtobufObjectCodec`.
+ * handled here; Protobuf is plugged in (src/codec) as a `ProtobufObjectCodec`. YAML request
+ * bodies are decoded by a `YamlBodyReader` (the server's runs on a worker thread: a YAML body
+ * costs up to seconds to parse, src/codec/yaml-body-decoder.ts), so decodeRequest is async.
  */
-import { fromYaml, toYaml } from '../codec';
+import { YamlCodecError, decodeYaml, fromYaml, toYaml, type DecodedYaml } from '../codec';
 import { MAX_BODY_DEPTH, errors, nestsDeeperThan } from '../util';
 import type { Representation } from './negotiation';
+import { MAX_REQUEST_BODY_BYTES } from './request-context';
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -14,8 +17,18 @@ export interface ProtobufObjectCodec {
   decode(body: Uint8Array): JsonObject;
 }
 
+/** Decodes YAML request bodies (src/codec YamlBodyDecoder, or in this thread). */
+export interface YamlBodyReader {
+  decode(text: string, withDuplicateKeys: boolean): Promise<DecodedYaml>;
+}
+
+const inThreadYaml: YamlBodyReader = { decode: async (text, withDuplicateKeys) => decodeYaml(text, withDuplicateKeys) };
+
 export class BodyCodec {
-  constructor(readonly protobuf?: ProtobufObjectCodec) {}
+  constructor(
+    readonly protobuf?: ProtobufObjectCodec,
+    private readonly yaml: YamlBodyReader = inThreadYaml,
+  ) {}
 
   protobufSupports(apiVersion: string, kind: string): boolean {
     return this.protobuf !== undefined && this.protobuf.supports(apiVersion, kind);
@@ -35,7 +48,7 @@ export class BodyCodec {
       try {
         value = fromYaml(body.toString('utf8'));
       } catch (err) {
-        throw errors.badRequest(`error converting YAML to JSON: ${(err as Error).message}`);
+        throw yamlBodyError(err);
       }
     } else {
       try {
@@ -44,11 +57,28 @@ export class BodyCodec {
         throw errors.badRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
       }
     }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      throw errors.badRequest("couldn't get version/kind; json parse error: the request body is not a JSON object");
+    return requestObject(value);
+  }
+
+  /**
+   * Decodes a request body as `decode` does, a YAML one through the YAML reader (with its
+   * duplicate keys, for strict field validation, when `withYamlDuplicateKeys`).
+   */
+  async decodeRequest(representation: Representation, body: Buffer, withYamlDuplicateKeys = false): Promise<{ object: JsonObject; yamlDuplicateKeysError?: string }> {
+    if (representation !== 'yaml') return { object: this.decode(representation, body) };
+    const decoded = await this.decodeYamlText(body.toString('utf8'), withYamlDuplicateKeys);
+    return { object: requestObject(decoded.value), yamlDuplicateKeysError: decoded.duplicateKeysError };
+  }
+
+  /** The value of a YAML text through the YAML reader; its errors are YamlCodecErrors turned into API errors by the caller. */
+  async decodeYamlText(text: string, withDuplicateKeys = false): Promise<{ value: unknown; duplicateKeysError?: string }> {
+    let decoded: DecodedYaml;
+    try {
+      decoded = await this.yaml.decode(text, withDuplicateKeys);
+    } catch (err) {
+      throw yamlBodyError(err);
     }
-    refuseTooDeep(value);
-    return value as JsonObject;
+    return { value: JSON.parse(decoded.json) as unknown, duplicateKeysError: decoded.duplicateKeysError };
   }
 
   encode(representation: Representation, object: JsonObject, pretty: boolean): Buffer {
@@ -59,6 +89,26 @@ export class BodyCodec {
     if (representation === 'yaml') return Buffer.from(toYaml(object), 'utf8');
     return Buffer.from(pretty ? JSON.stringify(object, null, 2) + '\n' : JSON.stringify(object) + '\n', 'utf8');
   }
+}
+
+function requestObject(value: unknown): JsonObject {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw errors.badRequest("couldn't get version/kind; json parse error: the request body is not a JSON object");
+  }
+  refuseTooDeep(value);
+  return value as JsonObject;
+}
+
+/**
+ * The API error for a YAML body the codec refused: too deep as a JSON body (400), expanding
+ * beyond any storable size (413, as the store would answer), otherwise a 400 with the reader's
+ * words (yaml.v2's own for excessive aliasing).
+ */
+export function yamlBodyError(err: unknown): Error {
+  if (!(err instanceof YamlCodecError)) return err instanceof Error ? err : new Error(String(err));
+  if (err.reason === 'TooDeep') return errors.badRequest(err.message);
+  if (err.reason === 'TooLarge') return errors.requestEntityTooLarge(MAX_REQUEST_BODY_BYTES);
+  return errors.badRequest(`error converting YAML to JSON: ${err.message}`);
 }
 
 /** A 400 for a document nested deeper than any object needs (and than recursive code can walk). */

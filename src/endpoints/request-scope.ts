@@ -39,7 +39,8 @@ export interface ServerSideApply {
   /** `resetFields`: the strategy's fields this endpoint resets (ResourceStrategy.resetFields), never owned. */
   apply(live: JsonObject | undefined, config: JsonObject, manager: string, force: boolean, subresource: string, resetFields: readonly ResetField[]): JsonObject;
   managerFromUserAgent(userAgent: string | undefined): string;
-  parseConfig(body: Buffer): JsonObject;
+  /** The apply configuration of a body (YAML, decoded off the event loop). */
+  parseConfig(body: Buffer): Promise<JsonObject>;
 }
 
 /** What the resource endpoints are built with (the server assembles it). */
@@ -52,8 +53,6 @@ export interface EndpointsConfig {
   applyPatch: ApplyPatch;
   minWatchTimeoutSeconds: number;
   typedDecode?: TypedDecode;
-  /** The strict YAML converter's duplicate-key error for a YAML body, if any. */
-  yamlDuplicateKeysError?: (text: string) => string | undefined;
   /** Server-side apply (spec §4.9); absent: apply patches are refused with 415. */
   serverSideApply?: ServerSideApply;
   /** Deprecated group-versions: the Warning text, and the metric to set. */
@@ -217,13 +216,12 @@ export class RequestScope {
     const representation: Representation = requestRepresentation(this.ctx.header('content-type'), codec.protobufSupports(this.apiVersion, this.resource.kind));
     const body = await this.ctx.readBody();
     this.validateOptions(kind);
-    const object = codec.decode(representation, body);
+    const level = this.fieldValidation();
+    const { object, yamlDuplicateKeysError: yamlDuplicates } = await codec.decodeRequest(representation, body, level !== 'Ignore');
     if (typedDecode === undefined) return object;
     // The kind is the served one when the body does not name it (it is checked against the path later).
     const typed = { ...object, apiVersion: object.apiVersion ?? this.apiVersion, kind: object.kind ?? this.resource.kind };
     if (typed.apiVersion !== this.apiVersion || typed.kind !== this.resource.kind) return object;
-    const level = this.fieldValidation();
-    const yamlDuplicates = representation === 'yaml' && level !== 'Ignore' ? this.config.yamlDuplicateKeysError?.(body.toString('utf8')) : undefined;
     if (yamlDuplicates === undefined) {
       const decoded = typedDecode(typed, level, representation === 'json' ? body.toString('utf8') : undefined);
       this.warn(decoded.warnings);
@@ -243,7 +241,7 @@ export class RequestScope {
   async decodeAs(apiVersion: string, kind: string): Promise<JsonObject> {
     const body = await this.ctx.readBody();
     const { codec } = this.config;
-    return codec.decode(requestRepresentation(this.ctx.header('content-type'), codec.protobufSupports(apiVersion, kind)), body);
+    return (await codec.decodeRequest(requestRepresentation(this.ctx.header('content-type'), codec.protobufSupports(apiVersion, kind)), body)).object;
   }
 
   /** The filter of the labelSelector and fieldSelector parameters; undefined when they select everything. */

@@ -7,6 +7,24 @@
  * them (src/proxy) to take.
  * This file parses nothing beyond splitting the raw URL into path and query: the request-info
  * filter checks and decodes the path.
+ *
+ * Limits, as kube-apiserver v1.25's Go server sets them (secure_serving.go: MaxHeaderBytes 1 MiB;
+ * golang.org/x/net/http2 with MaxConcurrentStreams 250 and MaxReadFrameSize 256 KiB):
+ * - HTTP/1.1: request line and headers up to 1 MiB + 4 KiB (Go reads MaxHeaderBytes plus 4096
+ *   before it refuses), any number of headers; beyond, at once, Go's plain-text 431 and a close.
+ * - HTTP/2: a header list up to 1 MiB + 320 in HPACK's units (name + value + 32 per field: Go
+ *   pads MaxHeaderBytes for ten fields), any number of fields (kubectl sends one per
+ *   `--as-group`), answered with Go's HTML 431 beyond. Node enforces a limit of its own at the
+ *   same place (the advertised SETTINGS_MAX_HEADER_LIST_SIZE, a field count, session memory), so
+ *   those are set well above, and the 431 is this file's. 250 concurrent streams per connection.
+ *   Known difference: one field whose HPACK-encoded name or value exceeds 64 KiB ends the
+ *   connection (nghttp2's fixed NGHTTP2_HD_MAX_NV, no option in Node); Go takes it up to the limit.
+ *
+ * Bodies: RequestContext reads at most 3 MiB and answers 413 past it, before the rest arrives.
+ * The rest is then read and dropped (bodyChunks), never left unread: an HTTP/1.1 connection
+ * closed with unread data is reset, and a reset can cost the client (or HAProxy, which relays
+ * it) the 413 already sent. A connection that closes after such a response lingers as Go's does
+ * (lingerBeforeClosing).
  */
 import type { X509Certificate } from 'node:crypto';
 import http2 from 'node:http2';
@@ -43,7 +61,30 @@ export interface ApiHttpServerOptions {
 type AnyRequest = IncomingMessage | http2.Http2ServerRequest;
 type AnyResponse = ServerResponse | http2.Http2ServerResponse;
 
+/** Go's http.Server MaxHeaderBytes, kube-apiserver's 1 << 20. */
 const MAX_HEADER_BYTES = 1024 * 1024;
+/** Go's net/http reads this much beyond MaxHeaderBytes before it answers 431. */
+const HTTP1_HEADER_SLOP_BYTES = 4096;
+/** Go's http2 Server.maxHeaderListSize: MaxHeaderBytes padded for ten fields of 32 bytes' overhead. */
+const HTTP2_HEADER_LIST_BYTES = MAX_HEADER_BYTES + 10 * 32;
+/** RFC 7541 §4.1: each field counts 32 bytes beyond its name and value. */
+const HPACK_FIELD_OVERHEAD = 32;
+/** What Node itself accepts before resetting a stream: above HTTP2_HEADER_LIST_BYTES, so that the 431 is ours. */
+const HTTP2_NODE_HEADER_LIST_BYTES = 2 * MAX_HEADER_BYTES;
+/** kube-apiserver v1.25: MaxConcurrentStreams 250 (Go's default, made explicit) and MaxReadFrameSize 256 KiB. */
+const HTTP2_MAX_CONCURRENT_STREAMS = 250;
+const HTTP2_MAX_FRAME_BYTES = 256 * 1024;
+
+/** Go's answers to headers over the limit: net/http's plain text (HTTP/1.1), x/net/http2's HTML. */
+const HTTP1_HEADERS_TOO_LARGE = Buffer.from('HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n431 Request Header Fields Too Large');
+const HTTP2_HEADERS_TOO_LARGE_BODY = '<h1>HTTP Error 431</h1><p>Request Header Field(s) Too Large</p>';
+
+/** An HTTP/2 request's header list in HPACK's units (pseudo-headers included), as Go counts it against its limit. */
+function headerListBytes(rawHeaders: readonly string[]): number {
+  let total = 0;
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) total += rawHeaders[i].length + rawHeaders[i + 1].length + HPACK_FIELD_OVERHEAD;
+  return total;
+}
 
 /** apiserver_request_total's verb label: what the request did, as kube-apiserver v1.25 names it. */
 const METRIC_VERBS: Record<string, string> = { create: 'POST', update: 'PUT', patch: 'PATCH', delete: 'DELETE', deletecollection: 'DELETECOLLECTION', get: 'GET', list: 'LIST', watch: 'WATCH' };
@@ -52,6 +93,86 @@ const METRIC_VERBS: Record<string, string> = { create: 'POST', update: 'PUT', pa
 function metricVerb(verb: string, contentType: string | undefined): string {
   if (verb === 'patch' && contentType === 'application/apply-patch+yaml') return 'APPLY';
   return METRIC_VERBS[verb] ?? verb.toUpperCase();
+}
+
+/** How long a connection that is closing after its response still reads what the client sends (Go: rstAvoidanceDelay). */
+const LINGER_MS = 500;
+
+/**
+ * The request body's chunks, for RequestContext. A reader that stops early (a body over the
+ * size limit: 413) leaves the rest to be read and dropped, where the stream's own iterator
+ * would destroy the request, and with it an HTTP/1.1 connection, before the 413 could be sent.
+ */
+function bodyChunks(req: AnyRequest): AsyncIterator<Buffer> {
+  const queued: Buffer[] = [];
+  let ended = false;
+  let failure: Error | undefined;
+  let wake: (() => void) | undefined;
+  let discarding = false;
+  const notify = () => {
+    wake?.();
+    wake = undefined;
+  };
+  req.on('data', (chunk: Buffer) => {
+    if (discarding) return;
+    queued.push(chunk);
+    // One chunk ahead at most: the next is read when this one is taken.
+    req.pause();
+    notify();
+  });
+  req.on('end', () => {
+    ended = true;
+    notify();
+  });
+  req.on('error', (err: Error) => {
+    failure = err;
+    notify();
+  });
+  return {
+    async next(): Promise<IteratorResult<Buffer>> {
+      for (;;) {
+        const chunk = queued.shift();
+        if (chunk !== undefined) return { value: chunk, done: false };
+        if (failure !== undefined) throw failure;
+        if (ended) return { value: undefined, done: true };
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          req.resume();
+        });
+      }
+    },
+    async return(): Promise<IteratorResult<Buffer>> {
+      discarding = true;
+      queued.length = 0;
+      req.resume();
+      return { value: undefined, done: true };
+    },
+  };
+}
+
+/**
+ * Go's closeWriteAndWait for an HTTP/1.1 connection that closes (the client asked to) while its
+ * request body is still coming (a 413 answered early): Node would destroy the socket as soon as
+ * the response is out, and closing with unread data resets the connection, which can make the
+ * client, or HAProxy in front of it, drop the response. Instead the response goes out with a
+ * FIN, and what the client still sends is read and dropped until its body ends or LINGER_MS pass.
+ */
+function lingerBeforeClosing(req: IncomingMessage): void {
+  const socket = req.socket as Socket;
+  const destroySoon = socket.destroySoon.bind(socket);
+  socket.destroySoon = () => {
+    if (req.complete || socket.destroyed) {
+      destroySoon();
+      return;
+    }
+    socket.end();
+    req.resume();
+    const close = () => socket.destroy();
+    const timer = setTimeout(close, LINGER_MS);
+    timer.unref();
+    req.once('end', close);
+    socket.once('close', () => clearTimeout(timer));
+  };
 }
 
 /** Splits an origin-form (or absolute-form) request target into the raw path and the query. */
@@ -107,14 +228,30 @@ export class ApiHttpServer {
       rejectUnauthorized: false,
       minVersion: 'TLSv1.2',
       // kube-apiserver takes 1 MiB of headers (Go's MaxHeaderBytes), so an oversized token is the
-      // authenticator's to refuse with a 401, not the listener's with a 431.
-      settings: { maxHeaderListSize: MAX_HEADER_BYTES },
+      // authenticator's to refuse with a 401, not the listener's with a 431 (header: Limits).
+      settings: { maxHeaderListSize: HTTP2_NODE_HEADER_LIST_BYTES, maxConcurrentStreams: HTTP2_MAX_CONCURRENT_STREAMS, maxFrameSize: HTTP2_MAX_FRAME_BYTES },
+      // Node's default is 128 fields; as many as fit in the byte limit.
+      maxHeaderListPairs: Math.ceil(HTTP2_NODE_HEADER_LIST_BYTES / HPACK_FIELD_OVERHEAD),
+      // Node's default 10 MB would refuse streams when a few carry a mebibyte of headers at once.
+      maxSessionMemory: 64,
     };
     const server = http2.createSecureServer(options, (req, res) => {
       void this.serve(req, res);
     });
-    // The HTTP/1.1 fallback's parser reads its limit from the server object (node:_http_server).
-    (server as unknown as { maxHeaderSize: number }).maxHeaderSize = MAX_HEADER_BYTES;
+    // The HTTP/1.1 fallback's parser reads its limits from the server object (node:_http_server).
+    const http1 = server as unknown as { maxHeaderSize: number; maxHeadersCount: number };
+    http1.maxHeaderSize = MAX_HEADER_BYTES + HTTP1_HEADER_SLOP_BYTES;
+    http1.maxHeadersCount = 0; // no count limit, as Go (Node's default keeps 2,000 and drops the rest)
+    server.on('clientError', (error: Error & { code?: string }, socket: Duplex & { _httpMessage?: { headersSent?: boolean } | null }) => {
+      // Node's own answers (node:_http_server socketOnError), but Go's 431 for headers over the limit.
+      if (!socket.writable || error.code === 'ECONNRESET' || socket._httpMessage?.headersSent === true) {
+        socket.destroy(error);
+        return;
+      }
+      if (error.code === 'HPE_HEADER_OVERFLOW') socket.end(HTTP1_HEADERS_TOO_LARGE);
+      else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+      else socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    });
     // HTTP/1.1 Upgrade requests (exec, attach, port-forward, proxied WebSockets) run the same chain;
     // a handler may take the connection (src/proxy), else the answer is written on it and it closes.
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -157,12 +294,18 @@ export class ApiHttpServer {
   };
 
   private async serve(req: AnyRequest, res: AnyResponse, upgrade?: RequestContext['upgrade']): Promise<void> {
+    if (req.httpVersionMajor === 2 && headerListBytes(req.rawHeaders) > HTTP2_HEADER_LIST_BYTES) {
+      res.writeHead(431, { 'Content-Type': 'text/html; charset=utf-8' });
+      res.end(HTTP2_HEADERS_TOO_LARGE_BODY);
+      return;
+    }
     if (req.httpVersion === '1.1' && req.headers.host === undefined) {
       // HTTP/1.1 requires Host; Go's server refuses before any handler, in plain text.
       res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
       res.end('400 Bad Request: missing required Host header');
       return;
     }
+    if (req.httpVersionMajor === 1) lingerBeforeClosing(req as IncomingMessage);
     const method = (req.method ?? 'GET').toUpperCase();
     // Every value of a repeated header is kept apart (a proxy's group headers), unlike req.headers.
     const headers: Record<string, string[]> = distinctHeaders(req.rawHeaders);
@@ -180,7 +323,7 @@ export class ApiHttpServer {
     const response = new ResponseWriter(res as HttpResponse, accept, target.query, this.options.codec, this.trackStream);
     const ctx = new RequestContext(method, target.rawPath, target.query, headers, response, {
       contentLength: headers['content-length'] === undefined ? undefined : Number(headers['content-length'][0]),
-      [Symbol.asyncIterator]: () => (req as AsyncIterable<Buffer>)[Symbol.asyncIterator](),
+      [Symbol.asyncIterator]: () => bodyChunks(req),
     }, () => (peers ??= peerCertificates(socket)));
     ctx.remoteAddress = socket.remoteAddress ?? '';
     ctx.upgrade = upgrade;

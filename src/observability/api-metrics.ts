@@ -78,6 +78,47 @@ export class ApiMetrics {
     } });
   }
 
+  /**
+   * API Priority and Fairness' metrics under v1.25's names (apiserver pkg/util/flowcontrol/metrics):
+   * the counters and the wait histogram are fed through the returned observer; the gauges read
+   * `levels` at scrape time.
+   */
+  priorityAndFairness(levels: () => ReadonlyArray<{ name: string; concurrencyLimit: number; exempt: boolean; executing: ReadonlyMap<string, number>; waiting: ReadonlyMap<string, number> }>): {
+    dispatched(priorityLevel: string, flowSchema: string): void;
+    rejected(priorityLevel: string, flowSchema: string, reason: string): void;
+    waited(priorityLevel: string, flowSchema: string, executed: boolean, seconds: number): void;
+  } {
+    const registers = [this.registry];
+    const rejected = new Counter({ name: 'apiserver_flowcontrol_rejected_requests_total', help: 'Number of requests rejected by API Priority and Fairness subsystem', labelNames: ['flow_schema', 'priority_level', 'reason'], registers });
+    const dispatched = new Counter({ name: 'apiserver_flowcontrol_dispatched_requests_total', help: 'Number of requests executed by API Priority and Fairness subsystem', labelNames: ['flow_schema', 'priority_level'], registers });
+    const waits = new Histogram({
+      name: 'apiserver_flowcontrol_request_wait_duration_seconds',
+      help: 'Length of time a request spent waiting in its queue',
+      labelNames: ['execute', 'flow_schema', 'priority_level'],
+      buckets: [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30],
+      registers,
+    });
+    const perSchema = (pick: (level: { executing: ReadonlyMap<string, number>; waiting: ReadonlyMap<string, number> }) => ReadonlyMap<string, number>) => () =>
+      levels().flatMap((level) => [...pick(level)].map(([flowSchema, value]) => ({ labels: { flow_schema: flowSchema, priority_level: level.name }, value })));
+    this.labelledGauge('apiserver_flowcontrol_current_inqueue_requests', 'Number of requests currently pending in queues of the API Priority and Fairness subsystem', ['flow_schema', 'priority_level'], perSchema((level) => level.waiting));
+    this.labelledGauge('apiserver_flowcontrol_current_executing_requests', 'Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem', ['flow_schema', 'priority_level'], perSchema((level) => level.executing));
+    this.labelledGauge('apiserver_flowcontrol_request_concurrency_limit', 'Shared concurrency limit in the API Priority and Fairness subsystem', ['priority_level'], () =>
+      levels().filter((level) => !level.exempt).map((level) => ({ labels: { priority_level: level.name }, value: level.concurrencyLimit })));
+    return {
+      dispatched: (priorityLevel, flowSchema) => dispatched.inc({ flow_schema: flowSchema, priority_level: priorityLevel }),
+      rejected: (priorityLevel, flowSchema, reason) => rejected.inc({ flow_schema: flowSchema, priority_level: priorityLevel, reason }),
+      waited: (priorityLevel, flowSchema, executed, seconds) => waits.observe({ execute: String(executed), flow_schema: flowSchema, priority_level: priorityLevel }, seconds),
+    };
+  }
+
+  /** apiserver_current_inflight_requests: the most requests of each kind in flight at once over the last second. */
+  inflightRequests(read: () => { readOnly: number; mutating: number }): void {
+    this.labelledGauge('apiserver_current_inflight_requests', 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.', ['request_kind'], () => {
+      const counts = read();
+      return [{ labels: { request_kind: 'readOnly' }, value: counts.readOnly }, { labels: { request_kind: 'mutating' }, value: counts.mutating }];
+    });
+  }
+
   observe(labels: RequestLabels, dryRun: boolean, seconds: number): void {
     const common = {
       verb: labels.verb.toUpperCase(),

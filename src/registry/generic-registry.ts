@@ -511,6 +511,8 @@ export class GenericRegistry {
       object = admitted;
       strategy.applyDefaults(object);
     }
+    // rest.BeforeCreate: a mutating webhook may not move the object (the key is the request's namespace).
+    this.checkNamespace(resource, namespace, object);
     const metadata = metadataOf(object);
     if ((metadata.name === undefined || metadata.name === '') && typeof metadata.generateName === 'string' && metadata.generateName !== '') {
       metadata.name = metadata.generateName + randomSuffix(5);
@@ -730,6 +732,8 @@ export class GenericRegistry {
       next = admitted;
       strategy.applyDefaults(next);
     }
+    // rest.BeforeUpdate: as on create, the namespace is checked again after mutating admission.
+    this.checkNamespace(resource, attributes.namespace, next);
     strategy.prepareForUpdate(next, old, options.subresource);
     this.validationFailure(resource, inSpanSync('validate', options.trace, () => strategy.validateUpdate(next, old, resource.namespaced, options.subresource)), name);
     strategy.canonicalize(next);

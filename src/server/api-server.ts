@@ -9,7 +9,7 @@ import { networkInterfaces } from 'node:os';
 import type { KvClient } from '../../raft';
 import { join } from 'node:path';
 import { ADMIN_KUBECONFIG_NAME, apiServerUrl, loadOrCreateClusterCertificates, writeAdminKubeconfig } from '../certificates';
-import { BodyCodec, ResourceEndpoints, type ApplyPatch, type ProtobufObjectCodec, type ResourceResolver, type ServerSideApply, type TypedDecode } from '../endpoints';
+import { BodyCodec, ResourceEndpoints, type ApplyPatch, type ProtobufObjectCodec, type ResourceResolver, type ServerSideApply, type TypedDecode, type YamlBodyReader } from '../endpoints';
 import { ApiHttpServer } from '../http/api-http-server';
 import { startupHookCheck, type HealthCheck } from '../http/health-checks';
 import { NonResourceRoutes, type DiscoveryDocuments } from '../http/non-resource-routes';
@@ -36,6 +36,7 @@ import type { SpanPipelineCounts } from '../observability/bounded-span-processor
 import { tracedKvClient } from '../observability/traced-kv';
 import { DEFAULT_KUBELET_CLIENT_OPTIONS, buildConnect, type KubeletClientOptions } from './connect-parts';
 import { DEFAULT_AGGREGATOR_OPTIONS, buildAggregator, type AggregatorOptions } from './aggregator-parts';
+import { DEFAULT_FLOW_CONTROL, buildFlowControl, withOverloadStage, type FlowControlOptions } from './flowcontrol-parts';
 
 export type { ApiServerSecurity } from './security-parts';
 
@@ -79,6 +80,8 @@ export interface ApiServerConfig {
   kubelet?: KubeletClientOptions;
   /** The aggregation layer (--proxy-client-*); absent: the front-proxy certificate issued from the cluster CA. */
   aggregator?: AggregatorOptions;
+  /** --enable-priority-and-fairness and the in-flight limits (default: v1.25's true, 400, 200). */
+  flowControl?: FlowControlOptions;
 }
 
 /**
@@ -105,7 +108,8 @@ export interface ApiServerParts {
   protobuf?: ProtobufObjectCodec;
   typedDecode?: TypedDecode;
   serverSideApply?: ServerSideApply;
-  yamlDuplicateKeysError?: (text: string) => string | undefined;
+  /** Decodes YAML request bodies off the event loop (src/codec/yaml-body-decoder.ts); closed when the server stops. */
+  yamlBodies?: YamlBodyReader & { close(): Promise<void> };
   trackManagedFields?: RegistryConfig['trackManagedFields'];
   convertVersion?: (object: JsonObject, targetApiVersion: string) => JsonObject | undefined;
   /** This replica's Raft state, when the store is embedded (for /metrics). */
@@ -187,7 +191,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   parts.customResources?.attach(cache);
   const advertisedHost = config.bindAddress === '0.0.0.0' || config.bindAddress === '::' ? '127.0.0.1' : config.bindAddress;
   const metrics = new ApiMetrics();
-  const bodyCodec = new BodyCodec(parts.protobuf);
+  const bodyCodec = new BodyCodec(parts.protobuf, parts.yamlBodies);
   const audit = buildAuditLog(config.audit, { codec: bodyCodec, metrics, log });
   const security = await buildSecurity({
     security: config.security,
@@ -257,7 +261,6 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     minWatchTimeoutSeconds: config.minRequestTimeoutSeconds,
     typedDecode: parts.typedDecode,
     serverSideApply: parts.serverSideApply,
-    yamlDuplicateKeysError: parts.yamlDuplicateKeysError,
     deprecationOf: (group, version, resource) => deprecationOf(group, version, resource) ?? parts.customResources?.deprecationOf(group, version, resource),
     onDeprecatedRequest: (labels) => metrics.deprecatedApiRequested(labels),
     virtualCreates: new Map([...security.virtualCreates, ...coreVirtualCreates()]),
@@ -271,6 +274,20 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     registry,
     discovery: parts.discovery,
     authentication: config.security.authentication,
+    log,
+  });
+  const flowControl = buildFlowControl(config.flowControl ?? DEFAULT_FLOW_CONTROL, {
+    cache,
+    kv: parts.kv,
+    metrics,
+    resourcePrefixes: () => {
+      const seen = new Map<string, { group: string; resource: string; prefix: string }>();
+      for (const served of parts.servedResources?.() ?? []) {
+        const key = `${served.resource}.${served.group}`;
+        if (!seen.has(key)) seen.set(key, { group: served.group, resource: served.resource, prefix: registry.listPrefix(served, '') });
+      }
+      return [...seen.values()];
+    },
     log,
   });
   const startedAt = Date.now();
@@ -322,13 +339,13 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     // /healthz is the deprecated /livez plus readiness of the store, but not the shutdown (only /readyz fails during the shutdown delay).
     healthzChecks: [ping, logCheck, etcd, { name: 'etcd-readiness', check: parts.storeHealthy }, watchCacheReady, bootstrapReady, rbacBootstrapReady, priorityClassesReady, authorizerSynced, storeConsistency],
     advertiseAddress: `${config.bindAddress === '0.0.0.0' ? '127.0.0.1' : config.bindAddress}:${config.securePort}`,
-    extraDocuments: security.documents,
+    extraDocuments: new Map([...security.documents, ...flowControl.documents]),
   });
   const server = new ApiHttpServer({
     bindAddress: config.bindAddress,
     port: config.securePort,
     tls: { cert: certificates.serving.certPem, key: certificates.serving.keyPem, ca: security.clientCaBundle },
-    filters: security.filters,
+    filters: withOverloadStage(security.filters, flowControl.filter),
     endpoints,
     routes,
     aggregator: (ctx) => aggregator.proxy.serve(ctx),
@@ -435,10 +452,12 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
       if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
       await server.stop();
       await aggregator.stop();
+      flowControl.stop();
       admission.stop();
       await security.stop();
       parts.customResources?.stop();
       audit?.close();
+      await parts.yamlBodies?.close();
       cache.stop();
     },
   };

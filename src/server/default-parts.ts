@@ -13,11 +13,12 @@ import { TypedDecoder } from '../apis/schema';
 import { convertVersion } from '../apis/conversion';
 import { ApplyConflictError, apply as serverSideApply, fieldElement, managerFromUserAgent, topologyForKind, updateManagedFields, type FieldPath, type ManagedFieldsConverter, type TopologyNode } from '../apply';
 import { CrdController, CustomResourceIndex, MergedOpenApi } from '../apiextensions';
-import { fromYaml, yamlDuplicateKeysError } from '../codec';
+import { YamlBodyDecoder, YamlCodecError } from '../codec';
 import { patchObject } from '../patch';
 import { GarbageCollector } from '../controllers/garbage-collector';
 import { NamespaceController } from '../controllers/namespace-controller';
 import { LeaderElector } from '../controllers/leader-election';
+import { FlowControlBootstrap } from '../controllers/flowcontrol-bootstrap';
 import { ServiceAccountController } from '../controllers/service-account-controller';
 import { TokenController } from '../controllers/token-controller';
 import { RootCaPublisher } from '../controllers/root-ca-publisher';
@@ -27,7 +28,7 @@ import type { DiscoveryDocuments } from '../http/non-resource-routes';
 import type { GenericRegistry } from '../registry';
 import type { ServedResourceInfo } from './webhook-parts';
 import { ObjectStore, type JsonObject, type WatchCache } from '../storage';
-import { refuseTooDeep } from '../endpoints';
+import { refuseTooDeep, yamlBodyError } from '../endpoints';
 import { ClusterRoleAggregationController } from '../authz';
 import { registryRbacClient } from './rbac-parts';
 import { startCertificateControllers, type CarinaControllerName, type CertificateControllerDeps, type CertificateSettings } from './certificate-parts';
@@ -78,6 +79,8 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
     openApiV3Index: () => customOpenApi.v3Index(),
     openApiV3Document: (path) => openapi.v3Document(path) ?? customOpenApi.v3Document(path),
   };
+  // YAML bodies (creates, updates, apply patches) are decoded on this worker thread, never on the event loop.
+  const yamlBodies = new YamlBodyDecoder();
   return {
     catalogue,
     customResources,
@@ -115,12 +118,15 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
         }
       },
       managerFromUserAgent,
-      parseConfig: (body) => {
+      parseConfig: async (body) => {
         let value: unknown;
         try {
-          value = fromYaml(body.toString('utf8'));
+          value = JSON.parse((await yamlBodies.decode(body.toString('utf8'), false)).json) as unknown;
         } catch (err) {
-          throw errors.badRequest(`error decoding YAML: ${(err as Error).message}`);
+          if (!(err instanceof YamlCodecError)) throw err;
+          if (err.reason === 'TooDeep' || err.reason === 'TooLarge') throw yamlBodyError(err);
+          // kube-apiserver: "error decoding YAML: " and sigs.k8s.io/yaml's words around yaml.v2's.
+          throw errors.badRequest(`error decoding YAML: ${err.reason === 'ExcessiveAliasing' ? `error converting YAML to JSON: ${err.message}` : err.message}`);
         }
         if (value === null || typeof value !== 'object' || Array.isArray(value)) throw errors.badRequest('the apply patch is not an object');
         refuseTooDeep(value);
@@ -130,7 +136,7 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
         return value as JsonObject;
       },
     },
-    yamlDuplicateKeysError,
+    yamlBodies,
     trackManagedFields: (live, updated, manager, subresource, resetFields) =>
       updateManagedFields(live, updated, manager, { now: nowRfc3339(), subresource: subresource || undefined, convert: convertForManagers, topologyOf, ignoredFields: fieldPaths(resetFields) }),
     storeHealthy: options.storeHealthy,
@@ -248,6 +254,14 @@ export function startControllers(registry: GenericRegistry, cache: WatchCache, p
       const enabled = certificates?.settings.enabled ?? (() => true);
       running = [crdController];
       crdController.start();
+      // v1.25's priority-and-fairness config producer: the bootstrap FlowSchemas and levels, and their status.
+      const flowSchemas = parts.catalogue.lookup('flowcontrol.apiserver.k8s.io', 'v1beta2', 'flowschemas');
+      const priorityLevels = parts.catalogue.lookup('flowcontrol.apiserver.k8s.io', 'v1beta2', 'prioritylevelconfigurations');
+      if (flowSchemas !== undefined && priorityLevels !== undefined) {
+        const flowControl = new FlowControlBootstrap({ registry, cache, flowSchemas, priorityLevels, log });
+        flowControl.start();
+        running.push(flowControl);
+      }
       for (const [name, controller] of [['namespace', namespaceController], ['garbagecollector', gc], ['clusterrole-aggregation', aggregation]] as const) {
         if (!enabled(name)) continue;
         controller.start();

@@ -4,7 +4,7 @@
  * HTTPS client that presents the admin certificate (or none).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -34,9 +34,11 @@ export interface CarinaApiOptions {
   extraArgs?: string[];
   /** A data directory the test made (an earlier build's, from a fixture); removed by stop() as the server's own. */
   dataDir?: string;
+  /** The data directory's mode before the server starts (an operator's `mkdir`: 0755); default mkdtemp's 0700. */
+  dataDirMode?: number;
 }
 
-interface Credentials {
+export interface Credentials {
   ca: string;
   cert: string;
   key: string;
@@ -86,6 +88,7 @@ export class CarinaApiProcess {
 
   static async start(options: CarinaApiOptions = {}): Promise<CarinaApiProcess> {
     const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'carina-api-'));
+    if (options.dataDirMode !== undefined) chmodSync(dataDir, options.dataDirMode);
     const [apiPort, etcdPort, peerPort] = await distinctFreePorts(3);
     const args = [
       join(REPO, 'bin', 'carina'), 'server',
@@ -170,6 +173,11 @@ export class CarinaApiProcess {
   /** The cluster CA (PEM) from the admin kubeconfig. */
   get caPem(): string {
     return this.creds().ca;
+  }
+
+  /** The admin client's TLS material (the cluster CA, its certificate and key), for clients of a test's own. */
+  clientCredentials(): Credentials {
+    return { ...this.creds() };
   }
 
   private creds(): Credentials {

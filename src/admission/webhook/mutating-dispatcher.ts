@@ -7,6 +7,11 @@
  *   result is decoded against the kind's schema again (a wrong type fails the request with 500,
  *   unknown fields are dropped) and defaulted. A patch for an operation without an object
  *   (DELETE) fails the request.
+ * - What names the object: a patch that changes apiVersion or kind fails the request here (500);
+ *   the namespace is checked by the registry once admission is over, as v1.25's
+ *   rest.BeforeCreate / BeforeUpdate do (400 "the namespace of the provided object does not
+ *   match the namespace sent on the request"); a name changed on create is the name the object
+ *   is stored under, as in kube; on update metadata.name, namespace and uid are immutable (422).
  * - Reinvocation (reinvocationPolicy IfNeeded): a webhook that changed the object makes the
  *   chain run its mutating plugins a second time (ReinvocationContext). In that round only the
  *   IfNeeded webhooks called before the change are called again, and only if something changed

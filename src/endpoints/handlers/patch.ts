@@ -41,7 +41,7 @@ async function applyPatch(scope: RequestScope, ssa: ServerSideApply, body: Buffe
   const force = scope.query.get('force') === 'true';
   const dryRun = scope.dryRun('PatchOptions');
   const subresource = scope.subresource === 'status' || scope.subresource === 'approval' ? scope.subresource : '';
-  let config = ssa.parseConfig(body);
+  let config = await ssa.parseConfig(body);
   const expected = scope.apiVersion;
   if (config.apiVersion !== expected || config.kind !== scope.resource.kind) {
     throw errors.badRequest(`Incorrect version specified in apply patch. Specified patch version: ${String(config.apiVersion ?? '')}, expected: ${expected}`);

@@ -5,6 +5,9 @@
  * request's stack from the socket to the store holds the listener, this chain, the handler, the
  * registry and the object store, whatever the number of filters.
  *
+ * A filter that holds something for the request's length (an in-flight seat) gives it back in its
+ * `after`, called once the handler returned or threw, last filter first.
+ *
  * With tracing on and the request sampled, each filter after request info that has work to do
  * for the request (Filter.spanWorthy) runs in a child span of the request's span, named after
  * the filter; otherwise the loop is the same as without tracing.
@@ -22,11 +25,16 @@ export type Handler = (ctx: RequestContext) => Promise<void>;
 const UNTRACED_FILTERS = new Set(['request-info']);
 
 export class FilterChain {
+  /** Whether some filter holds something for the request's length (Filter.after). */
+  private readonly anyAfter: boolean;
+
   constructor(
     readonly filters: readonly Filter[],
     private readonly handler: Handler,
     private readonly log?: LogLine,
-  ) {}
+  ) {
+    this.anyAfter = filters.some((filter) => filter.after !== undefined);
+  }
 
   /** Runs the filters and the handler; never rejects: every failure is written as a Status. */
   serve(ctx: RequestContext): Promise<void> {
@@ -34,18 +42,23 @@ export class FilterChain {
   }
 
   private async run(ctx: RequestContext): Promise<void> {
+    let completed = 0;
     try {
       for (const filter of this.filters) {
         if (ctx.trace !== undefined && !UNTRACED_FILTERS.has(filter.name) && filter.spanWorthy?.(ctx) !== false) {
           await inSpan(filter.name, ctx.trace, async () => filter.run(ctx));
+          completed++;
           continue;
         }
         const pending = filter.run(ctx);
         if (pending !== undefined) await pending;
+        completed++;
       }
       await this.handler(ctx);
     } catch (err) {
       recoverFromFailure(ctx, err, this.log);
+    } finally {
+      if (this.anyAfter) for (let i = completed - 1; i >= 0; i--) this.filters[i].after?.(ctx);
     }
   }
 }

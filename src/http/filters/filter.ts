@@ -13,4 +13,10 @@ export interface Filter {
    * without a backend, impersonation without Impersonate-* headers: no). Absent: always.
    */
   spanWorthy?(ctx: RequestContext): boolean;
+  /**
+   * Called once the handler has returned or thrown, for each filter whose `run` completed, last
+   * filter first: what a filter holds for the length of the request (an in-flight seat) is given
+   * back here. Never throws.
+   */
+  after?(ctx: RequestContext): void;
 }

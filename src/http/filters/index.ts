@@ -7,3 +7,4 @@ export { impersonationFilter } from './impersonation';
 export { authorizationFilter, authorizationAttributes } from './authorization';
 export { recoverFromFailure } from './panic-recovery';
 export { traceRequest, routeOf } from './tracing';
+export { priorityAndFairnessFilter, maxInFlightFilter, requestDigest, FLOW_SCHEMA_UID_HEADER, PRIORITY_LEVEL_UID_HEADER, TOO_MANY_REQUESTS_BODY, type PriorityAndFairnessFilterOptions } from './priority-and-fairness';

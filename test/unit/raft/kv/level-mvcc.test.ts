@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Level } from 'level';
@@ -40,6 +40,45 @@ describe('LevelMvcc', () => {
     expect(again.store.compactRevision).to.equal(3);
     for (let r = 3; r <= store.revision; r++) expect(view(again.store, r), `@${r}`).to.deep.equal(view(store, r));
     expect([...(again.store.lease(7n)?.keys ?? [])]).to.deep.equal(['c']);
+    await again.disk.close();
+  });
+
+  it('defragment leaves no value that compaction dropped in any file of the database', async () => {
+    // The folded base and journal both held it; LevelDB keeps deleted values until it compacts.
+    const plaintext = 'plaintext-secret-value-0123456789';
+    const filesHolding = (text: string): string[] => readdirSync(join(dir, 'kv')).filter((file) => readFileSync(join(dir, 'kv', file)).includes(Buffer.from(text)));
+    const opened = await LevelMvcc.open(join(dir, 'kv'), { foldBatches: 2 });
+    const store = opened.store;
+    const commit = (index: number) => opened.disk.commit(store.takeDurableChanges(), { revision: store.revision, compactRevision: store.compactRevision }, index);
+    store.put({ key: enc('/registry/secrets/default/s'), value: enc(plaintext) });
+    await commit(1);
+    await commit(2); // a fold: the value reaches the base
+    store.put({ key: enc('/registry/secrets/default/s'), value: enc('k8s:enc:aescbc:v1:key1:ciphertext') });
+    await commit(3);
+    store.compact(store.revision);
+    await commit(4);
+    expect(filesHolding(plaintext)).not.to.deep.equal([]);
+    await opened.disk.defragment();
+    expect(filesHolding(plaintext)).to.deep.equal([]);
+    expect(filesHolding('ciphertext')).not.to.deep.equal([]);
+    await opened.disk.close();
+    const again = await LevelMvcc.open(join(dir, 'kv'));
+    expect(view(again.store)).to.deep.equal(view(store));
+    await again.disk.close();
+  });
+
+  it('opens the state from before a defragmentation that stopped between its renames', async () => {
+    const opened = await LevelMvcc.open(join(dir, 'kv'));
+    opened.store.put({ key: enc('a'), value: enc('1') });
+    await opened.disk.commit(opened.store.takeDurableChanges(), { revision: opened.store.revision, compactRevision: opened.store.compactRevision }, 3);
+    await opened.disk.close();
+    // The first rename done, the second not: the database is at <dir>.old, a copy at <dir>.defrag.
+    renameSync(join(dir, 'kv'), join(dir, 'kv.old'));
+    mkdirSync(join(dir, 'kv.defrag'));
+    const again = await LevelMvcc.open(join(dir, 'kv'));
+    expect(again.appliedIndex).to.equal(3);
+    expect(view(again.store)).to.deep.equal(view(opened.store));
+    expect(readdirSync(dir).sort()).to.deep.equal(['kv']);
     await again.disk.close();
   });
 

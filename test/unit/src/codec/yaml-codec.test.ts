@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { YamlCodecError, compareYamlV2Keys, fromYaml, toYaml } from '../../../../src/codec';
+import { EXPANDED_TEXT_BYTES_MAX, YamlCodecError, compareYamlV2Keys, decodeYaml, fromYaml, toYaml } from '../../../../src/codec';
 import { packagePath } from '../../../../src/util';
 
 // The YAML of each fixture was written by the Kubernetes YAML serializer (sigs.k8s.io/yaml over
@@ -12,7 +12,7 @@ const fixtures = readdirSync(fixtureDir)
   .map((file) => file.slice(0, -'.yaml'.length))
   .sort();
 
-function expectYamlError(action: () => unknown, reason: string): void {
+function expectYamlError(action: () => unknown, reason: string): YamlCodecError {
   let caught: unknown;
   try {
     action();
@@ -21,6 +21,18 @@ function expectYamlError(action: () => unknown, reason: string): void {
   }
   expect(caught).to.be.instanceOf(YamlCodecError);
   expect((caught as YamlCodecError).reason).to.equal(reason);
+  return caught as YamlCodecError;
+}
+
+/** Anchors a0..a<levels>, each a flow sequence of `fanout` aliases of the one before. */
+function laughs(levels: number, fanout: number): string {
+  let text = `a0: &a0 [${Array(fanout).fill('"lol"').join(',')}]\n`;
+  for (let level = 1; level <= levels; level++) text += `a${level}: &a${level} [${Array(fanout).fill(`*a${level - 1}`).join(',')}]\n`;
+  return text;
+}
+
+function nestedFlow(depth: number): string {
+  return `a: ${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}\n`;
 }
 
 describe('YAML codec against the kube-apiserver v1.25 fixtures', () => {
@@ -81,3 +93,58 @@ describe('YAML codec', () => {
     expectYamlError(() => fromYaml('a: [1\n'), 'Malformed');
   });
 });
+
+describe('YAML codec bounds (hostile bodies)', () => {
+  it('refuses a billion-laughs alias bomb with yaml.v2\'s words', () => {
+    const error = expectYamlError(() => fromYaml(`apiVersion: v1\nkind: ConfigMap\n${laughs(9, 9)}`), 'ExcessiveAliasing');
+    expect(error.message).to.equal('yaml: document contains excessive aliasing');
+    expectYamlError(() => decodeYaml(laughs(9, 9), true), 'ExcessiveAliasing');
+  });
+
+  it('follows aliases within yaml.v2\'s ratio and refuses one level more', () => {
+    // yaml.v2 decode.go: 2 levels of 10 aliases are 1,320 alias decodes of 1,358 (97%, allowed);
+    // 3 levels are 13,530 of 13,592 (99.5%, over its 99%).
+    const value = fromYaml(laughs(2, 10)) as Record<string, unknown[][]>;
+    expect(value.a2).to.have.length(10);
+    expect(value.a2[9][9]).to.deep.equal(Array(10).fill('lol'));
+    expectYamlError(() => fromYaml(laughs(3, 10)), 'ExcessiveAliasing');
+  });
+
+  it('reads merge keys, counting the merged mapping as yaml.v2 does', () => {
+    expect(fromYaml('base: &base {a: 1, b: 2}\nmerged:\n  <<: *base\n  b: 3\n')).to.deep.equal({ base: { a: 1, b: 2 }, merged: { a: 1, b: 3 } });
+  });
+
+  it('refuses 1,001 levels of nesting as a JSON body is refused (1,000 are read on the decoder thread: yaml-body-decoder.test)', () => {
+    const error = expectYamlError(() => fromYaml(nestedFlow(1001)), 'TooDeep');
+    expect(error.message).to.equal('the request body nests more than 1000 levels deep');
+  });
+
+  it('refuses deep nesting in every notation before building anything', () => {
+    expectYamlError(() => fromYaml(`a: ${'['.repeat(3_000_000)}`), 'TooDeep');
+    expectYamlError(() => fromYaml(`a: ${'{b: '.repeat(5000)}`), 'TooDeep');
+    expectYamlError(() => fromYaml(`a:\n  ${'- '.repeat(1_000_000)}x\n`), 'TooDeep');
+    const block = Array.from({ length: 1500 }, (_, i) => `${' '.repeat(i)}k:`).join('\n');
+    expectYamlError(() => fromYaml(`${block} 1\n`), 'TooDeep');
+  });
+
+  it('counts the depth an alias brings into a nesting', () => {
+    const deep = `${'['.repeat(600)}${']'.repeat(600)}`;
+    expect(() => fromYaml(`a: &x ${deep}\n`)).not.to.throw();
+    expectYamlError(() => fromYaml(`a: &x ${deep}\nb: ${'['.repeat(600)}*x${']'.repeat(600)}\n`), 'TooDeep');
+  });
+
+  it('refuses a value whose aliases expand beyond the expansion limit', () => {
+    const long = 'x'.repeat(1024 * 1024);
+    const aliases = Math.ceil(EXPANDED_TEXT_BYTES_MAX / long.length) + 1;
+    expect(aliases).to.be.below(100); // under the count where yaml.v2 starts judging the ratio
+    expectYamlError(() => fromYaml(`a: &s ${long}\nb: [${Array(aliases).fill('*s').join(',')}]\n`), 'TooLarge');
+  });
+
+  it('reads a mebibyte of tiny nodes, keeps the last duplicate key, and never quotes the text in an error', () => {
+    const items = Array(500_000).fill('1').join(',');
+    expect((JSON.parse(decodeYaml(`a: [${items}]\n`, true).json) as { a: number[] }).a).to.have.length(500_000);
+    const error = expectYamlError(() => fromYaml('password: s3cr3t\n  bad: [\n'), 'Malformed');
+    expect(error.message).not.to.contain('s3cr3t');
+  });
+});
+
