@@ -15,6 +15,7 @@ import type { UserInfo } from '../authn/user-info';
 import { errors, type GroupResource } from '../util';
 import { decodeStoredJson, isStorageError, servedJson, storedPrefix, type JsonObject, type ObjectStore, type SideKeys, type StoredJson, type StoredObject, type WatchCache } from '../storage';
 import { isManagedFieldsReset } from '../apply';
+import { inGoOrder } from '../apis/field-order';
 import { toApiError } from './errors';
 import { EXPIRED_CONTINUE_MESSAGE, encodeContinueToken, planGet, type ListPlan, type ReadMode } from './list-options';
 import type { ResetField, ResourceStrategy, UpdateSubresource } from './strategy';
@@ -385,14 +386,16 @@ export class GenericRegistry {
   private outgoing(resource: ServedResource, object: JsonObject): JsonObject {
     const served = apiVersionOf(resource);
     const converter = this.config.converter;
+    let converted: JsonObject | undefined;
     if (converter !== undefined && typeof object.apiVersion === 'string' && object.apiVersion !== served) {
-      const converted = converter(object, served);
+      converted = converter(object, served);
       if (converted !== undefined) object = converted;
     }
     object.apiVersion = served;
     object.kind = resource.kind;
-    const defaulted = this.config.defaultOnRead?.(resource, object);
-    return defaulted ?? object;
+    const defaulted = this.config.defaultOnRead?.(resource, object) ?? object;
+    // Stored objects are in kube's order already; a converted or defaulted one is new, and put in it.
+    return converted !== undefined || defaulted !== object ? inGoOrder(defaulted) : object;
   }
 
   /** Objects as clients of `resource` see them, converted in one call when a remote converter is needed. */
@@ -403,7 +406,7 @@ export class GenericRegistry {
       const needing = objects.filter((o) => typeof o.apiVersion === 'string' && o.apiVersion !== target);
       if (needing.length > 0) {
         const converted = await remote.convert(resource, needing, target);
-        const byObject = new Map(needing.map((o, i) => [o, converted[i] as JsonObject]));
+        const byObject = new Map(needing.map((o, i) => [o, inGoOrder(converted[i] as JsonObject)]));
         return objects.map((o) => this.outgoing(resource, byObject.get(o) ?? o));
       }
     }

@@ -1,7 +1,8 @@
 /**
  * Kubernetes objects over the store's KV client: the one place where a store revision becomes a
  * resourceVersion. Objects are kept as JSON bytes at `/registry/<resource>/[<namespace>/]<name>`
- * without their resourceVersion, which is always the key's mod_revision on the way out.
+ * in the order kube-apiserver writes them and without their resourceVersion, which is always
+ * the key's mod_revision on the way out (stored-json.ts).
  * Every write is one etcd transaction guarded by a compare, so two replicas racing on one key
  * cannot both win (the loser gets a Conflict or AlreadyExists and nothing stored changes).
  * An optional value transformer (encryption at rest, ./encryption) is applied to the stored
@@ -11,7 +12,7 @@ import type { Context, SpanContext } from '@opentelemetry/api';
 import { KvError, isKvError, isStoreUnavailable, prefixEnd, type Compare, type RequestOp, type Event as KvEvent, type KeyValue, type KvCallOptions, type KvClient, type WatchHandle, type WatchResponse } from '../../raft';
 import { StorageError } from './errors';
 import type { StoredValueTransformer } from './encryption';
-import { decodeStoredJson, withResourceVersionFirst } from './stored-json';
+import { decodeStoredJson, storedForm, withResourceVersion } from './stored-json';
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -127,13 +128,6 @@ function decoderFor(transformer: StoredValueTransformer | undefined): Decode {
   };
 }
 
-function encodeObject(object: JsonObject): Uint8Array {
-  const metadata = object.metadata as JsonObject | undefined;
-  if (metadata === undefined || !('resourceVersion' in metadata)) return encoder.encode(JSON.stringify(object));
-  const { resourceVersion: _dropped, ...rest } = metadata;
-  return encoder.encode(JSON.stringify({ ...object, metadata: rest }));
-}
-
 /** The store's own failures as storage codes (the registry maps them to Status). */
 export function storeError(err: unknown): StorageError {
   if (err instanceof StorageError) return err;
@@ -193,10 +187,13 @@ export class ObjectStore {
     this.writeTraceContext = client.writeTraceContext === undefined ? () => undefined : (revision) => client.writeTraceContext?.(revision);
   }
 
-  /** An object's stored bytes: JSON without its resourceVersion, through the value transformer. */
-  private encode(key: string, object: JsonObject): Uint8Array {
-    const plain = encodeObject(object);
-    return this.transformer === undefined ? plain : this.transformer.toStorage(key, plain);
+  /**
+   * An object's stored bytes (stored-json.ts: in kube's order, without its resourceVersion),
+   * through the value transformer, and the object in that order, which is what a write answers.
+   */
+  private encode(key: string, object: JsonObject): { value: Uint8Array; ordered: JsonObject } {
+    const { bytes, ordered } = storedForm(object);
+    return { value: this.transformer === undefined ? bytes : this.transformer.toStorage(key, bytes), ordered };
   }
 
   /** The store's newest revision as a quorum read sees it. */
@@ -284,10 +281,11 @@ export class ObjectStore {
   /** Creates `key`; KeyExists when it is taken, ClaimTaken when a side claim is. */
   async create(key: string, object: JsonObject, side: SideKeys = {}, call: KvCallOptions = UNTRACED): Promise<StoredObject> {
     const bytes = keyBytes(key);
+    const { value, ordered } = this.encode(key, object);
     try {
       const response = await this.kv.txn({
         compare: [{ key: bytes, target: 'CREATE', createRevision: 0, result: 'EQUAL' }, ...claimCompares(side)],
-        success: [{ requestPut: { key: bytes, value: this.encode(key, object) } }, ...sideOps(side)],
+        success: [{ requestPut: { key: bytes, value } }, ...sideOps(side)],
         failure: [],
       }, call);
       if (!response.succeeded) {
@@ -295,7 +293,7 @@ export class ObjectStore {
         throw new StorageError('ClaimTaken', `a side key was claimed by another write: ${key}`, { key });
       }
       const revision = response.header.revision;
-      return { key, object: withResourceVersion(object, revision), modRevision: revision };
+      return { key, object: withResourceVersion(ordered, String(revision)), modRevision: revision };
     } catch (err) {
       throw storeError(err);
     }
@@ -304,10 +302,11 @@ export class ObjectStore {
   /** Replaces `key` if its mod_revision is still `expectedModRevision`; undefined when it is not. */
   async replaceIfUnchanged(key: string, object: JsonObject, expectedModRevision: number, side: SideKeys = {}, call: KvCallOptions = UNTRACED): Promise<StoredObject | undefined> {
     const bytes = keyBytes(key);
+    const { value, ordered } = this.encode(key, object);
     try {
       const response = await this.kv.txn({
         compare: [{ key: bytes, target: 'MOD', modRevision: expectedModRevision, result: 'EQUAL' }, ...claimCompares(side)],
-        success: [{ requestPut: { key: bytes, value: this.encode(key, object) } }, ...sideOps(side)],
+        success: [{ requestPut: { key: bytes, value } }, ...sideOps(side)],
         failure: [],
       }, call);
       if (!response.succeeded) {
@@ -318,7 +317,7 @@ export class ObjectStore {
         return undefined;
       }
       const revision = response.header.revision;
-      return { key, object: withResourceVersion(object, revision), modRevision: revision };
+      return { key, object: withResourceVersion(ordered, String(revision)), modRevision: revision };
     } catch (err) {
       throw storeError(err);
     }
@@ -418,6 +417,3 @@ function toWatchEvent(event: KvEvent, decode: Decode): StoreWatchEvent {
   return result;
 }
 
-function withResourceVersion(object: JsonObject, revision: number): JsonObject {
-  return withResourceVersionFirst({ ...object }, String(revision));
-}

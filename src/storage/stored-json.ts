@@ -1,74 +1,132 @@
 /**
- * An object's JSON as clients get it, made from its stored bytes without parsing them: the
- * store keeps each object as the JSON that `JSON.stringify` wrote, less its resourceVersion
- * (object-store.ts), and reading adds `metadata.resourceVersion` (the key's mod_revision) as the
- * first field of metadata. Splicing that field into the bytes gives the same bytes as decoding
- * and encoding again, for a small fraction of the work, which is what a LIST of a large
- * collection spends most of its time on. First rather than last, because finding metadata's end
- * means walking its managedFields, often half of an object's bytes: that walk was a third of the
- * server's time for a page of Pods (bench/RESULTS.md).
+ * The stored form of an object, and an object's JSON as clients get it made from its stored
+ * bytes without parsing them.
  *
- * Only bytes shaped as this server writes them are spliced: the object must begin with the
- * expected `{"apiVersion":…,"kind":…,` (so it needs no conversion and names its kind), metadata
- * must come next, and it must not hold a resourceVersion already. Anything else (an object
- * written by another tool, another version) gives undefined, and the caller decodes and encodes
- * as before. Past metadata's opening brace the bytes are not checked: spacing, from a tool that
- * wrote the store directly, is passed on as it is (the same JSON, other bytes).
+ * The store keeps each object as kube-apiserver would write it (src/apis/field-order: a
+ * built-in kind in its Go struct's order, a custom resource with every key sorted), less its
+ * resourceVersion, followed by a newline, as Go's json.Encoder ends what it writes. The order
+ * is put right once, on the write path, so that reads, lists and watch events serve what the
+ * store holds without ordering it again. The newline marks this layout: objects stored by
+ * earlier builds (the client's order, apiVersion before kind) have none, and are put in order
+ * when they are read (decodeStoredJson), until they are next written.
+ *
+ * Reading adds `metadata.resourceVersion` (the key's mod_revision) where Go puts it: after
+ * `uid` in a built-in kind's metadata (ObjectMeta's order: name, generateName, namespace,
+ * selfLink, uid, resourceVersion, generation, ...), in its sorted place in a custom resource's.
+ * For a LIST of a built-in resource (servedJson), splicing that field into the bytes gives the
+ * same bytes as decoding and encoding again, for a small fraction of the work, which is what a
+ * LIST of a large collection spends most of its time on. Its place is found without walking
+ * metadata to its end (its managedFields are often half of an object's bytes, and that walk was
+ * a third of the server's time for a page of Pods, bench/RESULTS.md): the fields Go writes
+ * before it are the five strings above, so the splice skips at most those five short members.
+ * A custom resource's sorted place follows labels and managedFields, so custom resources are
+ * never spliced (they are decoded for their read-time defaults anyway).
+ *
+ * Only bytes shaped as this server stores them are spliced: the object must begin with
+ * `{"kind":…,"apiVersion":…,"metadata":{` of the expected kind and version, end with the
+ * newline, and hold no resourceVersion where Go puts it. Anything else (an earlier build's
+ * object, one written by another tool, another version) gives undefined, and the caller decodes
+ * and encodes as before. Past the members skipped, the bytes are trusted to be in this layout,
+ * which stores no resourceVersion: nothing searches the rest of the object (that search was
+ * two thirds of the splice's time, bench/RESULTS.md). Spacing, from a tool that wrote the store
+ * directly, is passed on as it is (the same JSON, other bytes).
  */
+import { compareGoStrings, inGoOrder, isBuiltInKind, objectMetaFields } from '../apis/field-order';
+
+type JsonObject = { [key: string]: unknown };
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
+const NEWLINE = 0x0a;
 
-const METADATA_KEY = Buffer.from('"metadata":{');
-/** The bytes of JSON numbers and of true, false and null. */
-const LITERAL_BYTES = new Set(Buffer.from('0123456789+-.eEtruefalsn'));
 const RESOURCE_VERSION_KEY = Buffer.from('"resourceVersion"');
+/**
+ * The metadata members Go writes before resourceVersion, each a string, quoted as stored, by
+ * length: the five lengths differ, so a key is compared with one candidate at most.
+ */
+const BEFORE_RESOURCE_VERSION: ReadonlyArray<Buffer | undefined> = (() => {
+  const byLength: Array<Buffer | undefined> = [];
+  for (const key of ['"name"', '"generateName"', '"namespace"', '"selfLink"', '"uid"']) byLength[key.length] = Buffer.from(key);
+  return byLength;
+})();
 
-/** The bytes every stored object of `apiVersion` and `kind` begins with. */
+/** Whether the key `bytes[from, to)` (quotes included) is one Go writes before resourceVersion. */
+function precedesResourceVersion(bytes: Buffer, from: number, to: number): boolean {
+  const key = BEFORE_RESOURCE_VERSION[to - from];
+  return key !== undefined && bytes.compare(key, 0, key.length, from, to) === 0;
+}
+
+/** The bytes every stored object of a built-in `apiVersion` and `kind` begins with, up to the first field of its metadata. */
 export function storedPrefix(apiVersion: string, kind: string): Buffer {
-  return Buffer.from(`{"apiVersion":${JSON.stringify(apiVersion)},"kind":${JSON.stringify(kind)},`);
+  return Buffer.from(`{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":{`);
 }
 
 /**
- * `stored` (an object's stored JSON, beginning with `prefix`) with `"resourceVersion":"<rv>"`
- * added as the first field of its metadata, as three slices to be written one after the other:
- * the stored bytes up to metadata's opening brace, the field, and the rest. The two stored parts
- * are views of `stored`, not copies: a list writes them as they are, so that a page of 2 MB
- * makes no copy whose external memory would hasten a full collection of the whole heap.
- * Undefined when the bytes are not shaped as expected.
+ * `object`'s stored form: in kube's order, without metadata.resourceVersion, ended by a newline.
+ * `ordered` is the object in that order, for the caller to answer with (it shares values
+ * written as they are with `object`, which is not changed).
+ */
+export function storedForm(object: JsonObject): { bytes: Buffer; ordered: JsonObject } {
+  const metadata = object.metadata as JsonObject | undefined;
+  let plain = object;
+  if (metadata !== undefined && metadata !== null && typeof metadata === 'object' && 'resourceVersion' in metadata) {
+    const { resourceVersion: _dropped, ...rest } = metadata;
+    plain = { ...object, metadata: rest };
+  }
+  const ordered = inGoOrder(plain);
+  return { bytes: Buffer.from(`${JSON.stringify(ordered)}\n`, 'utf8'), ordered };
+}
+
+/**
+ * `stored` (a built-in object's stored JSON, beginning with `prefix`) with
+ * `"resourceVersion":"<rv>"` added in its place in metadata, as three slices to be written one
+ * after the other: the stored bytes up to that place, the field, and the rest (less the final
+ * newline). The two stored parts are views of `stored`, not copies: a list writes them as they
+ * are, so that a page of 2 MB makes no copy whose external memory would hasten a full
+ * collection of the whole heap. Undefined when the bytes are not shaped as expected.
  */
 export function servedJson(stored: Uint8Array, prefix: Buffer, resourceVersion: string): Buffer[] | undefined {
   const bytes = Buffer.isBuffer(stored) ? stored : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
-  if (bytes.length < prefix.length + METADATA_KEY.length || bytes.compare(prefix, 0, prefix.length, 0, prefix.length) !== 0) return undefined;
-  const metadataAt = prefix.length;
-  if (bytes.compare(METADATA_KEY, 0, METADATA_KEY.length, metadataAt, metadataAt + METADATA_KEY.length) !== 0) return undefined;
-  const fieldsAt = metadataAt + METADATA_KEY.length;
-  // A native search of the whole object is far cheaper than the walk; only objects that name a
-  // resourceVersion somewhere (an Event's involvedObject, say) need the walk to tell where.
-  if (bytes.indexOf(RESOURCE_VERSION_KEY, fieldsAt) >= 0 && !metadataLacksResourceVersion(bytes, fieldsAt)) return undefined;
-  const field = Buffer.from(`"resourceVersion":${JSON.stringify(resourceVersion)}${bytes[fieldsAt] === CLOSE_BRACE ? '' : ','}`);
-  return [bytes.subarray(0, fieldsAt), field, bytes.subarray(fieldsAt)];
+  const end = bytes.length - 1;
+  if (end < prefix.length || bytes[end] !== NEWLINE || bytes.compare(prefix, 0, prefix.length, 0, prefix.length) !== 0) return undefined;
+  const fieldsAt = prefix.length;
+  // The layout puts a resourceVersion, if one were stored, where it goes: there is no need to
+  // search the rest of the object for one (an Event's involvedObject names one, legitimately).
+  const at = resourceVersionPlace(bytes, fieldsAt);
+  if (at < 0) return undefined;
+  const field = `"resourceVersion":${JSON.stringify(resourceVersion)}`;
+  // As metadata's first member the field is followed by a comma (unless it is alone); after the
+  // members Go writes before it, it is preceded by one.
+  const spliced = at === fieldsAt ? (bytes[at] === CLOSE_BRACE ? field : `${field},`) : `,${field}`;
+  return [bytes.subarray(0, at), Buffer.from(spliced), bytes.subarray(at, end)];
 }
 
-/** Whether the metadata whose fields begin at `at` is well formed and has no field named resourceVersion. */
-function metadataLacksResourceVersion(bytes: Buffer, at: number): boolean {
-  if (bytes[at] === CLOSE_BRACE) return true;
+/**
+ * Where resourceVersion goes in the metadata whose members begin at `at`: just past the
+ * leading members Go writes before it (all strings), before the comma or brace that follows
+ * them; `at` itself when none leads. -1 when those bytes are not as this server writes them,
+ * or when resourceVersion is already there.
+ */
+function resourceVersionPlace(bytes: Buffer, at: number): number {
+  if (bytes[at] === CLOSE_BRACE) return at;
+  let place = at;
+  let member = at;
   for (;;) {
-    if (bytes[at] !== QUOTE) return false;
-    const keyEnd = endOfString(bytes, at);
-    if (keyEnd < 0) return false;
-    if (keyEnd - at === RESOURCE_VERSION_KEY.length && bytes.compare(RESOURCE_VERSION_KEY, 0, RESOURCE_VERSION_KEY.length, at, keyEnd) === 0) return false;
-    if (bytes[keyEnd] !== COLON) return false;
-    const valueEnd = endOfValue(bytes, keyEnd + 1);
-    if (valueEnd < 0) return false;
-    if (bytes[valueEnd] === COMMA) at = valueEnd + 1;
-    else return bytes[valueEnd] === CLOSE_BRACE;
+    if (bytes[member] !== QUOTE) return -1;
+    const keyEnd = endOfString(bytes, member);
+    if (keyEnd < 0) return -1;
+    if (keyEnd - member === RESOURCE_VERSION_KEY.length && bytes.compare(RESOURCE_VERSION_KEY, 0, RESOURCE_VERSION_KEY.length, member, keyEnd) === 0) return -1;
+    if (!precedesResourceVersion(bytes, member, keyEnd)) return place;
+    if (bytes[keyEnd] !== COLON || bytes[keyEnd + 1] !== QUOTE) return -1;
+    const valueEnd = endOfString(bytes, keyEnd + 1);
+    if (valueEnd < 0) return -1;
+    place = valueEnd;
+    if (bytes[valueEnd] === CLOSE_BRACE) return place;
+    if (bytes[valueEnd] !== COMMA) return -1;
+    member = valueEnd + 1;
   }
 }
 
@@ -82,47 +140,56 @@ function endOfString(bytes: Buffer, at: number): number {
   return -1;
 }
 
-/** The index just past the JSON value that starts at `at` (no whitespace, as JSON.stringify writes), or -1. */
-function endOfValue(bytes: Buffer, at: number): number {
-  const first = bytes[at];
-  if (first === QUOTE) return endOfString(bytes, at);
-  if (first === OPEN_BRACE || first === OPEN_BRACKET) {
-    let depth = 0;
-    for (let i = at; i < bytes.length; i++) {
-      const c = bytes[i];
-      if (c === QUOTE) {
-        i = endOfString(bytes, i) - 1;
-        if (i < 0) return -1;
-      } else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
-      else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-        depth--;
-        if (depth === 0) return i + 1;
-      }
-    }
-    return -1;
-  }
-  // A number, true, false or null, up to the next delimiter; anything else (spacing) is not ours.
-  for (let i = at; i < bytes.length; i++) {
-    const c = bytes[i];
-    if (c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET) return i === at ? -1 : i;
-    if (!LITERAL_BYTES.has(c)) return -1;
-  }
-  return -1;
+/**
+ * The object of stored JSON with its resourceVersion in its place, as ObjectStore's reads give
+ * it; an object stored by an earlier build (no final newline: another order) is put in order.
+ */
+export function decodeStoredJson(stored: Uint8Array, modRevision: number): JsonObject {
+  const bytes = Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
+  let object = JSON.parse(bytes.toString('utf8')) as JsonObject;
+  if (bytes[bytes.length - 1] !== NEWLINE) object = inGoOrder(object);
+  return withResourceVersion(object, String(modRevision));
 }
 
-/** The object of stored JSON, with its resourceVersion first in metadata, as ObjectStore's reads give it. */
-export function decodeStoredJson(stored: Uint8Array, modRevision: number): { [key: string]: unknown } {
-  const object = JSON.parse(Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength).toString('utf8')) as { [key: string]: unknown };
-  return withResourceVersionFirst(object, String(modRevision));
+let metaRanks: Map<string, number> | undefined;
+
+/** Each ObjectMeta field's position in Go order. */
+function objectMetaRanks(): Map<string, number> {
+  metaRanks ??= new Map(objectMetaFields().map((name, i) => [name, i]));
+  return metaRanks;
 }
 
 /**
- * `object` with `metadata.resourceVersion` set to `resourceVersion` as metadata's first field,
- * where servedJson splices it, so that every read of an object gives the same bytes.
- * Changes and returns `object` itself; metadata is a new object.
+ * `object` with `metadata.resourceVersion` set to `resourceVersion` where kube writes it (see
+ * the module comment), given metadata already in kube's order; fields Go's ObjectMeta does not
+ * have are taken to follow it. Changes and returns `object` itself; metadata is a new object.
  */
-export function withResourceVersionFirst<T extends { [key: string]: unknown }>(object: T, resourceVersion: string): T {
-  const { resourceVersion: _replaced, ...rest } = (object.metadata ?? {}) as { [key: string]: unknown };
-  (object as { [key: string]: unknown }).metadata = { resourceVersion, ...rest };
+export function withResourceVersion<T extends JsonObject>(object: T, resourceVersion: string): T {
+  const current = (object.metadata ?? {}) as JsonObject;
+  const metadata: JsonObject = {};
+  let placed = false;
+  if (isBuiltInKind(object.apiVersion, object.kind)) {
+    const ranks = objectMetaRanks();
+    const rank = ranks.get('resourceVersion') as number;
+    for (const key of Object.keys(current)) {
+      if (key === 'resourceVersion') continue;
+      if (!placed && (ranks.get(key) ?? Number.MAX_SAFE_INTEGER) > rank) {
+        metadata.resourceVersion = resourceVersion;
+        placed = true;
+      }
+      metadata[key] = current[key];
+    }
+  } else {
+    for (const key of Object.keys(current)) {
+      if (key === 'resourceVersion') continue;
+      if (!placed && compareGoStrings(key, 'resourceVersion') > 0) {
+        metadata.resourceVersion = resourceVersion;
+        placed = true;
+      }
+      metadata[key] = current[key];
+    }
+  }
+  if (!placed) metadata.resourceVersion = resourceVersion;
+  (object as JsonObject).metadata = metadata;
   return object;
 }
