@@ -3,6 +3,7 @@
  * handled here; Protobuf is plugged in (src/codec) as a `ProtobufObjectCodec`. YAML request
  * bodies are decoded by a `YamlBodyReader` (the server's runs on a worker thread: a YAML body
  * costs up to seconds to parse, src/codec/yaml-body-decoder.ts), so decodeRequest is async.
+ * Encoding keeps the object's field order: the callers give objects in kube's (src/apis/field-order).
  */
 import { YamlCodecError, decodeYaml, fromYaml, toYaml, type DecodedYaml } from '../codec';
 import { MAX_BODY_DEPTH, errors, nestsDeeperThan } from '../util';
@@ -87,7 +88,9 @@ export class BodyCodec {
       return this.protobuf.encode(object);
     }
     if (representation === 'yaml') return Buffer.from(toYaml(object), 'utf8');
-    return Buffer.from(pretty ? JSON.stringify(object, null, 2) + '\n' : JSON.stringify(object) + '\n', 'utf8');
+    // As kube's JSON serializer writes: json.Encoder's compact line, or json.MarshalIndent's two-space
+    // indent, which ends without a newline.
+    return Buffer.from(pretty ? JSON.stringify(object, null, 2) : `${JSON.stringify(object)}\n`, 'utf8');
   }
 }
 

@@ -3,6 +3,8 @@
  * representation in the client's order (entries with parameters the server does not serve,
  * such as `as=Table` or aggregated discovery's `as=APIGroupDiscoveryList`, are skipped so the
  * client falls back to the next one); `Content-Type` names the request body's representation.
+ * A media type's `pretty=1` (that value only, as acceptMediaTypeOptions reads it) asks for
+ * indented JSON; the query and the User-Agent may too (response-writer.ts, isPrettyPrint).
  */
 import { errors } from '../util';
 
@@ -72,12 +74,12 @@ export function negotiateResponse(accept: string | undefined, protobufAllowed: b
   for (const range of ranges) {
     const metaVersion = range.params.g === 'meta.k8s.io' && (range.params.v === 'v1' || range.params.v === 'v1beta1') ? range.params.v : undefined;
     if (range.params.as === 'Table' && tableAllowed && `${range.type}/${range.subtype}` === JSON_MEDIA_TYPE && metaVersion !== undefined) {
-      return { representation: 'json', pretty: range.params.pretty === '1' || range.params.pretty === 'true', table: `meta.k8s.io/${metaVersion}` };
+      return { representation: 'json', pretty: range.params.pretty === '1', table: `meta.k8s.io/${metaVersion}` };
     }
     if (partialAllowed && PARTIAL_KINDS.has(range.params.as ?? '') && metaVersion !== undefined) {
       const full = `${range.type}/${range.subtype}`;
       const partial = { kind: range.params.as as 'PartialObjectMetadata' | 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${metaVersion}` as const };
-      const pretty = range.params.pretty === '1' || range.params.pretty === 'true';
+      const pretty = range.params.pretty === '1';
       if (full === JSON_MEDIA_TYPE) return { representation: 'json', pretty, partial };
       if (full === YAML_MEDIA_TYPE) return { representation: 'yaml', pretty, partial };
       // meta.k8s.io's types always have a Protobuf form (v1; v1beta1 is the same message under another version).
@@ -86,7 +88,7 @@ export function negotiateResponse(accept: string | undefined, protobufAllowed: b
     }
     // Conversions the server does not offer (aggregated discovery, ...) are skipped.
     if (range.params.as !== undefined) continue;
-    const pretty = range.params.pretty === '1' || range.params.pretty === 'true';
+    const pretty = range.params.pretty === '1';
     const full = `${range.type}/${range.subtype}`;
     if (full === JSON_MEDIA_TYPE || full === 'application/*' || full === '*/*') return { representation: 'json', pretty };
     if (full === YAML_MEDIA_TYPE) return { representation: 'yaml', pretty };

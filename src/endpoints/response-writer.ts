@@ -112,9 +112,19 @@ function warningHeader(text: string): string {
   return Buffer.from(`299 - "${quoted}"`, 'utf8').toString('latin1');
 }
 
-function isPrettyQuery(query: URLSearchParams): boolean {
+/** strconv.ParseBool's true and false spellings; anything else is an error, which isPrettyPrint reads as false. */
+const GO_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+
+/**
+ * v1.25's isPrettyPrint (handlers/negotiation): a non-empty `pretty` query parameter decides
+ * (true only if strconv.ParseBool reads true: `pretty=yes` is not pretty, whatever the client);
+ * without one, the User-Agent of browsers and command-line HTTP tools does.
+ */
+export function isPrettyPrint(query: URLSearchParams, userAgent: string | undefined): boolean {
   const value = query.get('pretty');
-  return value !== null && value !== 'false' && value !== '0';
+  if (value !== null && value !== '') return GO_TRUE.has(value);
+  const agent = userAgent ?? '';
+  return agent.startsWith('curl') || agent.startsWith('Wget') || agent.startsWith('Mozilla/5.0');
 }
 
 export class ResponseWriter {
@@ -138,6 +148,7 @@ export class ResponseWriter {
     private readonly query: URLSearchParams,
     private readonly codec: BodyCodec,
     private readonly trackStream: StreamTracker = () => () => {},
+    private readonly userAgent?: string,
   ) {}
 
   get headersSent(): boolean {
@@ -190,7 +201,7 @@ export class ResponseWriter {
   negotiate(offer: RepresentationOffer): ResponseChoice {
     if (this.choice === undefined) {
       const choice = negotiateResponse(this.accept, offer.protobuf, offer.table, offer.partial ?? false);
-      this.choice = isPrettyQuery(this.query) && !choice.pretty ? { ...choice, pretty: true } : choice;
+      this.choice = !choice.pretty && isPrettyPrint(this.query, this.userAgent) ? { ...choice, pretty: true } : choice;
     }
     return this.choice;
   }
@@ -250,7 +261,7 @@ export class ResponseWriter {
       return;
     }
     let representation: Representation = 'json';
-    let pretty = isPrettyQuery(this.query);
+    let pretty = isPrettyPrint(this.query, this.userAgent);
     const protobuf = this.codec.protobufSupports('v1', 'Status');
     try {
       const choice = this.choice ?? negotiateResponse(this.accept, protobuf);
@@ -263,7 +274,7 @@ export class ResponseWriter {
     if (err.retryAfterSeconds !== undefined) extra['Retry-After'] = String(err.retryAfterSeconds);
     const status = err.toStatus();
     this.written = { kind: 'status', value: status };
-    const body = representation === 'json' ? Buffer.from(JSON.stringify(status, null, pretty ? 2 : undefined) + '\n') : this.codec.encode(representation, status, false);
+    const body = this.codec.encode(representation, status, representation === 'json' && pretty);
     this.status = err.code;
     this.res.writeHead(err.code, this.headers(representation === 'json' ? 'application/json' : mediaTypeOf(representation), extra));
     this.res.end(body);

@@ -310,6 +310,7 @@ export class ApiHttpServer {
     // Every value of a repeated header is kept apart (a proxy's group headers), unlike req.headers.
     const headers: Record<string, string[]> = distinctHeaders(req.rawHeaders);
     const accept = headers.accept?.join(', ');
+    const userAgent = headers['user-agent']?.[0];
     let target: { rawPath: string; query: URLSearchParams };
     const socket = req.socket as TLSSocket;
     let peers: X509Certificate[] | undefined;
@@ -317,10 +318,10 @@ export class ApiHttpServer {
       target = splitRequestTarget(req.url ?? '/');
     } catch {
       target = { rawPath: '/', query: new URLSearchParams() };
-      new ResponseWriter(res as HttpResponse, accept, target.query, this.options.codec).writeStatus(errors.badRequest('invalid request target'));
+      new ResponseWriter(res as HttpResponse, accept, target.query, this.options.codec, undefined, userAgent).writeStatus(errors.badRequest('invalid request target'));
       return;
     }
-    const response = new ResponseWriter(res as HttpResponse, accept, target.query, this.options.codec, this.trackStream);
+    const response = new ResponseWriter(res as HttpResponse, accept, target.query, this.options.codec, this.trackStream, userAgent);
     const ctx = new RequestContext(method, target.rawPath, target.query, headers, response, {
       contentLength: headers['content-length'] === undefined ? undefined : Number(headers['content-length'][0]),
       [Symbol.asyncIterator]: () => bodyChunks(req),

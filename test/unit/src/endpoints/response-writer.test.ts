@@ -250,3 +250,34 @@ describe('endpoints: writeAll on real node:http and node:http2 responses (loopba
     }
   });
 });
+
+describe('endpoints: indented JSON as v1.25 decides it (isPrettyPrint)', () => {
+  function written(query: string, userAgent: string | undefined, accept = 'application/json'): string {
+    const res = new CapturedResponse();
+    new ResponseWriter(res, accept, new URLSearchParams(query), new BodyCodec(), undefined, userAgent).writeObject(200, { kind: 'ConfigMap', apiVersion: 'v1', metadata: {} });
+    return res.body;
+  }
+  const PRETTY = '{\n  "kind": "ConfigMap",\n  "apiVersion": "v1",\n  "metadata": {}\n}';
+  const COMPACT = '{"kind":"ConfigMap","apiVersion":"v1","metadata":{}}\n';
+
+  it('indents for curl, Wget and browsers, without a final newline (json.MarshalIndent), and not for other clients', () => {
+    for (const agent of ['curl/8.5.0', 'Wget/1.21.4', 'Mozilla/5.0 (X11; Linux x86_64)']) expect(written('', agent), agent).to.equal(PRETTY);
+    for (const agent of [undefined, '', 'kubectl/v1.32.0 (linux/amd64) kubernetes/unknown', 'Go-http-client/2.0', 'Mozilla/4.0']) expect(written('', agent), String(agent)).to.equal(COMPACT);
+  });
+
+  it('lets a non-empty pretty parameter decide as strconv.ParseBool reads it, for any client', () => {
+    for (const value of ['1', 't', 'T', 'true', 'TRUE', 'True']) expect(written(`pretty=${value}`, 'kubectl'), value).to.equal(PRETTY);
+    for (const value of ['0', 'f', 'false', 'FALSE', 'yes', 'on']) expect(written(`pretty=${value}`, 'curl/8.5.0'), value).to.equal(COMPACT);
+    expect(written('pretty=', 'curl/8.5.0')).to.equal(PRETTY);
+    expect(written('pretty=', 'kubectl')).to.equal(COMPACT);
+  });
+
+  it('takes the media type\'s pretty=1 (that value only), and indents Status bodies the same way', () => {
+    expect(written('', 'kubectl', 'application/json;pretty=1')).to.equal(PRETTY);
+    expect(written('', 'kubectl', 'application/json;pretty=true')).to.equal(COMPACT);
+    const res = new CapturedResponse();
+    new ResponseWriter(res, 'application/json', new URLSearchParams(), new BodyCodec(), undefined, 'curl/8.5.0').writeStatus(errors.notFound({ group: '', resource: 'pods' }, 'p'));
+    expect(res.body).to.equal(JSON.stringify(JSON.parse(res.body), null, 2));
+    expect(res.body.startsWith('{\n  "kind": "Status",')).to.equal(true);
+  });
+});
