@@ -16,7 +16,7 @@ import { dryRunValues, int64Query, optionsInvalidError, validateWriteOptions, ty
 import { FieldPath, notSupported } from '../apis/validation';
 import type { RequestContext } from './request-context';
 import type { ResourceRequestInfo } from './request-info';
-import type { RepresentationOffer } from './response-writer';
+import type { InOrder, RepresentationOffer } from './response-writer';
 import type { ConnectConfig } from './handlers/connect';
 
 export type FieldValidationLevel = 'Ignore' | 'Warn' | 'Strict';
@@ -148,10 +148,10 @@ export class RequestScope {
     return { protobuf: this.config.codec.protobufSupports(this.apiVersion, this.resource.kind), table: read, partial: read };
   }
 
-  /** Writes `object` in the request's representation. */
-  respond(status: number, object: JsonObject): void {
+  /** Writes `object` in the request's representation; `inOrder` when it is in kube's field order already (as read). */
+  respond(status: number, object: JsonObject, inOrder?: InOrder): void {
     // In a traced request, encoding and writing is a span of its own (src/observability/spans.ts).
-    inSpanSync('encode', this.ctx.trace, () => this.ctx.response.writeObject(status, object, this.offer()));
+    inSpanSync('encode', this.ctx.trace, () => this.ctx.response.writeObject(status, object, this.offer(), inOrder));
   }
 
   /**

@@ -11,6 +11,7 @@
  * went out ends the response (the client sees a cut stream, as with kube-apiserver).
  */
 import { ApiError } from '../util';
+import { inGoOrder } from '../apis/field-order';
 import type { BodyCodec, JsonObject } from './body-codec';
 import { mediaTypeOf, negotiateResponse, type Representation, type ResponseChoice } from './negotiation';
 
@@ -78,6 +79,17 @@ export interface RepresentationOffer {
   readonly partial?: boolean;
 }
 
+/**
+ * A list whose items are in kube's order, with the rest put in it: a built-in list's kind,
+ * apiVersion, metadata and items; a custom resource list's keys sorted (an UnstructuredList).
+ */
+function listInGoOrder(list: JsonObject): JsonObject {
+  const { items, ...rest } = list;
+  const ordered = inGoOrder({ ...rest, items: [] });
+  ordered.items = items;
+  return ordered;
+}
+
 /** Open streams, so that a stopping server can end them; returns the function that forgets one. */
 export type StreamTracker = (end: () => void) => () => void;
 
@@ -126,6 +138,12 @@ export function isPrettyPrint(query: URLSearchParams, userAgent: string | undefi
   const agent = userAgent ?? '';
   return agent.startsWith('curl') || agent.startsWith('Wget') || agent.startsWith('Mozilla/5.0');
 }
+
+/**
+ * What of an object is already in kube's field order (src/apis/field-order): all of it (an
+ * object read from the store), or a list's items; anything else is put in order when written.
+ */
+export type InOrder = 'object' | 'items';
 
 export class ResponseWriter {
   /** The status code sent, for metrics and audit; 0 until something was written. */
@@ -213,12 +231,18 @@ export class ResponseWriter {
     return headers;
   }
 
-  /** Encodes `object` in the negotiated representation (negotiating now if nothing did yet). */
-  writeObject(status: number, object: JsonObject, offer: RepresentationOffer = { protobuf: false, table: false }): void {
+  /**
+   * Encodes `object` in the negotiated representation (negotiating now if nothing did yet), its
+   * fields in kube's order: objects read from the store are in it already (`inOrder`), what the
+   * server makes for an answer (a Status, a Table, a list around stored items, a dry run's
+   * object) is put in it here.
+   */
+  writeObject(status: number, object: JsonObject, offer: RepresentationOffer = { protobuf: false, table: false }, inOrder?: InOrder): void {
     const choice = this.negotiate(offer);
     const representation: Representation = choice.table !== undefined ? 'json' : choice.representation;
-    this.written = { kind: object.kind === 'Status' ? 'status' : 'object', value: object };
-    this.writeEncoded(status, mediaTypeOf(representation), this.codec.encode(representation, object, choice.pretty));
+    const ordered = inOrder === 'object' ? object : inOrder === 'items' ? listInGoOrder(object) : inGoOrder(object);
+    this.written = { kind: object.kind === 'Status' ? 'status' : 'object', value: ordered };
+    this.writeEncoded(status, mediaTypeOf(representation), this.codec.encode(representation, ordered, choice.pretty));
   }
 
   /**
@@ -272,7 +296,7 @@ export class ResponseWriter {
     }
     const extra: Record<string, string> = {};
     if (err.retryAfterSeconds !== undefined) extra['Retry-After'] = String(err.retryAfterSeconds);
-    const status = err.toStatus();
+    const status = inGoOrder(err.toStatus());
     this.written = { kind: 'status', value: status };
     const body = this.codec.encode(representation, status, representation === 'json' && pretty);
     this.status = err.code;

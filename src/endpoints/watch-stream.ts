@@ -10,6 +10,10 @@
  * (`deliveredRevision`), never the cache's revision while events for it are still queued. A
  * watch whose socket holds more than `maxBufferedBytes` (16 MiB) unsent is closed within one
  * tick of its timer (250 ms) and the client resumes from the last version it received.
+ *
+ * Events are `{"type":…,"object":…}` (metav1.WatchEvent's order), never indented: kube's stream
+ * serializer has no pretty form. Objects come from the cache in kube's field order already; what
+ * the stream makes itself (bookmarks, Status, Table rows) is put in that order here.
  */
 import { ApiError, errors } from '../util';
 import { apiVersionOf, parseResourceVersion, toApiError, type GenericRegistry, type ServedResource } from '../registry';
@@ -18,6 +22,7 @@ import type { BodyCodec, JsonObject } from './body-codec';
 import { mediaTypeOf, type Representation } from './negotiation';
 import type { WatchSink } from './response-writer';
 import { asPartialObjectMetadata } from './partial-metadata';
+import { inGoOrder, isBuiltInKind } from '../apis/field-order';
 
 export interface WatchStreamOptions {
   registry: GenericRegistry;
@@ -80,7 +85,7 @@ export class WatchStream {
   private shown(type: WatchEventType, object: JsonObject): JsonObject {
     if (this.options.partialApiVersion !== undefined && type !== 'ERROR') return asPartialObjectMetadata(object, this.options.partialApiVersion);
     if (this.options.asTable === undefined || type === 'ERROR' || type === 'BOOKMARK') return object;
-    const table = this.options.asTable(object, this.headersSent);
+    const table = inGoOrder(this.options.asTable(object, this.headersSent));
     this.headersSent = true;
     return table;
   }
@@ -90,14 +95,21 @@ export class WatchStream {
     this.sink.write(this.encodeEvent(type, this.shown(type, object)));
   }
 
+  /**
+   * A bookmark: an empty object of the watched kind with a resourceVersion. A built-in kind's
+   * ObjectMeta writes its zero creationTimestamp as null; a custom resource's (unstructured) has
+   * only what was set, its keys sorted.
+   */
   private bookmarkObject(revision: number, annotations?: Record<string, string>): JsonObject {
-    const metadata: JsonObject = { resourceVersion: String(revision), creationTimestamp: null };
+    const apiVersion = apiVersionOf(this.options.resource);
+    const builtIn = isBuiltInKind(apiVersion, this.options.resource.kind);
+    const metadata: JsonObject = builtIn ? { resourceVersion: String(revision), creationTimestamp: null } : { resourceVersion: String(revision) };
     if (annotations !== undefined) metadata.annotations = annotations;
-    return { kind: this.options.resource.kind, apiVersion: apiVersionOf(this.options.resource), metadata };
+    return inGoOrder({ kind: this.options.resource.kind, apiVersion, metadata });
   }
 
   private sendError(err: ApiError): void {
-    this.send('ERROR', err.toStatus());
+    this.send('ERROR', inGoOrder(err.toStatus()));
   }
 
   /** Runs until the timeout, a reset of the cache, the client leaving or the server stopping. */

@@ -12,8 +12,9 @@ export async function get(scope: RequestScope): Promise<void> {
   const partial = scope.ctx.response.negotiate(scope.offer(true)).partial;
   if (partial !== undefined) {
     if (partial.kind !== 'PartialObjectMetadata') throw partialKindMismatch(partial.kind, `*v1.${scope.resource.kind}`);
-    scope.ctx.response.writeObject(200, asPartialObjectMetadata(object, partial.apiVersion));
+    scope.ctx.response.writeObject(200, asPartialObjectMetadata(object, partial.apiVersion), undefined, 'object');
     return;
   }
-  scope.respond(200, object);
+  // As read: in kube's field order already.
+  scope.respond(200, object, 'object');
 }

@@ -6,6 +6,7 @@ import { apiVersionOf, planList, type ItemJson, type JsonObject } from '../../re
 import { int64Query, type RequestScope } from '../request-scope';
 import { maybeWriteTable, tableRequest } from './table-response';
 import { asPartialObjectMetadataList, partialKindMismatch } from '../partial-metadata';
+import { isBuiltInKind } from '../../apis/field-order';
 
 const COMMA = Buffer.from(',');
 
@@ -26,6 +27,18 @@ function itemSlices(items: ItemJson[], before: string, after = ''): Buffer[] {
   return slices;
 }
 
+/**
+ * A custom resource list's metadata as kube's UnstructuredList has it, keys sorted: the store
+ * sets `continue` on every list (UpdateList), and an unstructured list keeps it even empty.
+ */
+function unstructuredListMetadata(metadata: JsonObject): JsonObject {
+  const { continue: token, remainingItemCount, resourceVersion } = metadata;
+  const sorted: JsonObject = { continue: token ?? '' };
+  if (remainingItemCount !== undefined) sorted.remainingItemCount = remainingItemCount;
+  sorted.resourceVersion = resourceVersion;
+  return sorted;
+}
+
 export async function list(scope: RequestScope): Promise<void> {
   const plan = { ...planList(scope.query), trace: scope.ctx.trace };
   // timeoutSeconds is part of ListOptions: decoded (400 when it is no int64) even when a list ignores it.
@@ -40,11 +53,19 @@ export async function list(scope: RequestScope): Promise<void> {
     const sink = scope.ctx.response.stream();
     let started = false;
     let first = true;
+    // A custom resource list is an UnstructuredList: its keys sorted, items before kind and metadata.
+    const unstructured = !isBuiltInKind(apiVersionOf(resource), resource.listKind);
+    let tail = ']}\n';
     await scope.registry.list(resource, scope.namespace, plan, filter, async (items, resourceVersion) => {
       if (!started) {
         started = true;
         sink.start('application/json');
-        sink.write(Buffer.from(`{"kind":${JSON.stringify(resource.listKind)},"apiVersion":${JSON.stringify(apiVersionOf(resource))},"metadata":{"resourceVersion":${JSON.stringify(resourceVersion)}},"items":[`));
+        if (unstructured) {
+          sink.write(Buffer.from(`{"apiVersion":${JSON.stringify(apiVersionOf(resource))},"items":[`));
+          tail = `],"kind":${JSON.stringify(resource.listKind)},"metadata":${JSON.stringify(unstructuredListMetadata({ resourceVersion }))}}\n`;
+        } else {
+          sink.write(Buffer.from(`{"kind":${JSON.stringify(resource.listKind)},"apiVersion":${JSON.stringify(apiVersionOf(resource))},"metadata":{"resourceVersion":${JSON.stringify(resourceVersion)}},"items":[`));
+        }
       }
       if (items.length === 0) return;
       // The client's pace is waited for between batches, so the server holds at most about one
@@ -53,7 +74,7 @@ export async function list(scope: RequestScope): Promise<void> {
       first = false;
       if (full) await sink.drained();
     });
-    sink.write(Buffer.from(']}\n'));
+    sink.write(Buffer.from(tail));
     sink.end();
     return;
   }
@@ -75,8 +96,10 @@ export async function list(scope: RequestScope): Promise<void> {
   if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
   if (maybeWriteTable(scope, result.items, metadata)) return;
   if (choice.partial !== undefined) {
-    scope.ctx.response.writeObject(200, asPartialObjectMetadataList(result.items, metadata, choice.partial.apiVersion));
+    scope.ctx.response.writeObject(200, asPartialObjectMetadataList(result.items, metadata, choice.partial.apiVersion), undefined, 'items');
     return;
   }
-  scope.ctx.response.writeObject(200, { kind: resource.listKind, apiVersion: apiVersionOf(resource), metadata, items: result.items });
+  // The items are as read, in kube's field order already.
+  const listMetadata = isBuiltInKind(apiVersionOf(resource), resource.listKind) ? metadata : unstructuredListMetadata(metadata);
+  scope.ctx.response.writeObject(200, { kind: resource.listKind, apiVersion: apiVersionOf(resource), metadata: listMetadata, items: result.items }, undefined, 'items');
 }
