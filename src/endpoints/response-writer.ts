@@ -30,8 +30,10 @@ export interface HttpResponse {
   /** node:http's response holds writes between cork() and uncork() and gives them to the socket at once. */
   cork?(): void;
   uncork?(): void;
-  /** node:http2's compatibility response: its stream holds writes the same way. */
-  readonly stream?: { cork(): void; uncork(): void };
+  /** node:http2's compatibility response: its stream holds writes the same way, and is reset by close(). */
+  readonly stream?: { cork(): void; uncork(): void; close?(code?: number): void };
+  /** node:http's response: ends the connection. */
+  destroy?(): void;
 }
 
 /** A response written piece by piece: watch events, or an unpaged list streamed item by item. */
@@ -94,6 +96,14 @@ function listInGoOrder(list: JsonObject): JsonObject {
 export type StreamTracker = (end: () => void) => () => void;
 
 const CACHE_CONTROL = 'no-cache, private';
+/** HTTP/2's INTERNAL_ERROR, which Go's server resets a stream with when a handler aborts. */
+const NGHTTP2_INTERNAL_ERROR = 2;
+/**
+ * v1.25's answer to a request past its deadline (filters/timeout.go): the Status without kind or
+ * apiVersion, as json.Encoder writes the bare struct, whose content type Go's server sniffs.
+ */
+const TIMEOUT_BODY = `${JSON.stringify({ metadata: {}, status: 'Failure', message: 'Timeout: request did not complete within the allotted timeout', reason: 'Timeout', details: {}, code: 504 })}\n`;
+const SNIFFED_TEXT = 'text/plain; charset=utf-8';
 /** v1.25's limits on warnings (spec 02 §8), in characters (runes). */
 const WARNINGS_MAX_RUNES = 4096;
 const WARNING_TRUNCATED_RUNES = 256;
@@ -159,6 +169,8 @@ export class ResponseWriter {
   private readonly orderedWarnings: string[] = [];
   private warningRunes = 0;
   private truncatingWarnings = false;
+  /** The request's deadline passed: what the handler writes from then on is dropped. */
+  private expired = false;
 
   constructor(
     private readonly res: HttpResponse,
@@ -171,6 +183,30 @@ export class ResponseWriter {
 
   get headersSent(): boolean {
     return this.res.headersSent;
+  }
+
+  /**
+   * Gives the request `ms` milliseconds (from now) to answer (request-deadline.ts): past them, a
+   * response not yet started is a 504 Timeout, one already started is cut (the connection closed,
+   * or the HTTP/2 stream reset), and whatever the handler writes later is dropped.
+   */
+  deadlineIn(ms: number): void {
+    const timer = setTimeout(() => this.expire(), Math.max(0, ms));
+    this.res.on('close', () => clearTimeout(timer));
+  }
+
+  private expire(): void {
+    if (this.res.writableEnded || this.expired) return;
+    this.expired = true;
+    if (this.res.headersSent) {
+      if (this.res.stream?.close !== undefined) this.res.stream.close(NGHTTP2_INTERNAL_ERROR);
+      else this.res.destroy?.();
+      return;
+    }
+    this.status = 504;
+    this.written = { kind: 'status', value: JSON.parse(TIMEOUT_BODY) as unknown };
+    this.res.writeHead(504, this.headers(SNIFFED_TEXT));
+    this.res.end(TIMEOUT_BODY);
   }
 
   /** A header every response to this request carries (Audit-Id). */
@@ -251,6 +287,7 @@ export class ResponseWriter {
    * if the audit policy asks for the response.
    */
   writeJsonSlices(status: number, slices: readonly Buffer[]): void {
+    if (this.expired) return;
     this.written = { kind: 'object', get value() { return JSON.parse(Buffer.concat(slices).toString('utf8')) as unknown; } };
     let length = 0;
     for (const slice of slices) length += slice.length;
@@ -262,6 +299,7 @@ export class ResponseWriter {
 
   /** A body already encoded (documents, metrics, health text, cached OpenAPI). */
   writeEncoded(status: number, contentType: string, body: Buffer | string, extraHeaders: Record<string, string | string[]> = {}): void {
+    if (this.expired) return;
     this.status = status;
     this.res.writeHead(status, this.headers(contentType, extraHeaders));
     this.res.end(body);
@@ -269,6 +307,7 @@ export class ResponseWriter {
 
   /** 304 Not Modified: no body, no content type. */
   writeNotModified(etag: string): void {
+    if (this.expired) return;
     this.status = 304;
     this.res.writeHead(304, { ...this.extraHeaders, ETag: etag });
     this.res.end();
@@ -280,6 +319,7 @@ export class ResponseWriter {
    * prefers among the Status's representations, else JSON.
    */
   writeStatus(err: ApiError): void {
+    if (this.expired) return;
     if (this.res.headersSent) {
       if (!this.res.writableEnded) this.res.end();
       return;
@@ -319,7 +359,7 @@ export class ResponseWriter {
       closeCallbacks = [];
     };
     const endStream = () => {
-      if (!res.writableEnded) res.end();
+      if (!res.writableEnded && !this.expired) res.end();
       close();
     };
     const forget = this.trackStream(endStream);
@@ -327,6 +367,7 @@ export class ResponseWriter {
     res.on('drain', () => (mustDrain = false));
     return {
       start: (contentType, status = 200, extraHeaders = {}) => {
+        if (this.expired) return;
         this.status = status;
         this.onStreamStart?.();
         // No Content-Length: HTTP/1.1 streams it chunked, HTTP/2 as DATA frames.
@@ -334,13 +375,13 @@ export class ResponseWriter {
         res.flushHeaders?.();
       },
       write: (chunk) => {
-        if (closed) return false;
+        if (closed || this.expired) return false;
         const taken = res.write(chunk);
         if (!taken) mustDrain = true;
         return taken;
       },
       writeAll: (chunks) => {
-        if (closed) return false;
+        if (closed || this.expired) return false;
         const taken = writeCorked(res, chunks);
         if (!taken) mustDrain = true;
         return taken;

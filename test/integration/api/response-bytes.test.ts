@@ -2,13 +2,14 @@
  * Response bodies byte for byte as kube-apiserver v1.25 writes them: fields in Go's struct order
  * whatever order the client sent (kube decodes into the Go type and encodes it again), maps and
  * custom resources with sorted keys, Status bodies, lists and watch events; indented JSON when
- * the query asks for it. And a
+ * the query asks for it; the `timeout` parameter, which bounds a request but not a watch. And a
  * replica started on a store an earlier build wrote (the client's order, apiVersion first)
  * serves its objects in Go's order too, and stores them in it once they are written again.
  */
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { EtcdClient } from '../../../raft/etcd/etcd-client';
@@ -61,6 +62,38 @@ const CRD = {
 };
 
 const JSON_BODY = { 'Content-Type': 'application/json' };
+
+/**
+ * Opens a watch, runs `act` once the watch has answered, and gives the types of the events it
+ * receives until one arrives; fails if the stream ends or breaks first.
+ */
+function watchAfterAnswer(server: CarinaApiProcess, path: string, act: () => Promise<void>): Promise<string[]> {
+  const pki = join(server.dataDir, 'pki');
+  return new Promise((resolvePromise, reject) => {
+    const types: string[] = [];
+    let buffered = '';
+    const req = https.request({ host: '127.0.0.1', port: server.port, path, ca: server.caPem, cert: readFileSync(join(pki, 'admin.crt')), key: readFileSync(join(pki, 'admin.key')), agent: false }, (res) => {
+      res.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString('utf8');
+        for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
+          types.push((JSON.parse(buffered.slice(0, nl)) as { type: string }).type);
+          buffered = buffered.slice(nl + 1);
+        }
+        if (types.length > 0) {
+          req.destroy();
+          resolvePromise(types);
+        }
+      });
+      res.on('end', () => reject(new Error(`the watch ended after ${JSON.stringify(types)}`)));
+      res.on('aborted', () => reject(new Error('the watch was cut')));
+      act().catch(reject);
+    });
+    req.on('error', (err) => {
+      if (types.length === 0) reject(err);
+    });
+    req.end();
+  });
+}
 
 describe('response bytes as kube-apiserver v1.25 writes them', function () {
   this.timeout(120_000);
@@ -160,6 +193,29 @@ describe('response bytes as kube-apiserver v1.25 writes them', function () {
     }
     const status = await server.request('GET', '/api/v1/namespaces/default/configmaps/absent?pretty=true');
     expect(status.text).to.match(/^\{\n {2}"kind": "Status",\n {2}"apiVersion": "v1",/);
+  });
+
+  it('refuses a timeout Go does not parse with 400, before authentication, and keeps a watch open past its timeout', async () => {
+    const invalid = await server.request('GET', '/api/v1/namespaces/default/configmaps?timeout=1p', { anonymous: true });
+    expect(invalid.status).to.equal(400);
+    expect(invalid.json<Obj>().message).to.equal('invalid timeout specified in the request URL - time: unknown unit "p" in duration "1p"');
+    // timeout bounds requests that are not long-running; a watch lasts until its timeoutSeconds.
+    // The object is created once the watch has answered (from the list's version: no initial
+    // events), over a new TLS connection: its event comes long after the watch's 1 ms.
+    const version = (await server.request('GET', '/api/v1/namespaces/default/configmaps')).json<Obj>().metadata.resourceVersion as string;
+    const events = await watchAfterAnswer(server, `/api/v1/namespaces/default/configmaps?watch=true&timeout=1ms&resourceVersion=${version}&fieldSelector=metadata.name%3Dlate`, async () => {
+      const created = await server.request('POST', '/api/v1/namespaces/default/configmaps', { body: JSON.stringify({ metadata: { name: 'late' } }), headers: JSON_BODY });
+      expect(created.status).to.equal(201);
+    });
+    expect(events).to.deep.equal(['ADDED']);
+  });
+
+  it('answers a request still waiting at its timeout with v1.25\'s 504', async () => {
+    // A list at a resourceVersion the store has not reached waits 3 s before its own 504.
+    const late = await server.request('GET', '/api/v1/namespaces/default/configmaps?resourceVersion=99999999&timeout=200ms');
+    expect(late.status).to.equal(504);
+    expect(late.headers['content-type']).to.equal('text/plain; charset=utf-8');
+    expect(late.text).to.equal('{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}\n');
   });
 });
 

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { BodyCodec } from '../../../../src/endpoints';
 import { ResponseWriter, type HttpResponse } from '../../../../src/endpoints/response-writer';
 import { errors } from '../../../../src/util';
+import { until } from '../../../support/until';
 
 class CapturedResponse implements HttpResponse {
   headersSent = false;
@@ -279,5 +280,44 @@ describe('endpoints: indented JSON as v1.25 decides it (isPrettyPrint)', () => {
     new ResponseWriter(res, 'application/json', new URLSearchParams(), new BodyCodec(), undefined, 'curl/8.5.0').writeStatus(errors.notFound({ group: '', resource: 'pods' }, 'p'));
     expect(res.body).to.equal(JSON.stringify(JSON.parse(res.body), null, 2));
     expect(res.body.startsWith('{\n  "kind": "Status",')).to.equal(true);
+  });
+});
+
+describe('endpoints: a request past its deadline (the timeout parameter)', () => {
+  it('answers 504 as v1.25\'s timeout filter does when nothing was written, and drops what the handler writes later', async () => {
+    const res = new CapturedResponse();
+    const writer = new ResponseWriter(res, 'application/json', new URLSearchParams(), new BodyCodec());
+    writer.setHeader('Audit-Id', 'abc');
+    writer.deadlineIn(0);
+    await until('the deadline to pass', async () => res.writableEnded);
+    expect(res.status).to.equal(504);
+    expect(res.headers['Content-Type']).to.equal('text/plain; charset=utf-8');
+    expect(res.headers['Audit-Id']).to.equal('abc');
+    expect(res.body).to.equal('{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}\n');
+    writer.writeObject(200, { kind: 'ConfigMap', apiVersion: 'v1' });
+    writer.writeStatus(errors.notFound({ group: '', resource: 'pods' }, 'p'));
+    expect(res.status).to.equal(504);
+    expect(writer.status).to.equal(504);
+  });
+
+  it('cuts a response already started, and leaves one that finished in time alone', async () => {
+    const started = new CapturedResponse() as CapturedResponse & { destroyed?: boolean; destroy(): void };
+    started.destroy = () => {
+      started.destroyed = true;
+    };
+    const writer = new ResponseWriter(started, 'application/json', new URLSearchParams(), new BodyCodec());
+    const sink = writer.stream();
+    sink.start('application/json');
+    writer.deadlineIn(0);
+    await until('the stream to be cut', async () => started.destroyed === true);
+    expect(sink.write(Buffer.from('more'))).to.equal(false);
+    const done = new CapturedResponse();
+    const inTime = new ResponseWriter(done, 'application/json', new URLSearchParams(), new BodyCodec());
+    inTime.writeObject(200, { kind: 'ConfigMap', apiVersion: 'v1' });
+    inTime.deadlineIn(0);
+    // A timer of the same delay set after the deadline's fires after it.
+    await new Promise((r) => setTimeout(r, 0));
+    expect(done.status).to.equal(200);
+    expect(inTime.status).to.equal(200);
   });
 });
