@@ -5,6 +5,7 @@
  * split at commas, and repeating the flag adds more) and `array` (StringArray: each occurrence is
  * one value, commas included). Given on the command line, a list replaces its default.
  */
+import { parseGoDuration } from '../util';
 
 export interface FlagSpec {
   name: string;
@@ -71,7 +72,6 @@ function convert(spec: FlagSpec, raw: string): string | number | boolean {
   }
 }
 
-/** Go-style durations: "300ms", "1.5s", "5m", "1h30m"; a bare "0" is zero. */
 /** A number flag that must be a whole number, zero or more. */
 export function nonNegativeInteger(flags: FlagValues, name: string): number {
   const value = flags[name] as number;
@@ -79,19 +79,11 @@ export function nonNegativeInteger(flags: FlagValues, name: string): number {
   return value;
 }
 
+/** Go's durations (time.ParseDuration): "300ms", "1.5s", "5m", "1h30m"; a bare "0" is zero; never negative. */
 export function parseDurationMs(raw: string, flag = 'duration'): number {
-  if (raw === '0') return 0;
-  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
-  let total = 0;
-  let consumed = 0;
-  for (const match of raw.matchAll(re)) {
-    if (match.index !== consumed) break;
-    total += Number(match[1]) * units[match[2]];
-    consumed += match[0].length;
-  }
-  if (consumed !== raw.length || raw.length === 0) throw new FlagError(`invalid argument "${raw}" for "--${flag}": not a duration (e.g. 300ms, 5s, 5m, 1h)`);
-  return total;
+  const nanos = parseGoDuration(raw);
+  if (nanos === undefined || nanos < 0n) throw new FlagError(`invalid argument "${raw}" for "--${flag}": not a duration (e.g. 300ms, 5s, 5m, 1h)`);
+  return Number(nanos) / 1e6;
 }
 
 export function formatHelp(command: string, summary: string, specs: FlagSpec[]): string {

@@ -12,7 +12,7 @@
  * sends no timeout gets no deadline: Carina has no --request-timeout, and a one-minute cap on
  * every LIST would cut the unpaged lists of large collections it streams.
  */
-import { errors } from '../util';
+import { errors, parseGoDurationOrError } from '../util';
 import type { RequestInfo } from './request-info';
 
 /** kube-apiserver's default --request-timeout. */
@@ -38,56 +38,8 @@ export function requestTimeoutMs(info: RequestInfo, query: URLSearchParams): num
   if (isLongRunning(info)) return undefined;
   const value = query.get('timeout');
   if (value === null || value === '') return undefined;
-  const parsed = parseGoDurationNanos(value);
+  const parsed = parseGoDurationOrError(value);
   if (typeof parsed === 'string') throw errors.badRequest(`${INVALID_TIMEOUT} - ${parsed}`);
   const ms = Number(parsed) / 1e6;
   return ms > 0 && ms < MAX_REQUEST_TIMEOUT_MS ? ms : MAX_REQUEST_TIMEOUT_MS;
-}
-
-const UNIT_NANOS: ReadonlyMap<string, bigint> = new Map([
-  ['ns', 1n], ['us', 1_000n], ['\u00b5s', 1_000n], ['\u03bcs', 1_000n], ['ms', 1_000_000n],
-  ['s', 1_000_000_000n], ['m', 60_000_000_000n], ['h', 3_600_000_000_000n],
-]);
-const INT64_MAX = (1n << 63n) - 1n;
-
-/** Go's quote() of a value in time's errors (printable text as it is, in double quotes). */
-function quote(text: string): string {
-  return JSON.stringify(text);
-}
-
-/**
- * time.ParseDuration: the nanoseconds of `text`, or Go's error text (`time: invalid duration
- * "x"`, `time: missing unit in duration "1"`, `time: unknown unit "p" in duration "1p"`).
- */
-export function parseGoDurationNanos(text: string): bigint | string {
-  const invalid = `time: invalid duration ${quote(text)}`;
-  let rest = text;
-  let negative = false;
-  if (rest.startsWith('-') || rest.startsWith('+')) {
-    negative = rest.startsWith('-');
-    rest = rest.slice(1);
-  }
-  if (rest === '0') return 0n;
-  if (rest === '') return invalid;
-  let total = 0n;
-  while (rest !== '') {
-    const number = /^(\d*)(?:\.(\d*))?/.exec(rest) as RegExpExecArray;
-    const whole = number[1] as string;
-    const fraction = number[2];
-    if (whole === '' && (fraction === undefined || fraction === '')) return invalid;
-    rest = rest.slice(number[0].length);
-    const unit = /^[^\d.]*/.exec(rest)?.[0] ?? '';
-    if (unit === '') return `time: missing unit in duration ${quote(text)}`;
-    const scale = UNIT_NANOS.get(unit);
-    if (scale === undefined) return `time: unknown unit ${quote(unit)} in duration ${quote(text)}`;
-    rest = rest.slice(unit.length);
-    let nanos = BigInt(whole === '' ? '0' : whole) * scale;
-    if (fraction !== undefined && fraction !== '') {
-      // Go keeps the fraction's value as a float scaled to the unit, truncated to nanoseconds.
-      nanos += BigInt(Math.trunc(Number(`0.${fraction}`) * Number(scale)));
-    }
-    total += nanos;
-    if (total > INT64_MAX + (negative ? 1n : 0n)) return invalid;
-  }
-  return negative ? -total : total;
 }

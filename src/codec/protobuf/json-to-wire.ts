@@ -10,7 +10,7 @@
  */
 import { ProtobufCodecError } from './protobuf-codec-error';
 import type { ConversionPlans, FieldPlan, MessagePlan, ScalarType, SpecialKind, ValuePlan } from './conversion-plan';
-import { parseGoDuration } from './go-duration';
+import { parseGoDuration } from '../../util';
 import { parseRfc3339 } from './rfc3339';
 import type { WireWriter as Writer } from './wire-writer';
 

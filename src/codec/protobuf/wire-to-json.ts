@@ -16,7 +16,7 @@
 import { Reader } from 'protobufjs';
 import { ProtobufCodecError } from './protobuf-codec-error';
 import type { ConversionPlans, FieldPlan, MessagePlan, ScalarType, SpecialKind, ValuePlan } from './conversion-plan';
-import { formatGoDuration } from './go-duration';
+import { formatGoDuration } from '../../util';
 import { formatMicroTime, formatTime } from './rfc3339';
 
 type JsonObject = { [key: string]: unknown };

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { parseRequestInfo } from '../../../../src/endpoints';
-import { isLongRunning, parseGoDurationNanos, requestTimeoutMs } from '../../../../src/endpoints/request-deadline';
+import { isLongRunning, requestTimeoutMs } from '../../../../src/endpoints/request-deadline';
 import { ApiError } from '../../../../src/util';
 
 function info(method: string, path: string, query = '') {
@@ -8,20 +8,6 @@ function info(method: string, path: string, query = '') {
 }
 
 describe('endpoints: the timeout parameter (WithRequestDeadline)', () => {
-  it('parses durations as Go\'s time.ParseDuration does, with its error texts', () => {
-    expect(parseGoDurationNanos('1s')).to.equal(1_000_000_000n);
-    expect(parseGoDurationNanos('1m30.5s')).to.equal(90_500_000_000n);
-    expect(parseGoDurationNanos('250ms')).to.equal(250_000_000n);
-    expect(parseGoDurationNanos('.5h')).to.equal(1_800_000_000_000n);
-    expect(parseGoDurationNanos('-2us')).to.equal(-2_000n);
-    expect(parseGoDurationNanos('0')).to.equal(0n);
-    expect(parseGoDurationNanos('1')).to.equal('time: missing unit in duration "1"');
-    expect(parseGoDurationNanos('1p')).to.equal('time: unknown unit "p" in duration "1p"');
-    expect(parseGoDurationNanos('abc')).to.equal('time: invalid duration "abc"');
-    expect(parseGoDurationNanos('.s')).to.equal('time: invalid duration ".s"');
-    expect(parseGoDurationNanos('-')).to.equal('time: invalid duration "-"');
-  });
-
   it('bounds requests that are not long-running: at most a minute, and a minute for zero, less or more', () => {
     expect(requestTimeoutMs(info('GET', '/api/v1/namespaces/default/pods'), new URLSearchParams('timeout=1s'))).to.equal(1000);
     expect(requestTimeoutMs(info('POST', '/api/v1/namespaces/default/pods'), new URLSearchParams('timeout=250ms'))).to.equal(250);

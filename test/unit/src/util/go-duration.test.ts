@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { formatGoDuration, parseGoDuration } from '../../../../../src/codec/protobuf/go-duration';
+import { formatGoDuration, parseGoDuration, parseGoDurationOrError } from '../../../../src/util';
 
 // Expected texts are those of Go's time.Duration.String and time.ParseDuration (Go src/time/time.go),
 // which metav1.Duration uses for JSON (k8s.io/apimachinery pkg/apis/meta/v1/duration.go).
@@ -49,4 +49,19 @@ describe('Go duration text', () => {
       expect(parseGoDuration(text)).to.equal(undefined);
     });
   }
+
+  it('parses durations as Go\'s time.ParseDuration does, with its error texts', () => {
+    expect(parseGoDurationOrError('1s')).to.equal(1_000_000_000n);
+    expect(parseGoDurationOrError('1m30.5s')).to.equal(90_500_000_000n);
+    expect(parseGoDurationOrError('250ms')).to.equal(250_000_000n);
+    expect(parseGoDurationOrError('.5h')).to.equal(1_800_000_000_000n);
+    expect(parseGoDurationOrError('-2us')).to.equal(-2_000n);
+    expect(parseGoDurationOrError('0')).to.equal(0n);
+    expect(parseGoDurationOrError('1')).to.equal('time: missing unit in duration "1"');
+    expect(parseGoDurationOrError('1p')).to.equal('time: unknown unit "p" in duration "1p"');
+    expect(parseGoDurationOrError('abc')).to.equal('time: invalid duration "abc"');
+    expect(parseGoDurationOrError('.s')).to.equal('time: invalid duration ".s"');
+    expect(parseGoDurationOrError('-')).to.equal('time: invalid duration "-"');
+  });
+
 });
