@@ -62,6 +62,7 @@ export class EtcdGrpcServer {
   /** Connections whose TLS handshake failed (no client certificate, an untrusted one, not TLS at all). */
   refusedHandshakes = 0;
   private readonly sessions = new Set<http2.ServerHttp2Session>();
+  private readonly statusSent = new WeakMap<http2.ServerHttp2Stream, number>();
   private readonly routes = new Map<string, { name: EtcdMethodName; unary?: UnaryHandler }>();
 
   constructor(private readonly replica: KvReplica, private readonly options: EtcdGrpcServerOptions) {
@@ -164,6 +165,7 @@ export class EtcdGrpcServer {
       this.endWithStatus(stream, Status.UNIMPLEMENTED, `unknown method ${path}`);
       return;
     }
+    this.countCall(stream, route.name);
     const deframer = new GrpcDeframer(this.options.maxReceiveBytes ?? 2 * 1024 * 1024);
     if (route.name === 'watch') return this.serveWatch(stream, deframer);
     if (route.name === 'leaseKeepAlive') return this.serveKeepAlive(stream, deframer);
@@ -188,6 +190,30 @@ export class EtcdGrpcServer {
         (err) => this.endWithError(stream, err),
       );
     }, (code, message) => this.endWithStatus(stream, code, message));
+  }
+
+  /**
+   * Counts the call as go-grpc-prometheus does for etcd (grpc_server_started_total, and
+   * grpc_server_handled_total with the status the call ended with; a stream closed before any
+   * status was sent was cancelled by its client) and its bytes in.
+   */
+  private countCall(stream: http2.ServerHttp2Stream, name: EtcdMethodName): void {
+    const metrics = this.replica.grpcMetrics;
+    metrics.callStarted(name);
+    stream.on('data', (chunk: Buffer) => {
+      metrics.receivedBytes += chunk.length;
+    });
+    stream.once('close', () => metrics.callHandled(name, this.statusSent.get(stream) ?? Status.CANCELLED));
+  }
+
+  /** The status a stream ended with, once sent (for grpc_server_handled_total). */
+  private noteStatus(stream: http2.ServerHttp2Stream, code: number): void {
+    if (!this.statusSent.has(stream)) this.statusSent.set(stream, code);
+  }
+
+  private writeCounted(stream: http2.ServerHttp2Stream, frame: Uint8Array): boolean {
+    this.replica.grpcMetrics.sentBytes += frame.length;
+    return stream.write(frame);
   }
 
   /** Runs a unary call in its server span when tracing samples it (see the module header). */
@@ -222,10 +248,10 @@ export class EtcdGrpcServer {
     let nextWatchId = 0;
     let open = true;
     stream.respond(responseHeaders(), { waitForTrailers: true });
-    stream.on('wantTrailers', () => stream.sendTrailers(statusTrailers(Status.OK)));
+    stream.on('wantTrailers', () => this.sendOkTrailers(stream));
     const send = (response: EtcdResponseOf<'watch'>): boolean => {
       if (!open) return true;
-      return stream.write(writeFrameHeader(responseCodec.encodeWithPrefix(response, FRAME_HEADER_BYTES)));
+      return this.writeCounted(stream, writeFrameHeader(responseCodec.encodeWithPrefix(response, FRAME_HEADER_BYTES)));
     };
     const close = () => {
       if (!open) return;
@@ -303,7 +329,7 @@ export class EtcdGrpcServer {
       if (clientDone && inFlight === 0 && open && !stream.closed && !stream.writableEnded) stream.end();
     };
     stream.respond(responseHeaders(), { waitForTrailers: true });
-    stream.on('wantTrailers', () => stream.sendTrailers(statusTrailers(Status.OK)));
+    stream.on('wantTrailers', () => this.sendOkTrailers(stream));
     stream.on('close', () => {
       open = false;
     });
@@ -326,7 +352,7 @@ export class EtcdGrpcServer {
         this.replica.leaseKeepAliveOnce(id).then(
           (response) => {
             inFlight--;
-            if (open) stream.write(writeFrameHeader(responseCodec.encodeWithPrefix(response, FRAME_HEADER_BYTES)));
+            if (open) this.writeCounted(stream, writeFrameHeader(responseCodec.encodeWithPrefix(response, FRAME_HEADER_BYTES)));
             maybeEnd();
           },
           (err) => {
@@ -354,13 +380,13 @@ export class EtcdGrpcServer {
         async (file) => {
           if (stream.closed || stream.destroyed) return;
           stream.respond(responseHeaders(), { waitForTrailers: true });
-          stream.once('wantTrailers', () => stream.sendTrailers(statusTrailers(Status.OK)));
+          stream.once('wantTrailers', () => this.sendOkTrailers(stream));
           const header = this.replica.header();
           for (let offset = 0; offset < file.length; offset += SNAPSHOT_CHUNK_BYTES) {
             if (stream.closed || stream.destroyed) return;
             const blob = file.subarray(offset, Math.min(file.length, offset + SNAPSHOT_CHUNK_BYTES));
             const frame = writeFrameHeader(responseCodec.encodeWithPrefix({ header, remainingBytes: file.length - offset - blob.length, blob }, FRAME_HEADER_BYTES));
-            if (!stream.write(frame)) await new Promise<void>((resolve) => {
+            if (!this.writeCounted(stream, frame)) await new Promise<void>((resolve) => {
               const done = () => {
                 stream.off('drain', done);
                 stream.off('close', done);
@@ -381,8 +407,14 @@ export class EtcdGrpcServer {
     if (stream.closed || stream.destroyed) return;
     writeFrameHeader(frame);
     stream.respond(responseHeaders(), { waitForTrailers: true });
-    stream.once('wantTrailers', () => stream.sendTrailers(statusTrailers(Status.OK)));
+    stream.once('wantTrailers', () => this.sendOkTrailers(stream));
+    this.replica.grpcMetrics.sentBytes += frame.length;
     stream.end(frame);
+  }
+
+  private sendOkTrailers(stream: http2.ServerHttp2Stream): void {
+    this.noteStatus(stream, Status.OK);
+    stream.sendTrailers(statusTrailers(Status.OK));
   }
 
   private endWithError(stream: http2.ServerHttp2Stream, err: unknown): void {
@@ -397,6 +429,7 @@ export class EtcdGrpcServer {
   /** A trailers-only response: the status in the one HEADERS frame. */
   private endWithStatus(stream: http2.ServerHttp2Stream, code: number, message: string): void {
     if (stream.closed || stream.destroyed) return;
+    this.noteStatus(stream, code);
     stream.respond({ ...responseHeaders(), ...statusTrailers(code, message) }, { endStream: true });
   }
 
@@ -404,6 +437,7 @@ export class EtcdGrpcServer {
   private endStreamWithStatus(stream: http2.ServerHttp2Stream, code: number, message: string): void {
     if (stream.closed || stream.destroyed) return;
     stream.removeAllListeners('wantTrailers');
+    this.noteStatus(stream, code);
     stream.once('wantTrailers', () => stream.sendTrailers(statusTrailers(code, message)));
     stream.end();
   }

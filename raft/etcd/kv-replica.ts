@@ -37,13 +37,14 @@
  * stores at a point chosen through the log (consistency-check.ts); a replica found to differ
  * from the majority refuses reads and writes from then on (isCorrupt()).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ROOT_CONTEXT, SpanStatusCode, trace, type Context, type SpanContext } from '@opentelemetry/api';
 import { isRaftError } from '../core/errors';
 import type { NodeId } from '../core/types';
-import { MetricsFile, RaftNode, type AppliedEntry, type StateMachine, type Transport } from '../node';
+import { Histogram, MetricsFile, RaftNode, type AppliedEntry, type MetricFamily, type StateMachine, type Transport } from '../node';
+import { BACKEND_COMMIT_BUCKETS, GrpcServerMetrics, storeMetricFamilies } from './metrics';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, openRaftLog, crc32, type WalStorage } from '../storage';
 import { GrpcTransport, type MutualTls } from '../transport';
 import { KvError, isKvError } from '../kv/errors';
@@ -191,6 +192,10 @@ export class KvReplica implements KvClient {
   /** Watchers open on the hub, so that a replica found corrupt can end them. */
   private readonly liveWatchers = new Set<Watcher>();
   private metricsFile: MetricsFile | null = null;
+  /** The etcd API's gRPC counters (EtcdGrpcServer counts into them). */
+  readonly grpcMetrics = new GrpcServerMetrics();
+  private readonly backendCommit = new Histogram(BACKEND_COMMIT_BUCKETS);
+  private dbSizeCache = { at: 0, bytes: 0 };
   /** revision → the apply span of the traced write that made it, oldest first. */
   private readonly writeTraces = new Map<number, SpanContext>();
   /** Test hook: once this index is applied, the store is damaged in memory (corruptStoreForTest). */
@@ -633,6 +638,50 @@ export class KvReplica implements KvClient {
     return this.membership.update(id, peerUrls);
   }
 
+  /** The replica's metrics under etcd 3.4's names (metrics.ts), as plain data for /metrics. */
+  metricFamilies(): MetricFamily[] {
+    const status = this.node.status();
+    const stats = this.transport.stats;
+    return storeMetricFamilies({
+      memberId: this.id,
+      version: STORE_VERSION,
+      role: status.role,
+      lead: status.lead,
+      commit: status.commit,
+      applied: this.appliedIndexValue,
+      pendingProposals: this.node.pendingProposals,
+      node: this.node.metrics,
+      sendFailuresByPeer: stats.sendFailuresByPeer,
+      heartbeatSendFailures: stats.heartbeatSendFailures,
+      backendCommit: this.backendCommit.snapshot(),
+      dbTotalBytes: this.databaseFileBytes(),
+      dbInUseBytes: this.store.byteSize,
+      keys: this.store.keyCount,
+      grpc: this.grpcMetrics,
+    });
+  }
+
+  /** The LevelDB files' bytes, read at most once a second (a scrape must not walk the disk each time). */
+  private databaseFileBytes(): number {
+    const now = Date.now();
+    if (now - this.dbSizeCache.at < 1000) return this.dbSizeCache.bytes;
+    let bytes = 0;
+    const dir = join(this.options.dataDir, 'kv');
+    try {
+      for (const name of readdirSync(dir)) {
+        try {
+          bytes += statSync(join(dir, name)).size;
+        } catch {
+          // A file LevelDB removed between the listing and the stat holds nothing any more.
+        }
+      }
+    } catch {
+      bytes = this.dbSizeCache.bytes;
+    }
+    this.dbSizeCache = { at: now, bytes };
+    return bytes;
+  }
+
   /** The Raft status, for tools and tests. */
   raftStatus(): ReturnType<RaftNode['status']> {
     return this.node.status();
@@ -834,7 +883,11 @@ export class KvReplica implements KvClient {
     if (this.diskFailure) throw this.diskFailure;
     const changes = this.store.takeDurableChanges();
     const reached = { revision: this.store.revision, compactRevision: this.store.compactRevision };
-    this.diskQueue = this.diskQueue.then(() => this.disk.commit(changes, reached, lastIndex)).catch((err: Error) => {
+    this.diskQueue = this.diskQueue.then(async () => {
+      const started = performance.now();
+      await this.disk.commit(changes, reached, lastIndex);
+      this.backendCommit.observe((performance.now() - started) / 1000);
+    }).catch((err: Error) => {
       // The replica can no longer keep its disk in step with memory: the next apply fails the node.
       this.diskFailure ??= new Error(`store write at index ${lastIndex} failed: ${err.message}`, { cause: err });
     });

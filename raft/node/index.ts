@@ -2,3 +2,4 @@
 export { RaftNode, type RaftNodeOptions, type RaftNodeMetrics } from './raft-node';
 export type { AppliedEntry, DurableStorage, Proposed, StateMachine, Transport } from './contracts';
 export { MetricsFile, type MetricsSample } from './metrics-file';
+export { Histogram, exponentialBuckets, type HistogramSnapshot, type MetricFamily, type MetricLabels, type MetricType } from './metrics';

@@ -20,6 +20,10 @@
  * `raft.commit` (from its append to its commit) joins the proposer's trace. Each Ready that
  * writes traced entries is one `raft.persist` span (the synced write they rode on), linked both
  * ways with every traced entry of the batch. Without a recording span nothing here allocates.
+ *
+ * Metrics (`metrics`, plain data: metrics.ts): the time of each synced write, failed proposals,
+ * slow applies, and on the leader each peer's heartbeat round trip (the first heartbeat to a peer
+ * with none unanswered, to its answer), which raft/etcd exports under etcd's names.
  */
 import { assert } from '../core/assert';
 import { decodeConfChange } from '../core/conf-change';
@@ -30,6 +34,7 @@ import { appliableBeforePersisting, mayBeSentBeforePersisting, type ConfChange, 
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type SpanContext } from '@opentelemetry/api';
 import type { AppliedEntry, DurableStorage, Proposed, StateMachine, Transport } from './contracts';
 import { TRACE_CONTEXT_BYTES, TRACE_FLAG_BIT, decodeTraceContext, encodeTraceContext } from './trace-context';
+import { Histogram, exponentialBuckets } from './metrics';
 
 export interface RaftNodeOptions {
   id: NodeId;
@@ -78,7 +83,22 @@ export interface RaftNodeMetrics {
   persistedEntries: number;
   maxPersistMs: number;
   leaderChanges: number;
+  /** Proposals of this node that failed (timed out, dropped, refused): etcd_server_proposals_failed_total. */
+  proposalsFailed: number;
+  /** Apply batches that took longer than SLOW_APPLY_MS: etcd_server_slow_apply_total. */
+  slowApplies: number;
+  /** Seconds of each synced write of the log (one write and its fdatasync): etcd_disk_wal_fsync_duration_seconds. */
+  walFsync: Histogram;
+  /** On the leader, seconds from a heartbeat to its answer, per peer: etcd_network_peer_round_trip_time_seconds. */
+  peerRoundTrip: Map<NodeId, Histogram>;
 }
+
+/** etcd's warnApplyDuration: an apply slower than this counts as slow. */
+const SLOW_APPLY_MS = 100;
+/** etcd's buckets for etcd_disk_wal_fsync_duration_seconds: 1 ms to 8.192 s. */
+const WAL_FSYNC_BUCKETS = exponentialBuckets(0.001, 2, 14);
+/** etcd's buckets for etcd_network_peer_round_trip_time_seconds: 0.1 ms to 3.2768 s. */
+const PEER_ROUND_TRIP_BUCKETS = exponentialBuckets(0.0001, 2, 16);
 
 export class RaftNode {
   readonly id: NodeId;
@@ -133,7 +153,13 @@ export class RaftNode {
     persistedEntries: 0,
     maxPersistMs: 0,
     leaderChanges: 0,
+    proposalsFailed: 0,
+    slowApplies: 0,
+    walFsync: new Histogram(WAL_FSYNC_BUCKETS),
+    peerRoundTrip: new Map(),
   };
+  /** On the leader: when the unanswered heartbeat to each peer left (the round-trip probe). */
+  private readonly heartbeatSentAt = new Map<NodeId, number>();
 
   constructor(options: RaftNodeOptions) {
     this.options = options;
@@ -224,7 +250,10 @@ export class RaftNode {
     writeEnvelope(payload, this.id, seq, entryContext !== undefined);
     if (entryContext !== undefined) encodeTraceContext(payload, ENVELOPE_BYTES, entryContext);
     payload.set(data, ENVELOPE_BYTES + traceBytes);
-    const promise = this.newWaiter(this.proposals, seq, `propose on node ${this.id}`);
+    const promise = this.newWaiter(this.proposals, seq, `propose on node ${this.id}`).catch((err: unknown) => {
+      this.metrics.proposalsFailed++;
+      throw err;
+    });
     this.stepRequest(this.proposals, seq, () => this.rawNode.propose(payload));
     if (entryContext === undefined) return promise;
     try {
@@ -316,8 +345,31 @@ export class RaftNode {
       }
       this.lastLeaderMessageAt = now;
     }
+    if (message.type === 'heartbeatResp') this.observeRoundTrip(message.from);
     this.rawNode.step(message);
     this.schedule();
+  }
+
+  /** Proposals of this node waiting to be committed and applied (etcd_server_proposals_pending). */
+  get pendingProposals(): number {
+    return this.proposals.size;
+  }
+
+  /** Sends through the transport, noting when a heartbeat leaves for a peer with none unanswered. */
+  private send(messages: Message[]): void {
+    for (const m of messages) {
+      if (m.type === 'heartbeat' && !this.heartbeatSentAt.has(m.to)) this.heartbeatSentAt.set(m.to, performance.now());
+    }
+    this.transport.send(messages);
+  }
+
+  private observeRoundTrip(peer: NodeId): void {
+    const sentAt = this.heartbeatSentAt.get(peer);
+    if (sentAt === undefined) return;
+    this.heartbeatSentAt.delete(peer);
+    let histogram = this.metrics.peerRoundTrip.get(peer);
+    if (histogram === undefined) this.metrics.peerRoundTrip.set(peer, (histogram = new Histogram(PEER_ROUND_TRIP_BUCKETS)));
+    histogram.observe((performance.now() - sentAt) / 1000);
   }
 
   reportUnreachable(id: NodeId): void {
@@ -404,7 +456,7 @@ export class RaftNode {
       this.earlySendScheduled = false;
       if (this.stopped || this.fatalError || !this.loopRunning) return;
       const early = this.rawNode.takeMessagesSendableBeforePersisting();
-      if (early.length > 0) this.transport.send(early);
+      if (early.length > 0) this.send(early);
     });
   }
 
@@ -470,12 +522,13 @@ export class RaftNode {
       persistSpan?.end();
       this.persistStartedAt = 0;
       const took = Date.now() - started;
+      if (rd.mustSync) this.metrics.walFsync.observe(took / 1000);
       this.metrics.persistCount++;
       this.metrics.persistedEntries += rd.entries.length;
       this.metrics.maxPersistMs = Math.max(this.metrics.maxPersistMs, took);
     }
 
-    if (late.length > 0) this.transport.send(late);
+    if (late.length > 0) this.send(late);
 
     if (rd.snapshot && rd.snapshot.metadata.index > this.appliedIndex) {
       await this.stateMachine.restore(rd.snapshot.data, rd.snapshot.metadata.index);
@@ -504,7 +557,7 @@ export class RaftNode {
     const early: Message[] = [];
     const late: Message[] = [];
     for (const m of messages) (mayBeSentBeforePersisting(m) ? early : late).push(m);
-    if (early.length > 0) this.transport.send(early);
+    if (early.length > 0) this.send(early);
     return late;
   }
 
@@ -570,6 +623,8 @@ export class RaftNode {
   }
 
   private onSoftState(lead: NodeId): void {
+    // A probe sent under another leadership measures nothing of this one.
+    if (lead !== this.leaderId) this.heartbeatSentAt.clear();
     if (lead !== this.id && this.commitSpans.size > 0) this.endCommitSpans(`leadership moved to ${lead}`);
     if (lead !== this.leaderId) {
       this.leaderId = lead;
@@ -588,7 +643,9 @@ export class RaftNode {
     let waited: number[] = [];
     const results = new Map<number, unknown>();
     const flush = async (lastIndex: number) => {
+      const started = Date.now();
       const out = await this.stateMachine.apply(batch, lastIndex);
+      if (batch.length > 0 && Date.now() - started > SLOW_APPLY_MS) this.metrics.slowApplies++;
       for (const at of waited) results.set(batch[at].index, out?.[at]);
       batch = [];
       waited = [];

@@ -116,6 +116,10 @@ export interface GrpcTransportStats {
   streamsRefused: number;
   snapshotsReceived: number;
   snapshotsRejected: number;
+  /** Messages to a peer dropped on the way out (unknown peer, full queue, oversized, failed snapshot): etcd_network_peer_sent_failures_total. */
+  sendFailuresByPeer: Map<NodeId, number>;
+  /** Heartbeats among those (etcd_server_heartbeat_send_failures_total). */
+  heartbeatSendFailures: number;
 }
 
 function newStats(): GrpcTransportStats {
@@ -133,6 +137,8 @@ function newStats(): GrpcTransportStats {
     messagesReceived: 0,
     batchesReceived: 0,
     messagesMisrouted: 0,
+    sendFailuresByPeer: new Map(),
+    heartbeatSendFailures: 0,
     batchesRejected: 0,
     streamsRefused: 0,
     snapshotsReceived: 0,
@@ -568,7 +574,7 @@ export class GrpcTransport implements Transport {
     }
     const link = this.peers.get(m.to);
     if (link === undefined) {
-      this.stats.messagesDropped++;
+      this.countSendFailure(m);
       this.reportUnreachable(m.to);
       if (m.type === 'snap') this.deferSnapshotStatus(m.to, false);
       return;
@@ -584,6 +590,7 @@ export class GrpcTransport implements Transport {
       }
       void link.sendSnapshot(m).catch(() => {
         this.stats.snapshotsFailed++;
+        this.stats.sendFailuresByPeer.set(m.to, (this.stats.sendFailuresByPeer.get(m.to) ?? 0) + 1);
         this.ctx.reportSnapshotStatus(m.to, false);
       });
       return;
@@ -591,13 +598,19 @@ export class GrpcTransport implements Transport {
     // Encoded now, so that what goes out is the message as it was when sent.
     const encoded = encodeMessage(m);
     if (encoded.length + batchOverheadBytes(encoded.length) > this.settings.maxGrpcMessageBytes) {
-      this.stats.messagesDropped++;
+      this.countSendFailure(m);
       return;
     }
     if (!link.enqueue(encoded)) {
-      this.stats.messagesDropped++;
+      this.countSendFailure(m);
       this.reportUnreachable(m.to);
     }
+  }
+
+  private countSendFailure(m: Message): void {
+    this.stats.messagesDropped++;
+    this.stats.sendFailuresByPeer.set(m.to, (this.stats.sendFailuresByPeer.get(m.to) ?? 0) + 1);
+    if (m.type === 'heartbeat') this.stats.heartbeatSendFailures++;
   }
 
   /** Coalesced per job and delivered after it, never from inside send(). */

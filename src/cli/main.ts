@@ -163,13 +163,14 @@ async function main(argv: string[]): Promise<number> {
       if (store !== undefined) await store.stop();
       else await kv.close();
       await tracing?.shutdown();
-    }, replica === undefined ? undefined : () => ({ raft: replica.raftStatus(), corruption: replica.corruption()?.reason }));
+    }, replica === undefined ? undefined : () => ({ raft: replica.raftStatus(), corruption: replica.corruption()?.reason, storeMetrics: replica.metricFamilies() }));
   }
   const parts = buildApiServerParts(kv, { runtimeConfig: flags['runtime-config'] as string, storeHealthy: storeHealthCheck(kv) });
   const replica = store?.replica;
   if (replica !== undefined) {
     parts.storeInProcess = true;
     parts.raftStatus = () => replica.raftStatus();
+    parts.storeMetrics = () => replica.metricFamilies();
     parts.storeCorruption = () => replica.corruption()?.reason;
   }
   const identity = replicaIdentity(flags, store !== undefined);
@@ -318,6 +319,7 @@ async function runApiWorker(flags: FlagValues, dataDir: string, workerId: number
   if (!external) {
     parts.raftStatus = () => primary.status().raft ?? { id: 0, role: 'unknown', term: 0, lead: 0, commit: 0, applied: 0, lastIndex: 0, progress: {} };
     parts.storeCorruption = () => primary.status().corruption;
+    parts.storeMetrics = () => primary.status().storeMetrics ?? [];
   }
   const identity = replicaIdentity(flags, !external);
   const duties = workerId === 1;

@@ -162,6 +162,10 @@ export class ResponseWriter {
   written?: { readonly kind: 'object' | 'status'; readonly value: unknown };
   /** Called when a stream sends its headers (the audit log's ResponseStarted stage). */
   onStreamStart?: () => void;
+  /** Called for each chunk a stream writes (apiserver_watch_events_total and _sizes). */
+  onStreamChunk?: (bytes: number) => void;
+  /** Bytes of the body written by the one-shot writers (apiserver_response_sizes). */
+  bodyBytes = 0;
   private readonly extraHeaders: Record<string, string> = {};
   private choice?: ResponseChoice;
   private readonly warnings: string[] = [];
@@ -291,6 +295,7 @@ export class ResponseWriter {
     this.written = { kind: 'object', get value() { return JSON.parse(Buffer.concat(slices).toString('utf8')) as unknown; } };
     let length = 0;
     for (const slice of slices) length += slice.length;
+    this.bodyBytes = length;
     this.status = status;
     this.res.writeHead(status, this.headers(mediaTypeOf('json'), { 'Content-Length': String(length) }));
     writeCorked(this.res, slices);
@@ -301,6 +306,7 @@ export class ResponseWriter {
   writeEncoded(status: number, contentType: string, body: Buffer | string, extraHeaders: Record<string, string | string[]> = {}): void {
     if (this.expired) return;
     this.status = status;
+    this.bodyBytes = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
     this.res.writeHead(status, this.headers(contentType, extraHeaders));
     this.res.end(body);
   }
@@ -376,12 +382,14 @@ export class ResponseWriter {
       },
       write: (chunk) => {
         if (closed || this.expired) return false;
+        this.onStreamChunk?.(chunk.length);
         const taken = res.write(chunk);
         if (!taken) mustDrain = true;
         return taken;
       },
       writeAll: (chunks) => {
         if (closed || this.expired) return false;
+        if (this.onStreamChunk !== undefined) for (const chunk of chunks) this.onStreamChunk(chunk.length);
         const taken = writeCorked(res, chunks);
         if (!taken) mustDrain = true;
         return taken;

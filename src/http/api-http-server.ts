@@ -6,7 +6,8 @@
  * requests run the same chain with their connection in the context, for the handler that proxies
  * them (src/proxy) to take.
  * This file parses nothing beyond splitting the raw URL into path and query: the request-info
- * filter checks and decodes the path.
+ * filter checks and decodes the path. It observes each resource request for /metrics (kube's
+ * request families, the watches' long-running and event families, authentication's attempts).
  *
  * Limits, as kube-apiserver v1.25's Go server sets them (secure_serving.go: MaxHeaderBytes 1 MiB;
  * golang.org/x/net/http2 with MaxConcurrentStreams 250 and MaxReadFrameSize 256 KiB):
@@ -33,9 +34,9 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import { distinctHeaders } from '../authn';
-import { errors } from '../util';
-import { BodyCodec, RequestContext, ResponseWriter, type HttpResponse, type ResourceEndpoints } from '../endpoints';
-import type { ApiMetrics } from '../observability/api-metrics';
+import { ApiError, errors } from '../util';
+import { BodyCodec, RequestContext, ResponseWriter, type HttpResponse, type ResourceEndpoints, type ResourceRequestInfo } from '../endpoints';
+import type { ApiMetrics, RequestLabels, WatchedKind } from '../observability/api-metrics';
 import { FilterChain, completeAudit, type AuditBackend, type Filter } from './filters';
 import type { NonResourceRoutes } from './non-resource-routes';
 import type { LogLine } from '../observability/logger';
@@ -56,6 +57,8 @@ export interface ApiHttpServerOptions {
   codec: BodyCodec;
   audit?: AuditBackend;
   log?: LogLine;
+  /** The kind a resource serves (apiserver_watch_events_*'s and apiserver_registered_watchers' label). */
+  kindOf?: (group: string, version: string, resource: string) => string | undefined;
 }
 
 type AnyRequest = IncomingMessage | http2.Http2ServerRequest;
@@ -211,7 +214,8 @@ export class ApiHttpServer {
   private readonly chain: FilterChain;
 
   constructor(private readonly options: ApiHttpServerOptions) {
-    this.chain = new FilterChain(options.filters, async (ctx) => {
+    const filters = options.filters.map((filter) => (filter.name === 'authentication' ? measuredAuthentication(filter, options.metrics) : filter));
+    this.chain = new FilterChain(filters, async (ctx) => {
       if (options.aggregator !== undefined && (await options.aggregator(ctx))) return;
       return ctx.info.isResourceRequest ? options.endpoints.serve(ctx, ctx.info) : options.routes.serve(ctx, ctx.info);
     }, options.log);
@@ -238,6 +242,7 @@ export class ApiHttpServer {
     const server = http2.createSecureServer(options, (req, res) => {
       void this.serve(req, res);
     });
+    server.on('tlsClientError', () => this.options.metrics.tlsHandshakeFailed());
     // The HTTP/1.1 fallback's parser reads its limits from the server object (node:_http_server).
     const http1 = server as unknown as { maxHeaderSize: number; maxHeadersCount: number };
     http1.maxHeaderSize = MAX_HEADER_BYTES + HTTP1_HEADER_SLOP_BYTES;
@@ -321,7 +326,20 @@ export class ApiHttpServer {
       new ResponseWriter(res as HttpResponse, accept, target.query, this.options.codec, undefined, userAgent).writeStatus(errors.badRequest('invalid request target'));
       return;
     }
-    const response = new ResponseWriter(res as HttpResponse, accept, target.query, this.options.codec, this.trackStream, userAgent);
+    // A stream (a watch) is a long-running request from its start to its end (apiserver_longrunning_requests).
+    const trackStream = (end: () => void): (() => void) => {
+      const untrack = this.trackStream(end);
+      const info = ctx.info as RequestContext['info'] | undefined;
+      const labels = info?.isResourceRequest === true ? metricLabels(ctx, info) : undefined;
+      const watched = info?.isResourceRequest === true && labels?.verb === 'WATCH' ? this.watchedKind(info) : undefined;
+      const ended = labels === undefined ? undefined : this.options.metrics.longRunningStarted(labels, watched);
+      if (watched !== undefined) response.onStreamChunk = (bytes) => this.options.metrics.watchEventSent(watched, bytes);
+      return () => {
+        ended?.();
+        return untrack();
+      };
+    };
+    const response = new ResponseWriter(res as HttpResponse, accept, target.query, this.options.codec, trackStream, userAgent);
     const ctx = new RequestContext(method, target.rawPath, target.query, headers, response, {
       contentLength: headers['content-length'] === undefined ? undefined : Number(headers['content-length'][0]),
       [Symbol.asyncIterator]: () => bodyChunks(req),
@@ -340,14 +358,45 @@ export class ApiHttpServer {
     const info = ctx.info;
     if (info === undefined || !info.isResourceRequest) return;
     const seconds = Number(process.hrtime.bigint() - ctx.startedAt) / 1e9;
-    this.options.metrics.observe({
-      verb: metricVerb(info.verb, ctx.header('content-type')),
-      group: info.group,
-      version: info.version,
-      resource: info.resource,
-      subresource: info.subresource,
-      scope: info.name !== '' && info.verb !== 'list' ? 'resource' : info.namespace !== '' ? 'namespace' : 'cluster',
-      code: ctx.response.status,
-    }, ctx.query.has('dryRun'), seconds);
+    this.options.metrics.observe(metricLabels(ctx, info), ctx.query.has('dryRun'), seconds, ctx.response.bodyBytes);
   }
+
+  private watchedKind(info: ResourceRequestInfo): WatchedKind | undefined {
+    const kind = this.options.kindOf?.(info.group, info.version, info.resource);
+    return kind === undefined ? undefined : { group: info.group, version: info.version, kind };
+  }
+}
+
+/** A resource request's labels in kube's request families. */
+function metricLabels(ctx: RequestContext, info: ResourceRequestInfo): RequestLabels {
+  return {
+    verb: metricVerb(info.verb, ctx.header('content-type')),
+    group: info.group,
+    version: info.version,
+    resource: info.resource,
+    subresource: info.subresource,
+    scope: info.name !== '' && info.verb !== 'list' ? 'resource' : info.namespace !== '' ? 'namespace' : 'cluster',
+    code: ctx.response.status,
+  };
+}
+
+/**
+ * The authentication filter, timed and counted as kube's recordAuthMetrics does
+ * (authentication_attempts, authentication_duration_seconds): a 401 is a `failure`, any other
+ * failure of the authenticators an `error`, anything that lets the request on a `success`.
+ */
+function measuredAuthentication(filter: Filter, metrics: ApiMetrics): Filter {
+  return {
+    ...filter,
+    async run(ctx: RequestContext): Promise<void> {
+      const started = performance.now();
+      try {
+        await filter.run(ctx);
+        metrics.authenticated('success', (performance.now() - started) / 1000);
+      } catch (err) {
+        metrics.authenticated(err instanceof ApiError && err.code === 401 ? 'failure' : 'error', (performance.now() - started) / 1000);
+        throw err;
+      }
+    },
+  };
 }

@@ -6,7 +6,7 @@
  * and src/cli construct concrete classes; everything is built with what it needs, in order.
  */
 import { networkInterfaces } from 'node:os';
-import type { KvClient } from '../../raft';
+import type { KvClient, MetricFamily } from '../../raft';
 import { join } from 'node:path';
 import { ADMIN_KUBECONFIG_NAME, apiServerUrl, loadOrCreateClusterCertificates, writeAdminKubeconfig } from '../certificates';
 import { BodyCodec, ResourceEndpoints, type ApplyPatch, type ProtobufObjectCodec, type ResourceResolver, type ServerSideApply, type TypedDecode, type YamlBodyReader } from '../endpoints';
@@ -14,6 +14,7 @@ import { ApiHttpServer } from '../http/api-http-server';
 import { startupHookCheck, type HealthCheck } from '../http/health-checks';
 import { NonResourceRoutes, type DiscoveryDocuments } from '../http/non-resource-routes';
 import { ApiMetrics } from '../observability/api-metrics';
+import { StorageMetrics } from '../observability/storage-metrics';
 import { deprecationOf } from '../apis/deprecations';
 import { GenericRegistry, ServiceAllocator, keyLayoutMoves, parseNodePortRange, resourceKeyPrefix, strategyFor, type AsyncConverter, type RegistryConfig, type ResourceStrategy, type ServedResource } from '../registry';
 import { ObjectStore, WatchCache, migrateKeyLayout, openStoreWatchCount, type JsonObject } from '../storage';
@@ -114,6 +115,8 @@ export interface ApiServerParts {
   convertVersion?: (object: JsonObject, targetApiVersion: string) => JsonObject | undefined;
   /** This replica's Raft state, when the store is embedded (for /metrics). */
   raftStatus?: () => RaftStatusView;
+  /** The embedded store replica's metrics under etcd 3.4's names (for /metrics). */
+  storeMetrics?: () => readonly MetricFamily[];
   /** The store is reachable with a quorum (readiness and the etcd check). */
   storeHealthy: () => Promise<string | undefined>;
   /** The store replica runs in this process (not an external etcd, not another process's). */
@@ -182,15 +185,25 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   await checkSharedClusterCa(parts.kv, config.dataDir, log);
   const valueTransformer = config.encryptionProviders === undefined ? undefined : EncryptionAtRest.forResources(config.encryptionProviders, resourceKeyPrefix);
   if (valueTransformer !== undefined) log(`encryption at rest for ${valueTransformer.keyPrefixes.join(', ')}`);
-  // With tracing on, each store call is a client span (src/observability/traced-kv.ts).
-  const store = new ObjectStore(config.tracing === undefined ? parts.kv : tracedKvClient(parts.kv), { valueTransformer });
+  const metrics = new ApiMetrics();
+  // The storage families count the watch cache's objects; the cache comes after the store it reads.
+  let cacheRef: WatchCache | undefined;
+  const storageMetrics = new StorageMetrics(metrics.registry, {
+    get isReady() {
+      return cacheRef?.isReady ?? false;
+    },
+    cachedKeys: () => cacheRef?.cachedKeys() ?? [],
+  });
+  // Each store call is timed (etcd_request_duration_seconds); with tracing on, also a client span (src/observability/traced-kv.ts).
+  const measuredKv = storageMetrics.measuredKvClient(parts.kv);
+  const store = new ObjectStore(config.tracing === undefined ? measuredKv : tracedKvClient(measuredKv), { valueTransformer });
   // Before the watch cache loads anything: a store written with an earlier build's keys is moved to kube's, once.
   await migrateKeyLayout(parts.kv, async () => keyLayoutMoves(await storedCustomResources(store)), { transformer: valueTransformer, log });
-  const cache = new WatchCache(store, { log, historyWindowMs: config.watchCacheHistoryMs });
+  const cache = new WatchCache(store, { log, historyWindowMs: config.watchCacheHistoryMs, onList: (prefix, fetched, returned) => storageMetrics.cacheListServed(prefix, fetched, returned) });
+  cacheRef = cache;
   cache.start();
   parts.customResources?.attach(cache);
   const advertisedHost = config.bindAddress === '0.0.0.0' || config.bindAddress === '::' ? '127.0.0.1' : config.bindAddress;
-  const metrics = new ApiMetrics();
   const bodyCodec = new BodyCodec(parts.protobuf, parts.yamlBodies);
   const audit = buildAuditLog(config.audit, { codec: bodyCodec, metrics, log });
   const security = await buildSecurity({
@@ -311,16 +324,15 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   metrics.gauge('carina_store_watch_streams', 'Watch streams this replica holds open on the store (the watch cache needs one, whatever the number of watchers).', openStoreWatchCount);
   if (parts.raftStatus !== undefined) {
     const raft = parts.raftStatus;
+    // Only what etcd 3.4 has no name for: the rest is the store's own families (parts.storeMetrics).
     metrics.gauge('carina_raft_term', 'Raft term this replica is in.', () => raft().term);
-    metrics.gauge('carina_raft_commit_index', 'Highest log index this replica knows to be committed.', () => raft().commit);
-    metrics.gauge('carina_raft_applied_index', 'Highest log index this replica has applied to its store.', () => raft().applied);
-    metrics.gauge('carina_raft_is_leader', '1 when this replica leads the Raft group.', () => (raft().role === 'leader' ? 1 : 0));
     metrics.gauge('carina_raft_leader_id', 'Member id of the leader this replica follows (0: none known).', () => raft().lead);
     metrics.labelledGauge('carina_raft_peer_lag_entries', 'On the leader: log entries each member is behind the leader\'s last index.', ['member'], () => {
       const status = raft();
       return Object.entries(status.progress).map(([member, p]) => ({ labels: { member }, value: Math.max(0, status.lastIndex - p.match) }));
     });
   }
+  if (parts.storeMetrics !== undefined) metrics.addFamilies(parts.storeMetrics);
   // Tracing (src/observability): a lossy export pipeline must be visible.
   const spans = config.tracing?.counts;
   if (spans !== undefined) {
@@ -353,6 +365,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     codec: bodyCodec,
     audit,
     log,
+    kindOf: (group, version, resource) => parts.resolver.lookup(group, version, resource)?.kind,
   });
   const address = await server.start();
   const port = Number(address.slice(address.lastIndexOf(':') + 1));

@@ -91,6 +91,8 @@ export interface ListenerBatch {
 
 export interface WatchCacheOptions {
   historyWindowMs?: number;
+  /** Told of each list answered: the prefix, the objects read under it and those returned (apiserver_cache_list_*). */
+  onList?: (prefix: string, fetched: number, returned: number) => void;
   historyMaxBytes?: number;
   /** Listener calls of the fan-out between two turns of the event loop (default 1,000). */
   fanOutSliceDeliveries?: number;
@@ -446,10 +448,13 @@ export class WatchCache {
     this.sortedKeys ??= [...this.objects.keys()].sort();
     const keys = this.sortedKeys;
     const items: JsonObject[] = [];
+    let fetched = 0;
     for (let i = firstAtOrAfter(keys, prefix); i < keys.length && keys[i].startsWith(prefix); i++) {
       const object = this.objects.get(keys[i]) as JsonObject;
+      fetched++;
       if (filter === undefined || filter(object)) items.push(withVersion(object));
     }
+    this.options.onList?.(prefix, fetched, items.length);
     return { items, revision: this.revision };
   }
 
@@ -492,6 +497,11 @@ export class WatchCache {
         return waiting === undefined ? this.revision : waiting.revision - 1;
       },
     };
+  }
+
+  /** The keys of every cached object, unordered (the storage metrics count objects per resource). */
+  cachedKeys(): IterableIterator<string> {
+    return this.objects.keys();
   }
 
   get watcherCount(): number {

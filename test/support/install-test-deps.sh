@@ -10,9 +10,9 @@
 # enabled. Nothing that was on the machine before is stopped or changed.
 set -euo pipefail
 
-TOOLS=(etcd etcdctl haproxy ip tc)
-declare -A PACKAGE_OF=([etcd]=etcd-server [etcdctl]=etcd-client [haproxy]=haproxy [ip]=iproute2 [tc]=iproute2)
-declare -A SERVICE_OF=([etcd-server]=etcd [haproxy]=haproxy)
+TOOLS=(etcd etcdctl haproxy ip tc prometheus promtool chromium)
+declare -A PACKAGE_OF=([etcd]=etcd-server [etcdctl]=etcd-client [haproxy]=haproxy [ip]=iproute2 [tc]=iproute2 [prometheus]=prometheus [promtool]=prometheus [chromium]=chromium)
+declare -A SERVICE_OF=([etcd-server]=etcd [haproxy]=haproxy [prometheus]=prometheus)
 
 say() { printf 'install-test-deps: %s\n' "$*"; }
 die() { printf 'install-test-deps: error: %s\n' "$*" >&2; exit 1; }
@@ -38,6 +38,8 @@ version_of() {
     etcdctl) "$2" version 2>/dev/null | head -n 1 || true ;;
     haproxy) "$2" -v 2>/dev/null | head -n 1 || true ;;
     ip|tc) "$2" -V 2>/dev/null | head -n 1 || true ;;
+    prometheus|promtool) "$2" --version 2>&1 | head -n 1 || true ;;
+    chromium) "$2" --version 2>/dev/null | head -n 1 || true ;;
   esac
 }
 
@@ -53,7 +55,7 @@ done
 [ "${#missing_packages[@]}" -eq 0 ] && exit 0
 
 command -v apt-get >/dev/null 2>&1 ||
-  die "missing ${missing_packages[*]} and apt-get is not available: install etcd 3.4 (etcd, etcdctl), haproxy and iproute2 by hand"
+  die "missing ${missing_packages[*]} and apt-get is not available: install etcd 3.4 (etcd, etcdctl), haproxy, iproute2, prometheus and chromium by hand"
 
 if [ "$(id -u)" -eq 0 ]; then
   as_root=()

@@ -61,10 +61,10 @@ describe('carina local-cluster: three replicas behind HAProxy', function () {
     let leaders = 0;
     for (const member of cluster.members) {
       const metrics = spawnSync('curl', ['-sk', '--cert', join(dir, `member-${member.id}`, 'pki', 'admin.crt'), '--key', join(dir, `member-${member.id}`, 'pki', 'admin.key'), `${member.apiUrl}/metrics`], { encoding: 'utf8' }).stdout;
-      const match = /^carina_raft_is_leader (\d)$/m.exec(metrics);
+      const match = /^etcd_server_is_leader (\d)$/m.exec(metrics);
       expect(match, metrics.slice(0, 200)).to.not.equal(null);
       leaders += Number(match?.[1]);
-      expect(metrics).to.match(/^carina_raft_applied_index \d+$/m);
+      expect(metrics).to.match(/^etcd_server_proposals_applied_total \d+$/m);
     }
     expect(leaders).to.equal(1);
   });

@@ -86,7 +86,7 @@ describe('tracing (OpenTelemetry, three replicas and a collector)', function () 
 
   async function leaderAndFollower(): Promise<{ leader: CarinaApiProcess; follower: CarinaApiProcess; leaderName: string; followerName: string }> {
     return until('a leader among the replicas', async () => {
-      const roles = await Promise.all(replicas.map((r) => metric(r, 'carina_raft_is_leader')));
+      const roles = await Promise.all(replicas.map((r) => metric(r, 'etcd_server_is_leader')));
       const l = roles.indexOf(1);
       const f = roles.indexOf(0);
       if (l < 0 || f < 0 || roles.filter((r) => r === 1).length !== 1) return undefined;
