@@ -44,7 +44,7 @@ import { ROOT_CONTEXT, SpanStatusCode, trace, type Context, type SpanContext } f
 import { isRaftError } from '../core/errors';
 import type { NodeId } from '../core/types';
 import { Histogram, MetricsFile, RaftNode, type AppliedEntry, type MetricFamily, type StateMachine, type Transport } from '../node';
-import { BACKEND_COMMIT_BUCKETS, GrpcServerMetrics, storeMetricFamilies } from './metrics';
+import { BACKEND_COMMIT_BUCKETS, GrpcServerMetrics, storeMetricFamilies, type StoreStatusReport } from './metrics';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, openRaftLog, crc32, type WalStorage } from '../storage';
 import { GrpcTransport, type MutualTls } from '../transport';
 import { KvError, isKvError } from '../kv/errors';
@@ -659,6 +659,29 @@ export class KvReplica implements KvClient {
       keys: this.store.keyCount,
       grpc: this.grpcMetrics,
     });
+  }
+
+  /** The replica as a status page shows it (metrics.ts, StoreStatusReport). */
+  statusReport(): StoreStatusReport {
+    const status = this.node.status();
+    const probes = new Map(this.node.peerProbes().map((p) => [p.peer, p]));
+    return {
+      memberId: this.id,
+      role: status.role,
+      term: status.term,
+      leader: status.lead,
+      commit: status.commit,
+      applied: this.appliedIndexValue,
+      lastIndex: status.lastIndex,
+      revision: this.store.revision,
+      members: this.members().map((m) => ({ id: Number(m.id), name: m.name, peerUrls: m.peerUrls, clientUrls: m.clientUrls, isLearner: m.isLearner })),
+      followers: Object.entries(status.progress)
+        .map(([id, p]) => ({ id: Number(id), match: p.match, lagEntries: Math.max(0, status.lastIndex - p.match), state: p.state, lastRoundTripMs: probes.get(Number(id))?.lastRoundTripMs ?? null, unansweredMs: probes.get(Number(id))?.unansweredMs ?? 0 }))
+        .filter((f) => f.id !== this.id),
+      leaderChanges: [...this.node.leaderHistory],
+      peerSilences: [...this.node.peerSilences],
+      corruption: this.consistency.corruption?.reason ?? null,
+    };
   }
 
   /** The LevelDB files' bytes, read at most once a second (a scrape must not walk the disk each time). */

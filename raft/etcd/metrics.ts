@@ -101,6 +101,29 @@ export interface StoreMetricsInput {
   grpc: GrpcServerMetrics;
 }
 
+/**
+ * What a status page shows of the replica, as plain data: the members, this replica's view of
+ * the log, on the leader each follower's lag and heartbeat round trip, the recent leader changes
+ * and what is wrong (the store found diverged, followers not answering).
+ */
+export interface StoreStatusReport {
+  memberId: NodeId;
+  role: string;
+  term: number;
+  leader: NodeId;
+  commit: number;
+  applied: number;
+  lastIndex: number;
+  revision: number;
+  members: Array<{ id: NodeId; name: string; peerUrls: string[]; clientUrls: string[]; isLearner: boolean }>;
+  /** On the leader only: per follower, entries behind the leader's last index, last round trip, and how long a heartbeat has gone unanswered. */
+  followers: Array<{ id: NodeId; match: number; lagEntries: number; state: string; lastRoundTripMs: number | null; unansweredMs: number }>;
+  leaderChanges: Array<{ atMs: number; leader: NodeId; term: number }>;
+  /** On the leader: followers that answered a heartbeat only after more than a second (a fault now over). */
+  peerSilences: Array<{ atMs: number; peer: NodeId; silentMs: number }>;
+  corruption: string | null;
+}
+
 /** etcd writes member ids in hexadecimal (types.ID.String). */
 export function memberIdLabel(id: NodeId): string {
   return id.toString(16);

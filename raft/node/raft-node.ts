@@ -93,6 +93,9 @@ export interface RaftNodeMetrics {
   peerRoundTrip: Map<NodeId, Histogram>;
 }
 
+const LEADER_HISTORY_MAX = 20;
+/** A heartbeat answered later than this was a silence worth reporting (the status page's faults). */
+const PEER_SILENCE_MS = 1000;
 /** etcd's warnApplyDuration: an apply slower than this counts as slow. */
 const SLOW_APPLY_MS = 100;
 /** etcd's buckets for etcd_disk_wal_fsync_duration_seconds: 1 ms to 8.192 s. */
@@ -160,6 +163,12 @@ export class RaftNode {
   };
   /** On the leader: when the unanswered heartbeat to each peer left (the round-trip probe). */
   private readonly heartbeatSentAt = new Map<NodeId, number>();
+  /** On the leader: each peer's last heartbeat round trip (ms) and when it was measured. */
+  private readonly lastRoundTrip = new Map<NodeId, { ms: number; at: number }>();
+  /** The last LEADER_HISTORY_MAX changes of the leader this node follows (0: none known), for the status page. */
+  readonly leaderHistory: Array<{ atMs: number; leader: NodeId; term: number }> = [];
+  /** On the leader, the last LEADER_HISTORY_MAX times a peer answered a heartbeat only after more than PEER_SILENCE_MS. */
+  readonly peerSilences: Array<{ atMs: number; peer: NodeId; silentMs: number }> = [];
 
   constructor(options: RaftNodeOptions) {
     this.options = options;
@@ -369,7 +378,27 @@ export class RaftNode {
     this.heartbeatSentAt.delete(peer);
     let histogram = this.metrics.peerRoundTrip.get(peer);
     if (histogram === undefined) this.metrics.peerRoundTrip.set(peer, (histogram = new Histogram(PEER_ROUND_TRIP_BUCKETS)));
-    histogram.observe((performance.now() - sentAt) / 1000);
+    const ms = performance.now() - sentAt;
+    histogram.observe(ms / 1000);
+    if (ms > PEER_SILENCE_MS) {
+      this.peerSilences.push({ atMs: Date.now() - ms, peer, silentMs: ms });
+      if (this.peerSilences.length > LEADER_HISTORY_MAX) this.peerSilences.shift();
+    }
+    this.lastRoundTrip.set(peer, { ms, at: Date.now() });
+  }
+
+  /**
+   * On the leader, each peer's last heartbeat round trip and how long its oldest unanswered
+   * heartbeat has waited (0: none waiting); empty on a follower.
+   */
+  peerProbes(): Array<{ peer: NodeId; lastRoundTripMs: number | null; unansweredMs: number }> {
+    if (!this.isLeader) return [];
+    const now = performance.now();
+    const peers = new Set([...this.heartbeatSentAt.keys(), ...this.lastRoundTrip.keys()]);
+    return [...peers].sort((a, b) => a - b).map((peer) => {
+      const sentAt = this.heartbeatSentAt.get(peer);
+      return { peer, lastRoundTripMs: this.lastRoundTrip.get(peer)?.ms ?? null, unansweredMs: sentAt === undefined ? 0 : now - sentAt };
+    });
   }
 
   reportUnreachable(id: NodeId): void {
@@ -624,7 +653,12 @@ export class RaftNode {
 
   private onSoftState(lead: NodeId): void {
     // A probe sent under another leadership measures nothing of this one.
-    if (lead !== this.leaderId) this.heartbeatSentAt.clear();
+    if (lead !== this.leaderId) {
+      this.heartbeatSentAt.clear();
+      this.lastRoundTrip.clear();
+      this.leaderHistory.push({ atMs: Date.now(), leader: lead, term: this.rawNode.raft.term });
+      if (this.leaderHistory.length > LEADER_HISTORY_MAX) this.leaderHistory.shift();
+    }
     if (lead !== this.id && this.commitSpans.size > 0) this.endCommitSpans(`leadership moved to ${lead}`);
     if (lead !== this.leaderId) {
       this.leaderId = lead;

@@ -171,6 +171,7 @@ async function main(argv: string[]): Promise<number> {
     parts.storeInProcess = true;
     parts.raftStatus = () => replica.raftStatus();
     parts.storeMetrics = () => replica.metricFamilies();
+    parts.storeStatus = () => replica.statusReport();
     parts.storeCorruption = () => replica.corruption()?.reason;
   }
   const identity = replicaIdentity(flags, store !== undefined);

@@ -26,8 +26,8 @@ export interface DiscoveryDocuments {
   openApiV3Document(path: string): { body: Buffer; etag: string } | undefined;
 }
 
-/** A document at a fixed path (for example /.well-known/openid-configuration), already encoded. */
-export type ExtraDocument = () => { body: string; contentType: string; cacheControl: string } | undefined;
+/** A document at a fixed path (for example /.well-known/openid-configuration, /status), already encoded. */
+export type ExtraDocument = () => { body: string; contentType: string; cacheControl: string; headers?: Record<string, string> } | undefined;
 
 export interface NonResourceRoutesOptions {
   discovery: DiscoveryDocuments;
@@ -68,7 +68,7 @@ export class NonResourceRoutes {
     if (extra !== undefined) {
       const served = extra();
       if (served === undefined) throw errors.pathNotFound();
-      response.writeEncoded(200, served.contentType, served.body, { 'Cache-Control': served.cacheControl });
+      response.writeEncoded(200, served.contentType, served.body, { ...served.headers, 'Cache-Control': served.cacheControl });
       return;
     }
     const document = this.jsonDocument(path);

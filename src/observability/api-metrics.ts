@@ -15,6 +15,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { exponentialBuckets, type MetricFamily } from '../../raft';
 import { renderMetricFamilies } from './store-metrics';
+import { RequestWindow } from './request-window';
 
 /** The labels kube-apiserver v1.25 gives a request in its per-request families (no dry_run, no code). */
 const REQUEST_LABELS = ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'];
@@ -46,6 +47,8 @@ export interface RequestLabels {
 
 export class ApiMetrics {
   readonly registry = new Registry();
+  /** The last two minutes of requests per verb, for the status page. */
+  readonly requestWindow = new RequestWindow();
   private readonly requests: Counter;
   private readonly durations: Histogram;
   private readonly deprecated: Gauge;
@@ -275,7 +278,10 @@ export class ApiMetrics {
     this.durations.observe(common, seconds);
     // A watch's duration is its life, which says nothing of latency: kube leaves it out of the SLO family.
     const perRequest = requestLabels(labels);
-    if (perRequest.verb !== 'WATCH' && perRequest.verb !== 'CONNECT') this.sloDurations.observe(perRequest, seconds);
+    if (perRequest.verb !== 'WATCH' && perRequest.verb !== 'CONNECT') {
+      this.sloDurations.observe(perRequest, seconds);
+      this.requestWindow.record(perRequest.verb, seconds);
+    }
     if (perRequest.verb === 'GET' || perRequest.verb === 'LIST') this.responseSizes.observe(perRequest, responseBytes);
   }
 

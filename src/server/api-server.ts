@@ -6,7 +6,7 @@
  * and src/cli construct concrete classes; everything is built with what it needs, in order.
  */
 import { networkInterfaces } from 'node:os';
-import type { KvClient, MetricFamily } from '../../raft';
+import type { KvClient, MetricFamily, StoreStatusReport } from '../../raft';
 import { join } from 'node:path';
 import { ADMIN_KUBECONFIG_NAME, apiServerUrl, loadOrCreateClusterCertificates, writeAdminKubeconfig } from '../certificates';
 import { BodyCodec, ResourceEndpoints, type ApplyPatch, type ProtobufObjectCodec, type ResourceResolver, type ServerSideApply, type TypedDecode, type YamlBodyReader } from '../endpoints';
@@ -15,6 +15,7 @@ import { startupHookCheck, type HealthCheck } from '../http/health-checks';
 import { NonResourceRoutes, type DiscoveryDocuments } from '../http/non-resource-routes';
 import { ApiMetrics } from '../observability/api-metrics';
 import { StorageMetrics } from '../observability/storage-metrics';
+import { StatusPage } from '../observability/status-page';
 import { deprecationOf } from '../apis/deprecations';
 import { GenericRegistry, ServiceAllocator, keyLayoutMoves, parseNodePortRange, resourceKeyPrefix, strategyFor, type AsyncConverter, type RegistryConfig, type ResourceStrategy, type ServedResource } from '../registry';
 import { ObjectStore, WatchCache, migrateKeyLayout, openStoreWatchCount, type JsonObject } from '../storage';
@@ -117,6 +118,8 @@ export interface ApiServerParts {
   raftStatus?: () => RaftStatusView;
   /** The embedded store replica's metrics under etcd 3.4's names (for /metrics). */
   storeMetrics?: () => readonly MetricFamily[];
+  /** The embedded store replica as the status page shows it (/status). */
+  storeStatus?: () => StoreStatusReport;
   /** The store is reachable with a quorum (readiness and the etcd check). */
   storeHealthy: () => Promise<string | undefined>;
   /** The store replica runs in this process (not an external etcd, not another process's). */
@@ -343,6 +346,15 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const workerId = config.workerId;
   if (workerId !== undefined) metrics.gauge('carina_api_worker_id', 'Id of the API worker process (--api-workers) that answered this scrape.', () => workerId);
   metrics.gauge('carina_watch_cache_watchers', 'Watches served from this replica\'s watch cache.', () => cache.watcherCount);
+  // /status and /status/data (src/observability/status-page.ts): behind authentication and RBAC like every non-resource URL.
+  const statusPage = new StatusPage({
+    identity: config.identity,
+    store: parts.storeStatus,
+    requests: metrics.requestWindow,
+    watchers: () => cache.watcherCount,
+    fanOutBacklog: () => cache.fanOutBacklog,
+  });
+  statusPage.start();
   const routes = new NonResourceRoutes({
     discovery: aggregator.discovery,
     metrics,
@@ -351,7 +363,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     // /healthz is the deprecated /livez plus readiness of the store, but not the shutdown (only /readyz fails during the shutdown delay).
     healthzChecks: [ping, logCheck, etcd, { name: 'etcd-readiness', check: parts.storeHealthy }, watchCacheReady, bootstrapReady, rbacBootstrapReady, priorityClassesReady, authorizerSynced, storeConsistency],
     advertiseAddress: `${config.bindAddress === '0.0.0.0' ? '127.0.0.1' : config.bindAddress}:${config.securePort}`,
-    extraDocuments: new Map([...security.documents, ...flowControl.documents]),
+    extraDocuments: new Map([...security.documents, ...flowControl.documents, ['/status', () => statusPage.pageDocument()], ['/status/data', () => statusPage.dataDocument()]]),
   });
   const server = new ApiHttpServer({
     bindAddress: config.bindAddress,
@@ -466,6 +478,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
       await server.stop();
       await aggregator.stop();
       flowControl.stop();
+      statusPage.stop();
       admission.stop();
       await security.stop();
       parts.customResources?.stop();
