@@ -16,7 +16,8 @@
  * - etcd_server_slow_apply_total: apply batches over 100 ms (etcd's warnApplyDuration), where
  *   etcd counts single requests.
  * grpc_server_started_total and grpc_server_handled_total follow go-grpc-prometheus, which etcd
- * uses: started is pre-set to 0 for every method, as its InitializeMetrics does.
+ * uses: started is pre-set to 0 for every method and handled for every method and code, as its
+ * InitializeMetrics does.
  */
 import type { NodeId } from '../core/types';
 import { exponentialBuckets, type HistogramSnapshot, type MetricFamily, type MetricLabels } from '../node/metrics';
@@ -52,9 +53,15 @@ export class GrpcServerMetrics {
   sentBytes = 0;
 
   constructor() {
+    // Every method's series exist from the start, at 0, as go-grpc-prometheus' InitializeMetrics
+    // makes them for etcd: started per method, handled per method and code.
     for (const name of Object.keys(ETCD_METHODS) as EtcdMethodName[]) {
       const labels = methodLabels(name);
       this.started.set(labelKey(labels), { labels, value: 0 });
+      for (const code of GRPC_CODE_NAMES) {
+        const handled = { ...labels, grpc_code: code };
+        this.handled.set(labelKey(handled), { labels: handled, value: 0 });
+      }
     }
   }
 
