@@ -276,7 +276,7 @@ export class ApiMetrics {
     };
     this.requests.inc({ ...common, code: String(labels.code) });
     this.durations.observe(common, seconds);
-    // A watch's duration is its life, which says nothing of latency: kube leaves it out of the SLO family.
+    // A watch's duration is its life, which says nothing of latency: Carina leaves watches out of the SLO family (see the definitions table).
     const perRequest = requestLabels(labels);
     if (perRequest.verb !== 'WATCH' && perRequest.verb !== 'CONNECT') {
       this.sloDurations.observe(perRequest, seconds);
