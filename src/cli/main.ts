@@ -163,7 +163,7 @@ async function main(argv: string[]): Promise<number> {
       if (store !== undefined) await store.stop();
       else await kv.close();
       await tracing?.shutdown();
-    }, replica === undefined ? undefined : () => ({ raft: replica.raftStatus(), corruption: replica.corruption()?.reason, storeMetrics: replica.metricFamilies() }));
+    }, replica === undefined ? undefined : () => ({ raft: replica.raftStatus(), corruption: replica.corruption()?.reason, storeMetrics: replica.metricFamilies(), storeStatus: replica.statusReport() }));
   }
   const parts = buildApiServerParts(kv, { runtimeConfig: flags['runtime-config'] as string, storeHealthy: storeHealthCheck(kv) });
   const replica = store?.replica;
@@ -321,6 +321,7 @@ async function runApiWorker(flags: FlagValues, dataDir: string, workerId: number
     parts.raftStatus = () => primary.status().raft ?? { id: 0, role: 'unknown', term: 0, lead: 0, commit: 0, applied: 0, lastIndex: 0, progress: {} };
     parts.storeCorruption = () => primary.status().corruption;
     parts.storeMetrics = () => primary.status().storeMetrics ?? [];
+    parts.storeStatus = () => primary.status().storeStatus;
   }
   const identity = replicaIdentity(flags, !external);
   const duties = workerId === 1;

@@ -25,7 +25,7 @@ const HISTORY_POINTS = 120;
 export interface StatusPageSources {
   /** This replica's name (its member id or address). */
   identity: string;
-  /** The embedded store's report; undefined with an external etcd or in an API worker (the store runs in the primary). */
+  /** The embedded store's report (an API worker's comes from its primary, a quarter second old at most); undefined with an external etcd. */
   store?: () => StoreStatusReport | undefined;
   requests: RequestWindow;
   watchers: () => number;

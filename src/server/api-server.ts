@@ -119,7 +119,7 @@ export interface ApiServerParts {
   /** The embedded store replica's metrics under etcd 3.4's names (for /metrics). */
   storeMetrics?: () => readonly MetricFamily[];
   /** The embedded store replica as the status page shows it (/status). */
-  storeStatus?: () => StoreStatusReport;
+  storeStatus?: () => StoreStatusReport | undefined;
   /** The store is reachable with a quorum (readiness and the etcd check). */
   storeHealthy: () => Promise<string | undefined>;
   /** The store replica runs in this process (not an external etcd, not another process's). */

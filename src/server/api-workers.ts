@@ -19,7 +19,7 @@
  *   every 250 ms (`replica-status` messages).
  */
 import cluster, { type Worker } from 'node:cluster';
-import type { MetricFamily } from '../../raft';
+import type { MetricFamily, StoreStatusReport } from '../../raft';
 import type { RaftStatusView } from './api-server';
 
 /** Set in a worker's environment: its id, 1..N. */
@@ -32,6 +32,8 @@ export interface ReplicaStatusMessage {
   corruption?: string;
   /** The store replica's metrics (etcd's names), served on each worker's /metrics. */
   storeMetrics?: MetricFamily[];
+  /** The store replica as each worker's /status shows it. */
+  storeStatus?: StoreStatusReport;
 }
 
 /** Worker → primary: the worker's API server listens and is wired. */
@@ -133,7 +135,7 @@ export function startApiWorkerPool(options: ApiWorkerPoolOptions): ApiWorkerPool
 export function followPrimary(log: (line: string) => void): { status(): Omit<ReplicaStatusMessage, 'carina'> } {
   let latest: Omit<ReplicaStatusMessage, 'carina'> = {};
   process.on('message', (message: ReplicaStatusMessage) => {
-    if (message?.carina === 'replica-status') latest = { raft: message.raft, corruption: message.corruption, storeMetrics: message.storeMetrics };
+    if (message?.carina === 'replica-status') latest = { raft: message.raft, corruption: message.corruption, storeMetrics: message.storeMetrics, storeStatus: message.storeStatus };
   });
   process.on('disconnect', () => {
     log('the replica\'s primary process is gone; exiting');
