@@ -77,12 +77,12 @@ export class AuditLogFile {
     }
   }
 
-  /** Appends one line (a newline is added). */
-  write(line: string): void {
+  /** Appends one line (a newline is added); false when it could not be written. */
+  write(line: string): boolean {
     const bytes = Buffer.from(`${line}\n`, 'utf8');
     if (this.isStdout) {
       process.stdout.write(bytes);
-      return;
+      return true;
     }
     try {
       if (this.fd === undefined) this.open();
@@ -90,6 +90,7 @@ export class AuditLogFile {
       writeSync(this.fd as number, bytes);
       this.size += bytes.length;
       this.failing = false;
+      return true;
     } catch (err) {
       if (!this.failing) this.options.log?.(`audit log: writing to "${this.options.path}" failed, events are lost until it works again: ${errorText(err)}`);
       this.failing = true;
@@ -102,6 +103,7 @@ export class AuditLogFile {
         }
         this.fd = undefined;
       }
+      return false;
     }
   }
 

@@ -31,7 +31,7 @@ import { registryRbacClient, rbacEscalationCheck } from './rbac-parts';
 import { buildSecurity, type ApiServerSecurity } from './security-parts';
 import { componentStatuses, coreVirtualCreates } from './core-virtual-parts';
 import { DEFAULT_SERVER_ADMISSION_OPTIONS, admissionPluginRegistry, bootstrapPriorityClasses, buildServerAdmission, type ServerAdmissionOptions } from './admission-parts';
-import { buildAuditLog, type AuditLogOptions } from './audit-parts';
+import { buildAudit, type AuditOptions } from './audit-parts';
 import { webhookCatalog, type ServedResourceInfo } from './webhook-parts';
 import { CircuitBreaker, DEFAULT_CIRCUIT_BREAKER, webhookAdmissionMetrics } from '../admission/webhook';
 import type { SpanPipelineCounts } from '../observability/bounded-span-processor';
@@ -65,8 +65,8 @@ export interface ApiServerConfig {
   encryptionProviders?: Map<string, ValueTransformer>;
   /** --enable-admission-plugins, --disable-admission-plugins, --admission-control-config-file and the plugins' flags (default: v1.25's default-on set). */
   admission?: ServerAdmissionOptions;
-  /** The audit log (--audit-policy-file, --audit-log-*); absent: nothing is audited. */
-  audit?: AuditLogOptions;
+  /** Auditing (--audit-policy-file, --audit-log-*, --audit-webhook-*); absent: nothing is audited. */
+  audit?: AuditOptions;
   /** The running tracing's export counts (--tracing-config-file), served on /metrics; absent: no tracing. */
   tracing?: { counts: SpanPipelineCounts };
   /**
@@ -208,7 +208,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   parts.customResources?.attach(cache);
   const advertisedHost = config.bindAddress === '0.0.0.0' || config.bindAddress === '::' ? '127.0.0.1' : config.bindAddress;
   const bodyCodec = new BodyCodec(parts.protobuf, parts.yamlBodies);
-  const audit = buildAuditLog(config.audit, { codec: bodyCodec, metrics, log });
+  const audit = await buildAudit(config.audit, { codec: bodyCodec, metrics, log });
   const security = await buildSecurity({
     security: config.security,
     dataDir: config.dataDir,
@@ -482,7 +482,8 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
       admission.stop();
       await security.stop();
       parts.customResources?.stop();
-      audit?.close();
+      // Buffered events go out; a receiver that does not answer does not hold the shutdown long.
+      if (audit !== undefined) await withTimeout(audit.shutdown(), 5000);
       await parts.yamlBodies?.close();
       cache.stop();
     },

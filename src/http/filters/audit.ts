@@ -14,6 +14,10 @@
  * | ResponseComplete | the response is written                                      |
  * | Panic            | the handler failed with something that is not an ApiError    |
  *
+ * The hook waits for the backend's answer to RequestReceived when it is a promise (kube's blocking
+ * modes); an answer of false (a blocking-strict backend failed) fails the request with v1.25's
+ * 500 "failed to store audit event" and no further event.
+ *
  * At level Request and above a record carries the request's body as the client sent it (only if
  * a handler read it); at RequestResponse, the object or Status the response writer wrote. The
  * backend decodes and trims them; this hook never parses a body. No credential reaches a record:
@@ -23,6 +27,7 @@
 import { randomUUID } from 'node:crypto';
 import type { UserInfo } from '../../authn/user-info';
 import type { RequestContext, RequestInfo } from '../../endpoints';
+import { errors } from '../../util';
 import type { Filter } from './filter';
 
 export type AuditLevel = 'None' | 'Metadata' | 'Request' | 'RequestResponse';
@@ -78,8 +83,13 @@ export interface AuditRecord {
 export interface AuditBackend {
   /** The policy's decision for a request; absent: every request at Metadata, no stage omitted. */
   decide?(request: AuditRequestAttributes): AuditPolicyDecision;
-  /** One stage of one request; must not throw and should not block for long (it runs on the request path). */
-  record(record: AuditRecord): void;
+  /**
+   * One stage of one request; must not throw and should not block for long (it runs on the
+   * request path). For RequestReceived, false (or a promise of false) means the event could not
+   * be stored and the request must fail (kube's blocking-strict mode); the hook waits for a
+   * promise before the request goes on (blocking modes). Later stages' answers are not waited on.
+   */
+  record(record: AuditRecord): void | boolean | Promise<boolean>;
 }
 
 interface AuditState {
@@ -145,10 +155,10 @@ function atLeast(level: AuditLevel, wanted: AuditLevel): boolean {
   return order.indexOf(level) >= order.indexOf(wanted);
 }
 
-function emit(backend: AuditBackend, state: AuditState, ctx: RequestContext, stage: AuditStage, extra: Partial<AuditRecord> = {}): void {
+function emit(backend: AuditBackend, state: AuditState, ctx: RequestContext, stage: AuditStage, extra: Partial<AuditRecord> = {}): void | boolean | Promise<boolean> {
   if (state.decision.omitStages.includes(stage)) return;
   const impersonating = ctx.requestingUser !== undefined;
-  backend.record({
+  return backend.record({
     auditId: state.auditId,
     stage,
     level: state.decision.level,
@@ -176,7 +186,7 @@ export function auditFilter(backend: AuditBackend | undefined): Filter {
     name: 'audit',
     // Without a backend the hook only names the request.
     spanWorthy: () => backend !== undefined,
-    run(ctx: RequestContext): void {
+    run(ctx: RequestContext): void | Promise<void> {
       // kube-apiserver names every request; clients quote the id when asking about one.
       const auditId = ctx.header('audit-id') ?? randomUUID();
       ctx.response.setHeader('Audit-Id', auditId);
@@ -186,16 +196,29 @@ export function auditFilter(backend: AuditBackend | undefined): Filter {
       if (decision.level === 'None') return;
       const state: AuditState = { auditId, received: new Date(), decision, name, user: ctx.user, responseStarted: false };
       STATE.set(ctx, state);
-      emit(backend, state, ctx, 'RequestReceived');
+      const stored = emit(backend, state, ctx, 'RequestReceived');
       if (ctx.info.isResourceRequest && ctx.info.verb === 'watch') {
         // Long-running requests get a ResponseStarted event when their headers go out (kube: watch, exec, proxy).
         ctx.response.onStreamStart = () => {
           state.responseStarted = true;
-          emit(backend, state, ctx, 'ResponseStarted', { responseCode: 200 });
+          void emit(backend, state, ctx, 'ResponseStarted', { responseCode: 200 });
         };
+      }
+      if (stored === false) refuseUnstored(ctx);
+      if (stored instanceof Promise) {
+        return stored.then((took) => {
+          if (!took) refuseUnstored(ctx);
+        });
       }
     },
   };
+}
+
+/** v1.25: a RequestReceived event a blocking-strict backend could not store fails the request, with no further event. */
+function refuseUnstored(ctx: RequestContext): never {
+  STATE.delete(ctx);
+  ctx.response.onStreamStart = undefined;
+  throw errors.internal(new Error('failed to store audit event'));
 }
 
 /** Called by panic recovery for what is not an ApiError: the request's last event is a Panic. */
@@ -239,13 +262,13 @@ export function completeAudit(backend: AuditBackend | undefined, ctx: RequestCon
   };
   const pending = atLeast(level, 'Metadata') ? ctx.readBodyIfStarted() : undefined;
   if (pending === undefined) {
-    emit(backend, state, ctx, stage, base);
+    void emit(backend, state, ctx, stage, base);
     return;
   }
   // The body was read by the handler (it is settled, or about to be): its bytes go with the event.
   pending.then(
-    (bytes) => emit(backend, state, ctx, stage, { ...base, ...(bytes.length > 0 ? { requestBody: { contentType: ctx.header('content-type') ?? '', bytes } } : {}) }),
-    () => emit(backend, state, ctx, stage, base),
+    (bytes) => void emit(backend, state, ctx, stage, { ...base, ...(bytes.length > 0 ? { requestBody: { contentType: ctx.header('content-type') ?? '', bytes } } : {}) }),
+    () => void emit(backend, state, ctx, stage, base),
   );
 }
 
@@ -255,7 +278,7 @@ function recordFailedAuthentication(backend: AuditBackend, ctx: RequestContext, 
   if (decision.level === 'None' || decision.omitStages.includes('ResponseStarted')) return;
   const now = new Date();
   const elapsedMs = Number(process.hrtime.bigint() - ctx.startedAt) / 1e6;
-  backend.record({
+  void backend.record({
     auditId: ctx.header('audit-id') ?? randomUUID(),
     stage: 'ResponseStarted',
     level: decision.level,
