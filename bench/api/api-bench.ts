@@ -26,7 +26,7 @@
  * measured side by side (custom-resource-bench.ts).
  *
  * `--tracing` runs only the tracing benchmark instead (tracing-bench.ts): create and GET at 16 in
- * flight with tracing off, at sampling 0 and at full sampling to a local OTLP sink (OPS per
+ * flight with tracing off, at sampling 0, 1% and full sampling to a local OTLP sink (OPS per
  * replica and round, at least 3 interleaved rounds); CONTROL=1, ABLATE_ALS=1 and BASELINE_MAIN
  * are described there.
  * `--workers` runs only issue 19's benchmark instead (workers-bench.ts): `--api-workers 1` against
@@ -329,9 +329,9 @@ async function tracingMain(): Promise<void> {
   const ops = Number(process.env.OPS ?? CONCURRENT_OPS);
   const rounds = Math.max(ROUNDS, 3);
   // Free ports of its own: another benchmark on the shared machine may hold SERVER_PORTS.
-  const result = await measureTracingOverhead(await freePortSets(4), { ops, warmup: Number(process.env.WARMUP ?? 300), inflight: INFLIGHT, rounds }, (line) => process.stderr.write(`${line}\n`));
+  const result = await measureTracingOverhead(await freePortSets(5), { ops, warmup: Number(process.env.WARMUP ?? 300), inflight: INFLIGHT, rounds }, (line) => process.stderr.write(`${line}\n`));
   process.stdout.write([
-    `bench/api --tracing: three single-member replicas side by side, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${ops} creates and ${ops} GETs per replica and round, rounds interleaved`,
+    `bench/api --tracing: four single-member replicas side by side, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${ops} creates and ${ops} GETs per replica and round, rounds interleaved`,
     '',
     formatTracingTable(result, INFLIGHT),
   ].join('\n') + '\n');

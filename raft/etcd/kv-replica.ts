@@ -27,10 +27,12 @@
  * and carried in snapshots; the transport's peers follow it. Changes are decided on the leader
  * (a follower forwards them to the leader's etcd API) after etcd's safety checks.
  *
- * Tracing (@opentelemetry/api only): a traced entry's apply is a `raft.apply` span in the
- * proposer's trace on every replica that applies it (RaftNode carries the context in the entry);
- * the revision it made is remembered (bounded) so that a watch event can link to the write
- * (writeTraceContext). A linearizable read under a recording span waits in `raft.read_index`.
+ * Tracing (@opentelemetry/api only): applying an entry is work inside the process, so it makes
+ * no span (src/observability/spans.ts has the rule); the revision a traced entry made is
+ * remembered (bounded) with the entry's trace context (its proposal's or forward's span, which
+ * RaftNode carries in the entry), so that a watch event's delivery on any replica can link to
+ * the write (writeTraceContext). A linearizable read under a recording span waits on the leader
+ * and the quorum in `raft.read_index`.
  *
  * Backups and consistency: backupSnapshot() is the store's image at one applied index in the
  * format of snapshot-file.ts (served as Maintenance.Snapshot). Replicas compare digests of their
@@ -40,7 +42,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { ROOT_CONTEXT, SpanStatusCode, trace, type Context, type SpanContext } from '@opentelemetry/api';
+import { SpanStatusCode, trace, type Context, type SpanContext } from '@opentelemetry/api';
 import { isRaftError } from '../core/errors';
 import type { NodeId } from '../core/types';
 import { Histogram, MetricsFile, RaftNode, type AppliedEntry, type MetricFamily, type StateMachine, type Transport } from '../node';
@@ -172,7 +174,6 @@ type Outcome = { value: unknown } | { error: KvError };
 const TRACER_NAME = 'carina.raft';
 /** Traced writes remembered by revision, for linking watch events to them. */
 const WRITE_TRACES_MAX = 4096;
-const ENTRY_KIND_NAMES: Record<number, string> = Object.fromEntries(Object.entries(EntryKind).map(([name, kind]) => [kind, name]));
 
 export class KvReplica implements KvClient {
   readonly id: NodeId;
@@ -507,7 +508,7 @@ export class KvReplica implements KvClient {
   }
 
   /**
-   * The span context of the traced write that made `revision` on this replica (its apply span),
+   * The span context of the traced write that made `revision` (the entry's, as proposed),
    * while it is among the last few thousand traced writes; undefined otherwise.
    */
   writeTraceContext(revision: number): SpanContext | undefined {
@@ -864,31 +865,20 @@ export class KvReplica implements KvClient {
       }
       const { kind, request } = decoded;
       let outcome: Outcome;
-      const span = entry.traceContext === undefined ? undefined : trace.getTracer(TRACER_NAME).startSpan('raft.apply', {
-        attributes: { 'raft.node.id': this.id, 'raft.entry.index': entry.index, 'raft.entry.kind': ENTRY_KIND_NAMES[kind] ?? String(kind) },
-      }, trace.setSpanContext(ROOT_CONTEXT, entry.traceContext));
+      const traced = entry.traceContext;
       const revisionBefore = this.store.revision;
       // Remembered before executing: the hub hands the write's events to in-process watchers
       // during execute, and a write makes exactly the next revision (forgotten if it made none).
-      if (span !== undefined) this.rememberWriteTrace(revisionBefore + 1, span.spanContext());
+      if (traced !== undefined) this.rememberWriteTrace(revisionBefore + 1, traced);
       try {
         outcome = { value: this.execute(kind, request, entry.index) };
       } catch (err) {
         // Errors of the request (a missing lease, a compacted revision) are outcomes; anything
         // else is a bug that must stop this replica before it diverges.
-        if (!isKvError(err)) {
-          span?.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
-          span?.end();
-          throw err;
-        }
+        if (!isKvError(err)) throw err;
         outcome = { error: err };
-        span?.setAttribute('error.type', err.code);
       }
-      if (span !== undefined) {
-        span.setAttribute('kv.revision', this.store.revision);
-        span.end();
-        if (this.store.revision === revisionBefore) this.writeTraces.delete(revisionBefore + 1);
-      }
+      if (traced !== undefined && this.store.revision === revisionBefore) this.writeTraces.delete(revisionBefore + 1);
       outcomes.push(outcome);
     }
     this.persist(lastIndex);

@@ -17,7 +17,7 @@
  * - Built-in mutating plugins change `attributes.object` in place and return it.
  */
 import { errors } from '../util';
-import { inSpan, type TraceContext } from '../observability/spans';
+import { inStage, type TraceContext } from '../observability/spans';
 import type { UserInfo } from '../authn/user-info';
 import type { JsonObject } from '../storage';
 
@@ -91,8 +91,8 @@ export interface AdmissionPlugin {
   /** A validating plugin throws an ApiError to refuse. */
   validate?(attributes: AdmissionAttributes): Promise<void>;
   /**
-   * Whether the plugin has work for this request worth a span of its own when it is traced (the
-   * webhook plugins with no webhook configured: no). Absent: always.
+   * Whether the plugin has work for this request worth a stage event on the request's span when
+   * it is traced (the webhook plugins with no webhook configured: no). Absent: always.
    */
   spanWorthy?(attributes: AdmissionAttributes): boolean;
   /** Releases what the plugin holds (cache subscriptions, timers) when the server stops. */
@@ -142,7 +142,8 @@ export class AdmissionChain {
 
   private async mutateOnce(attributes: AdmissionAttributes, start: JsonObject | undefined): Promise<JsonObject | undefined> {
     let object = start;
-    // A traced request runs each plugin in a span of its own (src/observability/spans.ts).
+    // A traced request records each plugin as a stage, an event on its span (src/observability/spans.ts);
+    // a webhook plugin's calls are spans of their own, children of the request's.
     const traced = attributes.trace !== undefined;
     for (const plugin of this.plugins) {
       const mutate = plugin.mutate;
@@ -150,7 +151,7 @@ export class AdmissionChain {
       const current = { ...attributes, object };
       if (!plugin.handles(current)) continue;
       this.refuseUnsafeDryRun(plugin, current);
-      const mutated = traced && plugin.spanWorthy?.(current) !== false ? await inSpan(`admission.mutate ${plugin.name}`, attributes.trace, async (trace) => mutate.call(plugin, { ...current, trace }), pluginSpan(plugin.name, 'admit')) : await mutate.call(plugin, current);
+      const mutated = traced && plugin.spanWorthy?.(current) !== false ? await inStage(`admission.mutate ${plugin.name}`, attributes.trace, async () => mutate.call(plugin, current), pluginStage(plugin.name, 'admit')) : await mutate.call(plugin, current);
       object = mutated ?? object;
     }
     return object;
@@ -171,7 +172,7 @@ export class AdmissionChain {
         const validate = plugin.validate;
         if (validate === undefined || !plugin.handles(attributes)) continue;
         this.refuseUnsafeDryRun(plugin, attributes);
-        if (traced && plugin.spanWorthy?.(attributes) !== false) await inSpan(`admission.validate ${plugin.name}`, attributes.trace, async (trace) => validate.call(plugin, { ...attributes, trace }), pluginSpan(plugin.name, 'validate'));
+        if (traced && plugin.spanWorthy?.(attributes) !== false) await inStage(`admission.validate ${plugin.name}`, attributes.trace, async () => validate.call(plugin, attributes), pluginStage(plugin.name, 'validate'));
         else await validate.call(plugin, attributes);
       }
       rejected = false;
@@ -190,6 +191,6 @@ export class AdmissionChain {
   }
 }
 
-function pluginSpan(name: string, step: 'admit' | 'validate') {
-  return { attributes: { 'carina.admission.plugin': name, 'carina.admission.step': step } };
+function pluginStage(name: string, step: 'admit' | 'validate') {
+  return { 'carina.admission.plugin': name, 'carina.admission.step': step };
 }

@@ -6,7 +6,7 @@
  * the kind's schema. Handlers hold no state of their own; a scope lives for one request.
  */
 import { ApiError, errors } from '../util';
-import { inSpan, inSpanSync, type TraceContext } from '../observability/spans';
+import { inStage, inStageSync, type TraceContext } from '../observability/spans';
 import { parseFieldSelector, parseLabelSelector, SelectorParseError, validateFieldSelector } from '../apis/selectors';
 import { apiVersionOf, type DeleteOptions, type GenericRegistry, type ResetField, type ResourceStrategy, type ServedResource } from '../registry';
 import type { ObjectStore, WatchCache } from '../storage';
@@ -150,8 +150,8 @@ export class RequestScope {
 
   /** Writes `object` in the request's representation; `inOrder` when it is in kube's field order already (as read). */
   respond(status: number, object: JsonObject, inOrder?: InOrder): void {
-    // In a traced request, encoding and writing is a span of its own (src/observability/spans.ts).
-    inSpanSync('encode', this.ctx.trace, () => this.ctx.response.writeObject(status, object, this.offer(), inOrder));
+    // In a traced request, encoding and writing is a stage: an event on the request's span (src/observability/spans.ts).
+    inStageSync('encode', this.ctx.trace, () => this.ctx.response.writeObject(status, object, this.offer(), inOrder));
   }
 
   /**
@@ -207,8 +207,8 @@ export class RequestScope {
    * v1.25's order: the media type (415), the body's size (413), the options (422), the body (400).
    */
   decodeBody(kind: WriteOptionsKind): Promise<JsonObject> {
-    // In a traced request, reading and decoding the body is a span of its own.
-    return inSpan('decode', this.ctx.trace, () => this.decodeBodyNow(kind));
+    // In a traced request, reading and decoding the body is a stage (an event on the request's span).
+    return inStage('decode', this.ctx.trace, () => this.decodeBodyNow(kind));
   }
 
   private async decodeBodyNow(kind: WriteOptionsKind): Promise<JsonObject> {

@@ -8,7 +8,10 @@
  *
  * It replaces the SDK's BatchSpanProcessor for one reason: the SDK drops spans silently (a
  * private counter and a diagnostic log), and an operator must be able to see a lossy pipeline.
- * Defaults follow the SDK's (2048 queued, 512 per export, 1 s delay, 30 s export timeout cut to 10 s).
+ * Defaults follow the SDK's (2048 queued, 512 per export, 1 s delay, 30 s export timeout cut to 10 s),
+ * and so do the environment variables that change them where options do not:
+ * OTEL_BSP_MAX_QUEUE_SIZE, OTEL_BSP_MAX_EXPORT_BATCH_SIZE, OTEL_BSP_SCHEDULE_DELAY and
+ * OTEL_BSP_EXPORT_TIMEOUT (milliseconds).
  */
 import type { Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -31,6 +34,12 @@ export interface SpanPipelineCounts {
 
 const SAMPLED = 1;
 
+/** A positive whole number from the environment (the SDK's OTEL_BSP_* variables), else undefined. */
+function fromEnvironment(name: string): number | undefined {
+  const value = Number(process.env[name] ?? '');
+  return Number.isInteger(value) && value > 0 ? value : undefined;
+}
+
 export class BoundedSpanProcessor implements SpanProcessor {
   readonly counts: SpanPipelineCounts = { exported: 0, dropped: 0, failed: 0 };
   private queue: ReadableSpan[] = [];
@@ -43,10 +52,10 @@ export class BoundedSpanProcessor implements SpanProcessor {
   private readonly exportTimeoutMs: number;
 
   constructor(private readonly exporter: SpanExporter, options: BoundedSpanProcessorOptions = {}) {
-    this.maxQueueSize = options.maxQueueSize ?? 2048;
-    this.maxExportBatchSize = Math.min(options.maxExportBatchSize ?? 512, this.maxQueueSize);
-    this.scheduledDelayMs = options.scheduledDelayMs ?? 1000;
-    this.exportTimeoutMs = options.exportTimeoutMs ?? 10_000;
+    this.maxQueueSize = options.maxQueueSize ?? fromEnvironment('OTEL_BSP_MAX_QUEUE_SIZE') ?? 2048;
+    this.maxExportBatchSize = Math.min(options.maxExportBatchSize ?? fromEnvironment('OTEL_BSP_MAX_EXPORT_BATCH_SIZE') ?? 512, this.maxQueueSize);
+    this.scheduledDelayMs = options.scheduledDelayMs ?? fromEnvironment('OTEL_BSP_SCHEDULE_DELAY') ?? 1000;
+    this.exportTimeoutMs = options.exportTimeoutMs ?? fromEnvironment('OTEL_BSP_EXPORT_TIMEOUT') ?? 10_000;
   }
 
   onStart(_span: Span, _parentContext: Context): void {

@@ -7,7 +7,7 @@
  * the generation bump that comes with it. Everything kind-specific comes from the resource's ResourceStrategy; storage failures leave
  * as Status errors (errors.ts), so callers above see only ApiErrors.
  */
-import { inSpanSync, type TraceContext } from '../observability/spans';
+import { inStageSync, type TraceContext } from '../observability/spans';
 import type { KvCallOptions } from '../../raft';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AdmissionChain, type AdmissionAttributes, type AdmissionRecorder } from '../admission';
@@ -535,7 +535,7 @@ export class GenericRegistry {
     delete metadata.deletionGracePeriodSeconds;
     delete metadata.generation;
     strategy.prepareForCreate(object, { user: options.user });
-    this.validationFailure(resource, inSpanSync('validate', options.trace, () => strategy.validateCreate(object, resource.namespaced)), name);
+    this.validationFailure(resource, inStageSync('validate', options.trace, () => strategy.validateCreate(object, resource.namespaced)), name);
     strategy.canonicalize(object);
     await this.admission.validate({ ...attributes, object });
     const key = this.key(resource, namespace, name);
@@ -738,7 +738,7 @@ export class GenericRegistry {
     // rest.BeforeUpdate: as on create, the namespace is checked again after mutating admission.
     this.checkNamespace(resource, attributes.namespace, next);
     strategy.prepareForUpdate(next, old, options.subresource);
-    this.validationFailure(resource, inSpanSync('validate', options.trace, () => strategy.validateUpdate(next, old, resource.namespaced, options.subresource)), name);
+    this.validationFailure(resource, inStageSync('validate', options.trace, () => strategy.validateUpdate(next, old, resource.namespaced, options.subresource)), name);
     strategy.canonicalize(next);
     await this.admission.validate({ ...attributes, object: next });
     const metadata = metadataOf(next);

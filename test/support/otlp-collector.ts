@@ -19,6 +19,8 @@ export interface ReceivedSpan {
   endNs: bigint;
   attributes: Record<string, unknown>;
   links: Array<{ traceId: string; spanId: string }>;
+  /** Span events (the request's stages), in the order sent. */
+  events: Array<{ name: string; timeNs: bigint; attributes: Record<string, unknown> }>;
   /** The resource's service.instance.id. */
   instance: string;
   statusCode: number;
@@ -134,6 +136,7 @@ export class OtlpCollector {
             endNs: nanos(span.endTimeUnixNano),
             attributes: attributes(span.attributes),
             links: (span.links ?? []).map((l: Json) => ({ traceId: hexId(l.traceId), spanId: hexId(l.spanId) })),
+            events: (span.events ?? []).map((e: Json) => ({ name: String(e.name), timeNs: nanos(e.timeUnixNano), attributes: attributes(e.attributes) })),
             instance,
             statusCode: span.status?.code ?? 0,
           });
@@ -231,6 +234,10 @@ export function decodeExportTraceRequest(body: Buffer): ReceivedSpan[] {
           links: s.filter((f) => f.field === 13).map((l) => {
             const lf = fields(l.bytes);
             return { traceId: lf.find((f) => f.field === 1)?.bytes.toString('hex') ?? '', spanId: lf.find((f) => f.field === 2)?.bytes.toString('hex') ?? '' };
+          }),
+          events: s.filter((f) => f.field === 11).map((e) => {
+            const ef = fields(e.bytes);
+            return { name: ef.find((f) => f.field === 2)?.bytes.toString('utf8') ?? '', timeNs: ef.find((f) => f.field === 1)?.varint ?? 0n, attributes: decodeKeyValues(ef, 3) };
           }),
           instance,
           statusCode: status === undefined ? 0 : Number(fields(status.bytes).find((f) => f.field === 3)?.varint ?? 0n),

@@ -9,19 +9,20 @@
  * `after`, called once the handler returned or threw, last filter first.
  *
  * With tracing on and the request sampled, each filter after request info that has work to do
- * for the request (Filter.spanWorthy) runs in a child span of the request's span, named after
- * the filter; otherwise the loop is the same as without tracing.
+ * for the request (Filter.spanWorthy) is a stage of the request: an event on its span, named
+ * after the filter, with its duration (src/observability/spans.ts); otherwise the loop is the
+ * same as without tracing.
  */
 import type { RequestContext } from '../../endpoints';
 import type { LogLine } from '../../observability/logger';
-import { inSpan } from '../../observability/spans';
+import { inStage } from '../../observability/spans';
 import type { Filter } from './filter';
 import { recoverFromFailure } from './panic-recovery';
 import { traceRequest } from './tracing';
 
 export type Handler = (ctx: RequestContext) => Promise<void>;
 
-/** Filters too small to be worth a span of their own. */
+/** Filters too small to be worth a stage of their own. */
 const UNTRACED_FILTERS = new Set(['request-info']);
 
 export class FilterChain {
@@ -46,7 +47,7 @@ export class FilterChain {
     try {
       for (const filter of this.filters) {
         if (ctx.trace !== undefined && !UNTRACED_FILTERS.has(filter.name) && filter.spanWorthy?.(ctx) !== false) {
-          await inSpan(filter.name, ctx.trace, async () => filter.run(ctx));
+          await inStage(filter.name, ctx.trace, async () => filter.run(ctx));
           completed++;
           continue;
         }

@@ -10,9 +10,10 @@
  * trace and follows its sampling decision (parent-based); without one, the configured rate
  * decides. The span's context becomes `ctx.trace`, which later stages pass on explicitly. An
  * unsampled request runs the chain exactly as with tracing off (spans.ts has why).
- * Each filter after this one that has work to do for the request runs in a child span named
- * after it (authentication, audit, impersonation, authorization), started by the chain only
- * when this span records.
+ * Each filter after this one that has work to do for the request is a stage: an event on this
+ * span named after it (authentication, audit, impersonation, authorization), with its duration,
+ * recorded by the chain only when this span records. Child spans are only for work that leaves
+ * the process (src/observability/spans.ts).
  */
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, trace, type TextMapGetter } from '@opentelemetry/api';
 import type { RequestContext, RequestInfo } from '../../endpoints';
