@@ -20,8 +20,9 @@
  * (`etcdserverpb.KV/Range`, rpc.system grpc, rpc.service, rpc.method, rpc.grpc.status_code),
  * in the caller's trace when its metadata carries a W3C `traceparent` (as etcd's otelgrpc
  * interceptor reads it), sampled as the process's tracing configuration says. The replica's own
- * spans (raft.propose, raft.apply, ...) become its children. No tracing registered: the span is
- * a no-op and the call runs as before.
+ * spans (raft.forward, raft.commit, ...) become its children and its events (raft.propose,
+ * raft.read_index) are added to it. No tracing registered: the span is a no-op and the call runs
+ * as before.
  */
 import * as http2 from 'node:http2';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, trace, type TextMapGetter } from '@opentelemetry/api';

@@ -15,8 +15,9 @@
  * resolves only once the entry is committed AND applied on this node (read-your-writes).
  *
  * Tracing (through @opentelemetry/api only; the core stays free of it): a proposal made under a
- * recording span gets a `raft.propose` span, and a `raft.forward` span while a follower's core
- * forwards it to the leader; the entry carries that context (trace-context.ts), so the leader's
+ * recording span adds a `raft.propose` event (its duration, entry index, leader) to that span,
+ * and gets a `raft.forward` span while a follower's core forwards it to the leader (work that
+ * waits on another replica); the entry carries that context (trace-context.ts), so the leader's
  * `raft.commit` (from its append to its commit) joins the proposer's trace. Each Ready that
  * writes traced entries is one `raft.persist` span (the synced write they rode on), linked both
  * ways with every traced entry of the batch. Without a recording span nothing here allocates.
@@ -35,6 +36,9 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span,
 import type { AppliedEntry, DurableStorage, Proposed, StateMachine, Transport } from './contracts';
 import { TRACE_CONTEXT_BYTES, TRACE_FLAG_BIT, decodeTraceContext, encodeTraceContext } from './trace-context';
 import { Histogram, exponentialBuckets } from './metrics';
+
+/** src/observability/spans.ts's attribute for a stage event's duration (raft/ imports nothing from src/). */
+const STAGE_DURATION_ATTRIBUTE = 'carina.stage.duration_ms';
 
 export interface RaftNodeOptions {
   id: NodeId;
@@ -230,30 +234,36 @@ export class RaftNode {
    * Proposes `data`; resolves with its log index and the state machine's result for it once it
    * is committed and applied on this node.
    * Rejects with RaftError TIMEOUT, PROPOSAL_DROPPED, NOT_LEADER or STOPPED. Under a recording
-   * span in `parentContext`, the proposal is traced (raft.propose, and the entry carries its
-   * context to the leader's commit and every replica's apply).
+   * span in `parentContext` (the store call's), the proposal is traced: an event `raft.propose`
+   * on that span with its duration and entry (work in this process is an event, not a span),
+   * a `raft.forward` span when a follower forwards it, and the entry carries the context to the
+   * leader's commit and every replica's persist and watch delivery.
    */
   async propose(data: Uint8Array, parentContext?: Context): Promise<Proposed> {
     this.throwIfUnusable();
     const parent = parentContext === undefined ? undefined : trace.getSpan(parentContext);
     if (parentContext === undefined || parent === undefined || !parent.isRecording()) return this.proposeEntry(data);
-    const span = trace.getTracer(TRACER_NAME).startSpan('raft.propose', { attributes: { 'raft.node.id': this.id, 'raft.entry.bytes': data.length } }, parentContext);
+    const started = performance.now();
+    const attributes: Record<string, string | number | boolean> = { 'raft.node.id': this.id, 'raft.entry.bytes': data.length };
     try {
-      const proposed = await this.proposeEntry(data, { span, parentContext });
-      span.setAttribute('raft.entry.index', proposed.index);
-      span.end();
+      const proposed = await this.proposeEntry(data, { span: parent, parentContext, attributes });
+      attributes['raft.entry.index'] = proposed.index;
       return proposed;
     } catch (err) {
-      endFailed(span, err);
+      const e = err as { code?: unknown };
+      attributes['error.type'] = typeof e?.code === 'string' ? e.code : 'Error';
       throw err;
+    } finally {
+      attributes[STAGE_DURATION_ATTRIBUTE] = performance.now() - started;
+      parent.addEvent('raft.propose', attributes, started);
     }
   }
 
-  private async proposeEntry(data: Uint8Array, traced?: { span: Span; parentContext: Context }): Promise<Proposed> {
+  private async proposeEntry(data: Uint8Array, traced?: { span: Span; parentContext: Context; attributes: Record<string, string | number | boolean> }): Promise<Proposed> {
     await this.waitForLeader();
     const seq = ++this.proposalSeq;
     let entryContext: SpanContext | undefined;
-    if (traced !== undefined) entryContext = this.traceProposal(seq, traced.span, traced.parentContext);
+    if (traced !== undefined) entryContext = this.traceProposal(seq, traced.span, traced.parentContext, traced.attributes);
     const traceBytes = entryContext === undefined ? 0 : TRACE_CONTEXT_BYTES;
     const payload = new Uint8Array(ENVELOPE_BYTES + traceBytes + data.length);
     writeEnvelope(payload, this.id, seq, entryContext !== undefined);
@@ -275,12 +285,13 @@ export class RaftNode {
     }
   }
 
-  /** The context the entry carries: the forward span's when a follower's core forwards it. */
-  private traceProposal(seq: number, span: Span, parentContext: Context): SpanContext {
+  /** The context the entry carries: the caller's span's, or the forward span's when a follower's core forwards it. */
+  private traceProposal(seq: number, span: Span, parentContext: Context, attributes: Record<string, string | number | boolean>): SpanContext {
     const forwarded = !this.isLeader && !(this.options.disableProposalForwarding ?? false);
-    span.setAttributes({ 'raft.leader.id': this.leaderId, 'raft.forwarded': forwarded });
+    attributes['raft.leader.id'] = this.leaderId;
+    attributes['raft.forwarded'] = forwarded;
     if (!forwarded) return span.spanContext();
-    const forward = trace.getTracer(TRACER_NAME).startSpan('raft.forward', { kind: SpanKind.CLIENT, attributes: { 'raft.node.id': this.id, 'raft.leader.id': this.leaderId } }, trace.setSpan(parentContext, span));
+    const forward = trace.getTracer(TRACER_NAME).startSpan('raft.forward', { kind: SpanKind.CLIENT, attributes: { 'raft.node.id': this.id, 'raft.leader.id': this.leaderId } }, parentContext);
     this.forwardSpans.set(seq, forward);
     return forward.spanContext();
   }

@@ -7,7 +7,8 @@
  * validation, encode) are span events on it, each with its duration (`carina.stage.duration_ms`)
  * as kube's utiltrace records steps (inStage, inStageSync); child spans (inSpan) only for work that
  * leaves the process or waits on another replica: a webhook call, the store call, and under it
- * raft's propose, forward, commit and persist, and the watch delivery linked to the write. A span
+ * raft's forward to the leader, the leader's commit, the persist, and the watch delivery linked
+ * to the write (raft's proposal and read index are events on the store call's span). A span
  * costs the SDK several microseconds to make and export, an event a fraction of that.
  *
  * The trace context travels explicitly, never through an ambient "active context": a request's

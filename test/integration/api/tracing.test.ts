@@ -94,7 +94,7 @@ describe('tracing (OpenTelemetry, three replicas and a collector)', function () 
     }, 30_000);
   }
 
-  it('a create sent to a follower is one trace in kube\'s shape: the request span with its stages as events; spans for the store call, proposal, forwarding, the leader\'s commit', async () => {
+  it('a create sent to a follower is one trace in kube\'s shape: the request span with its stages as events; spans for the store call, the forward to the leader, the leader\'s commit', async () => {
     const { follower, leaderName, followerName } = await leaderAndFollower();
     const parent = newTraceparent();
     const created = await follower.request('POST', '/api/v1/namespaces/default/configmaps', {
@@ -105,7 +105,7 @@ describe('tracing (OpenTelemetry, three replicas and a collector)', function () 
     const find = (spans: ReceivedSpan[], name: string, instance: string) => spans.find((s) => s.name === name && s.instance === instance);
     const spans = await until('the follower\'s and the leader\'s spans of the create', async () => {
       const got = collector.trace(parent.traceId);
-      return find(got, 'raft.commit', leaderName) && find(got, 'raft.propose', followerName) && find(got, 'POST /api/v1/namespaces/{namespace}/configmaps', followerName) ? got : undefined;
+      return find(got, 'raft.commit', leaderName) && find(got, 'etcd.Txn', followerName) && find(got, 'POST /api/v1/namespaces/{namespace}/configmaps', followerName) ? got : undefined;
     }, 30_000, () => JSON.stringify(collector.trace(parent.traceId).map((s) => `${s.instance} ${s.name}`)));
 
     // The replicas export OTLP in Protobuf (the SDK's exporter-trace-otlp-proto), which the collector decoded.
@@ -126,24 +126,26 @@ describe('tracing (OpenTelemetry, three replicas and a collector)', function () 
       expect(event.timeNs >= server.startNs - SAME_PROCESS_SLACK_NS && event.timeNs <= server.endNs + SAME_PROCESS_SLACK_NS, `${event.name} within the request`).to.equal(true);
     }
     // Only work that leaves the process or waits on another replica is a span: nothing else hangs under the request.
-    const inProcess = ['authentication', 'authorization', 'decode', 'validate', 'encode', 'raft.apply'];
+    const inProcess = ['authentication', 'authorization', 'decode', 'validate', 'encode', 'raft.apply', 'raft.propose', 'raft.read_index'];
     expect(spans.filter((s) => inProcess.includes(s.name) || s.name.startsWith('admission.')).map((s) => s.name)).to.deep.equal([]);
     const txn = find(spans, 'etcd.Txn', followerName) as ReceivedSpan;
     expect(txn.kind).to.equal(CLIENT);
     expect(txn.attributes['carina.store.key']).to.equal('/registry/configmaps/default/traced-create');
     expect(isAncestor(spans, server, txn)).to.equal(true);
-    const propose = find(spans, 'raft.propose', followerName) as ReceivedSpan;
-    expect(propose.parentSpanId).to.equal(txn.spanId);
-    expect(propose.attributes['raft.forwarded']).to.equal(true);
+    // The proposal is an event on the store call's span: its duration, where it went.
+    const propose = txn.events.find((e) => e.name === 'raft.propose');
+    expect(propose?.attributes).to.include({ 'raft.forwarded': true });
+    expect(propose?.attributes['raft.entry.index']).to.be.a('number');
+    expect(propose?.attributes['carina.stage.duration_ms']).to.be.a('number');
     const forward = find(spans, 'raft.forward', followerName) as ReceivedSpan;
-    expect(forward.parentSpanId).to.equal(propose.spanId);
+    expect(forward.parentSpanId).to.equal(txn.spanId);
+    expect(forward.kind).to.equal(CLIENT);
     const commit = find(spans, 'raft.commit', leaderName) as ReceivedSpan;
     expect(commit.parentSpanId).to.equal(forward.spanId);
     expect(commit.kind).to.equal(SERVER);
 
     expectNested(txn, server);
-    expectNested(propose, txn);
-    expectNested(forward, propose);
+    expectNested(forward, txn);
     expectNested(commit, forward, CROSS_PROCESS_SLACK_NS);
 
     // The synced write the entry rode on: one span per Ready on the leader, linked to the entry.
@@ -209,15 +211,16 @@ describe('tracing (OpenTelemetry, three replicas and a collector)', function () 
     }
     const spans = await until('the etcd API call\'s spans', async () => {
       const got = collector.trace(parent.traceId);
-      return got.some((s) => s.name === 'etcdserverpb.KV/Put') && got.some((s) => s.name === 'raft.propose' && s.instance === followerName) ? got : undefined;
+      return got.some((s) => s.name === 'etcdserverpb.KV/Put') && got.some((s) => s.name === 'raft.forward' && s.instance === followerName) ? got : undefined;
     }, 30_000);
     const put = spans.find((s) => s.name === 'etcdserverpb.KV/Put') as ReceivedSpan;
     expect(put.instance).to.equal(followerName);
     expect(put.kind).to.equal(SERVER);
     expect(put.parentSpanId).to.equal(parent.parentId);
     expect(put.attributes).to.include({ 'rpc.system': 'grpc', 'rpc.service': 'etcdserverpb.KV', 'rpc.method': 'Put', 'rpc.grpc.status_code': 0 });
-    const propose = spans.find((s) => s.name === 'raft.propose') as ReceivedSpan;
-    expect(propose.parentSpanId).to.equal(put.spanId);
+    expect(put.events.map((e) => e.name)).to.include('raft.propose');
+    const forward = spans.find((s) => s.name === 'raft.forward') as ReceivedSpan;
+    expect(forward.parentSpanId).to.equal(put.spanId);
   });
 
   it('a log line written for a traced request ends with its trace id, and never holds the credential', async () => {
