@@ -47,7 +47,7 @@ import { formatCodecTable, measureCodec } from './codec-bench';
 import { measureWriteVerbs, formatVerbTable, type VerbFigures } from './verb-bench';
 import { formatCustomResourceTable, measureCustomResources, type KindFigures } from './custom-resource-bench';
 import { formatWebhookTable, measureWebhookOverhead } from './webhook-bench';
-import { formatTracingTable, freePortSets, measureTracingOverhead } from './tracing-bench';
+import { formatTracingTable, freePortSets, measureTracingOverhead, writeTracingPlots } from './tracing-bench';
 import { workersMain } from './workers-bench';
 
 interface Figures {
@@ -334,6 +334,8 @@ async function tracingMain(): Promise<void> {
     `bench/api --tracing: four single-member replicas side by side, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${ops} creates and ${ops} GETs per replica and round, rounds interleaved`,
     '',
     formatTracingTable(result, INFLIGHT),
+    '',
+    ...writeTracingPlots(result).map((path) => `Plot: ${path}`),
   ].join('\n') + '\n');
 }
 

@@ -31,6 +31,7 @@ import { CarinaServer, type CarinaServerPorts } from '../support/carina-server';
 import { closedLoop, median, percentile } from '../support/latency';
 import { OtlpSink } from '../support/otlp-sink';
 import { processCpuMsFine } from '../support/proc-stats';
+import { barChart, latencyDistribution, writeSvgReport } from '../support/svg-plot';
 
 export interface TracingScenarioFigures {
   readonly scenario: string;
@@ -51,6 +52,8 @@ export interface TracingBenchResult {
   /** Spans the full-sampling replica exported, dropped and lost (from its /metrics). */
   readonly spans: { exported: number; dropped: number; failed: number };
   readonly sinkRequests: number;
+  /** Every round's latencies per scenario, in milliseconds (the plots' distributions). */
+  readonly latencies: Array<{ scenario: string; createMs: number[]; getMs: number[] }>;
 }
 
 /** `count` sets of three distinct ports free now (the kernel picks them; all held until all are picked). */
@@ -109,6 +112,7 @@ export async function measureTracingOverhead(ports: CarinaServerPorts[], options
       await closedLoop(options.warmup, options.inflight, (i) => api.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: configMap(ns, `warm-${i}`) }));
     }
     const perRound: TracingScenarioFigures[][] = scenarios.map(() => []);
+    const latencies = scenarios.map((s) => ({ scenario: s.name, createMs: [] as number[], getMs: [] as number[] }));
     const base = `/api/v1/namespaces/${ns}/configmaps`;
     for (let round = 0; round < options.rounds; round++) {
       // Creates on every replica, then GETs on every replica, each in an order that rotates by
@@ -127,6 +131,8 @@ export async function measureTracingOverhead(ports: CarinaServerPorts[], options
         const gets = await closedLoop(options.ops, options.inflight, (i) => clients[index].request('GET', `${base}/r${round}-${i}`));
         const getCpuMs = (processCpuMsFine(servers[index].pid) - cpuBefore) / options.ops;
         const c = creates.get(index) as { perSecond: number; latencies: number[]; cpuMs: number };
+        latencies[index].createMs.push(...c.latencies);
+        latencies[index].getMs.push(...gets.latencies);
         const figures = { scenario: scenarios[index].name, createPerSecond: c.perSecond, createP99Ms: percentile(c.latencies, 0.99), getPerSecond: gets.perSecond, getP99Ms: percentile(gets.latencies, 0.99), createCpuMs: c.cpuMs, getCpuMs };
         perRound[index].push(figures);
         log(`  ${figures.scenario}: ${figures.createPerSecond.toFixed(0)} creates/s (${c.cpuMs.toFixed(3)} CPU ms each), ${figures.getPerSecond.toFixed(0)} GETs/s (${getCpuMs.toFixed(3)} CPU ms each)`);
@@ -156,7 +162,7 @@ export async function measureTracingOverhead(ports: CarinaServerPorts[], options
       createCpuMs: paired(figures, 'createCpuMs'),
       getCpuMs: paired(figures, 'getCpuMs'),
     }));
-    return { rows, pairedRatios, rounds: options.rounds, spans, sinkRequests: sink.requests };
+    return { rows, pairedRatios, rounds: options.rounds, spans, sinkRequests: sink.requests, latencies };
   } finally {
     for (const api of clients) api.close();
     for (const server of servers) await server.stop();
@@ -179,4 +185,27 @@ export function formatTracingTable(result: TracingBenchResult, inflight: number)
   for (const r of result.pairedRatios) lines.push(`| ${r.scenario} | ${r.createPerSecond.toFixed(3)} | ${r.getPerSecond.toFixed(3)} | ${r.createCpuMs.toFixed(3)} | ${r.getCpuMs.toFixed(3)} |`);
   lines.push('', `Full sampling: ${result.spans.exported} spans exported, ${result.spans.dropped} dropped, ${result.spans.failed} lost with failed exports; the sink answered ${result.sinkRequests} export requests.`);
   return lines.join('\n');
+}
+
+/** The run's plots in bench/reports/ (support/svg-plot.ts): CPU and throughput against "off", and the latency distributions. Returns their paths. */
+export function writeTracingPlots(result: TracingBenchResult): string[] {
+  const traced = result.pairedRatios.slice(1);
+  const groups = traced.map((r) => ({ label: r.scenario, values: [r.createCpuMs, r.getCpuMs] }));
+  return [
+    writeSvgReport('tracing-cpu-per-operation', barChart({
+      title: `CPU per operation with tracing, over tracing off (paired medians of ${result.rounds} rounds)`,
+      yLabel: 'CPU per operation / off',
+      series: ['create', 'GET'],
+      groups,
+      references: [{ value: 1.2, label: 'full sampling goal 1.20x' }, { value: 1.03, label: 'sampling 0 and 1% goal 1.03x' }],
+    })),
+    writeSvgReport('tracing-throughput', barChart({
+      title: `Throughput with tracing, over tracing off (paired medians of ${result.rounds} rounds)`,
+      yLabel: 'operations per second / off',
+      series: ['creates/s', 'GETs/s'],
+      groups: traced.map((r) => ({ label: r.scenario, values: [r.createPerSecond, r.getPerSecond] })),
+    })),
+    writeSvgReport('tracing-create-latency', latencyDistribution('ConfigMap create latency at 16 in flight, every round', result.latencies.map((l) => ({ name: l.scenario, latenciesMs: l.createMs })))),
+    writeSvgReport('tracing-get-latency', latencyDistribution('GET latency at 16 in flight, every round', result.latencies.map((l) => ({ name: l.scenario, latenciesMs: l.getMs })))),
+  ];
 }
