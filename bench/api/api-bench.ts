@@ -48,6 +48,7 @@ import { measureWriteVerbs, formatVerbTable, type VerbFigures } from './verb-ben
 import { formatCustomResourceTable, measureCustomResources, type KindFigures } from './custom-resource-bench';
 import { formatWebhookTable, measureWebhookOverhead } from './webhook-bench';
 import { formatTracingTable, freePortSets, measureTracingOverhead, writeTracingPlots } from './tracing-bench';
+import { barChart, writeSvgReport } from '../support/svg-plot';
 import { workersMain } from './workers-bench';
 
 interface Figures {
@@ -312,6 +313,16 @@ async function customResourcesMain(): Promise<void> {
     '',
     formatCustomResourceTable(rounds, options),
     '',
+    `Plot: ${writeSvgReport('custom-resources-vs-configmaps', barChart({
+      title: `bench/api --custom-resources: Widget (schema + 2 CEL rules) beside ConfigMap, ${INFLIGHT} in flight (medians of ${ROUNDS} rounds)`,
+      yLabel: 'operations per second',
+      series: ['ConfigMap', 'Widget'],
+      groups: [
+        { label: 'create', key: 'createPerSecond' as const },
+        { label: 'get (quorum)', key: 'getPerSecond' as const },
+      ].map((g) => ({ label: g.label, values: [median(rounds.map((r) => r.configMaps[g.key])), median(rounds.map((r) => r.widgets[g.key]))] })),
+    }))}`,
+    '',
   ].join('\n'));
 }
 
@@ -322,6 +333,9 @@ async function webhookMain(): Promise<void> {
     `bench/api --webhooks: one Carina replica per scenario, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${ops} creates each`,
     '',
     formatWebhookTable(rows, INFLIGHT),
+    '',
+    `Plot: ${writeSvgReport('webhooks-pod-creation', barChart({ title: `bench/api --webhooks: pod creation at ${INFLIGHT} in flight`, yLabel: 'creates/s', series: ['creates/s'], groups: rows.map((r) => ({ label: r.scenario, values: [r.perSecond] })) }))}`,
+    `Plot: ${writeSvgReport('webhooks-pod-creation-latency', barChart({ title: `bench/api --webhooks: pod creation latency at ${INFLIGHT} in flight`, yLabel: 'ms', series: ['p50', 'p99'], groups: rows.map((r) => ({ label: r.scenario, values: [r.p50Ms, r.p99Ms] })) }))}`,
   ].join('\n') + '\n');
 }
 
@@ -329,9 +343,9 @@ async function tracingMain(): Promise<void> {
   const ops = Number(process.env.OPS ?? CONCURRENT_OPS);
   const rounds = Math.max(ROUNDS, 3);
   // Free ports of its own: another benchmark on the shared machine may hold SERVER_PORTS.
-  const result = await measureTracingOverhead(await freePortSets(5), { ops, warmup: Number(process.env.WARMUP ?? 300), inflight: INFLIGHT, rounds }, (line) => process.stderr.write(`${line}\n`));
+  const result = await measureTracingOverhead(await freePortSets(6), { ops, warmup: Number(process.env.WARMUP ?? 300), inflight: INFLIGHT, rounds }, (line) => process.stderr.write(`${line}\n`));
   process.stdout.write([
-    `bench/api --tracing: four single-member replicas side by side, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${ops} creates and ${ops} GETs per replica and round, rounds interleaved`,
+    `bench/api --tracing: ${result.rows.length} single-member replicas side by side, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${ops} creates and ${ops} GETs per replica and round, rounds interleaved`,
     '',
     formatTracingTable(result, INFLIGHT),
     '',
@@ -402,8 +416,25 @@ async function main(): Promise<void> {
     lines.push('', 'Per round, this build / baseline:');
     for (const [label, key] of rows) lines.push(`- ${label}: ${apiRounds.map((r) => r[key].toFixed(2)).join(' / ')} | ${baselineRounds.map((r) => r[key].toFixed(2)).join(' / ')}`);
   }
+  const plotted = (unit: string) => rows.filter((r) => r[2] === unit).map(([label, key]) => ({ label: label.replace(/, sequential|ConfigMaps, /g, ''), values: [medianOf(apiRounds, key), medianOf(storeRounds, key)] }));
+  lines.push('',
+    `Plot: ${writeSvgReport('api-latency', barChart({ title: `bench/api: Kubernetes API beside its store, latencies (medians of ${ROUNDS} rounds)`, yLabel: 'ms', series: ['Kubernetes API', 'store (etcd v3 API)'], groups: plotted('ms') }))}`,
+    `Plot: ${writeSvgReport('api-throughput', barChart({ title: `bench/api: Kubernetes API beside its store, ${INFLIGHT} in flight (medians of ${ROUNDS} rounds)`, yLabel: 'operations per second', series: ['Kubernetes API', 'store (etcd v3 API)'], groups: plotted('ops/s') }))}`);
   lines.push('', `Write verbs through the API, one replica (sequential: ${SEQUENTIAL} calls on one object; ${INFLIGHT} in flight: ${CONCURRENT_OPS} calls, one object per worker):`, '', formatVerbTable(verbRounds, INFLIGHT));
+  const verbs = [...new Set(verbRounds.flat().map((f) => f.verb))];
+  lines.push('', `Plot: ${writeSvgReport('api-write-verbs', barChart({
+    title: `bench/api: write verbs on a Deployment, ${INFLIGHT} in flight (medians of ${ROUNDS} rounds)`,
+    yLabel: 'operations per second',
+    series: ['ops/s'],
+    groups: verbs.map((verb) => ({ label: verb, values: [median(verbRounds.map((r) => r.find((f) => f.verb === verb)?.perSecond ?? Number.NaN))] })),
+  }))}`);
   lines.push('', `Encode and decode in process (medians of ${CODEC_RUNS} runs for the lists, ${CODEC_RUNS * 200} for the Pod): JSON as the HTTP layer writes it, Protobuf with src/codec:`, '', formatCodecTable(codecRows));
+  lines.push('', `Plot: ${writeSvgReport('api-codec', barChart({
+    title: 'bench/api: JSON and Protobuf, encode and decode time in process',
+    yLabel: 'ms',
+    series: ['JSON encode', 'Protobuf encode', 'JSON decode', 'Protobuf decode'],
+    groups: codecRows.map((r) => ({ label: r.subject, values: [r.jsonEncodeUs / 1000, r.protobufEncodeUs / 1000, r.jsonDecodeUs / 1000, r.protobufDecodeUs / 1000] })),
+  }))}`);
   process.stdout.write(lines.join('\n') + '\n');
 }
 

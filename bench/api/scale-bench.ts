@@ -45,6 +45,7 @@ import { CarinaServer } from '../support/carina-server';
 import { HeapProbe } from '../support/heap-probe';
 import { closedLoop, median, percentile } from '../support/latency';
 import { residentBytes } from '../support/proc-stats';
+import { barChart, lineChart, writeSvgReport } from '../support/svg-plot';
 
 const SIZES = (process.env.SCALE_SIZES ?? '10000,50000,150000').split(',').map(Number).filter((n) => n > 0).sort((a, b) => a - b);
 const INFLIGHT = 16;
@@ -339,6 +340,24 @@ async function main(): Promise<void> {
   if (first !== undefined && last !== undefined && last !== first) {
     lines.push('', `Page p50 at ${last.size} against ${first.size}: ${(last.pageP50 / first.pageP50).toFixed(2)}x (goal <= 1.5x).`);
   }
+  lines.push('',
+    `Plot: ${writeSvgReport('scale-list-time', lineChart({
+      title: 'bench/api scale: a whole LIST by collection size',
+      xLabel: 'pods in the collection',
+      yLabel: 's',
+      series: [
+        { name: 'chunked LIST (limit 500)', points: rows.map((r) => [r.size, r.chunkedMs / 1000] as [number, number]) },
+        { name: 'unpaged LIST', points: rows.map((r) => [r.size, r.unpagedMs / 1000] as [number, number]) },
+        { name: 'rv=0 LIST', points: rows.map((r) => [r.size, r.rv0Ms / 1000] as [number, number]) },
+      ],
+    }))}`,
+    `Plot: ${writeSvgReport('scale-page-latency', barChart({
+      title: `bench/api scale: one page of ${PAGE} by collection size`,
+      yLabel: 'ms',
+      series: ['page p50', 'page p99'],
+      groups: rows.map((r) => ({ label: `${r.size} pods`, values: [r.pageP50, r.pageP99] })),
+      references: first === undefined ? [] : [{ value: first.pageP50 * 1.5, label: 'goal: p50 <= 1.5x the smallest' }],
+    }))}`);
   process.stdout.write(lines.join('\n') + '\n');
 }
 

@@ -22,6 +22,7 @@ import { ApiClient, credentialsFromDataDir, type ApiCredentials } from '../suppo
 import { CarinaServer } from '../support/carina-server';
 import { closedLoop, median, percentile } from '../support/latency';
 import { TestOidcProvider } from '../../test/support/oidc-provider';
+import { barChart, writeSvgReport } from '../support/svg-plot';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const OPS = Number(process.env.OPS ?? 3000);
@@ -186,6 +187,19 @@ async function main(): Promise<void> {
     const certificateRounds = credentialRounds.get('client certificate') ?? [];
     for (const [name, rounds] of credentialRounds) if (name !== 'client certificate') ratioLine(`${name} / client certificate`, rounds, certificateRounds);
     for (const verb of ['get', 'create']) ratioLine(`RoleBinding user / system:masters, ${verb}`, rbacRounds.get(`RoleBinding user|${verb}`) ?? [], rbacRounds.get(`system:masters|${verb}`) ?? []);
+    lines.push('',
+      `Plot: ${writeSvgReport('security-credentials', barChart({
+        title: `bench/api security: GET at ${INFLIGHT} in flight by credential (medians of ${ROUNDS} rounds)`,
+        yLabel: 'GETs/s',
+        series: ['GETs/s'],
+        groups: [...clients.map(([name]) => name)].map((name) => ({ label: name, values: [medianFigure(credentialRounds.get(name) ?? []).perSecond] })),
+      }))}`,
+      `Plot: ${writeSvgReport('security-rbac', barChart({
+        title: `bench/api security: RBAC with ${ROLES} Roles and ${BINDINGS} RoleBindings (medians of ${ROUNDS} rounds)`,
+        yLabel: 'operations per second',
+        series: ['GET', 'create'],
+        groups: ['system:masters', 'RoleBinding user'].map((name) => ({ label: name, values: [medianFigure(rbacRounds.get(`${name}|get`) ?? []).perSecond, medianFigure(rbacRounds.get(`${name}|create`) ?? []).perSecond] })),
+      }))}`);
     process.stdout.write(lines.join('\n') + '\n');
   } finally {
     await server.stop();

@@ -9,10 +9,10 @@
  *   sampling 1e6  samplingRatePerMillion 1000000: every request traced, exported by OTLP/HTTP
  *                 to a local sink (bench/support/otlp-sink.ts)
  *
- * CONTROL=1 runs the second replica without tracing as well: the spread between identical
- * replicas, against which the others' ratios are read. ABLATE_ALS=1 runs the second replica
- * without tracing but with an AsyncLocalStorage enabled and entered at start
- * (als-preload.ts): what Node's promise tracking alone costs a server, the part of full
+ * CONTROL=1 adds a replica without tracing, measured like the others: the spread between
+ * identical replicas ("off (control)" against "off"), against which the others' ratios are read.
+ * ABLATE_ALS=1 runs the "sampling 0" replica without tracing but with an AsyncLocalStorage
+ * enabled and entered at start (als-preload.ts): what Node's promise tracking alone costs a server, the part of full
  * sampling's cost that no change to the span path can remove.
  *
  * WARMUP creates per replica first. Each round: OPS creates on each replica, then OPS GETs on
@@ -90,14 +90,14 @@ export async function measureTracingOverhead(ports: CarinaServerPorts[], options
   };
   const scenarios = [
     { name: 'off', args: [] as string[] },
-    // CONTROL=1: the second replica runs without tracing too (an A/A run: the spread between two identical replicas).
-    process.env.CONTROL === '1' ? { name: 'off (control)', args: [] as string[] }
-      : process.env.ABLATE_ALS === '1' ? { name: 'off + AsyncLocalStorage', args: [] as string[], env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${join(__dirname, 'als-preload.js')}`.trim() } }
-        : { name: 'sampling 0', args: ['--tracing-config-file', config(0)] },
+    // CONTROL=1: another replica without tracing (an A/A pair: the spread between two identical replicas).
+    ...(process.env.CONTROL === '1' ? [{ name: 'off (control)', args: [] as string[] }] : []),
+    process.env.ABLATE_ALS === '1' ? { name: 'off + AsyncLocalStorage', args: [] as string[], env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${join(__dirname, 'als-preload.js')}`.trim() } }
+      : { name: 'sampling 0', args: ['--tracing-config-file', config(0)] },
     { name: 'sampling 10,000 (1%)', args: ['--tracing-config-file', config(10_000)] },
     { name: 'sampling 1,000,000', args: ['--tracing-config-file', config(1_000_000)] },
   ] as Array<{ name: string; args: string[]; env?: Record<string, string>; main?: string }>;
-  // BASELINE_MAIN=<another build's dist/src/cli/main.js>: a fourth replica, full sampling on that
+  // BASELINE_MAIN=<another build's dist/src/cli/main.js>: one more replica, full sampling on that
   // build, measured in the same rounds (before and after a change, paired by round).
   const baselineMain = process.env.BASELINE_MAIN ?? '';
   if (baselineMain !== '') scenarios.push({ name: 'sampling 1,000,000 (baseline build)', args: ['--tracing-config-file', config(1_000_000)], main: baselineMain });

@@ -21,6 +21,7 @@ import { ApiClient, type ApiCredentials } from '../support/api-client';
 import { CarinaServer, type CarinaServerPorts } from '../support/carina-server';
 import { closedLoop, median, percentile } from '../support/latency';
 import { runFanOut, type FanOutResult } from '../cluster/fan-out';
+import { barChart, lineChart, writeSvgReport } from '../support/svg-plot';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const ROUNDS = env('ROUNDS', 3);
@@ -221,6 +222,27 @@ export function formatWorkersReport(rounds: WorkersFigures[][], machine: string)
     const ratios = medians.slice(1).map((m) => (medians[0] === 0 ? '-' : `${(m / medians[0]).toFixed(2)}x`));
     lines.push(`| ${label} | ${medians.map(show).join(' | ')} | ${ratios.join(' | ')} | ${columns.map((values) => values.map(show).join(', ')).join(' ; ')} |`);
   }
+  const last = rounds[rounds.length - 1];
+  lines.push('',
+    `Plot: ${writeSvgReport('workers-throughput', barChart({
+      title: `bench/api --workers: ${labels.join(' / ')} (medians of ${rounds.length} rounds)`,
+      yLabel: 'operations per second',
+      series: labels,
+      groups: [
+        { label: 'GET ~2 KiB ConfigMap', pick: (f: WorkersFigures) => f.getPerSecond },
+        { label: 'create ~2.2 KiB Pod', pick: (f: WorkersFigures) => f.podPerSecond },
+        { label: 'create ~2.2 KiB ConfigMap', pick: (f: WorkersFigures) => f.configMapPerSecond },
+      ].map((g) => ({ label: g.label, values: labels.map((_, c) => median(rounds.map((r) => g.pick(r[c])))) })),
+    }))}`,
+    `Plot: ${writeSvgReport('workers-fan-out-latency-over-time', lineChart({
+      title: 'bench/api --workers: the fan-out\'s event latency over the last round',
+      xLabel: 'second of the measured writes',
+      yLabel: 'ms from the write\'s acknowledgement',
+      series: last.flatMap((f) => [
+        { name: `${f.layout}, p50`, points: f.fanOut.latencyBySecond.map((s) => [s.second, s.p50Ms] as [number, number]) },
+        { name: `${f.layout}, p99`, points: f.fanOut.latencyBySecond.map((s) => [s.second, s.p99Ms] as [number, number]) },
+      ]),
+    }))}`);
   const notes = rounds.flatMap((r, i) => r.map((f) => `round ${i + 1}, ${f.layout}: ${f.fanOut.writes} writes (${f.fanOut.failedWrites} failed, writer at most ${f.fanOut.writerLagMs.toFixed(0)} ms late), ${f.fanOut.completeWatchers}/${f.fanOut.watchers} watchers complete, ${f.fanOut.watchesLost} watches ended early, window ${(f.fanOut.windowMs / 1000).toFixed(1)} s`));
   return [...lines, '', ...notes.map((n) => `- ${n}`)].join('\n');
 }

@@ -23,6 +23,7 @@ import { localClusterDown, localClusterUp } from '../../src/cli/local-cluster';
 import { ApiClient, credentialsFromDataDir, type ApiCredentials } from '../support/api-client';
 import { CARINA_MAIN, CarinaServer } from '../support/carina-server';
 import { median } from '../support/latency';
+import { barChart, lineChart, writeSvgReport } from '../support/svg-plot';
 import { measureCreateGet, type CreateGetFigures } from './create-get';
 import { runFanOut, type FanOutResult } from './fan-out';
 import { findLeader, killLeaderOnce, memberPid, waitCaughtUp, type ClusterMember, type FailoverResult } from './leader-kill';
@@ -265,6 +266,29 @@ async function main(): Promise<void> {
     '',
     failoverTable(replicated.failover),
   ];
+  const fanOut = replicated.fanOut;
+  out.push('',
+    `Plot: ${writeSvgReport('cluster-fan-out-latency', barChart({
+      title: 'bench/cluster: watch event latency from the write\'s acknowledgement',
+      yLabel: 'ms',
+      series: ['p50', 'p99'],
+      groups: fanOut.map((r) => ({ label: `${r.watchers} watchers x ${r.changesPerSecond}/s`, values: [r.p50Ms, r.p99Ms] })),
+    }))}`,
+    `Plot: ${writeSvgReport('cluster-fan-out-latency-over-time', lineChart({
+      title: 'bench/cluster: watch event latency over the run, by the second the write was sent',
+      xLabel: 'second of the measured writes',
+      yLabel: 'ms from the write\'s acknowledgement',
+      series: fanOut.flatMap((r) => [
+        { name: `${r.watchers} watchers x ${r.changesPerSecond}/s, p50`, points: r.latencyBySecond.map((s) => [s.second, s.p50Ms] as [number, number]) },
+        { name: `${r.watchers} watchers x ${r.changesPerSecond}/s, p99`, points: r.latencyBySecond.map((s) => [s.second, s.p99Ms] as [number, number]) },
+      ]),
+    }))}`,
+    `Plot: ${writeSvgReport('cluster-failover', barChart({
+      title: 'bench/cluster: leader kill -9, time to a new leader and to the first write through HAProxy',
+      yLabel: 'ms',
+      series: ['new leader reported', 'first write after'],
+      groups: replicated.failover.map((r, i) => ({ label: `round ${i + 1}`, values: [r.newLeaderMs, r.writeResumedMs] })),
+    }))}`);
   process.stdout.write(out.join('\n') + '\n');
 }
 

@@ -63,6 +63,8 @@ export interface FanOutResult {
   /** From the write's acknowledgement to receipt; a delivery before the acknowledgement counts 0. */
   p50Ms: number;
   p99Ms: number;
+  /** Delivery latency from the acknowledgement by the second the write was sent in (the plot's latency over time). */
+  latencyBySecond: Array<{ second: number; p50Ms: number; p99Ms: number }>;
   /** From the write's request to receipt. */
   p50FromSendMs: number;
   p99FromSendMs: number;
@@ -225,9 +227,11 @@ export async function runFanOut(options: FanOutOptions): Promise<FanOutResult> {
     const results = await Promise.all(workers.map((w) => w.ask({ kind: 'collect', acks, expectedPerWatcher: acks.length }, 'result')));
     const fromAck = new LatencyHistogram();
     const fromSend = new LatencyHistogram();
+    const bySecond: LatencyHistogram[] = [];
     for (const r of results) {
       fromAck.merge(r.fromAck);
       fromSend.merge(r.fromSend);
+      r.fromAckBySecond.forEach((pairs, second) => (bySecond[second] ??= new LatencyHistogram()).merge(pairs));
     }
     const total = (key: 'received' | 'completeWatchers' | 'beforeAck' | 'outOfOrder' | 'ended' | 'cpuMs') => results.reduce((sum, r) => sum + r[key], 0);
     const generatorCpuMs = total('cpuMs') + (cpuEnd.generator.user + cpuEnd.generator.system) / 1000;
@@ -247,6 +251,7 @@ export async function runFanOut(options: FanOutOptions): Promise<FanOutResult> {
       watchesLost: total('ended'),
       p50Ms: fromAck.percentile(0.5),
       p99Ms: fromAck.percentile(0.99),
+      latencyBySecond: Array.from(bySecond.entries()).filter(([, h]) => h !== undefined).map(([second, h]) => ({ second, p50Ms: h.percentile(0.5), p99Ms: h.percentile(0.99) })),
       p50FromSendMs: fromSend.percentile(0.5),
       p99FromSendMs: fromSend.percentile(0.99),
       beforeAck: total('beforeAck'),

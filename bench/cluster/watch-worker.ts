@@ -116,6 +116,9 @@ class WatchWorker {
     let beforeAck = 0;
     let unmatched = 0;
     const writeOf = new Map(acks.map(([name, sent, ack]) => [name, { sent, ack }]));
+    // The plots' latency over time: by the second of the run the write was sent in.
+    const firstSent = Math.min(...acks.map(([, sent]) => sent));
+    const bySecond: LatencyHistogram[] = [];
     for (const [name, times] of this.receipts) {
       const write = writeOf.get(name);
       if (write === undefined) {
@@ -126,6 +129,8 @@ class WatchWorker {
         if (at < write.ack) beforeAck++;
         fromAck.add(at - write.ack);
         fromSend.add(at - write.sent);
+        const second = Math.floor((write.sent - firstSent) / 1000);
+        (bySecond[second] ??= new LatencyHistogram()).add(at - write.ack);
       }
     }
     let complete = 0;
@@ -134,6 +139,7 @@ class WatchWorker {
       kind: 'result',
       fromAck: fromAck.toPairs(),
       fromSend: fromSend.toPairs(),
+      fromAckBySecond: Array.from(bySecond, (h) => h?.toPairs() ?? []),
       received: this.received,
       watchers: this.counts.length,
       completeWatchers: complete,

@@ -30,6 +30,8 @@ export type WorkerReply =
     fromAck: HistogramPairs;
     /** From the write's request being sent. */
     fromSend: HistogramPairs;
+    /** fromAck by the second of the measured writes the write was sent in (index 0: the first second). */
+    fromAckBySecond: HistogramPairs[];
     received: number;
     watchers: number;
     completeWatchers: number;

@@ -27,6 +27,7 @@ import { performance } from 'node:perf_hooks';
 import { EtcdClient, type EtcdClientTls } from '../../raft/etcd/etcd-client';
 import { CarinaStoreCluster } from '../../test/support/carina-store-cluster';
 import { EtcdCluster, findEtcdBinary } from '../../test/support/etcd-process';
+import { barChart, writeSvgReport } from '../support/svg-plot';
 
 // --- Configuration ---------------------------------------------------------------------------------
 
@@ -675,6 +676,18 @@ function format(key: MetricKey, v: number): string {
   return key.endsWith('Rate') ? v.toFixed(0) : v.toFixed(2);
 }
 
+/** The main table as a plot: each figure's Carina/etcd ratio (bench/reports/kv-carina-vs-etcd.svg). */
+function writeKvPlot(config: Config, results: Map<SystemName, RoundResult[]>): string {
+  const med = (system: SystemName, key: MetricKey): number => median((results.get(system) ?? []).map((r) => r.figures[key]));
+  return writeSvgReport('kv-carina-vs-etcd', barChart({
+    title: `bench/kv: Carina / etcd per figure (median of ${config.rounds} rounds; above 1 is better for rates, worse for latencies)`,
+    yLabel: 'Carina / etcd',
+    series: ['Carina / etcd'],
+    groups: METRICS.map((m) => ({ label: m.key, values: [med('carina', m.key) / med('etcd', m.key)] })),
+    references: [{ value: 1, label: 'equal' }],
+  }));
+}
+
 function report(config: Config, results: Map<SystemName, RoundResult[]>, calibration: Calibration, minutes: number): string {
   const med = (system: SystemName, key: MetricKey): number => median((results.get(system) ?? []).map((r) => r.figures[key]));
   const has = (s: SystemName): boolean => config.systems.includes(s);
@@ -746,6 +759,7 @@ async function main(): Promise<void> {
       }
     }
     process.stdout.write(report(config, results, calibration, (Date.now() - t0) / 60_000));
+    process.stdout.write(`\nPlot: ${writeKvPlot(config, results)}\n`);
   } finally {
     await releaseAll();
   }

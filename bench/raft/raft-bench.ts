@@ -8,6 +8,7 @@
  *        --scale F (multiplies the proposal counts; default 1).
  */
 import { RaftCluster } from '../../test/support/raft-cluster';
+import { barChart, writeSvgReport } from '../support/svg-plot';
 
 interface LoadResult {
   committed: number;
@@ -102,6 +103,22 @@ async function main(): Promise<void> {
   }
   process.stdout.write(`bench/raft: 3 members on loopback, fsync on, ${bytes}-byte proposals, median of ${rounds} rounds\n`);
   process.stdout.write(lines.join('\n') + '\n');
+  const byLoad = workloads.map((w) => ({ inflight: w.inflight, list: results.get(w.inflight)! }));
+  const plots = [
+    writeSvgReport('raft-proposals', barChart({
+      title: `Raft, 3 members, ${bytes}-byte proposals: committed proposals per second (median of ${rounds} rounds)`,
+      yLabel: 'proposals/s',
+      series: ['proposals/s'],
+      groups: byLoad.map(({ inflight, list }) => ({ label: `${inflight} in flight`, values: [median(list.map((r) => r.committed / (r.elapsedMs / 1000)))] })),
+    })),
+    writeSvgReport('raft-commit-latency', barChart({
+      title: `Raft, 3 members: commit latency (median of ${rounds} rounds)`,
+      yLabel: 'ms',
+      series: ['p50', 'p99'],
+      groups: byLoad.map(({ inflight, list }) => ({ label: `${inflight} in flight`, values: [median(list.map((r) => r.p50)), median(list.map((r) => r.p99))] })),
+    })),
+  ];
+  process.stdout.write(`\n${plots.map((p) => `Plot: ${p}`).join('\n')}\n`);
 }
 
 main().catch((err) => {

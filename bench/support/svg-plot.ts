@@ -154,7 +154,8 @@ export function barChart(chart: BarChart): string {
   body.push(`<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${base}" y2="${base}" stroke="black"/>`);
   for (const reference of chart.references ?? []) {
     const at = y(reference.value).toFixed(1);
-    body.push(`<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${at}" y2="${at}" stroke="#d62728" stroke-dasharray="6 4"/><text x="${WIDTH - MARGIN.right - 4}" y="${Number(at) - 4}" text-anchor="end" font-size="11" fill="#d62728" ${FONT}>${escapeXml(reference.label)}</text>`);
+    // The label on a white halo: it stays legible where it crosses a bar.
+    body.push(`<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${at}" y2="${at}" stroke="#d62728" stroke-dasharray="6 4"/><text x="${WIDTH - MARGIN.right - 4}" y="${Number(at) - 4}" text-anchor="end" font-size="11" fill="#d62728" stroke="white" stroke-width="3" paint-order="stroke" ${FONT}>${escapeXml(reference.label)}</text>`);
   }
   return frame(chart.title, body, chart.series);
 }
@@ -199,7 +200,7 @@ export function latencyDistribution(title: string, series: readonly LatencySerie
   const decades: number[] = [];
   for (let v = lo; v <= hi * 1.0001; v *= 10) decades.push(Number(v.toPrecision(6)));
   const { x, svg: xSvg } = xAxis({ min: lo, max: hi, ticks: decades, log: true }, 'latency, ms (log scale)');
-  const { y, svg: ySvg } = yAxis({ min: 0, max: 1, ticks: [0, 0.25, 0.5, 0.75, 0.9, 0.99, 1] }, 'share of operations at or under');
+  const { y, svg: ySvg } = yAxis({ min: 0, max: 1, ticks: [0, 0.25, 0.5, 0.75, 0.9, 1] }, 'share of operations at or under');
   const body = [...ySvg, ...xSvg];
   curves.forEach((curve, i) => body.push(polyline(curve.points, x, y, PALETTE[i % PALETTE.length], curve.name)));
   return frame(title, body, curves.map((c) => c.name));
