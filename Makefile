@@ -5,7 +5,7 @@ TSC := node_modules/.bin/tsc
 MOCHA := node_modules/.bin/mocha
 REPORTER := dist/test/support/summary-reporter.js
 
-.PHONY: all install build test test-deps run sim soak bench bench-raft bench-kv bench-api bench-api-scale bench-api-workers bench-api-proxy bench-security bench-cluster cluster cluster-down clean
+.PHONY: all install build test test-deps run sim soak bench bench-raft bench-kv bench-api bench-api-tracing bench-api-scale bench-api-workers bench-api-proxy bench-security bench-cluster cluster cluster-down clean
 
 all: build
 
@@ -58,6 +58,11 @@ bench-kv: build test-deps
 # The Kubernetes API layer of one replica against its own store, side by side.
 bench-api: build
 	node dist/bench/api/api-bench.js
+
+# What tracing costs (issue 34): creates and GETs with tracing off, at sampling 0, 1% and full,
+# interleaved rounds; CONTROL=1 adds an identical untraced replica, BASELINE_MAIN another build.
+bench-api-tracing: build
+	node dist/bench/api/api-bench.js --tracing
 
 # Issue 19: one replica with --api-workers 1 against 2: the 2 KiB watch fan-out (1,000 watchers,
 # 100 writes/s), GET at 16 in flight, ~2.2 KiB Pods beside ConfigMaps. ROUNDS, FAN_OUT_SECONDS and

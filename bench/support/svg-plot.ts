@@ -129,6 +129,17 @@ function xAxis(axis: Axis, label: string): { x: (v: number) => number; svg: stri
   return { x, svg };
 }
 
+/** A label split at spaces into lines of at most `width` characters (a word longer than that keeps its own line). */
+export function wrapLabel(label: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const word of label.split(' ')) {
+    const last = lines[lines.length - 1];
+    if (last !== undefined && last.length + 1 + word.length <= width) lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(word);
+  }
+  return lines;
+}
+
 export function barChart(chart: BarChart): string {
   const values = chart.groups.flatMap((g) => g.values.filter((v): v is number => v !== undefined && Number.isFinite(v)));
   const top = Math.max(0, ...values, ...(chart.references ?? []).map((r) => r.value)) * 1.1 || 1;
@@ -149,7 +160,9 @@ export function barChart(chart: BarChart): string {
       body.push(`<rect x="${x.toFixed(1)}" y="${top.toFixed(1)}" width="${(barWidth - 2).toFixed(1)}" height="${(base - top).toFixed(1)}" fill="${PALETTE[s % PALETTE.length]}"><title>${escapeXml(`${group.label}, ${chart.series[s]}: ${formatNumber(value)}`)}</title></rect>`);
       body.push(`<text x="${(x + barWidth / 2).toFixed(1)}" y="${(top - 3).toFixed(1)}" text-anchor="middle" font-size="10" ${FONT}>${formatNumber(value)}</text>`);
     });
-    body.push(`<text x="${(left + groupWidth * 0.4).toFixed(1)}" y="${base + 16}" text-anchor="middle" font-size="11" ${FONT}>${escapeXml(group.label)}</text>`);
+    const center = (left + groupWidth * 0.4).toFixed(1);
+    const lines = wrapLabel(group.label, Math.max(8, Math.floor(groupWidth / 6.5)));
+    body.push(`<text x="${center}" y="${base + 16}" text-anchor="middle" font-size="11" ${FONT}>${lines.map((line, i) => `<tspan x="${center}" dy="${i === 0 ? 0 : 13}">${escapeXml(line)}</tspan>`).join('')}</text>`);
   });
   body.push(`<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${base}" y2="${base}" stroke="black"/>`);
   for (const reference of chart.references ?? []) {

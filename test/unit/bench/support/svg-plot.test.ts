@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { barChart, distributionPoints, latencyDistribution, lineChart, niceTicks, writeSvgReport } from '../../../../bench/support/svg-plot';
+import { barChart, distributionPoints, latencyDistribution, lineChart, niceTicks, wrapLabel, writeSvgReport } from '../../../../bench/support/svg-plot';
 
 /** The numbers of a polyline's points attribute. */
 function polylinePoints(svg: string): Array<Array<[number, number]>> {
@@ -31,6 +31,14 @@ describe('bench/support: the SVG plots of the bench reports', () => {
     expect(svg).to.include('<title>sampling 1,000,000, create: 1.18</title>');
     expect(svg).to.include('goal 1.20x');
     expect(svg).to.include('>CPU per operation vs tracing off<');
+  });
+
+  it('wraps a long group label at spaces so that neighbouring labels do not overlap', () => {
+    expect(wrapLabel('sampling 1,000,000 (baseline build)', 20)).to.deep.equal(['sampling 1,000,000', '(baseline build)']);
+    expect(wrapLabel('off', 20)).to.deep.equal(['off']);
+    const svg = barChart({ title: 't', yLabel: 'y', series: ['a'], groups: [{ label: 'sampling 1,000,000 (baseline build)', values: [1] }, { label: 'b', values: [1] }, { label: 'c', values: [1] }, { label: 'd', values: [1] }, { label: 'e', values: [1] }] });
+    expect(svg).to.include('>sampling 1,000,000</tspan>');
+    expect(svg).to.include('>(baseline build)</tspan>');
   });
 
   it('escapes text, so a label cannot break the document', () => {
