@@ -4,10 +4,7 @@
  * batching and truncation, with v1.25's defaults and validation messages. A backend's batch
  * options are checked only in batch mode, as kube does; its truncate options always.
  */
-import { AUDIT_MODES, type AuditDeliveryOptions, type AuditMode, type AuditOptions, type BatchConfig } from '../audit';
-import { DEFAULT_LOG_BATCH, DEFAULT_WEBHOOK_BATCH } from '../audit/buffered-backend';
-import { DEFAULT_TRUNCATE } from '../audit/truncating-backend';
-import { DEFAULT_INITIAL_BACKOFF_MS } from '../audit/webhook-backend';
+import { AUDIT_MODES, DEFAULT_INITIAL_BACKOFF_MS, DEFAULT_LOG_BATCH, DEFAULT_TRUNCATE, DEFAULT_WEBHOOK_BATCH, type AuditDeliveryOptions, type AuditMode, type AuditOptions, type BatchConfig } from '../audit';
 import { FlagError, nonNegativeInteger, type FlagSpec, type FlagValues } from './flags';
 
 const AUDIT_VERSION = 'audit.k8s.io/v1';
