@@ -119,8 +119,8 @@ export function inSpanSync<T>(name: string, parent: TraceContext, fn: (trace: Tr
 export const STAGE_DURATION_ATTRIBUTE = 'carina.stage.duration_ms';
 
 function recordStage(span: Span, name: string, startedMs: number, attributes: Attributes | undefined, err?: unknown): void {
-  const event: Attributes = attributes === undefined ? {} : { ...attributes };
-  event[STAGE_DURATION_ATTRIBUTE] = performance.now() - startedMs;
+  const event: Attributes = { [STAGE_DURATION_ATTRIBUTE]: performance.now() - startedMs };
+  if (attributes !== undefined) Object.assign(event, attributes);
   if (err !== undefined) event['error.type'] = errorType(err);
   // Stamped when the stage started; the duration says when it ended.
   span.addEvent(name, event, startedMs);
