@@ -29,29 +29,40 @@
  * STYLE.md), never its stack.
  */
 import { performance } from 'node:perf_hooks';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, trace, type Attributes, type Context, type Link, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, createContextKey, propagation, trace, type Attributes, type Context, type Link, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
 
 /** A context holding a sampled request's recording span, or undefined when nothing is traced. */
 export type TraceContext = Context | undefined;
 
 let enabled = false;
-let samplesRoots = false;
+let rootRatio = 0;
 /** The registered provider's tracer, looked up once per start (a lookup per span showed in profiles). */
 let cachedTracer: Tracer | undefined;
 
 /**
  * Set by startTracing/shutdown; false means no SDK is registered and no root span is started.
- * `rootsSampled`: whether a request without a traceparent can be sampled (a rate above 0).
+ * `rootRatio`: the share of requests without a traceparent that are sampled (samplingRatePerMillion / 1e6).
  */
-export function setTracingEnabled(value: boolean, rootsSampled = value): void {
+export function setTracingEnabled(value: boolean, ratio = value ? 1 : 0): void {
   enabled = value;
-  samplesRoots = value && rootsSampled;
+  rootRatio = value ? ratio : 0;
   cachedTracer = undefined;
 }
 
-/** False when only a caller's traceparent can start a trace (sampling 0): the filter's fast path. */
-export function areRootsSampled(): boolean {
-  return samplesRoots;
+/**
+ * A request's root was sampled by the caller of the SDK (sampleRoot), which the sampler then
+ * follows (tracing.ts): a context holding this key and no span is a root already decided.
+ */
+export const ROOT_SAMPLED = createContextKey('carina.root-sampled');
+
+/**
+ * The configured rate's decision for a request without a traceparent, made before the SDK is
+ * asked for anything: an unsampled request then costs one random draw, not a trace id and a
+ * non-recording span. A fresh root's trace id is random, so a random draw samples the same share
+ * as the SDK's trace-id ratio would.
+ */
+export function sampleRoot(): boolean {
+  return rootRatio >= 1 || (rootRatio > 0 && Math.random() < rootRatio);
 }
 
 export function isTracingEnabled(): boolean {

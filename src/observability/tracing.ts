@@ -6,11 +6,13 @@
  * SDK imports is ever loaded: every span helper (spans.ts, raft/'s) sees no recording span and
  * returns at once, so tracing off costs nothing (bench/api measures it).
  *
- * Sampling (kube-apiserver v1.25's sampler, plus one rule): parent-based, so a caller's sampled
+ * Sampling (kube-apiserver v1.25's sampler, plus two rules): parent-based, so a caller's sampled
  * `traceparent` is followed and an unsampled one is not; a span with no parent is sampled at
- * samplingRatePerMillion / 1,000,000 of trace ids; and a span with no parent but a link to a
+ * samplingRatePerMillion / 1,000,000 of trace ids; a span with no parent but a link to a
  * sampled span is sampled, so the spans a sampled write causes outside its own trace (the
- * write-ahead log's fsync shared by a batch, a watch event's delivery) are kept with it.
+ * write-ahead log's fsync shared by a batch, a watch event's delivery) are kept with it; and an
+ * HTTP request without a traceparent is sampled by the tracing filter at the same rate before
+ * the SDK is asked (spans.ts sampleRoot, ROOT_SAMPLED), so an unsampled one costs a random draw.
  *
  * No context manager is registered: trace contexts are passed explicitly (spans.ts says why),
  * so the API's active context is always the root one and no AsyncLocalStorage is entered.
@@ -19,7 +21,7 @@ import { propagation, trace, type Attributes, type Context, type Link, type Span
 import type { Sampler, SamplingResult, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { BoundedSpanProcessor, type BoundedSpanProcessorOptions, type SpanPipelineCounts } from './bounded-span-processor';
 import { MAX_SAMPLING_RATE_PER_MILLION, type TracingConfiguration } from './tracing-config';
-import { setTracingEnabled } from './spans';
+import { ROOT_SAMPLED, setTracingEnabled } from './spans';
 
 export interface TracingOptions {
   /** service.instance.id: which replica or API server emitted the span. */
@@ -66,7 +68,7 @@ export function startTracing(configuration: TracingConfiguration, options: Traci
   const parentBased = new sdk.ParentBasedSampler({ root: new sdk.TraceIdRatioBasedSampler(ratio) });
   const sampler: Sampler = {
     shouldSample(parent: Context, traceId: string, name: string, kind: SpanKind, attributes: Attributes, links: Link[]): SamplingResult {
-      if (trace.getSpanContext(parent) === undefined && links.some((link) => (link.context.traceFlags & SAMPLED) !== 0)) {
+      if (trace.getSpanContext(parent) === undefined && (parent.getValue(ROOT_SAMPLED) === true || links.some((link) => (link.context.traceFlags & SAMPLED) !== 0))) {
         return { decision: sdk.SamplingDecision.RECORD_AND_SAMPLED };
       }
       return parentBased.shouldSample(parent, traceId, name, kind, attributes, links);
@@ -80,7 +82,7 @@ export function startTracing(configuration: TracingConfiguration, options: Traci
   });
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
-  setTracingEnabled(true, configuration.samplingRatePerMillion > 0);
+  setTracingEnabled(true, ratio);
   const tracing: Tracing = {
     configuration,
     counts: processor.counts,

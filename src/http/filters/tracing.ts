@@ -15,9 +15,9 @@
  * recorded by the chain only when this span records. Child spans are only for work that leaves
  * the process (src/observability/spans.ts).
  */
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, trace, type TextMapGetter } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, trace, type Context, type TextMapGetter } from '@opentelemetry/api';
 import type { RequestContext, RequestInfo } from '../../endpoints';
-import { areRootsSampled, isTracingEnabled, tracer } from '../../observability/spans';
+import { ROOT_SAMPLED, isTracingEnabled, sampleRoot, tracer } from '../../observability/spans';
 
 type Headers = RequestContext['headers'];
 
@@ -44,9 +44,15 @@ export function routeOf(info: RequestInfo | undefined): string | undefined {
 /** Runs `next` (the filters and the handler) inside the request's server span, when tracing samples it. */
 export function traceRequest(ctx: RequestContext, next: () => Promise<void>): Promise<void> {
   if (!isTracingEnabled()) return next();
-  // At sampling 0 only a caller's traceparent can start a trace: without one, nothing to do.
-  if (!areRootsSampled() && ctx.headers.traceparent === undefined) return next();
-  const parent = propagation.extract(ROOT_CONTEXT, ctx.headers, headerGetter);
+  let parent: Context;
+  if (ctx.headers.traceparent === undefined) {
+    // No caller's decision: the configured rate decides here, and an unsampled request goes on
+    // without asking the SDK for anything (at sampling 0, every such request).
+    if (!sampleRoot()) return next();
+    parent = ROOT_CONTEXT.setValue(ROOT_SAMPLED, true);
+  } else {
+    parent = propagation.extract(ROOT_CONTEXT, ctx.headers, headerGetter);
+  }
   const userAgent = ctx.header('user-agent');
   const span = tracer().startSpan(ctx.method, {
     kind: SpanKind.SERVER,

@@ -9,6 +9,7 @@ import { SpanKind, trace } from '@opentelemetry/api';
 import type { RequestContext, RequestInfo } from '../../../../../src/endpoints';
 import { FilterChain } from '../../../../../src/http/filters/chain';
 import { routeOf, traceRequest } from '../../../../../src/http/filters/tracing';
+import * as spans from '../../../../../src/observability/spans';
 import { isTracingEnabled, STAGE_DURATION_ATTRIBUTE } from '../../../../../src/observability/spans';
 import { startTracing, type Tracing } from '../../../../../src/observability/tracing';
 import { parseTracingConfiguration } from '../../../../../src/observability/tracing-config';
@@ -105,6 +106,31 @@ describe('tracing filter', () => {
     tracing = startWithRate(0, exporter);
     for (let i = 0; i < 20; i++) await traceRequest(fakeContext({}), async () => undefined);
     expect(await spansOf(tracing, exporter)).to.have.length(0);
+  });
+
+  it('at 1%, decides a request without a traceparent by one draw: the unsampled ones never reach the SDK, the sampled ones are traced', async () => {
+    tracing = startWithRate(10_000, exporter);
+    const random = Math.random;
+    const realTracer = spans.tracer;
+    let tracerCalls = 0;
+    (spans as { tracer: typeof spans.tracer }).tracer = () => {
+      tracerCalls++;
+      return realTracer();
+    };
+    try {
+      Math.random = () => 0.5;
+      for (let i = 0; i < 10; i++) await traceRequest(fakeContext({}), async () => undefined);
+      expect(tracerCalls).to.equal(0);
+      expect(await spansOf(tracing, exporter)).to.have.length(0);
+      // A draw under 1%: the request is traced.
+      Math.random = () => 0.001;
+      await traceRequest(fakeContext({}), async () => undefined);
+      expect(tracerCalls).to.equal(1);
+    } finally {
+      Math.random = random;
+      (spans as { tracer: typeof spans.tracer }).tracer = realTracer;
+    }
+    expect(await spansOf(tracing, exporter)).to.have.length(1);
   });
 
   it('ignores a malformed traceparent and starts its own root', async () => {
