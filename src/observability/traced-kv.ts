@@ -9,47 +9,96 @@
  * uses (the embedded replica, whose own spans then become children of these, or an etcd
  * client). Without tracing the store gets the bare client and pays nothing. Streams (watch) and
  * lease calls are not wrapped: they outlive requests or are the server's own upkeep.
+ *
+ * A class that delegates, not a Proxy: every store call of a server with tracing configured
+ * passes here, sampled or not, and a Proxy's trap is a slow path on each of them.
  */
-import { SpanKind, type Attributes } from '@opentelemetry/api';
-import type { Bytes, KvCallOptions, KvClient, TxnRequest } from '../../raft';
+import { SpanKind, type Attributes, type SpanContext } from '@opentelemetry/api';
+import type {
+  Bytes, CompactionRequest, CompactionResponse, DeleteRangeRequest, DeleteRangeResponse, KvCallOptions, KvClient, LeaseGrantRequest, LeaseGrantResponse,
+  LeaseKeepAliveResponse, LeaseLeasesResponse, LeaseRevokeResponse, LeaseTimeToLiveResponse, MemberListResponse, PutRequest, PutResponse, RangeRequest,
+  RangeResponse, StatusResponse, TxnRequest, TxnResponse, WatchCreateRequest, WatchHandle, WatchResponse,
+} from '../../raft';
 import { inSpan } from './spans';
 
-const TRACED: Record<string, string> = { range: 'Range', put: 'Put', deleteRange: 'DeleteRange', txn: 'Txn', compact: 'Compact' };
+function keyOfTxn(txn: TxnRequest): Bytes | undefined {
+  const op = txn.success[0] as Record<string, { key?: Bytes }> | undefined;
+  return txn.compare[0]?.key ?? (op === undefined ? undefined : Object.values(op)[0]?.key);
+}
 
-function keyOf(method: string, request: unknown): Bytes | undefined {
-  if (method === 'txn') {
-    const txn = request as TxnRequest;
-    const op = txn.success[0] as Record<string, { key?: Bytes }> | undefined;
-    return txn.compare[0]?.key ?? (op === undefined ? undefined : Object.values(op)[0]?.key);
+function traced<T>(operation: string, key: Bytes | undefined, options: KvCallOptions | undefined, call: (options: KvCallOptions | undefined) => Promise<T>): Promise<T> {
+  const parent = options?.trace;
+  if (parent === undefined) return call(options);
+  const attributes: Attributes = { 'db.system.name': 'etcd', 'db.operation.name': operation };
+  if (key !== undefined) attributes['carina.store.key'] = Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('utf8');
+  return inSpan(`etcd.${operation}`, parent, (trace) => call({ ...options, trace }), { kind: SpanKind.CLIENT, attributes });
+}
+
+class TracedKvClient implements KvClient {
+  readonly writeTraceContext?: (revision: number) => SpanContext | undefined;
+
+  constructor(private readonly kv: KvClient) {
+    const writeTraceContext = kv.writeTraceContext;
+    if (writeTraceContext !== undefined) this.writeTraceContext = (revision) => writeTraceContext.call(kv, revision);
   }
-  return (request as { key?: Bytes } | undefined)?.key;
+
+  range(request: RangeRequest, options?: KvCallOptions): Promise<RangeResponse> {
+    return traced('Range', request.key, options, (o) => this.kv.range(request, o));
+  }
+
+  put(request: PutRequest, options?: KvCallOptions): Promise<PutResponse> {
+    return traced('Put', request.key, options, (o) => this.kv.put(request, o));
+  }
+
+  deleteRange(request: DeleteRangeRequest, options?: KvCallOptions): Promise<DeleteRangeResponse> {
+    return traced('DeleteRange', request.key, options, (o) => this.kv.deleteRange(request, o));
+  }
+
+  txn(request: TxnRequest, options?: KvCallOptions): Promise<TxnResponse> {
+    return traced('Txn', options?.trace === undefined ? undefined : keyOfTxn(request), options, (o) => this.kv.txn(request, o));
+  }
+
+  compact(request: CompactionRequest, options?: KvCallOptions): Promise<CompactionResponse> {
+    return traced('Compact', undefined, options, (o) => this.kv.compact(request, o));
+  }
+
+  leaseGrant(request: LeaseGrantRequest): Promise<LeaseGrantResponse> {
+    return this.kv.leaseGrant(request);
+  }
+
+  leaseRevoke(id: bigint): Promise<LeaseRevokeResponse> {
+    return this.kv.leaseRevoke(id);
+  }
+
+  leaseKeepAliveOnce(id: bigint): Promise<LeaseKeepAliveResponse> {
+    return this.kv.leaseKeepAliveOnce(id);
+  }
+
+  leaseTimeToLive(id: bigint, keys?: boolean): Promise<LeaseTimeToLiveResponse> {
+    return this.kv.leaseTimeToLive(id, keys);
+  }
+
+  leaseLeases(): Promise<LeaseLeasesResponse> {
+    return this.kv.leaseLeases();
+  }
+
+  watch(request: WatchCreateRequest, onResponse: (response: WatchResponse) => void, onError?: (err: Error) => void): WatchHandle {
+    return this.kv.watch(request, onResponse, onError);
+  }
+
+  memberList(): Promise<MemberListResponse> {
+    return this.kv.memberList();
+  }
+
+  status(): Promise<StatusResponse> {
+    return this.kv.status();
+  }
+
+  close(): Promise<void> {
+    return this.kv.close();
+  }
 }
 
 export function tracedKvClient(kv: KvClient): KvClient {
-  // Each method is wrapped (or bound) once, on first use, not on every call.
-  const methods = new Map<PropertyKey, unknown>();
-  return new Proxy(kv, {
-    get(target, property) {
-      const value = Reflect.get(target, property, target) as unknown;
-      if (typeof value !== 'function') return value;
-      const known = methods.get(property);
-      if (known !== undefined) return known;
-      const wrapped = wrap(target, property, value as (...args: unknown[]) => unknown);
-      methods.set(property, wrapped);
-      return wrapped;
-    },
-  });
-}
-
-function wrap(target: KvClient, property: PropertyKey, method: (...args: unknown[]) => unknown): unknown {
-  const operation = typeof property === 'string' ? TRACED[property] : undefined;
-  if (operation === undefined) return method.bind(target);
-  const name = `etcd.${operation}`;
-  return (request: unknown, options?: KvCallOptions) => {
-    if (options?.trace === undefined) return method.call(target, request, options);
-    const key = keyOf(property as string, request);
-    const attributes: Attributes = { 'db.system.name': 'etcd', 'db.operation.name': operation };
-    if (key !== undefined) attributes['carina.store.key'] = Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('utf8');
-    return inSpan(name, options.trace, (trace) => method.call(target, request, { ...options, trace }) as Promise<unknown>, { kind: SpanKind.CLIENT, attributes });
-  };
+  return new TracedKvClient(kv);
 }
