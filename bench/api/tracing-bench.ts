@@ -11,6 +11,8 @@
  *
  * CONTROL=1 adds a replica without tracing, measured like the others: the spread between
  * identical replicas ("off (control)" against "off"), against which the others' ratios are read.
+ * CONCURRENT=1 measures every replica at once in each phase of a round instead of one after the
+ * other: a swing of the machine's other load then falls on all of them in the same seconds.
  * ABLATE_ALS=1 runs the "sampling 0" replica without tracing but with an AsyncLocalStorage
  * enabled and entered at start (als-preload.ts): what Node's promise tracking alone costs a server, the part of full
  * sampling's cost that no change to the span path can remove.
@@ -111,6 +113,7 @@ export async function measureTracingOverhead(ports: CarinaServerPorts[], options
       await api.request('POST', '/api/v1/namespaces', { body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }) });
       await closedLoop(options.warmup, options.inflight, (i) => api.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: configMap(ns, `warm-${i}`) }));
     }
+    const concurrent = process.env.CONCURRENT === '1';
     const perRound: TracingScenarioFigures[][] = scenarios.map(() => []);
     const latencies = scenarios.map((s) => ({ scenario: s.name, createMs: [] as number[], getMs: [] as number[] }));
     const base = `/api/v1/namespaces/${ns}/configmaps`;
@@ -118,24 +121,32 @@ export async function measureTracingOverhead(ports: CarinaServerPorts[], options
       // Creates on every replica, then GETs on every replica, each in an order that rotates by
       // round: the finer the interleaving, the less another load on the machine favours one.
       const order = scenarios.map((_, k) => (round + k) % scenarios.length);
-      const creates = new Map<number, { perSecond: number; latencies: number[]; cpuMs: number }>();
-      for (const index of order) {
-        log(`tracing: round ${round + 1}/${options.rounds}, creates, ${scenarios[index].name}`);
+      const measure = async (index: number, phase: 'creates' | 'GETs'): Promise<{ perSecond: number; latencies: number[]; cpuMs: number }> => {
+        log(`tracing: round ${round + 1}/${options.rounds}, ${phase}, ${scenarios[index].name}`);
         const cpuBefore = processCpuMsFine(servers[index].pid);
-        const result = await closedLoop(options.ops, options.inflight, (i) => clients[index].request('POST', base, { body: configMap(ns, `r${round}-${i}`) }));
-        creates.set(index, { ...result, cpuMs: (processCpuMsFine(servers[index].pid) - cpuBefore) / options.ops });
-      }
+        const result = phase === 'creates'
+          ? await closedLoop(options.ops, options.inflight, (i) => clients[index].request('POST', base, { body: configMap(ns, `r${round}-${i}`) }))
+          : await closedLoop(options.ops, options.inflight, (i) => clients[index].request('GET', `${base}/r${round}-${i}`));
+        return { ...result, cpuMs: (processCpuMsFine(servers[index].pid) - cpuBefore) / options.ops };
+      };
+      // CONCURRENT=1: every replica's loop at once, so that a swing of the machine's other load
+      // falls on all of them alike (they share the cores with each other too, alike).
+      const phase = async (name: 'creates' | 'GETs'): Promise<Map<number, { perSecond: number; latencies: number[]; cpuMs: number }>> => {
+        const out = new Map<number, { perSecond: number; latencies: number[]; cpuMs: number }>();
+        if (concurrent) (await Promise.all(order.map(async (index) => [index, await measure(index, name)] as const))).forEach(([index, figures]) => out.set(index, figures));
+        else for (const index of order) out.set(index, await measure(index, name));
+        return out;
+      };
+      const creates = await phase('creates');
+      const gets = await phase('GETs');
       for (const index of order) {
-        log(`tracing: round ${round + 1}/${options.rounds}, GETs, ${scenarios[index].name}`);
-        const cpuBefore = processCpuMsFine(servers[index].pid);
-        const gets = await closedLoop(options.ops, options.inflight, (i) => clients[index].request('GET', `${base}/r${round}-${i}`));
-        const getCpuMs = (processCpuMsFine(servers[index].pid) - cpuBefore) / options.ops;
         const c = creates.get(index) as { perSecond: number; latencies: number[]; cpuMs: number };
+        const g = gets.get(index) as { perSecond: number; latencies: number[]; cpuMs: number };
         latencies[index].createMs.push(...c.latencies);
-        latencies[index].getMs.push(...gets.latencies);
-        const figures = { scenario: scenarios[index].name, createPerSecond: c.perSecond, createP99Ms: percentile(c.latencies, 0.99), getPerSecond: gets.perSecond, getP99Ms: percentile(gets.latencies, 0.99), createCpuMs: c.cpuMs, getCpuMs };
+        latencies[index].getMs.push(...g.latencies);
+        const figures = { scenario: scenarios[index].name, createPerSecond: c.perSecond, createP99Ms: percentile(c.latencies, 0.99), getPerSecond: g.perSecond, getP99Ms: percentile(g.latencies, 0.99), createCpuMs: c.cpuMs, getCpuMs: g.cpuMs };
         perRound[index].push(figures);
-        log(`  ${figures.scenario}: ${figures.createPerSecond.toFixed(0)} creates/s (${c.cpuMs.toFixed(3)} CPU ms each), ${figures.getPerSecond.toFixed(0)} GETs/s (${getCpuMs.toFixed(3)} CPU ms each)`);
+        log(`  ${figures.scenario}: ${figures.createPerSecond.toFixed(0)} creates/s (${c.cpuMs.toFixed(3)} CPU ms each), ${figures.getPerSecond.toFixed(0)} GETs/s (${g.cpuMs.toFixed(3)} CPU ms each)`);
       }
     }
     const full = clients[scenarios.findIndex((s) => s.name === 'sampling 1,000,000')];
