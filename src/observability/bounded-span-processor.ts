@@ -8,8 +8,10 @@
  *
  * It replaces the SDK's BatchSpanProcessor for one reason: the SDK drops spans silently (a
  * private counter and a diagnostic log), and an operator must be able to see a lossy pipeline.
- * Defaults follow the SDK's (2048 queued, 512 per export, 1 s delay, 30 s export timeout cut to 10 s),
- * and so do the environment variables that change them where options do not:
+ * Defaults follow the SDK's BatchSpanProcessor (2048 queued, 512 per export, 5 s delay; its 30 s
+ * export timeout cut to 10 s): at low sampling rates an export's fixed cost (an HTTP request,
+ * the resource, the batch's envelope) is carried by few spans, so it should not come often. So do
+ * the environment variables that change them where options do not:
  * OTEL_BSP_MAX_QUEUE_SIZE, OTEL_BSP_MAX_EXPORT_BATCH_SIZE, OTEL_BSP_SCHEDULE_DELAY and
  * OTEL_BSP_EXPORT_TIMEOUT (milliseconds).
  */
@@ -54,7 +56,7 @@ export class BoundedSpanProcessor implements SpanProcessor {
   constructor(private readonly exporter: SpanExporter, options: BoundedSpanProcessorOptions = {}) {
     this.maxQueueSize = options.maxQueueSize ?? fromEnvironment('OTEL_BSP_MAX_QUEUE_SIZE') ?? 2048;
     this.maxExportBatchSize = Math.min(options.maxExportBatchSize ?? fromEnvironment('OTEL_BSP_MAX_EXPORT_BATCH_SIZE') ?? 512, this.maxQueueSize);
-    this.scheduledDelayMs = options.scheduledDelayMs ?? fromEnvironment('OTEL_BSP_SCHEDULE_DELAY') ?? 1000;
+    this.scheduledDelayMs = options.scheduledDelayMs ?? fromEnvironment('OTEL_BSP_SCHEDULE_DELAY') ?? 5000;
     this.exportTimeoutMs = options.exportTimeoutMs ?? fromEnvironment('OTEL_BSP_EXPORT_TIMEOUT') ?? 10_000;
   }
 
