@@ -213,6 +213,13 @@ export class ResponseWriter {
     this.res.end(TIMEOUT_BODY);
   }
 
+  /** Calls `callback` if the client goes away before the response ended (a request waiting in a queue leaves it). */
+  onClientGone(callback: () => void): void {
+    this.res.on('close', () => {
+      if (!this.res.writableEnded) callback();
+    });
+  }
+
   /** A header every response to this request carries (Audit-Id). */
   setHeader(name: string, value: string): void {
     this.extraHeaders[name] = value;

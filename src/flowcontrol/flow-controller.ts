@@ -53,6 +53,13 @@ export type Admission =
   | { readonly kind: 'execute'; readonly classification: Classification; readonly finish: () => void }
   | { readonly kind: 'reject'; readonly classification: Classification; readonly reason: RejectReason };
 
+/**
+ * A request waiting in a queue: settled when it is dispatched or refused. `cancel` (its client
+ * went away) takes it out of its queue at once, refused with reason `cancelled`, as v1.25 does
+ * when the request's context ends; after dispatch it does nothing.
+ */
+export type QueuedAdmission = Promise<Admission> & { cancel(): void };
+
 interface PriorityLevelState {
   config: PriorityLevelConfiguration;
   /** Undefined for an Exempt level. */
@@ -209,9 +216,9 @@ export class FlowController {
 
   /**
    * Admits a classified request: synchronously when it executes at once or is refused, through a
-   * promise when it waits in a queue (settled when it is dispatched or times out).
+   * promise when it waits in a queue (settled when it is dispatched, times out or is cancelled).
    */
-  admit(classification: Classification, estimate: WorkEstimate, describe?: () => Record<string, string>): Admission | Promise<Admission> {
+  admit(classification: Classification, estimate: WorkEstimate, describe?: () => Record<string, string>): Admission | QueuedAdmission {
     const plName = classification.priorityLevel.metadata.name;
     const fsName = classification.flowSchema.metadata.name;
     const state = this.levels.get(plName);
@@ -282,13 +289,14 @@ export class FlowController {
     if (decidedNow !== undefined) return toAdmission(decidedNow);
     queued = true;
     increment(state.waiting, fsName, 1);
-    return new Promise<Admission>((resolve) => {
+    const waiting = new Promise<Admission>((resolve) => {
       decideLater = (decision) => resolve(toAdmission(decision));
     });
+    return Object.assign(waiting, { cancel: () => void queues.cancel(request) });
   }
 
   /** Classifies, estimates and admits (what the filter calls). */
-  handle(digest: RequestDigest, describe?: () => Record<string, string>): Admission | Promise<Admission> {
+  handle(digest: RequestDigest, describe?: () => Record<string, string>): Admission | QueuedAdmission {
     const classification = this.classify(digest);
     const estimate = classification.priorityLevel.spec.type === 'Exempt' ? { initialSeats: 1, finalSeats: 0, additionalLatencySeconds: 0 } : this.estimate(digest);
     return this.admit(classification, estimate, describe);

@@ -6,7 +6,7 @@
  * filter (src/http/filters/priority-and-fairness.ts) calls it per request.
  */
 export { Classifier, compareFlowSchemas, flowDistinguisher, flowSchemaMatches } from './classifier';
-export { FlowController, type Admission, type Classification, type FlowControlObserver, type FlowControllerOptions } from './flow-controller';
+export { FlowController, type Admission, type Classification, type QueuedAdmission, type FlowControlObserver, type FlowControllerOptions } from './flow-controller';
 export { QueueSet, SYSTEM_CLOCK, type Clock, type Decision, type QueueSetConfig, type SeatRequest } from './queue-set';
 export { dealHand, hashFlowId } from './shuffle-sharding';
 export { estimateWork, type WorkEstimatorSources } from './work-estimator';

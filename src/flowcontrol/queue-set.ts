@@ -235,11 +235,22 @@ export class QueueSet {
 
   /** Refuses a waiting request whose client went away; false when it was no longer waiting. */
   cancel(request: SeatRequest): boolean {
+    const overflowAt = this.overflow.findIndex((w) => w.request === request);
+    if (overflowAt >= 0) {
+      const [waiting] = this.overflow.splice(overflowAt, 1);
+      this.waitingTotal--;
+      if (waiting.timer !== undefined) this.clock.clearTimeout(waiting.timer);
+      request.decide({ kind: 'reject', reason: 'cancelled' });
+      return true;
+    }
     for (const queue of this.queues) {
       const at = queue.waiting.findIndex((w) => w.request === request);
       if (at >= 0) {
+        this.syncTime();
         this.removeWaiting(queue.waiting[at], at);
         request.decide({ kind: 'reject', reason: 'cancelled' });
+        // The queue's head may have changed, and with it which queue goes next.
+        this.dispatchAsMuchAsPossible();
         return true;
       }
     }

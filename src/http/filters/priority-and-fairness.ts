@@ -10,6 +10,8 @@
  *   stream started), or the handler returned.
  * - A classified request carries `X-Kubernetes-PF-FlowSchema-UID` and
  *   `X-Kubernetes-PF-PriorityLevel-UID` on its response, a refused one too.
+ * - A request waiting in a queue whose client goes away leaves its queue at once (refused,
+ *   reason `cancelled`), as v1.25's does when the request's context ends.
  * - A request that cannot be queued, or waited too long, gets v1.25's answer: 429 with
  *   `Retry-After: 1` and the plain-text body `Too many requests, please try again later.` (kube
  *   writes it with http.Error, not as a Status; client-go turns it into reason TooManyRequests).
@@ -116,7 +118,11 @@ export function priorityAndFairnessFilter(options: PriorityAndFairnessFilterOpti
       });
       const digest = requestDigest(ctx);
       const admission = controller.handle(digest, describe);
-      if (admission instanceof Promise) return admission.then((decided) => settle(ctx, decided, digest));
+      if (admission instanceof Promise) {
+        // A client that gives up while its request waits must not keep a place in the queue.
+        ctx.response.onClientGone(() => admission.cancel());
+        return admission.then((decided) => settle(ctx, decided, digest));
+      }
       settle(ctx, admission, digest);
       return undefined;
     },

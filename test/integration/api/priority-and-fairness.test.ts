@@ -2,8 +2,10 @@
  * API Priority and Fairness and the in-flight limits against real `carina server` processes:
  * the classification headers on responses, a user sent by a custom FlowSchema to a `Reject`
  * level gets v1.25's 429 (plain text, Retry-After: 1) at once while system:masters is served,
- * the in-flight limits with APF off, the debug dumps and the metrics.
+ * a queued request whose client went away leaves its queue at once, the in-flight limits with
+ * APF off, the debug dumps and the metrics.
  */
+import https from 'node:https';
 import { expect } from 'chai';
 import { CarinaApiProcess, type HttpResult } from '../../support/carina-api-process';
 import { until } from '../../support/until';
@@ -161,6 +163,68 @@ describe('integration: API Priority and Fairness', function () {
       expect(metrics.text).to.match(/apiserver_flowcontrol_dispatched_requests_total\{flow_schema="exempt",priority_level="exempt"\} [1-9]/);
       expect(metrics.text).to.match(/apiserver_flowcontrol_request_concurrency_limit\{priority_level="flooder-level"\} 1/);
       expect(metrics.text).to.contain('apiserver_current_inflight_requests{request_kind="readOnly"}');
+    });
+
+    it('takes a queued request whose client went away out of its queue at once, while the seat is still held', async () => {
+      const levels = '/apis/flowcontrol.apiserver.k8s.io/v1beta2/prioritylevelconfigurations';
+      const schemas = '/apis/flowcontrol.apiserver.k8s.io/v1beta2/flowschemas';
+      await bindClusterAdmin(server, 'holder');
+      let result = await server.request('POST', levels, {
+        body: JSON.stringify({ apiVersion: 'flowcontrol.apiserver.k8s.io/v1beta2', kind: 'PriorityLevelConfiguration', metadata: { name: 'held-level' }, spec: { type: 'Limited', limited: { assuredConcurrencyShares: 1, limitResponse: { type: 'Queue', queuing: { queues: 1, handSize: 1, queueLengthLimit: 10 } } } } }),
+      });
+      expect(result.status, result.text).to.equal(201);
+      result = await server.request('POST', schemas, {
+        body: JSON.stringify({ apiVersion: 'flowcontrol.apiserver.k8s.io/v1beta2', kind: 'FlowSchema', metadata: { name: 'held' }, spec: { priorityLevelConfiguration: { name: 'held-level' }, matchingPrecedence: 60, distinguisherMethod: { type: 'ByUser' }, rules: [{ subjects: [{ kind: 'User', user: { name: 'holder' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'], clusterScope: true }] }] } }),
+      });
+      expect(result.status, result.text).to.equal(201);
+      // held-level's one seat: waiting and executing requests, from the level dump.
+      const levelState = async () => {
+        const dump = (await server.request('GET', '/debug/api_priority_and_fairness/dump_priority_levels')).text;
+        const row = dump.split('\n').find((line) => line.startsWith('held-level,'));
+        if (row === undefined) return undefined;
+        const cells = row.split(',').map((cell) => cell.trim());
+        return { waiting: Number(cells[4]), executing: Number(cells[5]) };
+      };
+      await until('the server to classify by the held FlowSchema', async () => {
+        const r = await server.request('GET', '/api/v1/namespaces/default/configmaps?limit=1', { headers: { 'Impersonate-User': 'holder' } });
+        return r.headers['x-kubernetes-pf-flowschema-uid'] === (result.json().metadata as { uid: string }).uid;
+      }, 30_000);
+      // A create whose body is still coming holds the seat: the body is read after admission.
+      const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'held-seat' }, data: { v: 'x' } });
+      const credentials = server.clientCredentials();
+      const holding = https.request({
+        host: '127.0.0.1', port: server.port, method: 'POST', path: '/api/v1/namespaces/default/configmaps', agent: false,
+        ca: credentials.ca, cert: credentials.cert, key: credentials.key,
+        headers: { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), 'Impersonate-User': 'holder' },
+      });
+      const held = new Promise<number>((resolve, reject) => {
+        holding.on('response', (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        holding.on('error', reject);
+      });
+      holding.write(body.slice(0, 10));
+      await until('the create to hold held-level\'s seat', async () => (await levelState())?.executing === 1);
+      const waiter = https.request({
+        host: '127.0.0.1', port: server.port, method: 'GET', path: '/api/v1/namespaces/default/configmaps', agent: false,
+        ca: credentials.ca, cert: credentials.cert, key: credentials.key, headers: { 'Impersonate-User': 'holder' },
+      });
+      const waiterGone = new Promise<void>((resolve) => waiter.on('error', () => resolve()).on('close', () => resolve()));
+      waiter.end();
+      await until('the GET to wait in held-level\'s queue', async () => (await levelState())?.waiting === 1);
+      waiter.destroy();
+      await waiterGone;
+      const after = await until('the queue to be empty while the seat is still held', async () => {
+        const state = await levelState();
+        return state?.waiting === 0 ? state : undefined;
+      }, 10_000);
+      expect(after.executing).to.equal(1);
+      const metrics = await server.request('GET', '/metrics');
+      expect(metrics.text).to.match(/apiserver_flowcontrol_rejected_requests_total\{flow_schema="held",priority_level="held-level",reason="cancelled"\} 1/);
+      holding.end(body.slice(10));
+      expect(await held).to.equal(201);
+      await until('the seat given back', async () => (await levelState())?.executing === 0);
     });
 
     it('serves the debug dumps', async () => {

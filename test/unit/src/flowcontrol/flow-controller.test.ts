@@ -83,6 +83,39 @@ describe('flowcontrol: the flow controller', () => {
     expect(level?.requestsExecuting).to.equal(0);
   });
 
+  it('takes a cancelled request out of its queue at once, refused as cancelled, and leaves the seat to the next', async () => {
+    const rejected: string[] = [];
+    const controller = new FlowController({
+      serverConcurrencyLimit: 2,
+      requestWaitLimitSeconds: 15,
+      observer: { dispatched: () => {}, waited: () => {}, rejected: (pl, fs, reason) => rejected.push(`${pl}/${fs}/${reason}`) },
+    });
+    controller.replaceAll([...mandatoryFlowSchemas(), ...suggestedFlowSchemas()], [...mandatoryPriorityLevels(), ...suggestedPriorityLevels()]);
+    const bob = { name: 'bob', groups: ['system:authenticated'] };
+    const carol = { name: 'carol', groups: ['system:authenticated'] };
+    // global-default has one seat: alice holds it, bob and carol wait.
+    const running = executed(controller.handle(get(alice)));
+    const bobWaits = controller.handle(get(bob));
+    const carolWaits = controller.handle(get(carol));
+    if (!(bobWaits instanceof Promise) || !(carolWaits instanceof Promise)) throw new Error('expected both to wait');
+    const level = () => controller.levelStats().find((l) => l.name === 'global-default');
+    expect(level()?.requestsWaiting).to.equal(2);
+    bobWaits.cancel();
+    expect(level()?.requestsWaiting).to.equal(1);
+    expect(level()?.waiting.get('global-default')).to.equal(1);
+    expect(await bobWaits).to.deep.include({ kind: 'reject', reason: 'cancelled' });
+    expect(rejected).to.deep.equal(['global-default/global-default/cancelled']);
+    running.finish();
+    const carolRuns = await carolWaits;
+    expect(carolRuns.kind).to.equal('execute');
+    // Cancelling once dispatched changes nothing.
+    carolWaits.cancel();
+    expect(level()?.requestsExecuting).to.equal(1);
+    if (carolRuns.kind === 'execute') carolRuns.finish();
+    expect(level()?.seatsInUse).to.equal(0);
+    expect(level()?.requestsWaiting).to.equal(0);
+  });
+
   it('lets exempt requests through whatever the load', () => {
     const controller = v125(2);
     const admissions = Array.from({ length: 100 }, () => executed(controller.handle(get(admin))));
