@@ -10,6 +10,10 @@
  *   v1.25's when its annotation reads true, or, without a boolean annotation, when its
  *   generation is 1 (nobody changed it since the server made it); the annotation is then set to
  *   what was decided, so an object a user edited keeps the user's spec ("false").
+ * - A stored object that bears the annotation but whose name this version does not ship (a
+ *   bootstrap object of an older version) is deleted when the annotation reads true, and kept
+ *   when it reads false or is no boolean (an operator took it over), as v1.25's
+ *   removeDanglingBootstrapConfiguration does. Objects without the annotation are users' own.
  * - Every FlowSchema's `Dangling` condition says whether its priority level exists: True, reason
  *   NotFound, or False, reason Found, written on the status subresource only when it changes.
  *
@@ -93,6 +97,7 @@ export class FlowControlBootstrap extends InformedController {
     for (const name of bootstrap.pl.keys()) this.queue.add(`pl/${name}`);
     for (const name of bootstrap.fs.keys()) this.queue.add(`fs/${name}`);
     for (const fs of this.storedFlowSchemas()) this.queue.add(`fs/${String(fs.metadata?.name)}`);
+    for (const pl of this.options.cache.list(PRIORITY_LEVELS).items) this.queue.add(`pl/${String((pl.metadata as JsonObject | undefined)?.name)}`);
   }
 
   override start(): void {
@@ -105,7 +110,11 @@ export class FlowControlBootstrap extends InformedController {
     const kind = key.slice(0, slash) as Kind;
     const name = key.slice(slash + 1);
     try {
-      await this.ensure(kind, name);
+      if (!bootstrap[kind].has(name)) {
+        if (await this.removeIfRetired(kind, name)) return true;
+      } else {
+        await this.ensure(kind, name);
+      }
       if (kind === 'fs') await this.updateDangling(name);
       return true;
     } catch (err) {
@@ -116,6 +125,20 @@ export class FlowControlBootstrap extends InformedController {
 
   private served(kind: Kind): ServedResource {
     return kind === 'fs' ? this.options.flowSchemas : this.options.priorityLevels;
+  }
+
+  /**
+   * Deletes an object the server made in an older version and no longer ships: one annotated
+   * autoupdate-spec "true" whose name is not among this version's; true when it was deleted.
+   */
+  private async removeIfRetired(kind: Kind, name: string): Promise<boolean> {
+    const current = this.options.cache.get(`${kind === 'fs' ? FLOW_SCHEMAS : PRIORITY_LEVELS}${name}`);
+    if (current === undefined) return false;
+    const metadata = (current.metadata ?? {}) as JsonObject;
+    if (parseGoBool(((metadata.annotations ?? {}) as Record<string, string>)[AUTO_UPDATE_ANNOTATION]) !== true) return false;
+    await this.options.registry.delete(this.served(kind), '', name, { dryRun: false, preconditions: { uid: String(metadata.uid ?? '') } });
+    this.options.log?.(`priority and fairness: deleted ${kind === 'fs' ? 'FlowSchema' : 'PriorityLevelConfiguration'} ${name}, which this version no longer ships`);
+    return true;
   }
 
   private async ensure(kind: Kind, name: string): Promise<void> {
