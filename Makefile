@@ -5,7 +5,7 @@ TSC := node_modules/.bin/tsc
 MOCHA := node_modules/.bin/mocha
 REPORTER := dist/test/support/summary-reporter.js
 
-.PHONY: all install build test test-deps run sim soak bench bench-raft bench-kv bench-api bench-api-tracing bench-api-scale bench-api-workers bench-api-proxy bench-security bench-cluster cluster cluster-down clean
+.PHONY: all install build test test-deps run sim soak bench bench-raft bench-kv bench-api bench-api-tracing bench-api-scale bench-api-workers bench-api-proxy bench-api-overload bench-security bench-cluster cluster cluster-down clean
 
 all: build
 
@@ -79,6 +79,12 @@ bench-security: build
 # (SCALE_SIZES), with LIST times and memory per object at each size. Ports 24320-24322.
 bench-api-scale: build
 	node dist/bench/api/scale-bench.js
+
+# Issue 33: one replica under a noisy user at 4x its LIST capacity beside 1,000 kubelets' Lease
+# renewals (100 PUTs/s) and a system:masters GET loop, API Priority and Fairness on and off side by
+# side. ROUNDS, FLOOD_SECONDS and more knobs in bench/api/overload-bench.ts. Ports 24330-24332.
+bench-api-overload: build
+	node dist/bench/api/overload-bench.js
 
 # Issue 31: the connect subresources against the node agent directly (a kubelet stand-in in a
 # network namespace; needs root): pods/log MB/s, exec 1-byte echo p50/p99, port-forward MB/s.
