@@ -27,7 +27,9 @@
  * admin certificate with impersonation for the kubelets and the noisy user, so each is
  * classified as itself (APF runs after impersonation). Knobs (environment): ROUNDS (3),
  * FLOOD_SECONDS (30), WARMUP_SECONDS (5), CAPACITY_SECONDS (10), NOISY_OBJECTS (1000), NODES
- * (1000), OVERLOAD (4), GETS_PER_SECOND (50), MODES (on,off). Ports 24330-24332.
+ * (1000), OVERLOAD (4), GETS_PER_SECOND (50), MODES (on,off), CAPACITY (LISTs/s: sets the flood's
+ * rate instead of the first server's measurement, so that several runs offer the same load).
+ * Ports 24330-24332.
  * Run: make bench-api-overload.
  */
 import http2 from 'node:http2';
@@ -48,6 +50,8 @@ const NODES = env('NODES', 1000);
 const RENEW_PERIOD_SECONDS = 10;
 const OVERLOAD = env('OVERLOAD', 4);
 const GETS_PER_SECOND = env('GETS_PER_SECOND', 50);
+/** CAPACITY=<LISTs/s>: the capacity the flood's rate is set from, instead of the first server's measurement (to offer several runs the same load). */
+const FIXED_CAPACITY = process.env.CAPACITY === undefined ? undefined : Number(process.env.CAPACITY);
 const MODES = (process.env.MODES ?? 'on,off').split(',').map((m) => m.trim()) as Array<'on' | 'off'>;
 const PORTS = { api: 24330, etcd: 24331, raft: 24332 };
 /** The server takes 250 streams per connection; the generator keeps under it. */
@@ -333,7 +337,7 @@ const ms = (x: number) => x.toFixed(1);
 
 async function main(): Promise<void> {
   const results: Figures[] = [];
-  let floodRate: number | undefined;
+  let floodRate: number | undefined = FIXED_CAPACITY;
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? MODES : [...MODES].reverse();
     for (const mode of order) {
