@@ -16,7 +16,11 @@
  *   flow of long requests is charged for them. A flow therefore cannot take more than its share
  *   while another flow's queue waits.
  * - A request that waits longer than the wait limit (v1.25: a quarter of the request timeout,
- *   15 s) leaves its queue refused (`time-out`).
+ *   15 s) leaves its queue refused (`time-out`); one whose client went away leaves at once when
+ *   cancelled (`cancelled`).
+ * - As in v1.25, `queue-full` needs the level's seats all taken: while wide requests leave a few
+ *   seats that none of them fits in, queues grow past queueLengthLimit and the wait limit bounds
+ *   them (bench/RESULTS.md, the overload benchmark).
  * - Seats: every seat taken is given back exactly once when the request finishes (after its
  *   additional latency, for writes that notify watchers); `seatsInUse` never goes negative and is
  *   0 when the level is idle (asserted).
