@@ -217,6 +217,8 @@ interface Figures {
   renewalSuccess: number;
   renewalP50: number;
   renewalP99: number;
+  /** The renewals that failed, by status (0: the stream failed). */
+  renewalFailures: Record<number, number>;
   gets: number;
   getSuccess: number;
   getP50: number;
@@ -236,6 +238,12 @@ interface Figures {
 
 function inWindow(answers: readonly Answer[], from: number): Answer[] {
   return answers.filter((a) => a.startedAt >= from);
+}
+
+function countByStatus(answers: readonly Answer[]): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const a of answers) counts[a.status] = (counts[a.status] ?? 0) + 1;
+  return counts;
 }
 
 const successShare = (answers: readonly Answer[]) => (answers.length === 0 ? Number.NaN : answers.filter((a) => a.status === 200).length / answers.length);
@@ -308,6 +316,7 @@ async function runMode(mode: 'on' | 'off', floodRate: number | undefined): Promi
       renewalSuccess: successShare(renewWindow),
       renewalP50: percentile(latencies(renewWindow), 0.5),
       renewalP99: percentile(latencies(renewWindow), 0.99),
+      renewalFailures: countByStatus(renewWindow.filter((a) => a.status !== 200)),
       gets: getWindow.length,
       getSuccess: successShare(getWindow),
       getP50: percentile(latencies(getWindow), 0.5),
@@ -380,7 +389,7 @@ async function main(): Promise<void> {
   lines.push('');
   lines.push('Per round:');
   for (const f of results) {
-    lines.push(`- APF ${f.mode}: capacity ${f.capacity.toFixed(1)} LISTs/s; renewals ${f.renewals} ${pct(f.renewalSuccess)} p99 ${ms(f.renewalP99)} ms; GETs ${f.gets} ${pct(f.getSuccess)} p99 ${ms(f.getP99)} ms; noisy served ${f.noisyServedPerSecond.toFixed(1)}/s, 429 ${pct(f.noisy429Share)}, not sent ${f.noisyNotSent}; server ${f.serverCores.toFixed(2)} cores, ${f.serverCpuMsPerAnswer.toFixed(2)} ms/answer; others ${f.othersCores.toFixed(2)} cores; load ${f.loadAverage.toFixed(2)}`);
+    lines.push(`- APF ${f.mode}: capacity ${f.capacity.toFixed(1)} LISTs/s; renewals ${f.renewals} ${pct(f.renewalSuccess)} (failed: ${JSON.stringify(f.renewalFailures)}) p99 ${ms(f.renewalP99)} ms; GETs ${f.gets} ${pct(f.getSuccess)} p99 ${ms(f.getP99)} ms; noisy served ${f.noisyServedPerSecond.toFixed(1)}/s, 429 ${pct(f.noisy429Share)}, not sent ${f.noisyNotSent}; server ${f.serverCores.toFixed(2)} cores, ${f.serverCpuMsPerAnswer.toFixed(2)} ms/answer; others ${f.othersCores.toFixed(2)} cores; load ${f.loadAverage.toFixed(2)}`);
   }
   process.stdout.write(lines.join('\n') + '\n');
 }
