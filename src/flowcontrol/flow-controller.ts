@@ -269,6 +269,7 @@ export class FlowController {
     let decidedNow: Decision | undefined;
     let decideLater: ((decision: Decision) => void) | undefined;
     let queued = false;
+    let decided = false;
     const request: SeatRequest = {
       flowHash: this.flowHash(fsName, classification.distinguisher),
       seats: maxSeats(estimate),
@@ -278,6 +279,7 @@ export class FlowController {
       distinguisher: classification.distinguisher,
       describe,
       decide: (decision) => {
+        decided = true;
         if (queued) increment(state.waiting, fsName, -1);
         if (decideLater !== undefined) decideLater(decision);
         else decidedNow = decision;
@@ -292,7 +294,8 @@ export class FlowController {
     const waiting = new Promise<Admission>((resolve) => {
       decideLater = (decision) => resolve(toAdmission(decision));
     });
-    return Object.assign(waiting, { cancel: () => void queues.cancel(request) });
+    // Once decided the request is in no queue: a cancel then needs no search of the queues.
+    return Object.assign(waiting, { cancel: () => void (decided || queues.cancel(request)) });
   }
 
   /** Classifies, estimates and admits (what the filter calls). */
