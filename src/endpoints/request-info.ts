@@ -9,6 +9,11 @@
  * backslash or an encoded `/`, or whose percent-escapes do not decode as UTF-8 is refused with
  * a 400, so that no spelling of a path can reach another resource than the one it names
  * (`configmaps/../secrets/NAME` must not delete a Secret).
+ *
+ * The deprecated watch paths v1.25 still serves (`/api/v1/watch/namespaces/NS/RESOURCE[/NAME]`,
+ * `/apis/GROUP/VERSION/watch/RESOURCE`) are read as the verb `watch` whatever the method, with
+ * the name of the path kept; as in kube, `?watch=` makes a watch only of a request without a
+ * name (a GET of a named object with `?watch=true` is a get).
  */
 import { errors } from '../util';
 
@@ -41,9 +46,12 @@ export type RequestInfo = ResourceRequestInfo | NonResourceRequestInfo;
 /** namespaces/NAME/status and namespaces/NAME/finalize are subresources of the namespace, not resources in it. */
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
+/** `?watch=` read as v1.25's handlers read a boolean parameter: any value but 0, f or false (in any case), even an empty one. */
 function isWatchQuery(query: URLSearchParams): boolean {
   const watch = query.get('watch');
-  return watch !== null && watch !== '' && watch !== '0' && watch !== 'false';
+  if (watch === null) return false;
+  const lower = watch.toLowerCase();
+  return lower !== '0' && lower !== 'f' && lower !== 'false';
 }
 
 function invalidPath(why: string): never {
@@ -95,6 +103,12 @@ export function parseRequestInfo(method: string, rawPath: string, query: URLSear
   } else {
     return nonResource;
   }
+  // The deprecated /watch/ prefix names the verb itself (v1.25's special verbs).
+  const legacyWatch = rest[0] === 'watch';
+  if (legacyWatch) {
+    if (rest.length < 2) throw errors.internal(new Error(`failed to create RequestInfo: unable to determine kind and namespace from url, ${rawPath}`));
+    rest = rest.slice(1);
+  }
   let namespace = '';
   // /namespaces/NAME/RESOURCE... is namespaced; /namespaces and /namespaces/NAME[/status|/finalize] are the namespaces resource itself.
   if (rest[0] === 'namespaces' && rest.length >= 3 && !NAMESPACE_SUBRESOURCES.has(rest[2])) {
@@ -110,7 +124,7 @@ export function parseRequestInfo(method: string, rawPath: string, query: URLSear
     // namespaces/NAME: a namespace object; its namespace field is the name itself, as kube-apiserver records it.
     namespace = name;
   }
-  const verb = verbFor(method, name !== '', query);
+  const verb = legacyWatch ? 'watch' : verbFor(method, name !== '', query);
   if (verb === undefined) return nonResource;
   return { isResourceRequest: true, path, group, version, namespace, resource, name, subresource, verb };
 }
@@ -119,8 +133,8 @@ function verbFor(method: string, hasName: boolean, query: URLSearchParams): Verb
   switch (method) {
     case 'GET':
     case 'HEAD':
-      if (isWatchQuery(query)) return 'watch';
-      return hasName ? 'get' : 'list';
+      if (hasName) return 'get';
+      return isWatchQuery(query) ? 'watch' : 'list';
     case 'POST':
       return 'create';
     case 'PUT':

@@ -39,6 +39,11 @@ export class ResourceEndpoints {
       ctx.response.warn(deprecation.warning);
       this.config.onDeprecatedRequest?.({ group: info.group, version: info.version, resource: info.resource, subresource, removedRelease: deprecation.removedRelease });
     }
+    if (verb === 'watch') {
+      // The deprecated watch paths route GET alone, and to a collection or one object of it.
+      if (subresource !== '') throw errors.pathNotFound();
+      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw errors.methodNotAllowed();
+    }
     const scope = new RequestScope(ctx, info, resource, this.config);
     if (isConnectSubresource(info.resource, subresource)) return connect(scope);
     const virtual = this.config.virtualCreates?.get(`${info.group}/${info.resource}${subresource === '' ? '' : `/${subresource}`}`);
@@ -54,7 +59,8 @@ export class ResourceEndpoints {
       throw errors.methodNotAllowed();
     }
     if (!SERVED_SUBRESOURCES.has(subresource) || (subresource === 'finalize' && verb !== 'update')) throw errors.methodNotAllowed();
-    if (resource.namespaced && info.namespace === '' && verb !== 'list' && verb !== 'watch') throw errors.pathNotFound();
+    // Across namespaces only a collection is served (the watch of one object needs its namespace's path).
+    if (resource.namespaced && info.namespace === '' && (info.name !== '' || (verb !== 'list' && verb !== 'watch'))) throw errors.pathNotFound();
     const refusal = resource.verbRefusals?.[verb];
     if (refusal !== undefined) throw errors.methodNotSupported({ group: resource.group, resource: resource.resource }, verb, refusal);
     if (!resource.verbs.includes(verb)) throw errors.methodNotAllowed();

@@ -1,9 +1,13 @@
 /**
  * WATCH (spec 01 §2.5, §6): a stream of events from the watch cache, in the negotiated
  * representation or as one-row Tables, until timeoutSeconds (default: a random time between
- * --min-request-timeout and twice it) or the client leaves.
+ * --min-request-timeout and twice it) or the client leaves. The deprecated path of one object
+ * (`/watch/namespaces/NS/RESOURCE/NAME`) watches that name, as a field selector on metadata.name
+ * would.
  */
 import type { JsonObject } from '../body-codec';
+import { parseFieldSelector } from '../../apis/selectors';
+import { errors } from '../../util';
 import { int64Query, type RequestScope } from '../request-scope';
 import { WatchStream } from '../watch-stream';
 import { tableRequest } from './table-response';
@@ -21,6 +25,7 @@ export async function watch(scope: RequestScope, activeWatches: Set<WatchStream>
     }
     : undefined;
   const filter = scope.selectorFilter();
+  if (scope.name !== '') refuseOtherNameInFieldSelector(scope);
   const requested = int64Query(scope.query, 'timeoutSeconds');
   const timeoutSeconds = requested !== undefined ? Math.max(0, requested) : scope.config.minWatchTimeoutSeconds * (1 + Math.random());
   const stream = new WatchStream({
@@ -47,5 +52,13 @@ export async function watch(scope: RequestScope, activeWatches: Set<WatchStream>
     await stream.run(scope.ctx.response.stream());
   } finally {
     activeWatches.delete(stream);
+  }
+}
+
+/** A field selector beside a named watch path may only pin the same name (v1.25's list handler). */
+function refuseOtherNameInFieldSelector(scope: RequestScope): void {
+  const fieldSelector = parseFieldSelector(scope.query.get('fieldSelector') ?? '');
+  if (!fieldSelector.isEmpty() && fieldSelector.requiresExactMatch('metadata.name') !== scope.name) {
+    throw errors.badRequest("fieldSelector metadata.name doesn't match requested name");
   }
 }

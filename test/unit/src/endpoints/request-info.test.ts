@@ -12,6 +12,23 @@ describe('request info', () => {
     expect(parseRequestInfo('DELETE', '/api/v1/namespaces/x/pods', q())).to.include({ verb: 'deletecollection' });
   });
 
+  it('reads the deprecated /watch/ paths as watches, a name in the path kept', () => {
+    expect(parseRequestInfo('GET', '/api/v1/watch/namespaces/ns/configmaps', q())).to.include({ namespace: 'ns', resource: 'configmaps', name: '', verb: 'watch' });
+    expect(parseRequestInfo('GET', '/api/v1/watch/namespaces/ns/configmaps/c', q())).to.include({ namespace: 'ns', resource: 'configmaps', name: 'c', subresource: '', verb: 'watch' });
+    expect(parseRequestInfo('GET', '/api/v1/watch/pods', q())).to.include({ namespace: '', resource: 'pods', verb: 'watch' });
+    expect(parseRequestInfo('GET', '/api/v1/watch/namespaces', q())).to.include({ resource: 'namespaces', name: '', verb: 'watch' });
+    expect(parseRequestInfo('GET', '/api/v1/watch/namespaces/kube-system', q())).to.include({ resource: 'namespaces', name: 'kube-system', namespace: 'kube-system', verb: 'watch' });
+    expect(parseRequestInfo('GET', '/apis/apps/v1/watch/namespaces/x/deployments/d', q('watch=false'))).to.include({ group: 'apps', namespace: 'x', resource: 'deployments', name: 'd', verb: 'watch' });
+    expect(parseRequestInfo('POST', '/apis/apps/v1/watch/deployments', q())).to.include({ verb: 'watch' });
+    expect(() => parseRequestInfo('GET', '/api/v1/watch', q())).to.throw('unable to determine kind and namespace from url');
+  });
+
+  it('makes ?watch= a watch of a collection only, reading the value as Go reads a boolean parameter', () => {
+    expect(parseRequestInfo('GET', '/api/v1/namespaces/ns/configmaps/c', q('watch=true'))).to.include({ name: 'c', verb: 'get' });
+    for (const value of ['1', 'true', 'True', '', 'yes']) expect(parseRequestInfo('GET', '/api/v1/namespaces/ns/configmaps', q(`watch=${value}`)).verb, value).to.equal('watch');
+    for (const value of ['0', 'false', 'FALSE', 'f', 'F']) expect(parseRequestInfo('GET', '/api/v1/namespaces/ns/configmaps', q(`watch=${value}`)).verb, value).to.equal('list');
+  });
+
   it('treats namespaces/NAME as the namespace object itself', () => {
     expect(parseRequestInfo('GET', '/api/v1/namespaces/kube-system', q())).to.include({ resource: 'namespaces', name: 'kube-system', verb: 'get' });
     expect(parseRequestInfo('PUT', '/api/v1/namespaces/gone/finalize', q())).to.include({ resource: 'namespaces', name: 'gone', subresource: 'finalize' });

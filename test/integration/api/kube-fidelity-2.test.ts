@@ -1,0 +1,65 @@
+/**
+ * Regression tests for the smaller differences from kube-apiserver v1.25 found while real
+ * operators and clients were run against Carina (issue 29), against a real `carina server`:
+ * each case is v1.25's answer and would fail on the code before.
+ */
+import { expect } from 'chai';
+import { CarinaApiProcess } from '../../support/carina-api-process';
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const CM = '/api/v1/namespaces/default/configmaps';
+
+describe('kube-apiserver v1.25 fidelity (issue 29 leftovers)', function () {
+  this.timeout(60_000);
+  let server: CarinaApiProcess;
+  const post = (path: string, body: unknown) => server.request('POST', path, { body: JSON.stringify(body) });
+  const configMap = (name: string, data: Record<string, string> = { a: '1' }) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
+
+  before(async () => {
+    server = await CarinaApiProcess.start();
+  });
+
+  after(async () => {
+    await server?.stop();
+  });
+
+  it('serves the deprecated watch paths: a collection, or one object by the name in the path', async () => {
+    const watched = (await post(CM, configMap('legacy-watched'))).json<Obj>();
+    await post(CM, configMap('legacy-other'));
+    const rv = watched.metadata.resourceVersion as string;
+    const one = server.watch(`/api/v1/watch/namespaces/default/configmaps/legacy-watched?resourceVersion=${rv}`, (events) => events.length >= 1);
+    const all = server.watch(`/api/v1/watch/namespaces/default/configmaps?resourceVersion=${rv}`, (events) => events.length >= 2);
+    const across = server.watch(`/api/v1/watch/configmaps?resourceVersion=${rv}`, (events) => events.length >= 2);
+    // The watches start from rv: later writes reach them whenever they open.
+    await post(CM, configMap('legacy-third'));
+    const changed = await server.request('PUT', `${CM}/legacy-watched`, { body: JSON.stringify({ ...watched, data: { a: '2' } }) });
+    expect(changed.status, changed.text).to.equal(200);
+    const seenOne = await one;
+    expect(seenOne.status).to.equal(200);
+    expect(seenOne.events.map((e) => [e.type, (e.object.metadata as Obj).name])).to.deep.equal([['MODIFIED', 'legacy-watched']]);
+    for (const seen of [await all, await across]) {
+      expect(seen.status).to.equal(200);
+      expect(seen.events.map((e) => [e.type, (e.object.metadata as Obj).name]).slice(0, 2)).to.deep.equal([['ADDED', 'legacy-other'], ['ADDED', 'legacy-third']]);
+    }
+  });
+
+  it('refuses on a named watch path a field selector for another name, a subresource, another method and a missing namespace', async () => {
+    await post(CM, configMap('legacy-named'));
+    const other = await server.request('GET', '/api/v1/watch/namespaces/default/configmaps/legacy-named?fieldSelector=metadata.name%3Dx');
+    expect(other.status).to.equal(400);
+    expect(other.json<Obj>().message).to.equal("fieldSelector metadata.name doesn't match requested name");
+    expect((await server.request('GET', '/api/v1/watch/namespaces/default/configmaps/legacy-named/status')).status).to.equal(404);
+    expect((await server.request('GET', '/api/v1/watch/configmaps/legacy-named')).status).to.equal(404);
+    expect((await server.request('POST', '/api/v1/watch/namespaces/default/configmaps', { body: JSON.stringify(configMap('never')) })).status).to.equal(405);
+    expect((await server.request('GET', `${CM}/never`)).status).to.equal(404);
+  });
+
+  it('answers a GET of a named object with ?watch=true with the object, as a get', async () => {
+    await post(CM, configMap('named-get'));
+    const res = await server.request('GET', `${CM}/named-get?watch=true`);
+    expect(res.status).to.equal(200);
+    expect(res.json<Obj>()).to.include({ kind: 'ConfigMap' });
+    expect(res.json<Obj>().metadata.name).to.equal('named-get');
+  });
+});
