@@ -492,7 +492,7 @@ export class GenericRegistry {
       this.checkNamespace(resource, namespace, object);
       const metadata = metadataOf(object);
       name = typeof metadata.name === 'string' ? metadata.name : '';
-      return await this.createNamed(resource, namespace, name, object, options);
+      return await this.createNamed(resource, namespace, name, object, options, true);
     } catch (err) {
       throw toApiError(err, { resource: groupResourceOf(resource), name: name || String(metadataOf(object).name ?? '') });
     }
@@ -504,7 +504,7 @@ export class GenericRegistry {
    * rest.BeforeCreate does (the generated name, uid and creationTimestamp, prepareForCreate,
    * validation), then validating admission, then the store.
    */
-  private async createNamed(resource: ServedResource, namespace: string, requestName: string, object: JsonObject, options: WriteOptions): Promise<JsonObject> {
+  private async createNamed(resource: ServedResource, namespace: string, requestName: string, object: JsonObject, options: WriteOptions, refuseResourceVersion = false): Promise<JsonObject> {
     const strategy = this.strategyFor(resource);
     strategy.applyDefaults(object);
     object = this.withWritersFields(resource, undefined, object, options, '');
@@ -526,6 +526,7 @@ export class GenericRegistry {
       throw errors.invalid(resource.group, resource.kind, '', message, [{ reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' }]);
     }
     checkPathSegment(resource, name);
+    const requestedVersion = metadata.resourceVersion;
     // System fields are the server's to set (rest.FillObjectMetaSystemFields).
     metadata.uid = randomUUID();
     metadata.creationTimestamp = nowTimestamp(this.clock);
@@ -542,8 +543,13 @@ export class GenericRegistry {
     if (options.dryRun) {
       const existing = await this.store.get(key, { trace: options.trace });
       if (existing !== undefined) throw errors.alreadyExists(groupResourceOf(resource), name);
+      // v1.25's dry-run storage answers a copy of the object it was given, a resourceVersion included.
+      if (requestedVersion !== undefined) metadata.resourceVersion = requestedVersion;
       return await this.served(resource, object);
     }
+    // v1.25's etcd3 storage refuses a version on a create (a 500 that is no Status), before it
+    // looks for an existing object; a PUT that creates never gets here with one.
+    if (refuseResourceVersion && isNonZeroVersion(requestedVersion)) throw errors.unstructured(500, 'resourceVersion should not be set on objects to be created');
     const allocator = this.allocatorFor(resource);
     if (allocator === undefined) {
       const created = await this.store.create(key, await this.stored(resource, object), {}, callOf(options));
@@ -877,6 +883,13 @@ function withoutManagedFieldsReset(object: JsonObject): void {
 function bumpGeneration(metadata: JsonObject): void {
   const generation = metadata.generation;
   if (typeof generation === 'number' && generation > 0) metadata.generation = generation + 1;
+}
+
+/** True for a resourceVersion Go's storage versioner parses as a uint64 other than 0 ("-1" and "abc" it lets pass). */
+function isNonZeroVersion(resourceVersion: unknown): boolean {
+  if (typeof resourceVersion !== 'string' || !/^[0-9]{1,20}$/.test(resourceVersion)) return false;
+  const version = BigInt(resourceVersion);
+  return version > 0n && version <= 0xffffffffffffffffn;
 }
 
 /**

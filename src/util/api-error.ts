@@ -7,7 +7,9 @@
 export type StatusReason =
   | 'BadRequest' | 'Unauthorized' | 'Forbidden' | 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Gone'
   | 'Invalid' | 'ServerTimeout' | 'Timeout' | 'TooManyRequests' | 'MethodNotAllowed' | 'NotAcceptable'
-  | 'RequestEntityTooLarge' | 'UnsupportedMediaType' | 'InternalError' | 'Expired' | 'ServiceUnavailable';
+  | 'RequestEntityTooLarge' | 'UnsupportedMediaType' | 'InternalError' | 'Expired' | 'ServiceUnavailable'
+  /** StatusReasonUnknown: omitted from the body, as Go omits the empty reason. */
+  | '';
 
 export interface StatusCause { reason?: string; message?: string; field?: string }
 
@@ -50,8 +52,8 @@ export class ApiError extends Error {
       metadata: {},
       status: 'Failure',
       message: this.message,
-      reason: this.reason,
     };
+    if (this.reason !== '') status.reason = this.reason;
     if (this.details !== undefined) status.details = this.details;
     status.code = this.code;
     return status;
@@ -138,6 +140,10 @@ export const errors = {
   },
   serviceUnavailable(message: string): ApiError {
     return new ApiError(503, 'ServiceUnavailable', message);
+  },
+  /** An error that was no Status where kube-apiserver met it (errToAPIStatus's fallback): the text alone, no reason. */
+  unstructured(code: number, message: string): ApiError {
+    return new ApiError(code, '', message);
   },
   internal(err: unknown): ApiError {
     const text = err instanceof Error ? err.message : String(err);

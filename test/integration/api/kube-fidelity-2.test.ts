@@ -62,4 +62,29 @@ describe('kube-apiserver v1.25 fidelity (issue 29 leftovers)', function () {
     expect(res.json<Obj>()).to.include({ kind: 'ConfigMap' });
     expect(res.json<Obj>().metadata.name).to.equal('named-get');
   });
+
+  it('refuses a create that carries a resourceVersion with v1.25\'s 500 and no reason, before looking for an existing object; dry-run keeps the version', async () => {
+    const refusal = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'resourceVersion should not be set on objects to be created', code: 500 };
+    const withVersion = (name: string, resourceVersion: string) => ({ ...configMap(name), metadata: { name, resourceVersion } });
+    const refused = await post(CM, withVersion('rv-refused', '12345'));
+    expect(refused.status).to.equal(500);
+    expect(refused.json<Obj>()).to.deep.equal(refusal);
+    expect((await server.request('GET', `${CM}/rv-refused`)).status).to.equal(404);
+    const existing = (await post(CM, configMap('rv-existing'))).json<Obj>();
+    const again = await post(CM, existing);
+    expect(again.status).to.equal(500);
+    expect(again.json<Obj>()).to.deep.equal(refusal);
+    const applied = await server.request('PATCH', `${CM}/rv-applied?fieldManager=test`, { body: JSON.stringify(withVersion('rv-applied', '7')), headers: { 'Content-Type': 'application/apply-patch+yaml' } });
+    expect(applied.status).to.equal(500);
+    expect(applied.json<Obj>()).to.deep.equal(refusal);
+    // Versions Go does not parse as a uint64 other than 0 pass, and the server sets its own.
+    for (const [name, version] of [['rv-zero', '0'], ['rv-negative', '-1'], ['rv-text', 'abc']]) {
+      const created = await post(CM, withVersion(name, version));
+      expect(created.status, version).to.equal(201);
+      expect(created.json<Obj>().metadata.resourceVersion).to.match(/^[1-9][0-9]*$/);
+    }
+    const dryRun = await post(`${CM}?dryRun=All`, withVersion('rv-dry', '12345'));
+    expect(dryRun.status).to.equal(201);
+    expect(dryRun.json<Obj>().metadata.resourceVersion).to.equal('12345');
+  });
 });
