@@ -26,6 +26,8 @@
  * closed with unread data is reset, and a reset can cost the client (or HAProxy, which relays
  * it) the 413 already sent. A connection that closes after such a response lingers as Go's does
  * (lingerBeforeClosing).
+ *
+ * HTTP/1.1 status lines carry Go's reason phrases (go-status-text.ts).
  */
 import type { X509Certificate } from 'node:crypto';
 import http2 from 'node:http2';
@@ -38,6 +40,7 @@ import { ApiError, errors } from '../util';
 import { BodyCodec, RequestContext, ResponseWriter, type HttpResponse, type ResourceEndpoints, type ResourceRequestInfo } from '../endpoints';
 import type { ApiMetrics, RequestLabels, WatchedKind } from '../observability/api-metrics';
 import { FilterChain, completeAudit, type AuditBackend, type Filter } from './filters';
+import { useGoStatusLines } from './go-status-text';
 import type { NonResourceRoutes } from './non-resource-routes';
 import type { LogLine } from '../observability/logger';
 
@@ -222,6 +225,7 @@ export class ApiHttpServer {
   }
 
   async start(): Promise<string> {
+    useGoStatusLines();
     const { tls } = this.options;
     const options: http2.SecureServerOptions = {
       allowHTTP1: true,

@@ -4,6 +4,7 @@
  * each case is v1.25's answer and would fail on the code before.
  */
 import { expect } from 'chai';
+import https from 'node:https';
 import { CarinaApiProcess } from '../../support/carina-api-process';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -86,5 +87,19 @@ describe('kube-apiserver v1.25 fidelity (issue 29 leftovers)', function () {
     const dryRun = await post(`${CM}?dryRun=All`, withVersion('rv-dry', '12345'));
     expect(dryRun.status).to.equal(201);
     expect(dryRun.json<Obj>().metadata.resourceVersion).to.equal('12345');
+  });
+
+  it('writes Go\'s reason phrases in HTTP/1.1 status lines: 413 Request Entity Too Large', async () => {
+    const statusLine = await new Promise<string>((resolve, reject) => {
+      const body = JSON.stringify({ ...configMap('too-large'), data: { a: 'x'.repeat(4 * 1024 * 1024) } });
+      const { ca, cert, key } = server.clientCredentials();
+      const req = https.request({ host: '127.0.0.1', port: server.port, method: 'POST', path: CM, ca, cert, key, agent: false, headers: { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) } }, (res) => {
+        res.resume();
+        resolve(`${res.statusCode} ${res.statusMessage}`);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(statusLine).to.equal('413 Request Entity Too Large');
   });
 });
