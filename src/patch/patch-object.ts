@@ -19,6 +19,7 @@ import { applyMergePatchMarshaled } from './merge-patch';
 import { PatchError } from './patch-error';
 import { PatchSchema } from './patch-schema';
 import { applyStrategicMergePatchKeepingPatch } from './strategic-merge-patch';
+import type { TypeMeta } from './type-meta-change';
 
 export const JSON_PATCH_TYPE = 'application/json-patch+json';
 export const MERGE_PATCH_TYPE = 'application/merge-patch+json';
@@ -44,6 +45,11 @@ export interface PatchObjectOptions {
   /** Without it the result is returned as patched. */
   readonly decode?: PatchDecode;
   readonly schemas?: PatchSchema;
+  /**
+   * The decoder's error when the patched JSON names another apiVersion or kind than the current
+   * object (type-meta-change.ts); undefined lets it through. It may throw the answer itself.
+   */
+  readonly typeMetaChange?: (current: TypeMeta, patched: TypeMeta, name: string) => string | undefined;
 }
 
 export interface PatchedObject {
@@ -75,7 +81,7 @@ export function patchObject(patchType: string, currentObject: ObjectValue, body:
   const current = currentObject as JsonObject;
   const applied = applyBody(patchType, current, body, level, options.schemas ?? PatchSchema.load());
   const refuse = (reason: string): PatchError => PatchError.undecodable(applied.invalidValue(), reason);
-  const object = applied.source === 'json' ? objectFromJson(applied.value, current, refuse) : objectFromUnstructured(applied.value, current, refuse);
+  const object = applied.source === 'json' ? objectFromJson(applied.value, current, refuse, options.typeMetaChange) : objectFromUnstructured(applied.value, current, refuse);
   const bodyStrictErrors = level === 'Ignore' ? [] : applied.bodyStrictErrors;
   if (options.decode === undefined) {
     if (level === 'Strict' && bodyStrictErrors.length > 0) throw refuse(`strict decoding error: ${bodyStrictErrors.join(', ')}`);
@@ -122,7 +128,7 @@ function fromJson(result: MarshaledDocument, bodyStrictErrors: string[]): Applie
  * The decoder first reads apiVersion and kind from the text; where they are missing it takes the
  * served ones (gvkWithDefaults).
  */
-function objectFromJson(value: JsonValue, current: JsonObject, refuse: (reason: string) => PatchError): JsonObject {
+function objectFromJson(value: JsonValue, current: JsonObject, refuse: (reason: string) => PatchError, typeMetaChange: PatchObjectOptions['typeMetaChange']): JsonObject {
   if (!isJsonObject(value)) {
     throw refuse(`couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonKind(value)} into Go value of type ${FIND_KIND_TYPE}`);
   }
@@ -135,6 +141,8 @@ function objectFromJson(value: JsonValue, current: JsonObject, refuse: (reason: 
   const object: JsonObject = { ...value };
   if (typeof object.kind !== 'string' || object.kind === '') object.kind = current.kind as JsonValue;
   if (typeof object.apiVersion !== 'string' || object.apiVersion === '') object.apiVersion = current.apiVersion as JsonValue;
+  const refusal = typeMetaChange?.({ apiVersion: String(current.apiVersion), kind: String(current.kind) }, { apiVersion: String(object.apiVersion), kind: String(object.kind) }, String((isJsonObject(object.metadata) ? object.metadata.name : undefined) ?? ''));
+  if (refusal !== undefined) throw refuse(refusal);
   return object;
 }
 

@@ -14,7 +14,7 @@ import { convertVersion } from '../apis/conversion';
 import { ApplyConflictError, apply as serverSideApply, fieldElement, managerFromUserAgent, topologyForKind, updateManagedFields, type FieldPath, type ManagedFieldsConverter, type TopologyNode } from '../apply';
 import { CrdController, CustomResourceIndex, MergedOpenApi } from '../apiextensions';
 import { YamlBodyDecoder, YamlCodecError } from '../codec';
-import { patchObject } from '../patch';
+import { customResourceTypeMetaInvalid, patchObject, typeMetaChangeRefusal } from '../patch';
 import { GarbageCollector } from '../controllers/garbage-collector';
 import { NamespaceController } from '../controllers/namespace-controller';
 import { LeaderElector } from '../controllers/leader-election';
@@ -103,6 +103,14 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
       return patchObject(patchType, current, { text, value }, {
         fieldValidation: level,
         decode: (object, decodeLevel, source) => customResources.typedDecode(object, decodeLevel) ?? TypedDecoder.shared().decode(object, decodeLevel, undefined, source),
+        typeMetaChange: (from, to, name) => {
+          if (customResources.forObject(from.apiVersion, from.kind) !== undefined) {
+            const refusal = customResourceTypeMetaInvalid(from, to, name);
+            if (refusal !== undefined) throw refusal;
+            return undefined;
+          }
+          return typeMetaChangeRefusal(from, to, (group, version, kind) => catalogue.resources(group, version).some((info) => info.kind === kind || info.listKind === kind));
+        },
       });
     },
     protobuf: ProtobufCodec.load(),

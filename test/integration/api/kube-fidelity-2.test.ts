@@ -102,4 +102,17 @@ describe('kube-apiserver v1.25 fidelity (issue 29 leftovers)', function () {
     });
     expect(statusLine).to.equal('413 Request Entity Too Large');
   });
+
+  it('answers a JSON or merge patch that changes the kind with v1.25\'s 422 from decoding the patched object', async () => {
+    await post(CM, configMap('kind-patched'));
+    const jsonPatch = await server.request('PATCH', `${CM}/kind-patched`, { body: JSON.stringify([{ op: 'replace', path: '/kind', value: 'Secret' }]), headers: { 'Content-Type': 'application/json-patch+json' } });
+    expect(jsonPatch.status, jsonPatch.text).to.equal(422);
+    const status = jsonPatch.json<Obj>();
+    expect(status.reason).to.equal('Invalid');
+    expect(status.message).to.match(/^ "" is invalid: patch: Invalid value: "\{.*\\"kind\\":\\"Secret\\".*\}": converting \(v1\.Secret\) to \(core\.ConfigMap\): unknown conversion$/);
+    expect(status.details.causes[0]).to.include({ reason: 'FieldValueInvalid', field: 'patch' });
+    const mergePatch = await server.request('PATCH', `${CM}/kind-patched`, { body: JSON.stringify({ kind: 'Widget' }), headers: { 'Content-Type': 'application/merge-patch+json' } });
+    expect(mergePatch.status, mergePatch.text).to.equal(422);
+    expect(mergePatch.json<Obj>().message).to.match(/: no kind "Widget" is registered for version "v1" in scheme "pkg\/api\/legacyscheme\/scheme\.go:30"$/);
+  });
 });
