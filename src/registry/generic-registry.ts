@@ -752,11 +752,13 @@ export class GenericRegistry {
     const finalizers = metadata.finalizers as unknown[] | undefined;
     const allocator = this.allocatorFor(resource);
     if (metadata.deletionTimestamp !== undefined && (finalizers === undefined || finalizers.length === 0) && !strategy.hasPendingFinalizers(next)) {
-      if (options.dryRun) return await this.served(resource, next);
+      // v1.25 (Store.deleteWithoutFinalizers) answers with the object as last stored, its
+      // finalizers and resourceVersion those of that version, a dry run as well.
+      oldMeta.resourceVersion = String(current.modRevision);
+      if (options.dryRun) return old;
       const removedAt = await this.store.deleteIfUnchanged(current.key, current.modRevision, { release: allocator?.releaseFor(old) }, callOf(options));
       if (removedAt === undefined) return undefined;
-      metadata.resourceVersion = String(removedAt);
-      return await this.served(resource, next);
+      return old;
     }
     delete metadata.resourceVersion;
     let side: SideKeys = {};
@@ -807,23 +809,44 @@ export class GenericRegistry {
       if (current === undefined) throw errors.notFound(gr, name);
       const object = await this.served(resource, current.object);
       const metadata = metadataOf(object);
+      // rest.BeforeDelete checks the preconditions first, naming the kind (its GroupResource holds the kind).
       const pre = options.preconditions;
+      const byKind = { group: resource.group, resource: resource.kind };
       if (pre?.uid !== undefined && pre.uid !== metadata.uid) {
-        throw errors.conflict(gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(metadata.uid ?? '')}`);
+        throw errors.conflict(byKind, name, `the UID in the precondition (${pre.uid}) does not match the UID in record (${String(metadata.uid ?? '')}). The object might have been deleted and then recreated`);
       }
       if (pre?.resourceVersion !== undefined && pre.resourceVersion !== metadata.resourceVersion) {
-        throw errors.conflict(gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(metadata.resourceVersion)}`);
+        throw errors.conflict(byKind, name, `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${String(metadata.resourceVersion ?? '')}). The object might have been modified`);
       }
       const attributes: AdmissionAttributes = { ...admissionTarget(resource, namespace, name, '', options), operation: 'DELETE', oldObject: object, dryRun: options.dryRun };
       await this.admission.mutate(attributes);
       await this.admission.validate(attributes);
       const finalizers = Array.isArray(metadata.finalizers) ? [...(metadata.finalizers as string[])] : [];
       const policyFinalizer = options.propagationPolicy === 'Orphan' ? 'orphan' : options.propagationPolicy === 'Foreground' ? 'foregroundDeletion' : undefined;
+      const pendingGrace = metadata.deletionGracePeriodSeconds;
+      if (metadata.deletionTimestamp !== undefined && typeof pendingGrace === 'number' && pendingGrace > 0) {
+        // Already deleting gracefully (rest.BeforeDelete): only a shorter grace period changes the
+        // object, moving its deletionTimestamp by the difference of the two periods; at 0, and
+        // with nothing else holding it, the object then goes as just written.
+        const requested = options.gracePeriodSeconds;
+        if (requested === undefined || requested >= pendingGrace) return { removed: false, object };
+        const deadline = Date.parse(String(metadata.deletionTimestamp)) + (requested - pendingGrace) * 1000;
+        metadata.deletionTimestamp = nowTimestamp(() => deadline);
+        metadata.deletionGracePeriodSeconds = requested;
+        if (policyFinalizer !== undefined && !finalizers.includes(policyFinalizer)) metadata.finalizers = [...finalizers, policyFinalizer];
+        if (options.dryRun) return { removed: false, object };
+        const written = await this.store.replaceIfUnchanged(key, await this.stored(resource, object), current.modRevision, {}, callOf(options));
+        if (written === undefined) continue;
+        const shortened = await this.served(resource, written.object);
+        const held = metadataOf(shortened).finalizers;
+        if (requested > 0 || (Array.isArray(held) && held.length > 0) || strategy.hasPendingFinalizers(shortened)) return { removed: false, object: shortened };
+        const removedAt = await this.store.deleteIfUnchanged(key, written.modRevision, { release: this.allocatorFor(resource)?.releaseFor(shortened) }, callOf(options));
+        if (removedAt === undefined) continue;
+        return { removed: true, object: shortened };
+      }
       const grace = strategy.gracePeriodSeconds(object, options.gracePeriodSeconds);
       if (grace > 0) {
         // Graceful deletion (a scheduled pod): the node's agent removes it once its containers stop.
-        const pendingGrace = metadata.deletionGracePeriodSeconds;
-        if (metadata.deletionTimestamp !== undefined && typeof pendingGrace === 'number' && pendingGrace <= grace) return { removed: false, object };
         // The first deletionTimestamp changes what controllers must do: rest.BeforeDelete bumps
         // the generation then (not when a later delete only shortens the grace period).
         if (metadata.deletionTimestamp === undefined) bumpGeneration(metadata);

@@ -115,4 +115,48 @@ describe('kube-apiserver v1.25 fidelity (issue 29 leftovers)', function () {
     expect(mergePatch.status, mergePatch.text).to.equal(422);
     expect(mergePatch.json<Obj>().message).to.match(/: no kind "Widget" is registered for version "v1" in scheme "pkg\/api\/legacyscheme\/scheme\.go:30"$/);
   });
+
+  it('refuses a delete whose preconditions fail with rest.BeforeDelete\'s messages, naming the kind', async () => {
+    const created = (await post(CM, configMap('preconditioned'))).json<Obj>();
+    const { uid, resourceVersion } = created.metadata;
+    const wrongUid = await server.request('DELETE', `${CM}/preconditioned`, { body: JSON.stringify({ preconditions: { uid: 'not-it' } }) });
+    expect(wrongUid.status).to.equal(409);
+    expect(wrongUid.json<Obj>()).to.deep.include({
+      message: `Operation cannot be fulfilled on ConfigMap "preconditioned": the UID in the precondition (not-it) does not match the UID in record (${uid}). The object might have been deleted and then recreated`,
+      details: { name: 'preconditioned', kind: 'ConfigMap' },
+    });
+    const wrongVersion = await server.request('DELETE', `${CM}/preconditioned`, { body: JSON.stringify({ preconditions: { resourceVersion: '1' } }) });
+    expect(wrongVersion.status).to.equal(409);
+    expect(wrongVersion.json<Obj>().message).to.equal(`Operation cannot be fulfilled on ConfigMap "preconditioned": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${resourceVersion}). The object might have been modified`);
+  });
+
+  it('moves a terminating pod\'s deletionTimestamp by the difference when a delete shortens its grace period; longer or none changes nothing', async () => {
+    const pods = '/api/v1/namespaces/default/pods';
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'shortened' }, spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'busybox' }] } };
+    expect((await post(pods, pod)).status).to.equal(201);
+    const first = (await server.request('DELETE', `${pods}/shortened?gracePeriodSeconds=300`)).json<Obj>();
+    expect(first.metadata.deletionGracePeriodSeconds).to.equal(300);
+    const firstDeadline = Date.parse(first.metadata.deletionTimestamp);
+    const shorter = (await server.request('DELETE', `${pods}/shortened?gracePeriodSeconds=100`)).json<Obj>();
+    expect(shorter.metadata.deletionGracePeriodSeconds).to.equal(100);
+    expect(Date.parse(shorter.metadata.deletionTimestamp)).to.equal(firstDeadline - 200_000);
+    for (const query of ['?gracePeriodSeconds=200', '']) {
+      const unchanged = (await server.request('DELETE', `${pods}/shortened${query}`)).json<Obj>();
+      expect(unchanged.metadata, query).to.include({ deletionTimestamp: shorter.metadata.deletionTimestamp, deletionGracePeriodSeconds: 100, resourceVersion: shorter.metadata.resourceVersion });
+    }
+    const now = await server.request('DELETE', `${pods}/shortened?gracePeriodSeconds=0`);
+    expect(now.status).to.equal(200);
+    expect(now.json<Obj>().metadata).to.include({ deletionTimestamp: new Date(firstDeadline - 300_000).toISOString().replace('.000Z', 'Z'), deletionGracePeriodSeconds: 0 });
+    expect((await server.request('GET', `${pods}/shortened`)).status).to.equal(404);
+  });
+
+  it('answers an update that removes the last finalizer of a terminating object with the object as last stored', async () => {
+    await post(CM, { ...configMap('last-finalizer'), metadata: { name: 'last-finalizer', finalizers: ['example.com/hold'] } });
+    expect((await server.request('DELETE', `${CM}/last-finalizer`)).status).to.equal(200);
+    const terminating = (await server.request('GET', `${CM}/last-finalizer`)).json<Obj>();
+    const released = await server.request('PUT', `${CM}/last-finalizer`, { body: JSON.stringify({ ...terminating, metadata: { ...terminating.metadata, finalizers: [] }, data: { a: 'changed' } }) });
+    expect(released.status).to.equal(200);
+    expect(released.json<Obj>()).to.deep.equal(terminating);
+    expect((await server.request('GET', `${CM}/last-finalizer`)).status).to.equal(404);
+  });
 });

@@ -310,7 +310,7 @@ describe('resource API over HTTPS (one carina server)', function () {
     const created = (await server.request('POST', CM, { body: configMap('pre') })).json<Obj>();
     const wrongUid = await server.request('DELETE', `${CM}/pre`, { body: JSON.stringify({ preconditions: { uid: 'not-it' } }) });
     expect(wrongUid.status).to.equal(409);
-    expect(wrongUid.json<Obj>().message).to.contain('Precondition failed: UID in precondition: not-it');
+    expect(wrongUid.json<Obj>().message).to.contain('the UID in the precondition (not-it) does not match the UID in record');
     const wrongRv = await server.request('DELETE', `${CM}/pre`, { body: JSON.stringify({ preconditions: { resourceVersion: '1' } }) });
     expect(wrongRv.status).to.equal(409);
     const ok = await server.request('DELETE', `${CM}/pre`, { body: JSON.stringify({ preconditions: { uid: created.metadata.uid, resourceVersion: created.metadata.resourceVersion } }) });
