@@ -11,7 +11,7 @@
 import { FieldPath, GoValue, goQuote, type FieldError } from '../apis/validation';
 import { forbidden, invalid, notSupported, required } from '../apis/validation/field-error';
 import { isDNS1035Label, isDNS1123Subdomain } from '../apis/validation/name-validation';
-import { validateGenericObjectMeta, validateObjectMetaUpdate } from '../apis/validation/object-meta-validation';
+import { validateGenericObjectMeta, validateGenericObjectMetaUpdate } from '../apis/validation/object-meta-validation';
 import { validateSchemaRules } from './cel/schema-rules';
 import { crdSpec, isConditionTrue, namesOf, versionsOf } from './crd-model';
 import { compileGoRegexp } from './go-regexp';
@@ -355,7 +355,7 @@ export function validateCrdCreate(crd: JsonObject): FieldError[] {
 
 /** The field errors of an update: the create rules, immutable fields, and storedVersions that must stay listed. */
 export function validateCrdUpdate(crd: JsonObject, old: JsonObject): FieldError[] {
-  const errs = validateObjectMetaUpdate(isObject(crd.metadata) ? crd.metadata : {}, isObject(old.metadata) ? old.metadata : {}, FieldPath.root('metadata'));
+  const errs = validateGenericObjectMetaUpdate(isObject(crd.metadata) ? crd.metadata : {}, isObject(old.metadata) ? old.metadata : {}, FieldPath.root('metadata'));
   validateSpec(crd, errs);
   const spec = crdSpec(crd);
   const oldSpec = crdSpec(old);
@@ -373,7 +373,7 @@ export function validateCrdUpdate(crd: JsonObject, old: JsonObject): FieldError[
 
 /** Status updates check names and storedVersions only. */
 export function validateCrdStatusUpdate(crd: JsonObject, old: JsonObject): FieldError[] {
-  const errs = validateObjectMetaUpdate(isObject(crd.metadata) ? crd.metadata : {}, isObject(old.metadata) ? old.metadata : {}, FieldPath.root('metadata'));
+  const errs = validateGenericObjectMetaUpdate(isObject(crd.metadata) ? crd.metadata : {}, isObject(old.metadata) ? old.metadata : {}, FieldPath.root('metadata'));
   validateStatus(crd, errs);
   errs.push(...validateStoredVersions(crd));
   return errs;

@@ -13,7 +13,7 @@
 import { FieldPath, fieldErrorCause, invalidMessage, qualifiedKind, type FieldError } from '../apis/validation';
 import { invalid } from '../apis/validation/field-error';
 import { isDNS1123Subdomain } from '../apis/validation/name-validation';
-import { validateGenericObjectMeta, validateObjectMetaUpdate } from '../apis/validation/object-meta-validation';
+import { validateGenericObjectMeta, validateGenericObjectMetaUpdate } from '../apis/validation/object-meta-validation';
 import type { ResourceStrategy, UpdateSubresource, ValidationFailure } from '../registry/strategy';
 import { validateRules } from './cel/rule-validator';
 import type { CrdVersion, ScaleSubresource } from './crd-model';
@@ -114,7 +114,7 @@ export function customResourceStrategy(description: CustomResourceDescription): 
       return failure(object, errs);
     },
     validateUpdate(object, old, _namespaced, subresource) {
-      const errs = validateObjectMetaUpdate(metadataOf(object), isObject(old.metadata) ? old.metadata : {}, FieldPath.root('metadata'));
+      const errs = validateGenericObjectMetaUpdate(metadataOf(object), isObject(old.metadata) ? old.metadata : {}, FieldPath.root('metadata'));
       if (subresource === 'status' || subresource === '') errs.push(...validateContent(object, old, subresource === 'status' ? 'status' : 'spec and status'));
       return failure(object, errs);
     },

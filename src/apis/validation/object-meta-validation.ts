@@ -1,7 +1,8 @@
 /**
  * ObjectMeta rules on create and update: apimachinery pkg/api/validation/objectmeta.go
- * (validateGenericObjectMeta, what custom resources and CRDs get) plus the finalizer-name rule
- * core's ValidateObjectMeta adds for built-in kinds (validateObjectMeta).
+ * (validateGenericObjectMeta and validateGenericObjectMetaUpdate, what custom resources and CRDs
+ * get) plus the finalizer-name rule core's ValidateObjectMeta and ValidateObjectMetaUpdate add for
+ * built-in kinds (validateObjectMeta, validateObjectMetaUpdate).
  */
 import { FieldPath } from './field-path';
 import { FieldError, GoValue, forbidden, goQuote, goStringSlice, invalid, required, tooLong } from './field-error';
@@ -166,10 +167,21 @@ function immutable(newValue: unknown, oldValue: unknown, path: FieldPath, shown:
 }
 
 /**
- * ValidateObjectMetaUpdate. The caller fills in resourceVersion for unconditional updates before
- * validating, as kube-apiserver's store does.
+ * ValidateObjectMetaUpdate as built-in kinds run it (core's): apimachinery's rules, then the
+ * finalizer-name rule again on every finalizer the object now has.
  */
 export function validateObjectMetaUpdate(meta: JsonObject, old: JsonObject, path: FieldPath): FieldError[] {
+  const errs = validateGenericObjectMetaUpdate(meta, old, path);
+  errs.push(...validateKubeFinalizers(stringsAt(meta['finalizers']), path.child('finalizers')));
+  return errs;
+}
+
+/**
+ * apimachinery's ValidateObjectMetaUpdate alone, as custom resources and CustomResourceDefinitions
+ * are checked. The caller fills in resourceVersion for unconditional updates before validating, as
+ * kube-apiserver's store does.
+ */
+export function validateGenericObjectMetaUpdate(meta: JsonObject, old: JsonObject, path: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   if (old['deletionTimestamp'] !== undefined && old['deletionTimestamp'] !== null) {
     const oldFinalizers = new Set(stringsAt(old['finalizers']));

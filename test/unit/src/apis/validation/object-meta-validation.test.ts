@@ -102,6 +102,18 @@ describe('apis/validation object meta', () => {
     ]);
   });
 
+  it('checks the finalizer names of a built-in kind again on update (core\'s ValidateObjectMetaUpdate)', () => {
+    const lease = (finalizers?: string[]): JsonObject => ({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'holder', namespace: 'default', uid: 'l-1', resourceVersion: '2', creationTimestamp: '2024-01-02T03:04:05Z', ...(finalizers ? { finalizers } : {}) },
+      spec: {},
+    });
+    expect(messages(validateUpdate(lease(['kubernetes', 'example.com/ok', 'local']), lease(), true))).to.deep.equal([
+      'metadata.finalizers[2]: Invalid value: "local": name is neither a standard finalizer name nor is it fully qualified',
+    ]);
+  });
+
   it('gives the whole 422 message kube-apiserver prints for a bad ConfigMap name', () => {
     const bad = edited(configMap(), (o) => ((o['metadata'] as JsonObject)['name'] = 'bad_name'));
     expect(invalidMessage('ConfigMap', 'bad_name', validateCreate(bad, true))).to.equal(`ConfigMap "bad_name" is invalid: metadata.name: Invalid value: "bad_name": ${subdomainMsg}`);
