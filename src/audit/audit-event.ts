@@ -18,7 +18,6 @@
  * `status.token` and Secret `data`/`stringData` values are blanked in request and response
  * objects (kube-apiserver logs them at Request level and leaves it to the policy to avoid).
  */
-import { parse as parseYaml } from 'yaml';
 import type { AuditLevel, AuditRecord } from '../http/filters/audit';
 import type { UserInfo } from '../authn/user-info';
 
@@ -53,13 +52,14 @@ function userJson(user: UserInfo | undefined): Json {
   return out;
 }
 
-function decodeBody(body: { contentType: string; bytes: Buffer }, protobuf: ProtobufBodyDecoder | undefined): unknown {
+function decodeBody(body: { contentType: string; bytes: Buffer; yamlAsJson?: string }, protobuf: ProtobufBodyDecoder | undefined): unknown {
   const type = body.contentType.split(';')[0].trim().toLowerCase();
   try {
     if (type === 'application/vnd.kubernetes.protobuf') return protobuf?.(body.bytes);
-    const text = body.bytes.toString('utf8');
-    if (type === 'application/yaml' || type === 'application/apply-patch+yaml' || type.endsWith('+yaml')) return parseYaml(text) as unknown;
-    return JSON.parse(text) as unknown;
+    // A YAML body is never parsed here (on the event loop): the handler's decoding, done on the
+    // YAML worker, is recorded, and a body no handler decoded has no object to log.
+    if (type === 'application/yaml' || type === 'application/apply-patch+yaml' || type.endsWith('+yaml')) return body.yamlAsJson === undefined ? undefined : JSON.parse(body.yamlAsJson) as unknown;
+    return JSON.parse(body.bytes.toString('utf8')) as unknown;
   } catch {
     // A body the handler refused (400) is not worth logging as an object.
     return undefined;

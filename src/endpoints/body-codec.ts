@@ -65,21 +65,21 @@ export class BodyCodec {
    * Decodes a request body as `decode` does, a YAML one through the YAML reader (with its
    * duplicate keys, for strict field validation, when `withYamlDuplicateKeys`).
    */
-  async decodeRequest(representation: Representation, body: Buffer, withYamlDuplicateKeys = false): Promise<{ object: JsonObject; yamlDuplicateKeysError?: string }> {
+  async decodeRequest(representation: Representation, body: Buffer, withYamlDuplicateKeys = false): Promise<{ object: JsonObject; yamlDuplicateKeysError?: string; yamlAsJson?: string }> {
     if (representation !== 'yaml') return { object: this.decode(representation, body) };
     const decoded = await this.decodeYamlText(body.toString('utf8'), withYamlDuplicateKeys);
-    return { object: requestObject(decoded.value), yamlDuplicateKeysError: decoded.duplicateKeysError };
+    return { object: requestObject(decoded.value), yamlDuplicateKeysError: decoded.duplicateKeysError, yamlAsJson: decoded.json };
   }
 
   /** The value of a YAML text through the YAML reader; its errors are YamlCodecErrors turned into API errors by the caller. */
-  async decodeYamlText(text: string, withDuplicateKeys = false): Promise<{ value: unknown; duplicateKeysError?: string }> {
+  async decodeYamlText(text: string, withDuplicateKeys = false): Promise<{ value: unknown; duplicateKeysError?: string; json: string }> {
     let decoded: DecodedYaml;
     try {
       decoded = await this.yaml.decode(text, withDuplicateKeys);
     } catch (err) {
       throw yamlBodyError(err);
     }
-    return { value: JSON.parse(decoded.json) as unknown, duplicateKeysError: decoded.duplicateKeysError };
+    return { value: JSON.parse(decoded.json) as unknown, duplicateKeysError: decoded.duplicateKeysError, json: decoded.json };
   }
 
   encode(representation: Representation, object: JsonObject, pretty: boolean): Buffer {

@@ -59,6 +59,11 @@ export class RequestContext {
    */
   upgrade?: { readonly socket: Duplex; readonly head: Buffer; taken: boolean };
   private body?: Promise<Buffer>;
+  /**
+   * A YAML body as JSON text, once a handler decoded it (on the YAML worker): the audit log's
+   * requestObject, which is never decoded from YAML on the event loop.
+   */
+  yamlBodyAsJson?: string;
 
   constructor(
     readonly method: string,

@@ -217,7 +217,8 @@ export class RequestScope {
     const body = await this.ctx.readBody();
     this.validateOptions(kind);
     const level = this.fieldValidation();
-    const { object, yamlDuplicateKeysError: yamlDuplicates } = await codec.decodeRequest(representation, body, level !== 'Ignore');
+    const { object, yamlDuplicateKeysError: yamlDuplicates, yamlAsJson } = await codec.decodeRequest(representation, body, level !== 'Ignore');
+    if (yamlAsJson !== undefined) this.ctx.yamlBodyAsJson = yamlAsJson;
     if (typedDecode === undefined) return object;
     // The kind is the served one when the body does not name it (it is checked against the path later).
     const typed = { ...object, apiVersion: object.apiVersion ?? this.apiVersion, kind: object.kind ?? this.resource.kind };

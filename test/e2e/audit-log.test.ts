@@ -75,6 +75,14 @@ describe('audit log (e2e: carina server with --audit-policy-file and --audit-log
     expect(complete.requestReceivedTimestamp).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
   });
 
+  it('logs a YAML body\'s object as the handler decoded it', async () => {
+    const yaml = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: audited-yaml\ndata:\n  k: from-yaml\n';
+    const created = await server.request('POST', '/api/v1/namespaces/default/configmaps', { body: yaml, headers: { 'Content-Type': 'application/yaml' } });
+    expect(created.status, created.text).to.equal(201);
+    const complete = await until('the YAML create\'s event', async () => eventsFor((e) => e.verb === 'create' && e.objectRef?.name === 'audited-yaml' && e.stage === 'ResponseComplete')[0]);
+    expect(complete.requestObject).to.deep.equal({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'audited-yaml' }, data: { k: 'from-yaml' } });
+  });
+
   it('answers with the Audit-Id of the events', async () => {
     const result = await server.request('GET', '/api/v1/namespaces/default/configmaps/audited');
     const id = String(result.headers['audit-id']);

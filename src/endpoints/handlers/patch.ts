@@ -42,6 +42,8 @@ async function applyPatch(scope: RequestScope, ssa: ServerSideApply, body: Buffe
   const dryRun = scope.dryRun('PatchOptions');
   const subresource = scope.subresource === 'status' || scope.subresource === 'approval' ? scope.subresource : '';
   let config = await ssa.parseConfig(body);
+  // The audit log records the apply patch as JSON (it never decodes YAML itself).
+  scope.ctx.yamlBodyAsJson = JSON.stringify(config);
   const expected = scope.apiVersion;
   if (config.apiVersion !== expected || config.kind !== scope.resource.kind) {
     throw errors.badRequest(`Incorrect version specified in apply patch. Specified patch version: ${String(config.apiVersion ?? '')}, expected: ${expected}`);

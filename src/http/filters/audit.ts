@@ -73,7 +73,8 @@ export interface AuditRecord {
   /** For a 401: which credentials were tried (kube's message), never the credentials. */
   readonly authenticationFailure?: string;
   /** Level Request and above, later stages: the body as sent (undefined when none was read). */
-  readonly requestBody?: { readonly contentType: string; readonly bytes: Buffer };
+  /** `yamlAsJson`: a YAML body as the handler decoded it, as JSON text. */
+  readonly requestBody?: { readonly contentType: string; readonly bytes: Buffer; readonly yamlAsJson?: string };
   /** Level RequestResponse, ResponseComplete: the object written. */
   readonly responseObject?: unknown;
   readonly annotations: Readonly<Record<string, string>>;
@@ -267,7 +268,7 @@ export function completeAudit(backend: AuditBackend | undefined, ctx: RequestCon
   }
   // The body was read by the handler (it is settled, or about to be): its bytes go with the event.
   pending.then(
-    (bytes) => void emit(backend, state, ctx, stage, { ...base, ...(bytes.length > 0 ? { requestBody: { contentType: ctx.header('content-type') ?? '', bytes } } : {}) }),
+    (bytes) => void emit(backend, state, ctx, stage, { ...base, ...(bytes.length > 0 ? { requestBody: { contentType: ctx.header('content-type') ?? '', bytes, yamlAsJson: ctx.yamlBodyAsJson } } : {}) }),
     () => void emit(backend, state, ctx, stage, base),
   );
 }

@@ -57,9 +57,12 @@ describe('audit: the Event of a record (audit.k8s.io/v1)', () => {
     expect((full.responseObject as typeof pod).metadata).to.deep.equal({ name: 'p1', namespace: 'default', uid: 'x' });
   });
 
-  it('logs a patch as sent, a YAML apply patch as JSON', () => {
-    const patched = auditEventOf(auditRecord({ level: 'Request', verb: 'patch', requestBody: { contentType: 'application/apply-patch+yaml', bytes: Buffer.from('metadata:\n  labels:\n    a: b\n') } }));
+  it('logs a YAML body as the handler decoded it (as JSON), and never parses YAML itself', () => {
+    const bytes = Buffer.from('metadata:\n  labels:\n    a: b\n');
+    const patched = auditEventOf(auditRecord({ level: 'Request', verb: 'patch', requestBody: { contentType: 'application/apply-patch+yaml', bytes, yamlAsJson: '{"metadata":{"labels":{"a":"b"}}}' } }));
     expect(patched.requestObject).to.deep.equal({ metadata: { labels: { a: 'b' } } });
+    const undecoded = auditEventOf(auditRecord({ level: 'Request', verb: 'create', requestBody: { contentType: 'application/yaml', bytes } }));
+    expect(undecoded).not.to.have.property('requestObject');
   });
 
   it('keeps the mutating webhook\'s patch annotation only from level Request', () => {
