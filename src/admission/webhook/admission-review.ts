@@ -7,7 +7,9 @@
  * - request: uid, kind, resource, subResource, requestKind, requestResource,
  *   requestSubResource, name, namespace, operation, userInfo, object, oldObject, dryRun,
  *   options, in the field order and with the omissions of v1.25's JSON (object, oldObject and
- *   options are `null` when absent; dryRun is always there);
+ *   options are `null` when absent; dryRun is always there); object and oldObject in the field
+ *   order of v1.25's typed objects (a custom resource's keys sorted), whatever order the client
+ *   sent;
  * - answer (v1): apiVersion `admission.k8s.io/v1`, kind `AdmissionReview`, response.uid equal to
  *   the request's, patchType and patch together, no patch from a validating webhook;
  *   (v1beta1): none of that is checked, and a mutating webhook's patch is taken as a JSONPatch;
@@ -18,6 +20,7 @@
 import { ApiError, type StatusDetails, type StatusReason } from '../../util';
 import type { UserInfo } from '../../authn/user-info';
 import type { JsonObject } from '../../storage';
+import { inGoOrder } from '../../apis/field-order';
 
 export type AdmissionReviewVersion = 'v1' | 'v1beta1';
 
@@ -88,8 +91,8 @@ export function admissionReviewRequest(version: AdmissionReviewVersion, fields: 
   if (fields.namespace !== '') request.namespace = fields.namespace;
   request.operation = fields.operation;
   request.userInfo = userInfoJson(fields.userInfo);
-  request.object = fields.object ?? null;
-  request.oldObject = fields.oldObject ?? null;
+  request.object = fields.object === undefined ? null : inGoOrder(fields.object);
+  request.oldObject = fields.oldObject === undefined ? null : inGoOrder(fields.oldObject);
   request.dryRun = fields.dryRun;
   request.options = fields.options ?? null;
   return JSON.stringify({ kind: 'AdmissionReview', apiVersion: `admission.k8s.io/${version}`, request });

@@ -50,6 +50,14 @@ describe('admission/webhook: AdmissionReview (spec 02 §4.4 points 1-5)', () => 
       expect(review.request.dryRun).to.equal(false);
     });
 
+    it('sends object and oldObject in the field order of v1.25\'s typed objects, a custom resource\'s keys sorted', () => {
+      const sent = { data: { z: '1', a: '2' }, metadata: { labels: { b: 'x', a: 'y' }, name: 'settings' }, kind: 'ConfigMap', apiVersion: 'v1' };
+      const custom = { spec: { size: 1, color: 'red' }, metadata: { name: 'w' }, kind: 'Widget', apiVersion: 'example.com/v1' };
+      const review = JSON.parse(admissionReviewRequest('v1', { ...fields, object: sent, oldObject: custom }));
+      expect(JSON.stringify(review.request.object)).to.equal('{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"settings","labels":{"a":"y","b":"x"}},"data":{"a":"2","z":"1"}}');
+      expect(JSON.stringify(review.request.oldObject)).to.equal('{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"color":"red","size":1}}');
+    });
+
     it('names subresources and leaves out empty names and namespaces', () => {
       const review = JSON.parse(admissionReviewRequest('v1beta1', { ...fields, subResource: 'status', requestSubResource: 'status', name: '', namespace: '', options: undefined }));
       expect(review.apiVersion).to.equal('admission.k8s.io/v1beta1');
