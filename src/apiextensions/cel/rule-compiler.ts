@@ -20,6 +20,7 @@ import { maxCardinality, schemaDeclType } from './decl-type';
 import { compileRegex, KNOWN_FUNCTION_NAMES, KUBERNETES_CEL_FUNCTIONS } from './kubernetes-libraries';
 import { instrumentForCost, pricedEnv, trackCost, type CostTracker } from './runtime-cost';
 import { typeCheckRule } from './rule-type-checker';
+import { LIST_TYPE_FUNCTIONS } from './list-type-semantics';
 
 /** Evaluates the rule, charging `tracker`; when the tracker's limit stops it, the result is meaningless. */
 export type RuleProgram = (bindings: { self: unknown; oldSelf?: unknown }, tracker: CostTracker) => unknown;
@@ -42,7 +43,7 @@ let sharedEnv: CelEnv | undefined;
 let sharedPricedEnv: CelEnv | undefined;
 
 function env(): CelEnv {
-  sharedEnv ??= celEnv({ funcs: [...KUBERNETES_CEL_FUNCTIONS] });
+  sharedEnv ??= celEnv({ funcs: [...KUBERNETES_CEL_FUNCTIONS, ...LIST_TYPE_FUNCTIONS] });
   return sharedEnv;
 }
 

@@ -16,6 +16,7 @@ import { FieldPath, type FieldError } from '../../apis/validation';
 import { invalid } from '../../apis/validation/field-error';
 import { additionalSchema, isObject, type JsonSchemaProps, type ValidationRule } from '../json-schema';
 import { PER_CALL_LIMIT, RUNTIME_COST_BUDGET } from './cel-cost';
+import { typedCelList } from './list-type-semantics';
 import { compileRule, formattedCelValue, type CompiledRule } from './rule-compiler';
 import { CostTracker, COST_LIMIT_EXCEEDED_MESSAGE } from './runtime-cost';
 
@@ -35,7 +36,11 @@ function rulesOf(schema: JsonSchemaProps, isResource: boolean): CompiledRule[] {
   return compiled;
 }
 
-/** A JSON value as CEL sees it under `schema`: integers are CEL ints, numbers doubles, formatted strings typed (formattedCelValue). */
+/**
+ * A JSON value as CEL sees it under `schema`: integers are CEL ints, numbers doubles, formatted
+ * strings typed (formattedCelValue), lists of type set or map with their own `+` and `==`
+ * (list-type-semantics.ts).
+ */
 export function celValueOf(value: unknown, schema: JsonSchemaProps | undefined): unknown {
   if (value === null || value === undefined) return null;
   if (typeof value === 'number') {
@@ -43,7 +48,7 @@ export function celValueOf(value: unknown, schema: JsonSchemaProps | undefined):
     return Number.isInteger(value) ? BigInt(value) : value;
   }
   if (typeof value === 'string') return formattedCelValue(value, schema?.format);
-  if (Array.isArray(value)) return value.map((item) => celValueOf(item, schema?.items));
+  if (Array.isArray(value)) return typedCelList(value.map((item) => celValueOf(item, schema?.items)), schema);
   if (isObject(value)) {
     const out: Record<string, unknown> = {};
     const extra = schema === undefined ? undefined : additionalSchema(schema);
