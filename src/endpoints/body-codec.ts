@@ -7,6 +7,7 @@
  */
 import { YamlCodecError, decodeYaml, fromYaml, toYaml, type DecodedYaml } from '../codec';
 import { MAX_BODY_DEPTH, errors, nestsDeeperThan } from '../util';
+import { goJsonStringify } from '../apis/openapi/go-json';
 import type { Representation } from './negotiation';
 import { MAX_REQUEST_BODY_BYTES } from './request-context';
 
@@ -89,8 +90,8 @@ export class BodyCodec {
     }
     if (representation === 'yaml') return Buffer.from(toYaml(object), 'utf8');
     // As kube's JSON serializer writes: json.Encoder's compact line, or json.MarshalIndent's two-space
-    // indent, which ends without a newline.
-    return Buffer.from(pretty ? JSON.stringify(object, null, 2) : `${JSON.stringify(object)}\n`, 'utf8');
+    // indent, which ends without a newline; both escape <, > and & as Go does.
+    return Buffer.from(pretty ? goJsonStringify(object, 2) : `${goJsonStringify(object)}\n`, 'utf8');
   }
 }
 

@@ -23,6 +23,7 @@ import { mediaTypeOf, type Representation } from './negotiation';
 import type { WatchSink } from './response-writer';
 import { asPartialObjectMetadata } from './partial-metadata';
 import { inGoOrder, isBuiltInKind } from '../apis/field-order';
+import { goJsonStringify } from '../apis/openapi/go-json';
 
 export interface WatchStreamOptions {
   registry: GenericRegistry;
@@ -76,7 +77,7 @@ export class WatchStream {
     if (this.options.representation === 'yaml') {
       return Buffer.concat([Buffer.from('---\n'), this.options.codec.encode('yaml', { type, object }, false)]);
     }
-    return Buffer.from(JSON.stringify({ type, object }) + '\n', 'utf8');
+    return Buffer.from(goJsonStringify({ type, object }) + '\n', 'utf8');
   }
 
   private headersSent = false;

@@ -17,6 +17,7 @@ import { decodeStoredJson, isStorageError, servedJson, storedPrefix, type JsonOb
 import { isManagedFieldsReset } from '../apply';
 import { inGoOrder } from '../apis/field-order';
 import { toApiError } from './errors';
+import { goJsonStringify } from '../apis/openapi/go-json';
 import { EXPIRED_CONTINUE_MESSAGE, encodeContinueToken, planGet, type ListPlan, type ReadMode } from './list-options';
 import type { ResetField, ResourceStrategy, UpdateSubresource } from './strategy';
 import { apiVersionOf, resourceKeyPrefix, type ServedResource } from './served-resource';
@@ -151,7 +152,7 @@ function pageMetadata(prefix: string, plan: ListPlan, result: { revision: number
 export type ItemJson = Buffer[];
 
 function asJson(objects: JsonObject[]): ItemJson[] {
-  return objects.map((object) => [Buffer.from(JSON.stringify(object))]);
+  return objects.map((object) => [Buffer.from(goJsonStringify(object))]);
 }
 
 /** How long a read waits for this replica to reach a resourceVersion before answering 504. */

@@ -8,7 +8,9 @@
  * is put right once, on the write path, so that reads, lists and watch events serve what the
  * store holds without ordering it again. The newline marks this layout: objects stored by
  * earlier builds (the client's order, apiVersion before kind) have none, and are put in order
- * when they are read (decodeStoredJson), until they are next written.
+ * when they are read (decodeStoredJson), until they are next written. Strings are escaped as
+ * Go's encoder escapes them (`<`, `>`, `&`, U+2028 and U+2029 as \u003c, ...), also once, here:
+ * a read serves the bytes as they are.
  *
  * Reading adds `metadata.resourceVersion` (the key's mod_revision) where Go puts it: after
  * `uid` in a built-in kind's metadata (ObjectMeta's order: name, generateName, namespace,
@@ -32,6 +34,7 @@
  * directly, is passed on as it is (the same JSON, other bytes).
  */
 import { compareGoStrings, inGoOrder, isBuiltInKind, objectMetaFields } from '../apis/field-order';
+import { goJsonStringify } from '../apis/openapi/go-json';
 
 type JsonObject = { [key: string]: unknown };
 
@@ -77,7 +80,7 @@ export function storedForm(object: JsonObject): { bytes: Buffer; ordered: JsonOb
     plain = { ...object, metadata: rest };
   }
   const ordered = inGoOrder(plain);
-  return { bytes: Buffer.from(`${JSON.stringify(ordered)}\n`, 'utf8'), ordered };
+  return { bytes: Buffer.from(`${goJsonStringify(ordered)}\n`, 'utf8'), ordered };
 }
 
 /**

@@ -159,4 +159,26 @@ describe('kube-apiserver v1.25 fidelity (issue 29 leftovers)', function () {
     expect(released.json<Obj>()).to.deep.equal(terminating);
     expect((await server.request('GET', `${CM}/last-finalizer`)).status).to.equal(404);
   });
+
+  it('escapes <, > and & in JSON as Go\'s encoder does: stored objects, lists, watch events and the server\'s own Status', async () => {
+    const rv = (await post(CM, configMap('html-escaped', { page: '<b>bold</b> & more' }))).json<Obj>().metadata.resourceVersion as string;
+    const escaped = '"page":"\\u003cb\\u003ebold\\u003c/b\\u003e \\u0026 more"';
+    expect((await server.request('GET', `${CM}/html-escaped`)).text).to.contain(escaped);
+    expect((await server.request('GET', `${CM}?fieldSelector=metadata.name%3Dhtml-escaped`)).text).to.contain(escaped);
+    const watched = await new Promise<string>((resolve, reject) => {
+      const { ca, cert, key } = server.clientCredentials();
+      const req = https.request({ host: '127.0.0.1', port: server.port, path: `${CM}?watch=1&fieldSelector=metadata.name%3Dhtml-escaped&resourceVersion=${Number(rv) - 1}`, ca, cert, key, agent: false }, (res) => {
+        res.once('data', (chunk: Buffer) => {
+          resolve(chunk.toString());
+          req.destroy();
+        });
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(watched).to.contain(escaped);
+    const missing = await server.request('GET', `${CM}/a%26b`);
+    expect(missing.status).to.equal(404);
+    expect(missing.text).to.contain('"message":"configmaps \\"a\\u0026b\\" not found"');
+  });
 });

@@ -54,6 +54,12 @@ describe('storage: stored JSON in kube\'s order, and served JSON spliced from it
     expect(widget.bytes.toString()).to.equal('{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","uid":"u"},"spec":{"a":2,"b":1}}\n');
   });
 
+  it('stores strings escaped as Go\'s encoder writes them, so that reads serve them so', () => {
+    const { bytes } = storedForm({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'c', annotations: { 'a&b': '<x>' } }, data: { k: 'one\u2028two\u2029' } });
+    expect(bytes.toString()).to.equal('{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c","annotations":{"a\\u0026b":"\\u003cx\\u003e"}},"data":{"k":"one\\u2028two\\u2029"}}\n');
+    expect(decodeStoredJson(bytes, 5)).to.deep.include({ data: { k: 'one\u2028two\u2029' } });
+  });
+
   it('splices the resourceVersion after the members Go writes before it, whichever of them are there', () => {
     const prefix = storedPrefix('v1', 'ConfigMap');
     const cases: Array<[string, string]> = [
