@@ -65,15 +65,9 @@ export function localApiService(group: string, version: string): JsonObject | un
   };
 }
 
-/**
- * Creates the local APIServices that are missing (the ones present are left as they are). The
- * core group's `v1.` is not among them yet: Carina's APIService validation takes names as DNS
- * subdomains, which `v1.` is not, where kube-aggregator's accepts `<version>.<group>` with the
- * empty group for v1 only.
- */
+/** Creates the local APIServices that are missing, the core group's `v1.` among them (the ones present are left as they are). */
 export async function ensureLocalApiServices(registry: GenericRegistry, apiServices: ServedResource, groupVersions: ReadonlyArray<{ group: string; version: string }>): Promise<void> {
   for (const { group, version } of groupVersions) {
-    if (group === '') continue;
     const object = localApiService(group, version);
     if (object === undefined) continue;
     try {

@@ -4,6 +4,7 @@
  * objects read back from storage, as the real server defaults on each decode; it is idempotent.
  */
 import { admissionregistrationV1Defaulters } from './admissionregistration-v1-defaults';
+import { apiregistrationV1Defaulters } from './apiregistration-v1-defaults';
 import { appsV1Defaulters } from './apps-v1-defaults';
 import { autoscalingV1Defaulters, autoscalingV2Defaulters } from './autoscaling-defaults';
 import { batchV1Defaulters, batchV1beta1Defaulters } from './batch-v1-defaults';
@@ -40,6 +41,7 @@ const DEFAULTERS_BY_API_VERSION: ReadonlyMap<string, Defaulters> = new Map([
   ['flowcontrol.apiserver.k8s.io/v1beta1', flowcontrolDefaulters],
   ['flowcontrol.apiserver.k8s.io/v1beta2', flowcontrolDefaulters],
   ['discovery.k8s.io/v1', discoveryV1Defaulters],
+  ['apiregistration.k8s.io/v1', apiregistrationV1Defaulters],
 ]);
 
 /**

@@ -65,6 +65,7 @@ import {
   validateValidatingWebhookConfigurationUpdate,
 } from './admissionregistration-v1-validation';
 import { validatePriorityClass, validatePriorityClassUpdate } from './scheduling-v1-validation';
+import { validateApiService, validateApiServiceStatusUpdate, validateApiServiceUpdate } from './apiregistration-v1-validation';
 import { validateCertificateSigningRequestCreate, validateCertificateSigningRequestStatusUpdate, validateCertificateSigningRequestUpdate } from './certificates-v1-validation';
 
 interface KindRules {
@@ -129,6 +130,7 @@ const rules = new Map<string, KindRules>([
   ['admissionregistration.k8s.io/ValidatingWebhookConfiguration', { create: (o) => validateValidatingWebhookConfiguration(o), update: (o, old) => validateValidatingWebhookConfigurationUpdate(o, old) }],
   ['admissionregistration.k8s.io/MutatingWebhookConfiguration', { create: (o) => validateMutatingWebhookConfiguration(o), update: (o, old) => validateMutatingWebhookConfigurationUpdate(o, old) }],
   ['scheduling.k8s.io/PriorityClass', { create: (o) => validatePriorityClass(o), update: (o, old) => validatePriorityClassUpdate(o, old) }],
+  ['apiregistration.k8s.io/APIService', { create: (o) => validateApiService(o), update: validateApiServiceUpdate, statusUpdate: validateApiServiceStatusUpdate }],
   [
     'certificates.k8s.io/CertificateSigningRequest',
     { create: (o) => validateCertificateSigningRequestCreate(o), update: (o, old) => validateCertificateSigningRequestUpdate(o, old), statusUpdate: validateCertificateSigningRequestStatusUpdate },

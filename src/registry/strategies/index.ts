@@ -3,6 +3,7 @@
  * the kinds that need more (one file per kind, or the common-kinds table).
  */
 import type { ResourceStrategy } from '../strategy';
+import { apiServiceRules } from './api-service';
 import { certificateSigningRequestStrategy } from './certificate-signing-request';
 import { COMMON_KIND_RULES } from './common-kinds';
 import { daemonSetRules } from './daemon-set';
@@ -30,6 +31,7 @@ const KIND_RULES: ReadonlyMap<string, KindRules> = new Map<string, KindRules>([
   ['apps/DaemonSet', daemonSetRules],
   ['batch/Job', jobRules],
   ['autoscaling/HorizontalPodAutoscaler', horizontalPodAutoscalerRules],
+  ['apiregistration.k8s.io/APIService', apiServiceRules],
   ...COMMON_KIND_RULES,
 ]);
 
