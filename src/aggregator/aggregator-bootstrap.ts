@@ -2,8 +2,8 @@
  * What kube-apiserver v1.25 writes for the aggregation layer at start:
  * - a local APIService (no service) for every built-in group-version it serves, with the
  *   group and version priorities of its table (pkg/controlplane/aggregator.go
- *   apiVersionPriorities; the autoregister controller), so that `kubectl get apiservices`
- *   lists them Available / Local as on a real cluster;
+ *   apiVersionPriorities), kept `onstart` by the autoregister controller (auto-registration.ts),
+ *   so that `kubectl get apiservices` lists them Available / Local as on a real cluster;
  * - the `extension-apiserver-authentication` ConfigMap in kube-system (the
  *   ClusterAuthenticationInfo controller): the client CA and the request-header settings that
  *   extension API servers read to trust the front proxy's X-Remote-* headers.
@@ -63,19 +63,6 @@ export function localApiService(group: string, version: string): JsonObject | un
     metadata: { name: `${version}.${group}`, labels: { 'kube-aggregator.kubernetes.io/automanaged': 'onstart' } },
     spec: { group, version, groupPriorityMinimum: priorities[0], versionPriority: priorities[1] },
   };
-}
-
-/** Creates the local APIServices that are missing, the core group's `v1.` among them (the ones present are left as they are). */
-export async function ensureLocalApiServices(registry: GenericRegistry, apiServices: ServedResource, groupVersions: ReadonlyArray<{ group: string; version: string }>): Promise<void> {
-  for (const { group, version } of groupVersions) {
-    const object = localApiService(group, version);
-    if (object === undefined) continue;
-    try {
-      await registry.create(apiServices, '', object, { dryRun: false, subresource: '' });
-    } catch (err) {
-      if (!(isApiError(err) && err.code === 409)) throw err;
-    }
-  }
 }
 
 export interface RequestHeaderSettings {

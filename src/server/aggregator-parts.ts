@@ -3,15 +3,19 @@
  * certificate (--proxy-client-cert-file/--proxy-client-key-file; by default one Carina issues
  * from the cluster CA at start, CN front-proxy-client, which the ConfigMap's request-header
  * settings then name), the proxy handler tried before Carina's own routes, discovery with the
- * aggregated groups, and, on the replica with the duties, the start-up writes (local
- * APIServices, extension-apiserver-authentication) and the availability controller.
+ * aggregated groups, and, on the replica with the duties, the start-up write
+ * (extension-apiserver-authentication), the availability controller's writes and the
+ * controllers that keep the local APIServices of built-in group-versions and of CRDs.
  */
 import { readFileSync } from 'node:fs';
 import { issueClientCertificate, type CertificateAndKey } from '../certificates';
-import { AggregatedOpenApi, AggregatorProxy, AvailabilityController, aggregatedDiscovery, authenticationConfigMapData, ensureAuthenticationConfigMap, ensureLocalApiServices, type ApiServiceLookup, type RequestHeaderSettings } from '../aggregator';
+import {
+  AggregatedOpenApi, AggregatorProxy, AutoRegisterController, AvailabilityController, CrdRegistrationController, aggregatedDiscovery, authenticationConfigMapData, ensureAuthenticationConfigMap, localApiService,
+  type ApiServiceLookup, type RequestHeaderSettings,
+} from '../aggregator';
 import type { ResourceResolver } from '../endpoints';
 import type { DiscoveryDocuments } from '../http/non-resource-routes';
-import type { GenericRegistry, ServedResource } from '../registry';
+import { resourceKeyPrefix, type GenericRegistry, type ServedResource } from '../registry';
 import type { WatchCache } from '../storage';
 import type { AuthenticationOptions } from '../authn';
 
@@ -71,17 +75,40 @@ export async function buildAggregator(options: AggregatorOptions, deps: {
     ? { clientCaPem: deps.clusterCa.certPem, allowedNames: [FRONT_PROXY_CLIENT_USER], usernameHeaders: ['X-Remote-User'], groupHeaders: ['X-Remote-Group'], extraHeaderPrefixes: ['X-Remote-Extra-'] }
     : { clientCaPem: readFileSync(given.clientCaFile, 'utf8'), allowedNames: given.allowedNames ?? [], usernameHeaders: given.usernameHeaders, groupHeaders: given.groupHeaders ?? [], extraHeaderPrefixes: given.extraHeaderPrefixes ?? [] };
   const clientCaFile = deps.authentication.clientCaFile ?? '';
+  let registration: AutoRegisterController | undefined;
+  let crdRegistration: CrdRegistrationController | undefined;
   const clientCaPem = clientCaFile === '' ? deps.clusterCa.certPem : `${deps.clusterCa.certPem}\n${readFileSync(clientCaFile, 'utf8')}`;
   return {
     proxy: new AggregatorProxy({ lookup, proxyClient, timeoutMs: 30_000, log: deps.log }),
     discovery,
     startDuties: async () => {
-      const groups = (deps.discovery.apiGroupList().groups ?? []) as Array<{ name: string; versions: Array<{ version: string }> }>;
-      const groupVersions = [{ group: '', version: 'v1' }, ...groups.flatMap((g) => g.versions.map((v) => ({ group: g.name, version: v.version })))];
-      await ensureLocalApiServices(deps.registry, lookup.apiServices, groupVersions);
       await ensureAuthenticationConfigMap(deps.registry, served(deps.resolver, '', 'configmaps'), authenticationConfigMapData(clientCaPem, requestHeader));
       availability.writeStatus = true;
+      if (registration !== undefined) return;
+      registration = new AutoRegisterController({ cache: deps.cache, registry: deps.registry, apiServices: lookup.apiServices, log: deps.log });
+      const groups = (deps.discovery.apiGroupList().groups ?? []) as Array<{ name: string; versions: Array<{ version: string }> }>;
+      const groupVersions = [{ group: '', version: 'v1' }, ...groups.flatMap((g) => g.versions.map((v) => ({ group: g.name, version: v.version })))];
+      for (const { group, version } of groupVersions) {
+        const local = localApiService(group, version);
+        if (local !== undefined) registration.addApiServiceToSync(local, 'onstart');
+      }
+      crdRegistration = new CrdRegistrationController({
+        cache: deps.cache,
+        crdPrefix: resourceKeyPrefix(served(deps.resolver, 'apiextensions.k8s.io', 'customresourcedefinitions')),
+        isBuiltIn: (group, version) => localApiService(group, version) !== undefined,
+        registration,
+        log: deps.log,
+      });
+      // The CRDs present now are looked at before the first pass over the APIServices (kube's WaitForInitialSync).
+      while (!deps.cache.isReady) await new Promise((resolve) => setTimeout(resolve, 100));
+      crdRegistration.start();
+      await crdRegistration.whenIdle();
+      registration.start();
     },
-    stop: () => availability.stop(),
+    stop: async () => {
+      crdRegistration?.stop();
+      registration?.stop();
+      await availability.stop();
+    },
   };
 }

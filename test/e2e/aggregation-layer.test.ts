@@ -99,6 +99,23 @@ describe('aggregation layer: an extension API server behind an APIService (e2e)'
     expect(names).to.include.members(['v1.', 'v1.apiregistration.k8s.io', 'v1.rbac.authorization.k8s.io', 'v2.autoscaling', 'v1.coordination.k8s.io']);
   });
 
+  it('a CRD\'s group-version gets a local APIService kept by kube-apiserver (automanaged true, 1000/100), gone with the CRD', async () => {
+    const manifest = 'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gizmos.tools.example.com\nspec:\n  group: tools.example.com\n  scope: Namespaced\n' +
+      '  names: {plural: gizmos, singular: gizmo, kind: Gizmo, listKind: GizmoList}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema: {openAPIV3Schema: {type: object}}\n';
+    const applied = await server.kubectl(['apply', '-f', '-'], { input: manifest });
+    expect(applied.code, applied.stderr).to.equal(0);
+    const apiService = await until('v1.tools.example.com', async () => {
+      const answer = await server.request('GET', '/apis/apiregistration.k8s.io/v1/apiservices/v1.tools.example.com');
+      return answer.status === 200 ? answer.json<Obj>() : undefined;
+    }, 30_000);
+    expect(apiService.metadata.labels).to.deep.equal({ 'kube-aggregator.kubernetes.io/automanaged': 'true' });
+    expect(apiService.spec).to.deep.equal({ group: 'tools.example.com', version: 'v1', groupPriorityMinimum: 1000, versionPriority: 100 });
+    const listed = await server.kubectl(['get', 'apiservices', 'v1.tools.example.com', '--no-headers']);
+    expect(listed.stdout).to.match(/^v1\.tools\.example\.com\s+Local\s+True\s+/);
+    expect((await server.kubectl(['delete', 'crd', 'gizmos.tools.example.com'])).code).to.equal(0);
+    await until('v1.tools.example.com to go', async () => (await server.request('GET', '/apis/apiregistration.k8s.io/v1/apiservices/v1.tools.example.com')).status === 404, 30_000);
+  });
+
   it('the APIService becomes Available; discovery and kubectl api-resources list its group', async () => {
     await until('v1beta1.metrics.k8s.io to be Available', async () => (await condition())?.status === 'True', 30_000, () => metrics.output());
     expect(await condition()).to.deep.include({ reason: 'Passed', message: 'all checks passed' });

@@ -1,8 +1,5 @@
 import { expect } from 'chai';
-import { authenticationConfigMapData, ensureLocalApiServices, localApiService } from '../../../../src/aggregator';
-import { ControllerHarness } from '../../../support/controller-harness';
-
-type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+import { authenticationConfigMapData, localApiService } from '../../../../src/aggregator';
 
 describe('aggregator: what kube-apiserver writes at start', () => {
   it('a local APIService per built-in group-version, with v1.25\'s priorities and no service', () => {
@@ -25,24 +22,5 @@ describe('aggregator: what kube-apiserver writes at start', () => {
       'requestheader-group-headers': '["X-Remote-Group"]',
       'requestheader-username-headers': '["X-Remote-User"]',
     });
-  });
-});
-
-describe('aggregator: the local APIServices written at start', () => {
-  let harness: ControllerHarness;
-  beforeEach(async () => {
-    harness = await ControllerHarness.start();
-  });
-  afterEach(() => harness.stop());
-
-  it('creates the core group\'s `v1.` beside the others, Available as Local, and leaves existing ones', async () => {
-    const apiServices = harness.resource('apiregistration.k8s.io', 'apiservices');
-    await ensureLocalApiServices(harness.registry, apiServices, [{ group: '', version: 'v1' }, { group: 'apps', version: 'v1' }]);
-    await ensureLocalApiServices(harness.registry, apiServices, [{ group: '', version: 'v1' }, { group: 'apps', version: 'v1' }]);
-    const core = await harness.read(apiServices, '', 'v1.');
-    expect(core?.spec).to.deep.equal({ group: '', version: 'v1', groupPriorityMinimum: 18000, versionPriority: 1 });
-    expect((core?.metadata as Obj).labels).to.deep.equal({ 'kube-aggregator.kubernetes.io/automanaged': 'onstart' });
-    expect((core?.status as Obj).conditions[0]).to.deep.include({ type: 'Available', status: 'True', reason: 'Local' });
-    expect(await harness.read(apiServices, '', 'v1.apps')).to.not.equal(undefined);
   });
 });
