@@ -17,7 +17,8 @@
  */
 import { errors } from '../util';
 
-export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+/** '' for a method that maps to none (OPTIONS), as in kube's RequestInfo. */
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection' | '';
 
 export interface ResourceRequestInfo {
   readonly isResourceRequest: true;
@@ -125,11 +126,10 @@ export function parseRequestInfo(method: string, rawPath: string, query: URLSear
     namespace = name;
   }
   const verb = legacyWatch ? 'watch' : verbFor(method, name !== '', query);
-  if (verb === undefined) return nonResource;
   return { isResourceRequest: true, path, group, version, namespace, resource, name, subresource, verb };
 }
 
-function verbFor(method: string, hasName: boolean, query: URLSearchParams): Verb | undefined {
+function verbFor(method: string, hasName: boolean, query: URLSearchParams): Verb {
   switch (method) {
     case 'GET':
     case 'HEAD':
@@ -144,6 +144,8 @@ function verbFor(method: string, hasName: boolean, query: URLSearchParams): Verb
     case 'DELETE':
       return hasName ? 'delete' : 'deletecollection';
     default:
-      return undefined;
+      // OPTIONS and any other method: a resource request without a verb, as kube's RequestInfoFactory
+      // makes it (only a rule for every verb allows it; the proxy subresources route it, others answer 405).
+      return '';
   }
 }

@@ -46,6 +46,8 @@ export class ResourceEndpoints {
     }
     const scope = new RequestScope(ctx, info, resource, this.config);
     if (isConnectSubresource(info.resource, subresource)) return connect(scope);
+    // A method without a verb (OPTIONS) is routed only to the proxy subresources.
+    if (verb === '') throw errors.methodNotAllowed();
     const virtual = this.config.virtualCreates?.get(`${info.group}/${info.resource}${subresource === '' ? '' : `/${subresource}`}`);
     if (virtual !== undefined) return createVirtual(scope, virtual);
     const virtualRead = subresource === '' ? this.config.virtualReads?.get(`${info.group}/${info.resource}`) : undefined;

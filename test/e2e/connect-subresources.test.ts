@@ -298,6 +298,31 @@ describe('connect subresources: logs, exec, attach, cp, port-forward and proxies
       expect(bare.headers.location).to.equal('/api/v1/namespaces/default/pods/solo/proxy/');
     });
 
+    it('OPTIONS reaches the pod, the service\'s endpoint and the kubelet through the proxies; other routes answer 405; only a rule for every verb allows it', async () => {
+      for (const [path, server_, url] of [
+        ['/api/v1/namespaces/default/pods/solo/proxy/cors?x=1', 'pod', '/cors?x=1'],
+        ['/api/v1/namespaces/default/services/web:http/proxy/cors', 'pod', '/cors'],
+        ['/api/v1/nodes/modern/proxy/cors', 'kubelet', '/cors'],
+      ]) {
+        const answer = await server.request('OPTIONS', path, { headers: { Origin: 'https://example.com', 'Access-Control-Request-Method': 'PUT' } });
+        expect(answer.status, answer.text).to.equal(200);
+        expect(answer.json(), path).to.deep.include({ server: server_, method: 'OPTIONS', url });
+        expect(answer.json<Obj>().headers['access-control-request-method']).to.equal('PUT');
+      }
+      for (const path of ['/api/v1/namespaces/default/pods/solo/exec?command=true', '/api/v1/namespaces/default/pods/solo/log', '/api/v1/namespaces/default/pods', '/api/v1/namespaces/default/pods/solo']) {
+        const refused = await server.request('OPTIONS', path);
+        expect(refused.json(), path).to.deep.include({ code: 405, reason: 'MethodNotAllowed', message: 'the server does not allow this method on the requested resource' });
+      }
+      await kubectl(['create', 'serviceaccount', 'proxier']);
+      await kubectl(['create', 'role', 'proxier', '--verb=get,create,update,patch,delete', '--resource=pods/proxy']);
+      await kubectl(['create', 'rolebinding', 'proxier', '--role=proxier', '--serviceaccount=default:proxier']);
+      const token = (await kubectl(['create', 'token', 'proxier'])).stdout.trim();
+      const asProxier = { anonymous: true, headers: { Authorization: `Bearer ${token}` } };
+      expect((await server.request('GET', '/api/v1/namespaces/default/pods/solo/proxy/x', asProxier)).status).to.equal(200);
+      const denied = await server.request('OPTIONS', '/api/v1/namespaces/default/pods/solo/proxy/x', asProxier);
+      expect(denied.json()).to.deep.include({ code: 403, message: 'pods "solo" is forbidden: User "system:serviceaccount:default:proxier" cannot  resource "pods/proxy" in API group "" in the namespace "default"' });
+    });
+
     it('the https: scheme prefix reaches a TLS port of the pod and of a service\'s endpoint', async () => {
       await apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web-tls' }, spec: { ports: [{ name: 'tls', port: 443, targetPort: 8443 }] } }, '/api/v1/namespaces/default/services');
       await apply({ apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'web-tls' }, subsets: [{ addresses: [{ ip: network.address }], ports: [{ name: 'tls', port: 8443 }] }] }, '/api/v1/namespaces/default/endpoints');

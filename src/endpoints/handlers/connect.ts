@@ -71,12 +71,18 @@ export function isConnectSubresource(resource: string, subresource: string): boo
   return resource === 'pods' && subresource === 'log' || CONNECT_KINDS[`${resource}/${subresource}`] !== undefined;
 }
 
-/** The verbs each takes, as routes: v1.25 registers GET and POST for exec, attach and port-forward; every method for proxies. */
+/** The proxies' methods (proxyMethods of v1.25's pod, node and service proxy REST): OPTIONS among them. */
+const PROXY_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
+
+/** The methods each takes, as routes: v1.25 registers GET and POST for exec, attach and port-forward; others get 405. */
 const CONNECT_METHODS: Record<string, readonly string[]> = {
   'pods/log': ['GET'],
   'pods/exec': ['GET', 'POST'],
   'pods/attach': ['GET', 'POST'],
   'pods/portforward': ['GET', 'POST'],
+  'pods/proxy': PROXY_METHODS,
+  'nodes/proxy': PROXY_METHODS,
+  'services/proxy': PROXY_METHODS,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -462,7 +468,7 @@ export async function connect(scope: RequestScope): Promise<void> {
   const key = `${scope.resource.resource}/${scope.subresource}`;
   const methods = CONNECT_METHODS[key];
   const method = scope.ctx.method === 'HEAD' ? 'GET' : scope.ctx.method;
-  if (methods !== undefined && !methods.includes(method)) throw errors.methodNotAllowed();
+  if (methods === undefined || !methods.includes(method)) throw errors.methodNotAllowed();
   if (scope.resource.namespaced && scope.namespace === '') throw errors.pathNotFound();
   switch (key) {
     case 'pods/log': return podLog(scope);

@@ -46,6 +46,12 @@ describe('request info', () => {
     }
   });
 
+  it('reads OPTIONS on a resource path as a resource request without a verb, as kube does', () => {
+    expect(parseRequestInfo('OPTIONS', '/api/v1/namespaces/ns/pods/p/proxy/x', q())).to.include({ isResourceRequest: true, resource: 'pods', name: 'p', subresource: 'proxy', verb: '' });
+    expect(parseRequestInfo('OPTIONS', '/api/v1/namespaces/ns/pods', q())).to.include({ isResourceRequest: true, resource: 'pods', verb: '' });
+    expect(parseRequestInfo('OPTIONS', '/healthz', q())).to.include({ isResourceRequest: false, verb: 'options' });
+  });
+
   it('leaves discovery and other documents as non-resource requests', () => {
     for (const path of ['/api', '/api/v1', '/apis', '/apis/apps', '/apis/apps/v1', '/version', '/healthz', '/openapi/v2']) {
       expect(parseRequestInfo('GET', path, q()).isResourceRequest, path).to.equal(false);
