@@ -3,13 +3,15 @@
  * a request under /apis/<group>/<version> whose APIService names a service goes to that
  * extension API server, after Carina has authenticated and authorized it, with the front-proxy
  * client certificate and the user in X-Remote-User, X-Remote-Group and X-Remote-Extra-<key>
- * (any such headers the client sent are dropped first). An APIService that is not Available
+ * (any such headers the client sent are dropped first), through kube's rewriting transport
+ * (src/proxy/link-rewriting.ts: X-Forwarded-Host and -Proto name the endpoint, and so do the
+ * rewritten links of an HTML answer). An APIService that is not Available
  * answers 503 `service unavailable` in plain text, and a backend that cannot be reached a 503
  * with an empty body, as kube's aggregator answers them.
  */
 import { Readable } from 'node:stream';
 import type { RequestContext } from '../endpoints';
-import { proxyRequest, proxyUpgrade } from '../proxy';
+import { proxyRequest, proxyUpgrade, type LinkRewriting } from '../proxy';
 import { apiServiceFor, isAvailable, resolveEndpoint, specOf, transportFor, type ApiServiceLookup } from './api-services';
 
 export interface AggregatorProxyOptions {
@@ -38,6 +40,13 @@ function authProxyHeaders(ctx: RequestContext): Record<string, string | readonly
   if (ctx.user.groups.length > 0) headers['x-remote-group'] = [...ctx.user.groups];
   for (const [key, values] of Object.entries(ctx.user.extra)) headers[`x-remote-extra-${encodeURIComponent(key)}`] = [...values];
   return headers;
+}
+
+/** X-Forwarded-For with the client's address appended, as Go's reverse proxy sends it. */
+function forwardedFor(ctx: RequestContext): string | undefined {
+  const prior = ctx.header('x-forwarded-for');
+  if (ctx.remoteAddress === '') return prior;
+  return prior === undefined ? ctx.remoteAddress : `${prior}, ${ctx.remoteAddress}`;
 }
 
 function plainText(ctx: RequestContext, status: number, text: string): void {
@@ -76,7 +85,9 @@ export class AggregatorProxy {
         return true;
       }
       const body = ctx.method === 'GET' || ctx.method === 'HEAD' ? undefined : Readable.from(ctx.bodyStream());
-      await proxyRequest({ method: ctx.method, target, headers, body, transport }, ctx.response.stream());
+      // The handler's request URL is the endpoint's: links and redirects to the backend's own paths get its scheme and host.
+      const rewriting: LinkRewriting = { scheme: 'https', host: endpoint.host, pathPrepend: '', backendHost: endpoint.host, requestHost: endpoint.host };
+      await proxyRequest({ method: ctx.method, target, headers: { ...headers, 'x-forwarded-for': forwardedFor(ctx) }, body, transport, rewriting }, ctx.response.stream());
     } catch (err) {
       // The aggregator logs why and answers an empty 503 (its responder).
       this.options.log?.(`error while proxying ${groupVersion.version}.${groupVersion.group}: ${(err as Error).message}`);

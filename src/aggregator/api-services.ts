@@ -47,7 +47,7 @@ export function isAvailable(apiService: JsonObject): boolean {
 
 /** Why a remote APIService has no endpoint to call (the availability controller's reasons), or where to call. */
 export type EndpointResolution =
-  | { ok: true; url: URL }
+  | { ok: true; url: URL; host: string }
   | { ok: false; reason: 'ServiceNotFound' | 'ServicePortError' | 'MissingEndpoints'; message: string };
 
 export function resolveEndpoint(lookup: ApiServiceLookup, spec: ApiServiceSpec): EndpointResolution {
@@ -66,7 +66,8 @@ export function resolveEndpoint(lookup: ApiServiceLookup, spec: ApiServiceSpec):
     for (const address of subset.addresses ?? []) if (address.ip !== undefined) candidates.push(joinHostPort(address.ip, endpointPort.port));
   }
   if (candidates.length === 0) return { ok: false, reason: 'MissingEndpoints', message: `endpoints for service/${name} in "${namespace}" have no addresses with port name "${servicePort.name ?? ''}"` };
-  return { ok: true, url: new URL(`https://${candidates[Math.floor(Math.random() * candidates.length)]}`) };
+  const host = candidates[Math.floor(Math.random() * candidates.length)];
+  return { ok: true, url: new URL(`https://${host}`), host };
 }
 
 /** How to reach the extension server: its CA bundle (or no verification), the name its certificate carries, the front-proxy client certificate. */

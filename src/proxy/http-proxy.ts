@@ -1,15 +1,18 @@
 /**
  * The plain-request half of the proxy: a request goes to the backend and its answer comes back
- * as it is (status, headers, body), streamed both ways. The body is pulled from the client only
- * as fast as the backend takes it, and the backend's answer only as fast as the client takes it
- * (the sink's drain): a slow client slows the backend, it never fills Carina's memory. A client
- * that leaves ends the backend request.
+ * (status, headers, body), streamed both ways. The body is pulled from the client only as fast
+ * as the backend takes it, and the backend's answer only as fast as the client takes it (the
+ * sink's drain): a slow client slows the backend, it never fills Carina's memory. A client that
+ * leaves ends the backend request. With a LinkRewriting (kube's rewriting transport,
+ * link-rewriting.ts) the request gets X-Forwarded-* headers and the answer's redirect or HTML
+ * links are put under the proxy's path.
  */
 import http from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
 import { BackendDialError, goDialErrorText, joinHostPort, tlsOptions, type ProxyTransport } from './proxy-transport';
 import { UpgradeProxyError } from './proxy-errors';
+import { forwardedHeaders as rewritingHeaders, isRewrittenContentType, rewriteHtmlBody, rewriteProxiedUrl, type LinkRewriting } from './link-rewriting';
 
 /** Where the backend's answer is written (the response writer's stream). */
 export interface ProxyResponseSink {
@@ -27,8 +30,8 @@ export interface ProxiedRequest {
   /** The client's body, streamed; absent for GET and HEAD. */
   body?: Readable;
   transport: ProxyTransport;
-  /** Rewrites the backend's Location header (the proxy subresources keep redirects under their path). */
-  rewriteLocation?: (location: string) => string;
+  /** kube's rewriting transport: forwarded headers, the redirect and the HTML links under the proxy's path. */
+  rewriting?: LinkRewriting;
 }
 
 export interface BackendResponse {
@@ -37,6 +40,8 @@ export interface BackendResponse {
   contentType: string | undefined;
   /** The body, read on demand. */
   body: http.IncomingMessage;
+  /** Whether the answer carried a Location (a redirect's body is never rewritten). */
+  hasLocation: boolean;
 }
 
 const BACKEND_READ_HIGH_WATER_MARK = 256 * 1024;
@@ -78,7 +83,7 @@ export function sendToBackend(request: ProxiedRequest): Promise<BackendResponse>
       port,
       method: request.method,
       path: `${target.pathname}${target.search}`,
-      headers: { ...forwardedHeaders(request.headers), host: target.host },
+      headers: { ...forwardedHeaders(request.headers), ...(request.rewriting === undefined ? {} : rewritingHeaders(target, request.rewriting)), host: target.host },
       agent: false,
       // What may wait unread per proxied response: bounded, and large enough that a fast backend is
       // written to the client in few large pieces (streamBody) rather than one per TLS record.
@@ -97,11 +102,13 @@ export function sendToBackend(request: ProxiedRequest): Promise<BackendResponse>
       settled = true;
       clearTimeout(timer);
       const headers: Record<string, string | string[]> = {};
+      const rewriting = request.rewriting;
       for (const [name, value] of Object.entries(res.headers)) {
         if (value === undefined || HOP_BY_HOP.has(name) || BACKEND_ONLY.has(name) || name === 'content-type' || name === 'content-length') continue;
-        headers[name] = name === 'location' && typeof value === 'string' && request.rewriteLocation !== undefined ? request.rewriteLocation(value) : value;
+        headers[name] = name === 'location' && typeof value === 'string' && rewriting !== undefined ? rewriteProxiedUrl(value, rewriting) : value;
       }
-      resolve({ status: res.statusCode ?? 502, headers, contentType: res.headers['content-type'], body: res });
+      const hasLocation = typeof res.headers.location === 'string' && res.headers.location !== '';
+      resolve({ status: res.statusCode ?? 502, headers, contentType: res.headers['content-type'], body: res, hasLocation });
     });
     if (request.body === undefined) req.end();
     else request.body.pipe(req);
@@ -150,32 +157,13 @@ export function streamBody(body: Readable, sink: ProxyResponseSink): Promise<voi
   });
 }
 
-/** A request proxied as it is: the backend's status, headers and body go to the client. */
+/** A request proxied: the backend's status, headers and body go to the client (its HTML links rewritten when asked). */
 export async function proxyRequest(request: ProxiedRequest, sink: ProxyResponseSink): Promise<void> {
   const response = await sendToBackend(request);
+  const rewriting = request.rewriting;
+  const rewritten = rewriting !== undefined && !response.hasLocation && isRewrittenContentType(response.contentType)
+    ? rewriteHtmlBody(response.body, typeof response.headers['content-encoding'] === 'string' ? response.headers['content-encoding'] : undefined, rewriting)
+    : undefined;
   sink.start(response.contentType ?? 'text/plain; charset=utf-8', response.status, response.headers);
-  await streamBody(response.body, sink);
-}
-
-/**
- * kube's proxy transport rewriting of a Location header (apimachinery util/proxy/transport.go
- * rewriteURL): a redirect to an absolute path on the backend itself (no host, or the backend's,
- * or the one the client asked) stays under the proxy's path `prefix`; anything else is left as is.
- */
-export function rewriteProxiedLocation(location: string, prefix: string, backendHost: string, requestHost: string): string {
-  let url: URL;
-  try {
-    url = new URL(location, 'http://relative.invalid');
-  } catch {
-    return location;
-  }
-  const hasHost = /^[a-z][a-z0-9+.-]*:\/\//i.test(location) || location.startsWith('//');
-  const host = hasHost ? url.host : '';
-  const differentHost = host !== '' && host !== backendHost && host !== requestHost;
-  const relative = !(hasHost ? url.pathname : location).startsWith('/');
-  if (differentHost || relative) return location;
-  const suffix = `${url.search}${url.hash}`;
-  if (url.pathname.startsWith(prefix)) return `${url.pathname}${suffix}`;
-  const joined = `${prefix.replace(/\/+$/, '')}/${url.pathname.replace(/^\/+/, '')}`.replace(/\/+$/, '');
-  return `${joined}${url.pathname.endsWith('/') ? '/' : ''}${suffix}`;
+  await streamBody(rewritten ?? response.body, sink);
 }

@@ -3,12 +3,14 @@
  * transports): every caller that passes a request on to another server, the connect
  * subresources of pods, nodes and services and the aggregation layer alike, goes through here.
  * A caller says where (a URL) and how (a ProxyTransport); this module dials, forwards plain
- * requests and HTTP/1.1 upgrades, streams with back-pressure, and turns failures into the
- * Status kube sends for them.
+ * requests and HTTP/1.1 upgrades, streams with back-pressure, rewrites redirects and HTML links
+ * as kube's proxy transport does (link-rewriting.ts), and turns failures into the Status kube
+ * sends for them.
  */
 export { BackendDialError, dialBackend, goDialErrorText, joinHostPort, type ProxyTransport } from './proxy-transport';
 export { UnknownReasonError, UpgradeProxyError, reachFailure, upgradeFailure } from './proxy-errors';
 export { proxyUpgrade, type UpgradeOutcome, type UpgradeRequest } from './upgrade-proxy';
-export { proxyRequest, rewriteProxiedLocation, sendToBackend, streamBody, type BackendResponse, type ProxiedRequest, type ProxyResponseSink } from './http-proxy';
+export { proxyRequest, sendToBackend, streamBody, type BackendResponse, type ProxiedRequest, type ProxyResponseSink } from './http-proxy';
+export { rewriteProxiedUrl, type LinkRewriting } from './link-rewriting';
 export { isProxyableAddress } from './destinations';
 export { DEFAULT_KUBELET_PORT, DEFAULT_KUBELET_PREFERRED_ADDRESS_TYPES, kubeletEndpoint, preferredNodeAddress, type KubeletEndpoint } from './kubelet-connection';

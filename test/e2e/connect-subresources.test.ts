@@ -293,6 +293,9 @@ describe('connect subresources: logs, exec, attach, cp, port-forward and proxies
       const redirected = await server.request('GET', '/api/v1/namespaces/default/pods/solo/proxy/redirect');
       expect(redirected.status).to.equal(302);
       expect(redirected.headers.location).to.equal('/api/v1/namespaces/default/pods/solo/proxy/landing?from=redirect');
+      const page = await kubectl(['get', '--raw', '/api/v1/namespaces/default/services/web:http/proxy/page.html']);
+      expect(page.stdout).to.equal('<html><head><link href="/api/v1/namespaces/default/services/web:http/proxy/style.css" rel="stylesheet"></head><body>' +
+        '<a href="/api/v1/namespaces/default/services/web:http/proxy/next?x=1&amp;y=2">next</a><img src="other.png"></body></html>');
       const bare = await server.request('GET', '/api/v1/namespaces/default/pods/solo/proxy');
       expect(bare.status).to.equal(301);
       expect(bare.headers.location).to.equal('/api/v1/namespaces/default/pods/solo/proxy/');

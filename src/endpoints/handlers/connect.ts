@@ -18,8 +18,8 @@ import { errors, ApiError } from '../../util';
 import type { UserInfo } from '../../authn/user-info';
 import type { ServedResource } from '../../registry';
 import {
-  isProxyableAddress, joinHostPort, kubeletEndpoint, proxyRequest, proxyUpgrade, reachFailure, rewriteProxiedLocation, sendToBackend, streamBody, upgradeFailure, UnknownReasonError,
-  type ProxyTransport,
+  isProxyableAddress, joinHostPort, kubeletEndpoint, proxyRequest, proxyUpgrade, reachFailure, sendToBackend, streamBody, upgradeFailure, UnknownReasonError,
+  type LinkRewriting, type ProxyTransport,
 } from '../../proxy';
 import type { JsonObject } from '../body-codec';
 import type { RequestScope } from '../request-scope';
@@ -286,9 +286,13 @@ async function upgradeTo(scope: RequestScope, target: URL, transport: ProxyTrans
   await outcome.closed;
 }
 
-/** A plain or upgrade request passed to `base` + the subpath (the upgrade-aware handler with URL rewriting). */
-async function proxyTo(scope: RequestScope, base: URL, subpath: string, transport: ProxyTransport): Promise<void> {
-  const target = new URL(base.href);
+/**
+ * A plain or upgrade request passed to the backend (`scheme://host`, the host as Go's request URL
+ * names it) + the subpath: the upgrade-aware handler, whose transport rewrites links under the
+ * proxy's path.
+ */
+async function proxyTo(scope: RequestScope, backend: { scheme: string; host: string }, subpath: string, transport: ProxyTransport): Promise<void> {
+  const target = new URL(`${backend.scheme}://${backend.host}`);
   target.pathname = subpath === '' ? '/' : subpath;
   target.search = searchOf(scope);
   if (scope.ctx.upgrade !== undefined) return upgradeTo(scope, target, transport, upgradeFailure);
@@ -298,24 +302,27 @@ async function proxyTo(scope: RequestScope, base: URL, subpath: string, transpor
     scope.ctx.response.writeEncoded(301, 'text/html; charset=utf-8', '', { Location: `${scope.ctx.rawPath}/${query}` });
     return;
   }
-  const originalUri = scope.ctx.rawPath;
-  const requestHost = scope.ctx.header('host') ?? scope.ctx.header(':authority') ?? '';
-  // The path the proxy answers under: the request's, less the part that goes to the backend.
-  const prefix = originalUri.slice(0, originalUri.length - subpath.length);
+  const rawPrefix = scope.ctx.rawPath.slice(0, scope.ctx.rawPath.length - subpath.length);
+  // The request's URL has neither scheme nor host in Go: links become absolute paths under the prefix.
+  const rewriting: LinkRewriting = {
+    scheme: '',
+    host: '',
+    pathPrepend: rewritingPath(rawPrefix),
+    backendHost: backend.host,
+    requestHost: scope.ctx.header('host') ?? scope.ctx.header(':authority') ?? '',
+  };
   const body = scope.ctx.method === 'GET' || scope.ctx.method === 'HEAD' ? undefined : Readable.from(scope.ctx.bodyStream());
   const sink = scope.ctx.response.stream();
   try {
-    await proxyRequest({
-      method: scope.ctx.method,
-      target,
-      headers: forwardHeaders(scope, { 'x-forwarded-uri': originalUri, 'x-forwarded-host': requestHost, 'x-forwarded-proto': 'https' }),
-      body,
-      transport,
-      rewriteLocation: (location) => rewriteProxiedLocation(location, prefix, target.host, requestHost),
-    }, sink);
+    await proxyRequest({ method: scope.ctx.method, target, headers: forwardHeaders(scope), body, transport, rewriting }, sink);
   } catch (err) {
     throw reachFailure(err);
   }
+}
+
+/** The decoded path as Go's request URL holds it, byte for byte (the request-info filter checked every escape). */
+function rewritingPath(rawPath: string): string {
+  return rawPath.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
 function searchOf(scope: RequestScope): string {
@@ -421,7 +428,7 @@ async function podProxy(scope: RequestScope): Promise<void> {
   const podIp = status.podIPs?.[0]?.ip ?? '';
   if (podIp === '' || !isProxyableAddress(podIp)) throw errors.badRequest('address not allowed');
   const host = port === '' ? (podIp.includes(':') ? `[${podIp}]` : podIp) : joinHostPort(podIp, port);
-  await proxyTo(scope, new URL(`${id.scheme === '' ? 'http' : id.scheme}://${host}`), subpath, (scope.config.connect as ConnectConfig).proxyTransport);
+  await proxyTo(scope, { scheme: id.scheme === '' ? 'http' : id.scheme, host }, subpath, (scope.config.connect as ConnectConfig).proxyTransport);
 }
 
 async function nodeProxy(scope: RequestScope): Promise<void> {
@@ -433,11 +440,11 @@ async function nodeProxy(scope: RequestScope): Promise<void> {
   const { endpoint } = await kubeletOf(scope, id.name);
   await checkProxyableHost(endpoint.hostname);
   if (id.port === '' || id.port === String(endpoint.port)) {
-    await proxyTo(scope, new URL(`${endpoint.scheme}://${joinHostPort(endpoint.hostname, endpoint.port)}`), subpath, connect.kubelet.transport);
+    await proxyTo(scope, { scheme: endpoint.scheme, host: joinHostPort(endpoint.hostname, endpoint.port) }, subpath, connect.kubelet.transport);
     return;
   }
   // Another port of the node: the requested scheme (http by default) and the proxy transport.
-  await proxyTo(scope, new URL(`${id.scheme === '' ? 'http' : id.scheme}://${joinHostPort(endpoint.hostname, id.port)}`), subpath, connect.proxyTransport);
+  await proxyTo(scope, { scheme: id.scheme === '' ? 'http' : id.scheme, host: joinHostPort(endpoint.hostname, id.port) }, subpath, connect.proxyTransport);
 }
 
 async function serviceProxy(scope: RequestScope): Promise<void> {
@@ -459,7 +466,7 @@ async function serviceProxy(scope: RequestScope): Promise<void> {
   }
   if (candidates.length === 0) throw errors.serviceUnavailable(`no endpoints available for service "${scope.name}"`);
   const chosen = candidates[Math.floor(Math.random() * candidates.length)];
-  await proxyTo(scope, new URL(`${id.scheme === '' ? 'http' : id.scheme}://${chosen}`), subpath, (scope.config.connect as ConnectConfig).proxyTransport);
+  await proxyTo(scope, { scheme: id.scheme === '' ? 'http' : id.scheme, host: chosen }, subpath, (scope.config.connect as ConnectConfig).proxyTransport);
 }
 
 /** Serves one connect subresource request; the verb's routes are v1.25's. */

@@ -18,8 +18,9 @@
  * - /portForward/NS/POD over SPDY/3.1 (portforward.k8s.io) to ports of this namespace;
  *   WebSocket port forwarding is refused with a 400 (kubectl falls back to SPDY);
  * - any other path: a JSON echo of the request (nodes/proxy).
- * Beside it: the pod's HTTP server (`podHttpPort`, a JSON echo; /bytes?n=N streams N bytes), a
- * TCP echo server (`echoPort`) and a TCP source of `sourceBytes` bytes (`sourcePort`).
+ * Beside it: the pod's HTTP server (`podHttpPort`, a JSON echo; /bytes?n=N streams N bytes;
+ * /page.html an HTML page with links), a TCP echo server (`echoPort`) and a TCP source of
+ * `sourceBytes` bytes (`sourcePort`).
  * Every kubelet request is logged on stdout as `request <CN> <METHOD> <PATH>`; `ready` once all listen.
  */
 import { spawn } from 'node:child_process';
@@ -384,6 +385,10 @@ function kubeletServer(config: KubeletStandInConfig, port: KubeletStandInConfig[
 function podHttpServer(): http.Server {
   return http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname === '/page.html') {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      return void res.end('<html><head><link href="/style.css" rel="stylesheet"></head><body><a href="/next?x=1&amp;y=2">next</a><img src="other.png"></body></html>');
+    }
     if (url.pathname === '/redirect') {
       res.writeHead(302, { Location: '/landing?from=redirect' });
       return void res.end();

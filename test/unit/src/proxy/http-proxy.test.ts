@@ -3,7 +3,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
-import { isProxyableAddress, proxyRequest, reachFailure, rewriteProxiedLocation, type ProxyResponseSink } from '../../../../src/proxy';
+import { isProxyableAddress, proxyRequest, reachFailure, type ProxyResponseSink } from '../../../../src/proxy';
 
 /** A sink that records what the client would get; `full` makes its writes refuse until drained. */
 function recordingSink(): ProxyResponseSink & { status: number; headers: Record<string, string | string[]>; contentType: string; body: Buffer[]; ended: boolean; close(): void } {
@@ -109,20 +109,6 @@ describe('proxy: plain requests', () => {
     await new Promise((r) => probe.close(r));
     const failure = await proxyRequest({ method: 'GET', target: new URL(`http://127.0.0.1:${port}/`), headers: {}, transport: { timeoutMs: 2000 } }, recordingSink()).then(() => undefined, (err: unknown) => err);
     expect(reachFailure(failure).toStatus()).to.deep.include({ code: 503, reason: 'ServiceUnavailable', message: `error trying to reach service: dial tcp 127.0.0.1:${port}: connect: connection refused` });
-  });
-});
-
-describe('proxy: redirects stay under the proxy path', () => {
-  const prefix = '/api/v1/namespaces/ns/services/web/proxy';
-  it('rewrites an absolute path on the backend, keeping the query and a trailing slash', () => {
-    expect(rewriteProxiedLocation('/login?next=1', prefix, '10.0.0.2:8080', 'carina:6443')).to.equal(`${prefix}/login?next=1`);
-    expect(rewriteProxiedLocation('http://10.0.0.2:8080/a/', prefix, '10.0.0.2:8080', 'carina:6443')).to.equal(`${prefix}/a/`);
-    expect(rewriteProxiedLocation(`${prefix}/already`, prefix, '10.0.0.2:8080', 'carina:6443')).to.equal(`${prefix}/already`);
-  });
-
-  it('leaves relative paths and other hosts alone', () => {
-    expect(rewriteProxiedLocation('next/page', prefix, '10.0.0.2:8080', 'carina:6443')).to.equal('next/page');
-    expect(rewriteProxiedLocation('https://example.com/x', prefix, '10.0.0.2:8080', 'carina:6443')).to.equal('https://example.com/x');
   });
 });
 
