@@ -5,9 +5,11 @@
  *   apiVersionPriorities), kept `onstart` by the autoregister controller (auto-registration.ts),
  *   so that `kubectl get apiservices` lists them Available / Local as on a real cluster;
  * - the `extension-apiserver-authentication` ConfigMap in kube-system (the
- *   ClusterAuthenticationInfo controller): the client CA and the request-header settings that
- *   extension API servers read to trust the front proxy's X-Remote-* headers.
+ *   ClusterAuthenticationTrust controller): the client CA and the request-header settings that
+ *   extension API servers read to trust the front proxy's X-Remote-* headers, combined with
+ *   what it already holds, so that the CAs of every replica are in it.
  */
+import { X509Certificate } from 'node:crypto';
 import { isApiError } from '../util';
 import type { GenericRegistry, ServedResource } from '../registry';
 import type { JsonObject } from '../storage';
@@ -85,8 +87,63 @@ export function authenticationConfigMapData(clientCaPem: string, requestHeader: 
   };
 }
 
-/** Writes kube-system/extension-apiserver-authentication when it is missing or differs. */
-export async function ensureAuthenticationConfigMap(registry: GenericRegistry, configMaps: ServedResource, data: Record<string, string>): Promise<void> {
+const CA_BUNDLE_KEYS = ['client-ca-file', 'requestheader-client-ca-file'];
+const LIST_KEYS = ['requestheader-allowed-names', 'requestheader-extra-headers-prefix', 'requestheader-group-headers', 'requestheader-username-headers'];
+/** A certificate this close past its end is still kept (kube's five minutes of slack). */
+const EXPIRY_SLACK_MS = 5 * 60_000;
+
+function jsonList(text: string | undefined, key: string): string[] {
+  if (text === undefined || text === '') return [];
+  const parsed: unknown = JSON.parse(text);
+  if (!Array.isArray(parsed) || parsed.some((v) => typeof v !== 'string')) throw new Error(`extension-apiserver-authentication: ${key} is not a JSON list of strings`);
+  return parsed as string[];
+}
+
+function certificatesOf(bundle: string | undefined, key: string): X509Certificate[] {
+  if (bundle === undefined || bundle === '') return [];
+  const blocks = bundle.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) throw new Error(`extension-apiserver-authentication: ${key} holds no certificate`);
+  return blocks.map((block) => new X509Certificate(block));
+}
+
+/** PEM as Go's pem.Encode writes it: 64 columns, \n line ends. */
+function goPem(certificate: X509Certificate): string {
+  const lines = certificate.raw.toString('base64').match(/.{1,64}/g) ?? [];
+  return `-----BEGIN CERTIFICATE-----\n${lines.join('\n')}\n-----END CERTIFICATE-----\n`;
+}
+
+/** combineCertLists: both bundles' unexpired certificates, each once, the existing ones first. */
+function combinedBundle(existing: string | undefined, required: string | undefined, key: string, now: Date): string {
+  const seen = new Set<string>();
+  let out = '';
+  for (const certificate of [...certificatesOf(existing, key), ...certificatesOf(required, key)]) {
+    if (Date.parse(certificate.validTo) <= now.getTime() - EXPIRY_SLACK_MS) continue;
+    const der = certificate.raw.toString('base64');
+    if (seen.has(der)) continue;
+    seen.add(der);
+    out += goPem(certificate);
+  }
+  return out;
+}
+
+/**
+ * What kube's ClusterAuthenticationTrust controller writes: the existing ConfigMap's data
+ * combined with this server's (every CA of both bundles, unexpired, once; every list entry
+ * once, the existing ones first), so that replicas with different CAs are all trusted. The
+ * request-header keys are written only with a request-header CA.
+ */
+export function combinedAuthenticationData(existing: Record<string, string> | undefined, required: Record<string, string>, now: Date = new Date()): Record<string, string> {
+  const data: Record<string, string> = {};
+  const [clientCa, requestHeaderCa] = CA_BUNDLE_KEYS.map((key) => combinedBundle(existing?.[key], required[key], key, now));
+  if (clientCa !== '') data['client-ca-file'] = clientCa;
+  if (requestHeaderCa === '') return data;
+  data['requestheader-client-ca-file'] = requestHeaderCa;
+  for (const key of LIST_KEYS) data[key] = JSON.stringify([...new Set([...jsonList(existing?.[key], key), ...jsonList(required[key], key)])]);
+  return data;
+}
+
+/** Writes kube-system/extension-apiserver-authentication: created, or combined with what it holds when that differs. */
+export async function ensureAuthenticationConfigMap(registry: GenericRegistry, configMaps: ServedResource, required: Record<string, string>): Promise<void> {
   const name = 'extension-apiserver-authentication';
   let current: JsonObject | undefined;
   try {
@@ -94,11 +151,13 @@ export async function ensureAuthenticationConfigMap(registry: GenericRegistry, c
   } catch (err) {
     if (!(isApiError(err) && err.code === 404)) throw err;
   }
+  const data = combinedAuthenticationData(current?.data as Record<string, string> | undefined, required);
   if (current === undefined) {
     await registry.create(configMaps, 'kube-system', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'kube-system' }, data }, { dryRun: false, subresource: '' });
     return;
   }
-  if (JSON.stringify(current.data ?? {}) === JSON.stringify(data)) return;
+  const held = (current.data ?? {}) as Record<string, string>;
+  const same = Object.keys(held).length === Object.keys(data).length && Object.entries(data).every(([key, value]) => held[key] === value);
+  if (same) return;
   await registry.update(configMaps, 'kube-system', name, { ...current, data }, { dryRun: false, subresource: '' });
 }
-

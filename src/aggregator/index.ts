@@ -9,6 +9,6 @@ export { AggregatorProxy, type AggregatorProxyOptions } from './aggregator-proxy
 export { AvailabilityController, type AvailableCondition } from './availability-controller';
 export { aggregatedDiscovery } from './aggregated-discovery';
 export { AggregatedOpenApi } from './aggregated-openapi';
-export { authenticationConfigMapData, ensureAuthenticationConfigMap, localApiService, type RequestHeaderSettings } from './aggregator-bootstrap';
+export { authenticationConfigMapData, combinedAuthenticationData, ensureAuthenticationConfigMap, localApiService, type RequestHeaderSettings } from './aggregator-bootstrap';
 export { AUTO_REGISTER_MANAGED_LABEL, AutoRegisterController, CRD_GROUP_PRIORITY_MINIMUM, CRD_VERSION_PRIORITY, CrdRegistrationController, type AutoRegisterSyncType } from './auto-registration';
 export { resolveEndpoint, transportFor, type ApiServiceLookup, type ApiServiceSpec, type EndpointResolution } from './api-services';

@@ -3,7 +3,8 @@
  * serving certificate and the `system:admin` client certificate issued from it (kept in
  * `<data-dir>/pki/`), and the admin kubeconfig that carries them (`<data-dir>/admin.kubeconfig`).
  * Client-certificate authentication trusts this CA. The shared PKI (cluster CA, store CA,
- * service-account key pair) and the store's own certificates are in store-pki.ts. The built-in
+ * service-account key pair, front-proxy CA), the store's own certificates and the front
+ * proxy's are in store-pki.ts. The built-in
  * signers of certificatesigningrequests (their rules, and the certificates they issue) are in
  * csr-signer.ts. Other modules use only what is exported here.
  */
@@ -57,6 +58,9 @@ export {
 export {
   DEFAULT_STORE_DNS_NAMES,
   DEFAULT_STORE_IP_ADDRESSES,
+  FRONT_PROXY_CA_COMMON_NAME,
+  FRONT_PROXY_CLIENT_COMMON_NAME,
+  REQUIRED_SHARED_PKI_FILES,
   SHARED_PKI_FILES,
   STORE_CA_COMMON_NAME,
   STORE_CLIENT_COMMON_NAME,
@@ -69,11 +73,13 @@ export {
   generateServiceAccountKeyPair,
   issueStoreClientCertificate,
   issueStorePeerCertificate,
+  loadOrCreateFrontProxyCertificates,
   loadOrCreateStoreCertificates,
   loadServiceAccountKeyPair,
   missingSharedPkiFiles,
   requireSharedPki,
   storeNamesForAddresses,
+  type FrontProxyCertificates,
   type ServiceAccountKeyPair,
   type StoreCertificateNames,
   type StoreCertificates,

@@ -9,8 +9,16 @@
  *                                PKCS#8 private key, SPKI public key)
  *     etcd/ca.crt etcd/ca.key    the store CA: the one issuer the store's ports trust, kept apart
  *                                from the cluster CA as kubeadm keeps etcd/ca apart
+ *     front-proxy-ca.crt/.key    the front-proxy CA: the issuer of the aggregator's client
+ *                                certificate, which extension API servers trust for the
+ *                                X-Remote-* headers (the request-header CA of
+ *                                extension-apiserver-authentication), kept apart from the
+ *                                cluster CA as kubeadm keeps it, so that the front proxy's
+ *                                certificate is no client certificate of the API itself
  *   issued by each replica for itself, from those CAs, at every start when missing or stale
  *     apiserver.crt/.key admin.crt/.key        (cluster-ca.ts)
+ *     front-proxy-client.crt/.key   the aggregator's client certificate (CN front-proxy-client,
+ *                                clientAuth), from the front-proxy CA
  *     etcd/server.crt/.key       the etcd API's certificate (serverAuth and clientAuth)
  *     etcd/peer.crt/.key         the Raft transport's certificate, presented in both directions
  *                                (serverAuth and clientAuth)
@@ -25,9 +33,14 @@
  * leaves nothing in the store for a holder of a store client certificate to read.
  *
  * Invariants: shared files are never created where `createSharedPki` was not asked to (a
- * second CA in one cluster would split it); a copy never replaces a shared file by a different
- * one; leaves follow cluster-ca.ts's rules (reissued when they no longer fit, never overwritten
- * when unreadable, key written before certificate, atomically, keys mode 0600).
+ * second CA in one cluster would split it), with one exception: the front-proxy CA, which
+ * builds before this one did not make, is made at start by a replica that lacks it
+ * (`loadOrCreateFrontProxyCertificates`), so that their clusters keep working. Two replicas
+ * that each made one are both trusted: extension-apiserver-authentication holds every
+ * replica's request-header CA, as kube's ClusterAuthenticationTrust controller merges them. A
+ * copy never replaces a shared file by a different one; leaves follow cluster-ca.ts's rules
+ * (reissued when they no longer fit, never overwritten when unreadable, key written before
+ * certificate, atomically, keys mode 0600).
  */
 import { createPrivateKey, createPublicKey, generateKeyPair } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -69,6 +82,9 @@ export const STORE_SERVER_COMMON_NAME = 'carina-store-server';
 export const STORE_PEER_COMMON_NAME = 'carina-store-peer';
 /** kubeadm's name for the API server's client certificate of etcd. */
 export const STORE_CLIENT_COMMON_NAME = 'kube-apiserver-etcd-client';
+/** kubeadm's names for the front-proxy CA and the aggregator's client certificate. */
+export const FRONT_PROXY_CA_COMMON_NAME = 'front-proxy-ca';
+export const FRONT_PROXY_CLIENT_COMMON_NAME = 'front-proxy-client';
 
 export const STORE_PKI_FILES = {
   storeCaCert: path.join('etcd', 'ca.crt'),
@@ -81,10 +97,14 @@ export const STORE_PKI_FILES = {
   clientKey: 'apiserver-etcd-client.key',
   serviceAccountKey: 'sa.key',
   serviceAccountPublicKey: 'sa.pub',
+  frontProxyCaCert: 'front-proxy-ca.crt',
+  frontProxyCaKey: 'front-proxy-ca.key',
+  frontProxyClientCert: 'front-proxy-client.crt',
+  frontProxyClientKey: 'front-proxy-client.key',
 } as const;
 
-/** The files every replica of a cluster must hold alike, relative to the pki directory. */
-export const SHARED_PKI_FILES: readonly string[] = [
+/** The shared files a replica cannot start without, relative to the pki directory. */
+export const REQUIRED_SHARED_PKI_FILES: readonly string[] = [
   PKI_FILES.caCert,
   PKI_FILES.caKey,
   STORE_PKI_FILES.serviceAccountKey,
@@ -92,6 +112,13 @@ export const SHARED_PKI_FILES: readonly string[] = [
   STORE_PKI_FILES.storeCaCert,
   STORE_PKI_FILES.storeCaKey,
 ];
+
+/**
+ * The files every replica of a cluster holds alike, relative to the pki directory: the required
+ * ones and the front-proxy CA (which a replica of a cluster made by an earlier build, without
+ * one, makes at start).
+ */
+export const SHARED_PKI_FILES: readonly string[] = [...REQUIRED_SHARED_PKI_FILES, STORE_PKI_FILES.frontProxyCaCert, STORE_PKI_FILES.frontProxyCaKey];
 
 /** Names always in the store's server and peer certificates (the replica's own host and loopback). */
 export const DEFAULT_STORE_DNS_NAMES: readonly string[] = ['localhost'];
@@ -106,10 +133,10 @@ function isKeyFile(name: string): boolean {
 // ---------------------------------------------------------------------------------------------
 // The shared part
 
-/** The shared files absent from `pkiDir`, in SHARED_PKI_FILES order. */
+/** The required shared files absent from `pkiDir`, in REQUIRED_SHARED_PKI_FILES order. */
 export async function missingSharedPkiFiles(pkiDir: string): Promise<string[]> {
   const missing: string[] = [];
-  for (const name of SHARED_PKI_FILES) {
+  for (const name of REQUIRED_SHARED_PKI_FILES) {
     if ((await readIfPresent(path.join(pkiDir, name))) === null) missing.push(name);
   }
   return missing;
@@ -140,8 +167,9 @@ async function makePkiDirectories(pkiDir: string): Promise<void> {
 
 /**
  * Creates what is missing of the shared PKI in `pkiDir` (the cluster CA, the store CA, the
- * service-account key pair) and returns the files it wrote. What exists is checked and kept.
- * Only the one place that founds a cluster may call this: the first replica, or `carina pki init`.
+ * service-account key pair, the front-proxy CA) and returns the files it wrote. What exists is
+ * checked and kept. Only the one place that founds a cluster may call this: the first replica,
+ * or `carina pki init`.
  */
 export async function createSharedPki(pkiDir: string, options: IssueOptions = {}): Promise<string[]> {
   const now = options.now ?? new Date();
@@ -150,14 +178,16 @@ export async function createSharedPki(pkiDir: string, options: IssueOptions = {}
   const written: string[] = [];
   const clusterCa = await loadCa(file(PKI_FILES.caCert), file(PKI_FILES.caKey), now);
   const storeCa = await loadCa(file(STORE_PKI_FILES.storeCaCert), file(STORE_PKI_FILES.storeCaKey), now);
+  const frontProxyCa = await loadCa(file(STORE_PKI_FILES.frontProxyCaCert), file(STORE_PKI_FILES.frontProxyCaKey), now);
   const saKeyPem = await readIfPresent(file(STORE_PKI_FILES.serviceAccountKey));
   const saPubPem = await readIfPresent(file(STORE_PKI_FILES.serviceAccountPublicKey));
   if (saKeyPem === null && saPubPem !== null) {
     throw new CertificateError('SHARED_PKI_MISSING', `${file(STORE_PKI_FILES.serviceAccountPublicKey)} exists but its key ${file(STORE_PKI_FILES.serviceAccountKey)} does not; restore the key (a new one would invalidate every service-account token issued)`, { path: file(STORE_PKI_FILES.serviceAccountKey) });
   }
-  const [clusterKey, storeKey, sa] = await Promise.all([
+  const [clusterKey, storeKey, frontProxyKey, sa] = await Promise.all([
     clusterCa === null ? generateRsaPrivateKeyPem() : '',
     storeCa === null ? generateRsaPrivateKeyPem() : '',
+    frontProxyCa === null ? generateRsaPrivateKeyPem() : '',
     saKeyPem === null ? generateServiceAccountKeyPair() : null,
   ]);
   if (clusterCa === null) {
@@ -167,6 +197,10 @@ export async function createSharedPki(pkiDir: string, options: IssueOptions = {}
   if (storeCa === null) {
     await writePair(file(STORE_PKI_FILES.storeCaCert), file(STORE_PKI_FILES.storeCaKey), { certPem: buildAndSign(caTemplate(now, STORE_CA_COMMON_NAME), storeKey, null), keyPem: storeKey });
     written.push(STORE_PKI_FILES.storeCaCert, STORE_PKI_FILES.storeCaKey);
+  }
+  if (frontProxyCa === null) {
+    await writePair(file(STORE_PKI_FILES.frontProxyCaCert), file(STORE_PKI_FILES.frontProxyCaKey), { certPem: buildAndSign(caTemplate(now, FRONT_PROXY_CA_COMMON_NAME), frontProxyKey, null), keyPem: frontProxyKey });
+    written.push(STORE_PKI_FILES.frontProxyCaCert, STORE_PKI_FILES.frontProxyCaKey);
   }
   if (sa !== null) {
     await writeFileAtomically(file(STORE_PKI_FILES.serviceAccountKey), sa.privateKeyPem, 0o600);
@@ -183,7 +217,8 @@ export async function createSharedPki(pkiDir: string, options: IssueOptions = {}
 
 /**
  * Copies the shared files from one pki directory to another (a new member's), returning those
- * written. A destination file that already holds the same bytes is left; one that differs is
+ * written; a source from an earlier build without the front-proxy CA gives the rest. A
+ * destination file that already holds the same bytes is left; one that differs is
  * SHARED_PKI_MISMATCH: replacing a CA under a replica would orphan everything issued from it.
  */
 export async function copySharedPki(fromPkiDir: string, toPkiDir: string): Promise<string[]> {
@@ -193,7 +228,8 @@ export async function copySharedPki(fromPkiDir: string, toPkiDir: string): Promi
   }
   const sources = new Map<string, string>();
   for (const name of SHARED_PKI_FILES) {
-    const source = (await readIfPresent(path.join(fromPkiDir, name))) as string;
+    const source = await readIfPresent(path.join(fromPkiDir, name));
+    if (source === null) continue;
     const existing = await readIfPresent(path.join(toPkiDir, name));
     if (existing !== null && existing !== source) {
       throw new CertificateError('SHARED_PKI_MISMATCH', `${path.join(toPkiDir, name)} differs from ${path.join(fromPkiDir, name)}; it belongs to another cluster (move it away to take this one's)`, { path: path.join(toPkiDir, name) });
@@ -380,6 +416,48 @@ export async function loadOrCreateStoreCertificates(pkiDir: string, names: Store
     client: pairs[2],
     outcome: { server: outcome(loaded[0]), peer: outcome(loaded[1]), client: outcome(loaded[2]) },
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The front proxy
+
+export interface FrontProxyCertificates {
+  /** The front-proxy CA's certificate (PEM): the request-header CA extension API servers trust. */
+  caCertPem: string;
+  /** The aggregator's client certificate (CN front-proxy-client). */
+  client: CertificateAndKey;
+  outcome: { ca: CertificateOutcome; client: CertificateOutcome };
+}
+
+/**
+ * Loads the front-proxy CA and this replica's front-proxy-client certificate from `pkiDir`,
+ * issuing the certificate when it is missing or no longer fits. A pki directory without the CA
+ * (a cluster made by an earlier build) gets one made here, as this replica's.
+ */
+export async function loadOrCreateFrontProxyCertificates(pkiDir: string, options: IssueOptions = {}): Promise<FrontProxyCertificates> {
+  const now = options.now ?? new Date();
+  const file = (name: string): string => path.join(pkiDir, name);
+  await makePkiDirectories(pkiDir);
+  let ca = await loadCa(file(STORE_PKI_FILES.frontProxyCaCert), file(STORE_PKI_FILES.frontProxyCaKey), now);
+  const caOutcome: CertificateOutcome = ca === null ? 'created' : 'reused';
+  if (ca === null) {
+    const keyPem = await generateRsaPrivateKeyPem();
+    await writePair(file(STORE_PKI_FILES.frontProxyCaCert), file(STORE_PKI_FILES.frontProxyCaKey), { certPem: buildAndSign(caTemplate(now, FRONT_PROXY_CA_COMMON_NAME), keyPem, null), keyPem });
+    ca = await loadCa(file(STORE_PKI_FILES.frontProxyCaCert), file(STORE_PKI_FILES.frontProxyCaKey), now);
+  }
+  const frontProxyCa = ca as NonNullable<typeof ca>;
+  const leaf = await loadLeaf(file(STORE_PKI_FILES.frontProxyClientCert), file(STORE_PKI_FILES.frontProxyClientKey), frontProxyCa, now, (cert) => leafFits(cert, FRONT_PROXY_CLIENT_COMMON_NAME, 'client', null));
+  let client: CertificateAndKey;
+  if (leaf.state === 'fits') {
+    client = leaf.pair;
+  } else {
+    const keyPem = await generateRsaPrivateKeyPem();
+    const caCert = parseForgeCertificate(frontProxyCa.pair.certPem);
+    client = { certPem: buildAndSign(storeLeafTemplate(now, caCert, FRONT_PROXY_CLIENT_COMMON_NAME, 'client', null), keyPem, { cert: caCert, keyPem: frontProxyCa.pair.keyPem }), keyPem };
+    await writePair(file(STORE_PKI_FILES.frontProxyClientCert), file(STORE_PKI_FILES.frontProxyClientKey), client);
+  }
+  const clientOutcome = ({ missing: 'created', stale: 'reissued', fits: 'reused' } as const)[leaf.state];
+  return { caCertPem: frontProxyCa.pair.certPem, client, outcome: { ca: caOutcome, client: clientOutcome } };
 }
 
 /**

@@ -19,7 +19,7 @@ import { ENCRYPTION_PROVIDER_CONFIG_FLAG, STORE_CLIENT_FLAGS, STORE_TLS_FLAGS, e
 import { pkiCommand } from './pki';
 import { availableParallelism } from 'node:os';
 import { apiWorkerId, followPrimary, reportWorkerReady, startApiWorkerPool } from '../server/api-workers';
-import { apiServerUrl, loadOrCreateClusterCertificates, writeAdminKubeconfig } from '../certificates';
+import { apiServerUrl, loadOrCreateClusterCertificates, loadOrCreateFrontProxyCertificates, pkiDirectory, writeAdminKubeconfig } from '../certificates';
 import { ADMISSION_FLAGS, admissionFromFlags } from './admission-flags';
 import { AUDIT_FLAGS, auditFromFlags } from './audit-flags';
 import { AGGREGATOR_FLAGS, KUBELET_FLAGS, aggregatorFromFlags, kubeletFromFlags } from './proxy-flags';
@@ -279,6 +279,8 @@ async function runApiWorkersPrimary(
 ): Promise<number> {
   // Before any worker starts: N workers must not each create the serving certificate.
   const certificates = await loadOrCreateClusterCertificates(dataDir, { serving: { dnsNames: servingNames(flags).servingDnsNames, ipAddresses: servingNames(flags).servingIpAddresses } });
+  // Nor the front-proxy CA and client certificate.
+  await loadOrCreateFrontProxyCertificates(pkiDirectory(dataDir));
   const storeUrl = store !== undefined ? `https://${store.etcdAddress}` : etcdServers.join(',');
   const pool = startApiWorkerPool({ count, env: { [WORKER_STORE_ENV]: storeUrl }, replicaStatus, log });
   const stopSignal = store !== undefined ? waitForStopSignalOrRemoval(store) : waitForStopSignal().then(() => false);

@@ -1,12 +1,15 @@
 /**
  * `carina pki init|copy`: the PKI that every replica of a cluster shares (the cluster CA, the
- * store CA, the service-account key pair; src/certificates/store-pki.ts), made in one place
- * and copied out of band to each member's <data-dir>/pki, as kubeadm's certificates are:
+ * store CA, the service-account key pair, the front-proxy CA; src/certificates/store-pki.ts),
+ * made in one place and copied out of band to each member's <data-dir>/pki, as kubeadm's
+ * certificates are:
  *
  *   carina pki init --dir DIR          creates what is missing of a new cluster's shared PKI in DIR
  *   carina pki copy --from DIR --to DIR   copies the shared files (never over different ones)
  *
- * Each replica issues its own serving, peer and client certificates from these at start.
+ * Each replica issues its own serving, peer and client certificates from these at start. `init`
+ * on the pki directory of a cluster made before the front-proxy CA existed adds one; copy it to
+ * the other members before they restart, or each makes its own (all are then trusted).
  */
 import { resolve } from 'node:path';
 import { CertificateError, SHARED_PKI_FILES, copySharedPki, createSharedPki } from '../certificates';

@@ -1,14 +1,15 @@
 /**
  * How the aggregation layer (src/aggregator) meets the server: the front-proxy client
- * certificate (--proxy-client-cert-file/--proxy-client-key-file; by default one Carina issues
- * from the cluster CA at start, CN front-proxy-client, which the ConfigMap's request-header
- * settings then name), the proxy handler tried before Carina's own routes, discovery with the
+ * certificate (--proxy-client-cert-file/--proxy-client-key-file; by default
+ * <data-dir>/pki/front-proxy-client.crt, which Carina issues from the front-proxy CA as
+ * kubeadm does, and which the ConfigMap's request-header settings then name with that CA),
+ * the proxy handler tried before Carina's own routes, discovery with the
  * aggregated groups, and, on the replica with the duties, the start-up write
  * (extension-apiserver-authentication), the availability controller's writes and the
  * controllers that keep the local APIServices of built-in group-versions and of CRDs.
  */
 import { readFileSync } from 'node:fs';
-import { issueClientCertificate, type CertificateAndKey } from '../certificates';
+import { FRONT_PROXY_CLIENT_COMMON_NAME, loadOrCreateFrontProxyCertificates, type CertificateAndKey } from '../certificates';
 import {
   AggregatedOpenApi, AggregatorProxy, AutoRegisterController, AvailabilityController, CrdRegistrationController, aggregatedDiscovery, authenticationConfigMapData, ensureAuthenticationConfigMap, localApiService,
   type ApiServiceLookup, type RequestHeaderSettings,
@@ -19,7 +20,7 @@ import { resourceKeyPrefix, type GenericRegistry, type ServedResource } from '..
 import type { WatchCache } from '../storage';
 import type { AuthenticationOptions } from '../authn';
 
-export const FRONT_PROXY_CLIENT_USER = 'front-proxy-client';
+export const FRONT_PROXY_CLIENT_USER = FRONT_PROXY_CLIENT_COMMON_NAME;
 
 export interface AggregatorOptions {
   /** Both empty: the certificate issued from the cluster CA. */
@@ -47,6 +48,8 @@ function served(resolver: ResourceResolver, group: string, resource: string): Se
 
 export async function buildAggregator(options: AggregatorOptions, deps: {
   clusterCa: CertificateAndKey;
+  /** <data-dir>/pki: the front-proxy CA and client certificate are there. */
+  pkiDir: string;
   resolver: ResourceResolver;
   cache: WatchCache;
   registry: GenericRegistry;
@@ -55,9 +58,9 @@ export async function buildAggregator(options: AggregatorOptions, deps: {
   log: (line: string) => void;
 }): Promise<AggregatorParts> {
   const own = options.proxyClientCertFile === '' && options.proxyClientKeyFile === '';
-  const client = own
-    ? await issueClientCertificate(deps.clusterCa, { user: FRONT_PROXY_CLIENT_USER, groups: [] })
-    : { certPem: readFileSync(options.proxyClientCertFile, 'utf8'), keyPem: readFileSync(options.proxyClientKeyFile, 'utf8') };
+  const frontProxy = await loadOrCreateFrontProxyCertificates(deps.pkiDir);
+  if (frontProxy.outcome.ca === 'created') deps.log(`created a front-proxy CA in ${deps.pkiDir} (the pki directory had none); copy front-proxy-ca.crt and front-proxy-ca.key to the other members`);
+  const client = own ? frontProxy.client : { certPem: readFileSync(options.proxyClientCertFile, 'utf8'), keyPem: readFileSync(options.proxyClientKeyFile, 'utf8') };
   const proxyClient = { cert: client.certPem, key: client.keyPem };
   const lookup: ApiServiceLookup = {
     cache: deps.cache,
@@ -72,40 +75,48 @@ export async function buildAggregator(options: AggregatorOptions, deps: {
   availability.start();
   const given = deps.authentication.requestHeader;
   const requestHeader: RequestHeaderSettings = given === undefined || given.clientCaFile === ''
-    ? { clientCaPem: deps.clusterCa.certPem, allowedNames: [FRONT_PROXY_CLIENT_USER], usernameHeaders: ['X-Remote-User'], groupHeaders: ['X-Remote-Group'], extraHeaderPrefixes: ['X-Remote-Extra-'] }
+    ? { clientCaPem: frontProxy.caCertPem, allowedNames: [FRONT_PROXY_CLIENT_USER], usernameHeaders: ['X-Remote-User'], groupHeaders: ['X-Remote-Group'], extraHeaderPrefixes: ['X-Remote-Extra-'] }
     : { clientCaPem: readFileSync(given.clientCaFile, 'utf8'), allowedNames: given.allowedNames ?? [], usernameHeaders: given.usernameHeaders, groupHeaders: given.groupHeaders ?? [], extraHeaderPrefixes: given.extraHeaderPrefixes ?? [] };
   const clientCaFile = deps.authentication.clientCaFile ?? '';
   let registration: AutoRegisterController | undefined;
   let crdRegistration: CrdRegistrationController | undefined;
+  let stopped = false;
+  /** The built-in group-versions' local APIServices (onstart) and the CRDs' (true). */
+  const startRegistration = async (): Promise<void> => {
+    const autoRegister = new AutoRegisterController({ cache: deps.cache, registry: deps.registry, apiServices: lookup.apiServices, log: deps.log });
+    registration = autoRegister;
+    const groups = (deps.discovery.apiGroupList().groups ?? []) as Array<{ name: string; versions: Array<{ version: string }> }>;
+    const groupVersions = [{ group: '', version: 'v1' }, ...groups.flatMap((g) => g.versions.map((v) => ({ group: g.name, version: v.version })))];
+    for (const { group, version } of groupVersions) {
+      const local = localApiService(group, version);
+      if (local !== undefined) autoRegister.addApiServiceToSync(local, 'onstart');
+    }
+    const crds = new CrdRegistrationController({
+      cache: deps.cache,
+      crdPrefix: resourceKeyPrefix(served(deps.resolver, 'apiextensions.k8s.io', 'customresourcedefinitions')),
+      isBuiltIn: (group, version) => localApiService(group, version) !== undefined,
+      registration: autoRegister,
+      log: deps.log,
+    });
+    crdRegistration = crds;
+    // The CRDs present now are looked at before the first pass over the APIServices (kube's WaitForInitialSync).
+    while (!deps.cache.isReady && !stopped) await new Promise((resolve) => setTimeout(resolve, 100));
+    if (stopped) return;
+    crds.start();
+    await crds.whenIdle();
+    if (!stopped) autoRegister.start();
+  };
   const clientCaPem = clientCaFile === '' ? deps.clusterCa.certPem : `${deps.clusterCa.certPem}\n${readFileSync(clientCaFile, 'utf8')}`;
   return {
     proxy: new AggregatorProxy({ lookup, proxyClient, timeoutMs: 30_000, log: deps.log }),
     discovery,
     startDuties: async () => {
-      await ensureAuthenticationConfigMap(deps.registry, served(deps.resolver, '', 'configmaps'), authenticationConfigMapData(clientCaPem, requestHeader));
       availability.writeStatus = true;
-      if (registration !== undefined) return;
-      registration = new AutoRegisterController({ cache: deps.cache, registry: deps.registry, apiServices: lookup.apiServices, log: deps.log });
-      const groups = (deps.discovery.apiGroupList().groups ?? []) as Array<{ name: string; versions: Array<{ version: string }> }>;
-      const groupVersions = [{ group: '', version: 'v1' }, ...groups.flatMap((g) => g.versions.map((v) => ({ group: g.name, version: v.version })))];
-      for (const { group, version } of groupVersions) {
-        const local = localApiService(group, version);
-        if (local !== undefined) registration.addApiServiceToSync(local, 'onstart');
-      }
-      crdRegistration = new CrdRegistrationController({
-        cache: deps.cache,
-        crdPrefix: resourceKeyPrefix(served(deps.resolver, 'apiextensions.k8s.io', 'customresourcedefinitions')),
-        isBuiltIn: (group, version) => localApiService(group, version) !== undefined,
-        registration,
-        log: deps.log,
-      });
-      // The CRDs present now are looked at before the first pass over the APIServices (kube's WaitForInitialSync).
-      while (!deps.cache.isReady) await new Promise((resolve) => setTimeout(resolve, 100));
-      crdRegistration.start();
-      await crdRegistration.whenIdle();
-      registration.start();
+      if (registration === undefined) await startRegistration();
+      await ensureAuthenticationConfigMap(deps.registry, served(deps.resolver, '', 'configmaps'), authenticationConfigMapData(clientCaPem, requestHeader));
     },
     stop: async () => {
+      stopped = true;
       crdRegistration?.stop();
       registration?.stop();
       await availability.stop();

@@ -285,6 +285,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   });
   const aggregator = await buildAggregator(config.aggregator ?? DEFAULT_AGGREGATOR_OPTIONS, {
     clusterCa: certificates.ca,
+    pkiDir: certificates.dir,
     resolver: parts.resolver,
     cache,
     registry,

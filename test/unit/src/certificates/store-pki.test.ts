@@ -5,10 +5,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   CertificateError,
+  REQUIRED_SHARED_PKI_FILES,
   SHARED_PKI_FILES,
   STORE_PKI_FILES,
   copySharedPki,
   createSharedPki,
+  loadOrCreateFrontProxyCertificates,
   loadOrCreateStoreCertificates,
   loadServiceAccountKeyPair,
   missingSharedPkiFiles,
@@ -45,9 +47,9 @@ describe('src/certificates store-pki: the shared PKI and the store\'s certificat
     await fs.rm(root, { recursive: true, force: true });
   });
 
-  it('creates the cluster CA, the store CA and the service-account pair once, and a second call changes nothing', async () => {
+  it('creates the cluster CA, the store CA, the service-account pair and the front-proxy CA once, and a second call changes nothing', async () => {
     const pki = path.join(root, 'pki');
-    expect(await missingSharedPkiFiles(pki)).to.deep.equal([...SHARED_PKI_FILES]);
+    expect(await missingSharedPkiFiles(pki)).to.deep.equal([...REQUIRED_SHARED_PKI_FILES]);
     const created = await createSharedPki(pki);
     expect([...created].sort()).to.deep.equal([...SHARED_PKI_FILES].sort());
     expect(await missingSharedPkiFiles(pki)).to.deep.equal([]);
@@ -61,6 +63,11 @@ describe('src/certificates store-pki: the shared PKI and the store\'s certificat
     expect(clusterCa.ca && storeCa.ca).to.equal(true);
     expect(clusterCa.fingerprint256).not.to.equal(storeCa.fingerprint256);
     expect(storeCa.subject).to.contain('CN=carina-store-ca');
+    // The front-proxy CA is a third, as kubeadm's front-proxy-ca.crt beside ca.crt.
+    const frontProxyCa = new X509Certificate(await fs.readFile(path.join(pki, STORE_PKI_FILES.frontProxyCaCert)));
+    expect(frontProxyCa.ca).to.equal(true);
+    expect(frontProxyCa.subject).to.equal('CN=front-proxy-ca');
+    expect(frontProxyCa.fingerprint256).not.to.equal(clusterCa.fingerprint256);
     for (const key of SHARED_PKI_FILES.filter((f) => f.endsWith('.key'))) {
       expect((await fs.stat(path.join(pki, key))).mode & 0o777, key).to.equal(0o600);
     }
@@ -137,6 +144,37 @@ describe('src/certificates store-pki: the shared PKI and the store\'s certificat
     const error = await expectCode(loadOrCreateStoreCertificates(pki, {}), 'SHARED_PKI_MISSING');
     expect(error.message).to.contain('etcd/ca.crt');
     expect(error.message).to.contain('carina pki copy');
-    expect(await missingSharedPkiFiles(pki)).to.deep.equal([...SHARED_PKI_FILES]);
+    expect(await missingSharedPkiFiles(pki)).to.deep.equal([...REQUIRED_SHARED_PKI_FILES]);
+  });
+
+  it('issues front-proxy-client (clientAuth) from the front-proxy CA, never from the cluster CA, and reuses it while it fits', async () => {
+    const pki = path.join(root, 'pki');
+    await createSharedPki(pki);
+    const first = await loadOrCreateFrontProxyCertificates(pki);
+    expect(first.outcome).to.deep.equal({ ca: 'reused', client: 'created' });
+    expect(first.caCertPem).to.equal(await fs.readFile(path.join(pki, STORE_PKI_FILES.frontProxyCaCert), 'utf8'));
+    expect(issuedBy(first.client.certPem, first.caCertPem)).to.equal(true);
+    expect(issuedBy(first.client.certPem, await fs.readFile(path.join(pki, 'ca.crt'), 'utf8'))).to.equal(false);
+    const client = new X509Certificate(first.client.certPem);
+    expect(client.subject).to.equal('CN=front-proxy-client');
+    expect(client.keyUsage).to.deep.equal([CLIENT_AUTH]);
+    expect((await fs.stat(path.join(pki, STORE_PKI_FILES.frontProxyClientKey))).mode & 0o777).to.equal(0o600);
+    const again = await loadOrCreateFrontProxyCertificates(pki);
+    expect(again.outcome).to.deep.equal({ ca: 'reused', client: 'reused' });
+    expect(again.client).to.deep.equal(first.client);
+  });
+
+  it('a pki directory from a build without the front-proxy CA: the replica makes one at start; it is copied on when present, skipped when not', async () => {
+    const earlier = path.join(root, 'earlier');
+    await createSharedPki(earlier);
+    for (const name of [STORE_PKI_FILES.frontProxyCaCert, STORE_PKI_FILES.frontProxyCaKey]) await fs.rm(path.join(earlier, name));
+    expect(await missingSharedPkiFiles(earlier)).to.deep.equal([]);
+    const joiner = path.join(root, 'joiner');
+    expect([...await copySharedPki(earlier, joiner)].sort()).to.deep.equal([...REQUIRED_SHARED_PKI_FILES].sort());
+    const made = await loadOrCreateFrontProxyCertificates(earlier);
+    expect(made.outcome).to.deep.equal({ ca: 'created', client: 'created' });
+    expect(new X509Certificate(made.caCertPem).subject).to.equal('CN=front-proxy-ca');
+    expect(issuedBy(made.client.certPem, made.caCertPem)).to.equal(true);
+    expect(await copySharedPki(earlier, joiner)).to.deep.equal([STORE_PKI_FILES.frontProxyCaKey, STORE_PKI_FILES.frontProxyCaCert]);
   });
 });
