@@ -6,8 +6,8 @@
  * so the backend, not Carina, picks the protocol. Then:
  *
  * - 101 Switching Protocols: the backend's answer goes to the client as it came, and the two
- *   connections are joined, each direction a pipe (a side that cannot take more pauses the
- *   other: nothing is buffered beyond the sockets' high-water marks). When either side ends or
+ *   connections are joined, each direction copied in batches (pumpBatched; a side that cannot
+ *   take more pauses the other: nothing is buffered beyond the sockets' high-water marks). When either side ends or
  *   fails, both are closed, as v1.25 closes both once one copy returns.
  * - 400 and above: the backend's refusal goes to the client as it came, then both close.
  * - anything else: a 500 `invalid upgrade response: status code N`, before anything was sent.
@@ -162,7 +162,39 @@ export async function proxyUpgrade(request: UpgradeRequest): Promise<UpgradeOutc
   };
   endedBy(backend, client);
   endedBy(client, backend);
-  backend.pipe(client, { end: false });
-  client.pipe(backend, { end: false });
+  pumpBatched(backend, client);
+  pumpBatched(client, backend);
   return { status: 101, closed };
+}
+
+/**
+ * Copies what `reader` delivers to `writer` until either ends: the chunks of one turn of the
+ * event loop are written as one batch (the writer is corked until the turn's check phase), and
+ * the reader is paused while the writer is over its high-water mark. Against a pipe, which
+ * writes each TLS record it decrypted on its own, this halved Carina's CPU per byte carried
+ * (bench/RESULTS.md, the proxy phase): fewer writes, and far less garbage per write.
+ */
+export function pumpBatched(reader: Duplex, writer: Duplex): void {
+  let corked = false;
+  let waitingForDrain = false;
+  const uncork = () => {
+    corked = false;
+    writer.uncork();
+  };
+  reader.on('data', (chunk: Buffer) => {
+    if (!corked) {
+      corked = true;
+      writer.cork();
+      setImmediate(uncork);
+    }
+    if (writer.write(chunk) || waitingForDrain) return;
+    waitingForDrain = true;
+    reader.pause();
+    writer.once('drain', () => {
+      waitingForDrain = false;
+      reader.resume();
+    });
+  });
+  // The backend was paused while its answer was read.
+  reader.resume();
 }

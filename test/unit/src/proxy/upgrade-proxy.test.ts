@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import net from 'node:net';
 import { once } from 'node:events';
+import { Duplex, PassThrough } from 'node:stream';
 import { BackendDialError, UpgradeProxyError, proxyUpgrade, upgradeFailure, type ProxyTransport } from '../../../../src/proxy';
+import { pumpBatched } from '../../../../src/proxy/upgrade-proxy';
 import { until } from '../../../support/until';
 
 const TRANSPORT: ProxyTransport = { timeoutMs: 2000 };
@@ -235,5 +237,30 @@ describe('proxy: HTTP/1.1 upgrades', () => {
     } finally {
       backend.server.close();
     }
+  });
+});
+
+describe('proxy: the upgraded connection\'s copy loop', () => {
+  it('writes what arrives in one turn of the event loop as one batch, in order', async () => {
+    const batches: string[][] = [];
+    const writer = new Duplex({
+      read() {},
+      write(chunk: Buffer, _encoding, done) {
+        batches.push([chunk.toString()]);
+        done();
+      },
+      writev(chunks, done) {
+        batches.push(chunks.map((c) => (c.chunk as Buffer).toString()));
+        done();
+      },
+    });
+    const reader = new PassThrough();
+    pumpBatched(reader, writer);
+    for (const text of ['a', 'b', 'c']) reader.write(text);
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    reader.write('d');
+    await until('the second turn\'s write', async () => batches.length === 2, 2000);
+    expect(batches).to.deep.equal([['a', 'b', 'c'], ['d']]);
   });
 });
