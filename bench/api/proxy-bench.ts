@@ -11,14 +11,22 @@
  *                 kubelet itself
  *   upgraded stream  LOG_MB of an exec's stdout (`sh -c 'head -c N /dev/zero'`, WebSocket) through
  *                 Carina against the same session on the kubelet: the upgrade path's own cost
- *   port-forward  LOG_MB read from a TCP source in the pod through `kubectl port-forward`
- *                 (SPDY/3.1 through Carina) against a direct TCP connection to the same source;
- *                 kubectl's SPDY client and the stand-in's SPDY server are on the first side only
+ *   port-forward  LOG_MB read from a TCP source in the pod over a SPDY/3.1 port-forward session
+ *                 of the benchmark's own client (test/support/stand-ins/spdy-session.ts, what
+ *                 kubectl speaks): through Carina (pods/P/portforward) against the same session
+ *                 opened on the kubelet's /portForward itself, so that both sides carry the same
+ *                 client and the same SPDY server and the ratio is Carina's share alone
+ *   kubectl port-forward  the same bytes through `kubectl port-forward` against one direct TCP
+ *                 connection to the source: what a user sees end to end (kubectl's SPDY client
+ *                 and the stand-in's SPDY server are on the first side only)
  *
- * Run: make bench-api-proxy (ROUNDS=n interleaved rounds, medians reported; LOG_MB, ECHOES).
+ * Run: make bench-api-proxy (ROUNDS=n interleaved rounds, medians reported; LOG_MB, ECHOES;
+ * PHASES=port-forward,... for some of the figures only).
+ * PROFILE_DIR=dir profiles the Carina process (V8's sampler, bench/support/cpu-profiles.ts) and
+ * prints where its time went; the profiler costs a few percent, so profiled figures are not quoted.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import https from 'node:https';
 import net from 'node:net';
 import { join } from 'node:path';
@@ -29,10 +37,15 @@ import { CarinaApiProcess } from '../../test/support/carina-api-process';
 import { distinctFreePorts } from '../../test/support/etcd-process';
 import { NodeNetwork, nodeNetworkUnavailable } from '../../test/support/stand-ins/node-network';
 import { median, percentile } from '../support/latency';
+import { profiling, summarizeCpuProfile } from '../support/cpu-profiles';
+import { processCpuMsFine } from '../support/proc-stats';
+import { SpdyClientSession } from '../../test/support/stand-ins/spdy-session';
 
 const ROUNDS = Number(process.env.ROUNDS ?? '3');
 const LOG_MB = Number(process.env.LOG_MB ?? '128');
 const ECHOES = Number(process.env.ECHOES ?? '2000');
+/** Which figures to take (all by default): log, echo, stream, port-forward, kubectl. */
+const PHASES = new Set((process.env.PHASES ?? 'log,echo,stream,port-forward,kubectl').split(',').map((p) => p.trim()));
 const KUBELET_PORT = 10250;
 const SOURCE_PORT = 9001;
 
@@ -171,6 +184,49 @@ function tcpDownload(host: string, port: number): Promise<number> {
   });
 }
 
+/**
+ * A SPDY/3.1 port-forward session at `path` (POST, as kubectl opens it): the error stream
+ * (half-closed at once, as kubectl's) and the data stream for `port`; MB/s of the data stream's
+ * bytes, from the upgrade's answer to the stream's FIN.
+ */
+function spdyPortForwardDownload(endpoint: Endpoint, path: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({ host: endpoint.host, port: endpoint.port, ca: endpoint.ca, cert: endpoint.cert, key: endpoint.key, rejectUnauthorized: endpoint.ca !== undefined, ALPNProtocols: ['http/1.1'] }, () => {
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: bench\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: portforward.k8s.io\r\nContent-Length: 0\r\n\r\n`);
+    });
+    socket.on('error', reject);
+    let head: Buffer = Buffer.alloc(0);
+    const onHead = (chunk: Buffer) => {
+      head = Buffer.concat([head, chunk]);
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      socket.off('data', onHead);
+      if (!head.subarray(0, 16).toString('latin1').startsWith('HTTP/1.1 101')) {
+        socket.destroy();
+        return reject(new Error(`port-forward upgrade at ${path}: ${head.toString('latin1')}`));
+      }
+      socket.pause();
+      if (end + 4 < head.length) socket.unshift(head.subarray(end + 4));
+      const session = new SpdyClientSession(socket);
+      socket.resume();
+      const began = performance.now();
+      let bytes = 0;
+      session.openStream({ streamtype: 'error', port: String(port), requestid: '0' }, true);
+      const data = session.openStream({ streamtype: 'data', port: String(port), requestid: '0' });
+      session.on('data', (id: number, payload: Buffer) => {
+        if (id === data) bytes += payload.length;
+      });
+      session.on('end', (id: number) => {
+        if (id !== data) return;
+        const seconds = (performance.now() - began) / 1000;
+        session.close();
+        resolve(bytes / 1024 / 1024 / seconds);
+      });
+    };
+    socket.on('data', onHead);
+  });
+}
+
 async function portForwardDownload(server: CarinaApiProcess): Promise<number> {
   const [local] = await distinctFreePorts(1);
   const child = spawn('kubectl', ['--kubeconfig', server.kubeconfig, 'port-forward', 'pod/bench', `${local}:${SOURCE_PORT}`], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -202,7 +258,8 @@ async function main(): Promise<void> {
   process.once('exit', () => network.remove());
   let server: CarinaApiProcess | undefined;
   try {
-    server = await CarinaApiProcess.start();
+    const profileDir = process.env.PROFILE_DIR;
+    server = profileDir === undefined || profileDir === '' ? await CarinaApiProcess.start() : await profiling(profileDir, () => CarinaApiProcess.start());
     const clusterCa = { certPem: readFileSync(join(server.dataDir, 'pki', 'ca.crt'), 'utf8'), keyPem: readFileSync(join(server.dataDir, 'pki', 'ca.key'), 'utf8') };
     const kubeletCa = await createClusterCa();
     const serving = await issueServingCertificate(kubeletCa, { ipAddresses: [network.address] });
@@ -231,36 +288,82 @@ async function main(): Promise<void> {
     const kubeletClient = await issueClientCertificate(clusterCa, { user: 'kube-apiserver-kubelet-client', groups: ['system:masters'] });
     const direct: Endpoint = { host: network.address, port: KUBELET_PORT, cert: kubeletClient.certPem, key: kubeletClient.keyPem };
     const carina = adminEndpoint(server);
-    const figures = { streamCarina: [] as number[], streamDirect: [] as number[], logCarina: [] as number[], logDirect: [] as number[], echoCarina: [] as number[], echoDirect: [] as number[], pfCarina: [] as number[], pfDirect: [] as number[] };
+    const figures = {
+      streamCarina: [] as number[], streamDirect: [] as number[], logCarina: [] as number[], logDirect: [] as number[], echoCarina: [] as number[], echoDirect: [] as number[],
+      pfCarina: [] as number[], pfDirect: [] as number[], kubectlPf: [] as number[], tcpDirect: [] as number[],
+      logCpu: [] as number[], streamCpu: [] as number[], pfCpu: [] as number[],
+    };
+    // Carina's own CPU for what it carried, ms per MiB: its share, which the machine's load does not change.
+    const pid = server.pid;
+    if (pid === undefined) throw new Error('the Carina process has no pid');
+    const carinaCpu = async <T>(cpuPerMiB: number[], run: () => Promise<T>): Promise<T> => {
+      const before = processCpuMsFine(pid);
+      const result = await run();
+      cpuPerMiB.push((processCpuMsFine(pid) - before) / LOG_MB);
+      return result;
+    };
     for (let round = 1; round <= ROUNDS; round++) {
-      figures.logDirect.push((await download(direct, '/containerLogs/default/bench/firehose')).mbPerSecond);
-      figures.logCarina.push((await download(carina, '/api/v1/namespaces/default/pods/bench/log')).mbPerSecond);
-      figures.echoDirect.push(...(await execEcho(direct, '/exec/default/bench/firehose?command=cat&input=1&output=1&error=1', ECHOES)));
-      figures.echoCarina.push(...(await execEcho(carina, '/api/v1/namespaces/default/pods/bench/exec?command=cat&stdin=true&stdout=true&stderr=true', ECHOES)));
-      const command = `command=sh&command=-c&command=${encodeURIComponent(`head -c ${LOG_MB * 1024 * 1024} /dev/zero`)}`;
-      figures.streamDirect.push(await execDownload(direct, `/exec/default/bench/firehose?${command}&output=1&error=1`));
-      figures.streamCarina.push(await execDownload(carina, `/api/v1/namespaces/default/pods/bench/exec?${command}&stdout=true&stderr=true`));
-      figures.pfDirect.push(await tcpDownload(network.address, SOURCE_PORT));
-      figures.pfCarina.push(await portForwardDownload(server));
+      if (PHASES.has('log')) {
+        figures.logDirect.push((await download(direct, '/containerLogs/default/bench/firehose')).mbPerSecond);
+        figures.logCarina.push((await carinaCpu(figures.logCpu, () => download(carina, '/api/v1/namespaces/default/pods/bench/log'))).mbPerSecond);
+      }
+      if (PHASES.has('echo')) {
+        figures.echoDirect.push(...(await execEcho(direct, '/exec/default/bench/firehose?command=cat&input=1&output=1&error=1', ECHOES)));
+        figures.echoCarina.push(...(await execEcho(carina, '/api/v1/namespaces/default/pods/bench/exec?command=cat&stdin=true&stdout=true&stderr=true', ECHOES)));
+      }
+      if (PHASES.has('stream')) {
+        const command = `command=sh&command=-c&command=${encodeURIComponent(`head -c ${LOG_MB * 1024 * 1024} /dev/zero`)}`;
+        figures.streamDirect.push(await execDownload(direct, `/exec/default/bench/firehose?${command}&output=1&error=1`));
+        figures.streamCarina.push(await carinaCpu(figures.streamCpu, () => execDownload(carina, `/api/v1/namespaces/default/pods/bench/exec?${command}&stdout=true&stderr=true`)));
+      }
+      if (PHASES.has('port-forward')) {
+        figures.pfDirect.push(await spdyPortForwardDownload(direct, '/portForward/default/bench', SOURCE_PORT));
+        figures.pfCarina.push(await carinaCpu(figures.pfCpu, () => spdyPortForwardDownload(carina, '/api/v1/namespaces/default/pods/bench/portforward', SOURCE_PORT)));
+      }
+      if (PHASES.has('kubectl')) {
+        figures.tcpDirect.push(await tcpDownload(network.address, SOURCE_PORT));
+        figures.kubectlPf.push(await portForwardDownload(server));
+      }
       process.stderr.write(`round ${round}/${ROUNDS} done\n`);
     }
     const f = (n: number) => n.toFixed(n < 10 ? 2 : 1);
+    const rate = (title: string, through: number[], directly: number[]) =>
+      `| ${title} | ${f(median(through))} | ${f(median(directly))} | ${f(median(through) / median(directly))}x |`;
+    const rows = [
+      ...(PHASES.has('log') ? [rate('pods/log streamed (MB/s, median)', figures.logCarina, figures.logDirect)] : []),
+      ...(PHASES.has('echo') ? [0.5, 0.99].map((p) => {
+        const [through, directly] = [percentile(figures.echoCarina, p), percentile(figures.echoDirect, p)];
+        return `| exec 1-byte echo p${p * 100} (ms) | ${f(through)} | ${f(directly)} | +${f(through - directly)} ms |`;
+      }) : []),
+      ...(PHASES.has('stream') ? [rate('upgraded stream: exec stdout over WebSocket (MB/s, median)', figures.streamCarina, figures.streamDirect)] : []),
+      ...(PHASES.has('port-forward') ? [rate('port-forward download (MB/s, median; one SPDY client, through Carina against the kubelet directly)', figures.pfCarina, figures.pfDirect)] : []),
+      ...(PHASES.has('kubectl') ? [rate('kubectl port-forward download (MB/s, median; against one direct TCP connection)', figures.kubectlPf, figures.tcpDirect)] : []),
+    ];
     const lines = [
       `bench/api proxy phase: ${ROUNDS} rounds, ${LOG_MB} MiB per transfer, ${ECHOES} echoes per round, ${new Date().toISOString()}`,
       '',
       '| figure | through Carina | node agent directly | ratio |',
       '| --- | --- | --- | --- |',
-      `| pods/log streamed (MB/s, median) | ${f(median(figures.logCarina))} | ${f(median(figures.logDirect))} | ${f(median(figures.logCarina) / median(figures.logDirect))}x |`,
-      `| exec 1-byte echo p50 (ms) | ${f(percentile(figures.echoCarina, 0.5))} | ${f(percentile(figures.echoDirect, 0.5))} | +${f(percentile(figures.echoCarina, 0.5) - percentile(figures.echoDirect, 0.5))} ms |`,
-      `| exec 1-byte echo p99 (ms) | ${f(percentile(figures.echoCarina, 0.99))} | ${f(percentile(figures.echoDirect, 0.99))} | +${f(percentile(figures.echoCarina, 0.99) - percentile(figures.echoDirect, 0.99))} ms |`,
-      `| upgraded stream: exec stdout over WebSocket (MB/s, median) | ${f(median(figures.streamCarina))} | ${f(median(figures.streamDirect))} | ${f(median(figures.streamCarina) / median(figures.streamDirect))}x |`,
-      `| port-forward download (MB/s, median; kubectl against direct TCP) | ${f(median(figures.pfCarina))} | ${f(median(figures.pfDirect))} | ${f(median(figures.pfCarina) / median(figures.pfDirect))}x |`,
+      ...rows,
+      '',
+      `per round (Carina/direct): log ${ratios(figures.logCarina, figures.logDirect)}; upgraded stream ${ratios(figures.streamCarina, figures.streamDirect)}; port-forward ${ratios(figures.pfCarina, figures.pfDirect)}`,
+      `Carina's CPU per MiB carried (ms, median): log ${f(median(figures.logCpu))}; upgraded stream ${f(median(figures.streamCpu))}; port-forward ${f(median(figures.pfCpu))}`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
     await server?.stop();
     network.remove();
   }
+  const profileDir = process.env.PROFILE_DIR;
+  if (profileDir !== undefined && profileDir !== '') {
+    for (const file of readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile')).sort()) {
+      process.stdout.write(`\n== Carina ${file} (the whole run)\n${summarizeCpuProfile(join(profileDir, file))}\n`);
+    }
+  }
+}
+
+function ratios(carina: number[], direct: number[]): string {
+  return carina.map((c, i) => `${(c / direct[i]).toFixed(2)}x`).join(' ');
 }
 
 main().catch((err: unknown) => {

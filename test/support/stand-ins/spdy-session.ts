@@ -6,8 +6,10 @@
  * zlib-compressed with SPDY/3's dictionary, one compression context per direction. spdystream
  * does not enforce flow-control windows, and neither does this.
  *
- * For the test stand-ins only (the kubelet stand-in): Carina itself never parses SPDY, it passes
- * the bytes through.
+ * SpdyClientSession at the end is the other side, reduced to what a port-forward client needs.
+ *
+ * For the test stand-ins and the benchmark only: Carina itself never parses SPDY, it passes the
+ * bytes through.
  */
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
@@ -250,5 +252,93 @@ export class SpdySession extends EventEmitter {
       this.socket.end();
     }
     // SETTINGS, WINDOW_UPDATE and HEADERS change nothing here.
+  }
+}
+
+/**
+ * The client side, as kubectl's port-forward uses it (bench/api's port-forward client): it opens
+ * streams (SYN_STREAM with a header block; odd ids from 1), sends DATA, and hands the server's
+ * DATA frames out as 'data' (stream id, bytes) and their FIN as 'end' (stream id). The server's
+ * header blocks (SYN_REPLY) are not read: the client needs nothing from them. PINGs are echoed.
+ */
+export class SpdyClientSession extends EventEmitter {
+  private buffered: Buffer = Buffer.alloc(0);
+  private readonly deflate = zlib.createDeflate({ dictionary: DICTIONARY });
+  private nextStreamId = 1;
+  /** Outgoing frames in order: a SYN_STREAM waits for its compressed headers. */
+  private sending: Promise<void> = Promise.resolve();
+
+  constructor(private readonly socket: Duplex) {
+    super();
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('close', () => {
+      this.deflate.close();
+      this.emit('close');
+    });
+    socket.on('error', () => socket.destroy());
+  }
+
+  /** Opens a stream with these headers; `fin` half-closes it at once (kubectl's error stream). Returns its id. */
+  openStream(headers: Record<string, string>, fin = false): number {
+    const id = this.nextStreamId;
+    this.nextStreamId += 2;
+    const entries = Object.entries(headers);
+    const parts: Buffer[] = [Buffer.alloc(4)];
+    parts[0].writeUInt32BE(entries.length);
+    for (const [name, value] of entries) {
+      for (const text of [name.toLowerCase(), value]) {
+        const length = Buffer.alloc(4);
+        length.writeUInt32BE(Buffer.byteLength(text));
+        parts.push(length, Buffer.from(text));
+      }
+    }
+    const block = Buffer.concat(parts);
+    this.sending = this.sending.then(() => new Promise<void>((resolve) => {
+      const out: Buffer[] = [];
+      const onData = (chunk: Buffer) => out.push(chunk);
+      this.deflate.on('data', onData);
+      this.deflate.write(block);
+      this.deflate.flush(zlib.constants.Z_SYNC_FLUSH, () => {
+        this.deflate.off('data', onData);
+        const compressed = Buffer.concat(out);
+        const frame = Buffer.alloc(18);
+        frame.writeUInt16BE(0x8003, 0);
+        frame.writeUInt16BE(TYPE_SYN_STREAM, 2);
+        frame.writeUInt8(fin ? FLAG_FIN : 0, 4);
+        frame.writeUIntBE(10 + compressed.length, 5, 3);
+        frame.writeUInt32BE(id, 8);
+        frame.writeUInt32BE(0, 12);
+        frame.writeUInt16BE(0, 16);
+        if (!this.socket.destroyed) this.socket.write(Buffer.concat([frame, compressed]));
+        resolve();
+      });
+    }));
+    return id;
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+
+  private onData(chunk: Buffer): void {
+    this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
+    let at = 0;
+    while (this.buffered.length - at >= 8) {
+      const length = this.buffered.readUIntBE(at + 5, 3);
+      if (this.buffered.length - at < 8 + length) break;
+      const frame = this.buffered.subarray(at, at + 8 + length);
+      at += 8 + length;
+      if ((frame[0] & 0x80) === 0) {
+        const id = frame.readUInt32BE(0) & 0x7fffffff;
+        if (length > 0) this.emit('data', id, frame.subarray(8));
+        if ((frame.readUInt8(4) & FLAG_FIN) !== 0) this.emit('end', id);
+      } else if (frame.readUInt16BE(2) === TYPE_PING) {
+        const reply = Buffer.from(frame);
+        this.sending = this.sending.then(() => {
+          if (!this.socket.destroyed) this.socket.write(reply);
+        });
+      }
+    }
+    this.buffered = this.buffered.subarray(at);
   }
 }
