@@ -171,8 +171,9 @@ export async function proxyUpgrade(request: UpgradeRequest): Promise<UpgradeOutc
  * Copies what `reader` delivers to `writer` until either ends: the chunks of one turn of the
  * event loop are written as one batch (the writer is corked until the turn's check phase), and
  * the reader is paused while the writer is over its high-water mark. Against a pipe, which
- * writes each TLS record it decrypted on its own, this halved Carina's CPU per byte carried
- * (bench/RESULTS.md, the proxy phase): fewer writes, and far less garbage per write.
+ * writes each TLS record it decrypted on its own, this took a fifth to a third off Carina's CPU
+ * per byte carried in paired runs (bench/RESULTS.md, the proxy phase), mostly garbage
+ * collection.
  */
 export function pumpBatched(reader: Duplex, writer: Duplex): void {
   let corked = false;
