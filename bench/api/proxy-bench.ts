@@ -20,12 +20,16 @@
  *                 connection to the source: what a user sees end to end (kubectl's SPDY client
  *                 and the stand-in's SPDY server are on the first side only)
  *
+ * Besides the rates, each process's CPU per MiB carried (/proc): Carina's for every figure, and
+ * for port-forward the client's, the node agent's and Carina's on both sides, which the load of
+ * the machine changes far less than it changes the rates.
+ *
  * Run: make bench-api-proxy (ROUNDS=n interleaved rounds, medians reported; LOG_MB, ECHOES;
  * PHASES=port-forward,... for some of the figures only).
  * PROFILE_DIR=dir profiles the Carina process (V8's sampler, bench/support/cpu-profiles.ts) and
  * prints where its time went; the profiler costs a few percent, so profiled figures are not quoted.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import https from 'node:https';
 import net from 'node:net';
@@ -292,6 +296,15 @@ async function main(): Promise<void> {
       streamCarina: [] as number[], streamDirect: [] as number[], logCarina: [] as number[], logDirect: [] as number[], echoCarina: [] as number[], echoDirect: [] as number[],
       pfCarina: [] as number[], pfDirect: [] as number[], kubectlPf: [] as number[], tcpDirect: [] as number[],
       logCpu: [] as number[], streamCpu: [] as number[], pfCpu: [] as number[],
+      pfCpuDirect: [] as Array<{ client: number; agent: number }>, pfCpuThrough: [] as Array<{ client: number; carina: number; agent: number }>,
+    };
+    // Every process's CPU for one port-forward transfer, ms per MiB: the client (this process), the node agent, Carina.
+    const agentPids = execFileSync('ip', ['netns', 'pids', network.namespace], { encoding: 'utf8' }).split('\n').filter((line) => line !== '').map(Number);
+    const cpuNow = () => ({ client: process.cpuUsage(), agent: agentPids.reduce((sum, p) => sum + processCpuMsFine(p), 0), carina: processCpuMsFine(server?.pid ?? 0) });
+    const cpuSince = (before: ReturnType<typeof cpuNow>) => {
+      const after = cpuNow();
+      const client = process.cpuUsage(before.client);
+      return { client: (client.user + client.system) / 1000 / LOG_MB, agent: (after.agent - before.agent) / LOG_MB, carina: (after.carina - before.carina) / LOG_MB };
     };
     // Carina's own CPU for what it carried, ms per MiB: its share, which the machine's load does not change.
     const pid = server.pid;
@@ -317,8 +330,15 @@ async function main(): Promise<void> {
         figures.streamCarina.push(await carinaCpu(figures.streamCpu, () => execDownload(carina, `/api/v1/namespaces/default/pods/bench/exec?${command}&stdout=true&stderr=true`)));
       }
       if (PHASES.has('port-forward')) {
+        const directStart = cpuNow();
         figures.pfDirect.push(await spdyPortForwardDownload(direct, '/portForward/default/bench', SOURCE_PORT));
-        figures.pfCarina.push(await carinaCpu(figures.pfCpu, () => spdyPortForwardDownload(carina, '/api/v1/namespaces/default/pods/bench/portforward', SOURCE_PORT)));
+        const directCpu = cpuSince(directStart);
+        figures.pfCpuDirect.push({ client: directCpu.client, agent: directCpu.agent });
+        const throughStart = cpuNow();
+        figures.pfCarina.push(await spdyPortForwardDownload(carina, '/api/v1/namespaces/default/pods/bench/portforward', SOURCE_PORT));
+        const throughCpu = cpuSince(throughStart);
+        figures.pfCpuThrough.push(throughCpu);
+        figures.pfCpu.push(throughCpu.carina);
       }
       if (PHASES.has('kubectl')) {
         figures.tcpDirect.push(await tcpDownload(network.address, SOURCE_PORT));
@@ -348,6 +368,11 @@ async function main(): Promise<void> {
       '',
       `per round (Carina/direct): log ${ratios(figures.logCarina, figures.logDirect)}; upgraded stream ${ratios(figures.streamCarina, figures.streamDirect)}; port-forward ${ratios(figures.pfCarina, figures.pfDirect)}`,
       `Carina's CPU per MiB carried (ms, median): log ${f(median(figures.logCpu))}; upgraded stream ${f(median(figures.streamCpu))}; port-forward ${f(median(figures.pfCpu))}`,
+      ...(PHASES.has('port-forward') ? [
+        `port-forward CPU per MiB (ms, medians): directly: client ${f(median(figures.pfCpuDirect.map((c) => c.client)))} + node agent ${f(median(figures.pfCpuDirect.map((c) => c.agent)))}; ` +
+        `through Carina: client ${f(median(figures.pfCpuThrough.map((c) => c.client)))} + Carina ${f(median(figures.pfCpuThrough.map((c) => c.carina)))} + node agent ${f(median(figures.pfCpuThrough.map((c) => c.agent)))}; ` +
+        `Carina's share of the CPU through it ${f(median(figures.pfCpuThrough.map((c) => c.carina / (c.client + c.carina + c.agent))))}`,
+      ] : []),
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
