@@ -46,6 +46,8 @@ export class RequestContext {
   readonly annotations: Record<string, string> = {};
   /** The peer's address, as the socket reports it (audit's sourceIPs). */
   remoteAddress = '';
+  /** Refused by the overload stage (API Priority and Fairness or the in-flight limits) with its 429. */
+  refusedForOverload = false;
   /**
    * The request's trace context (its server span's) when tracing samples it, undefined
    * otherwise; each stage passes it, or its own span's context, to what it calls

@@ -185,6 +185,11 @@ export class ResponseWriter {
     private readonly userAgent?: string,
   ) {}
 
+  /** The request's deadline passed before it answered (a 504, or a response cut short). */
+  get timedOut(): boolean {
+    return this.expired;
+  }
+
   get headersSent(): boolean {
     return this.res.headersSent;
   }

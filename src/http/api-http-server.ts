@@ -362,7 +362,9 @@ export class ApiHttpServer {
     const info = ctx.info;
     if (info === undefined || !info.isResourceRequest) return;
     const seconds = Number(process.hrtime.bigint() - ctx.startedAt) / 1e9;
-    this.options.metrics.observe(metricLabels(ctx, info), ctx.query.has('dryRun'), seconds, ctx.response.bodyBytes);
+    const labels = metricLabels(ctx, info);
+    this.options.metrics.observe(labels, ctx.query.has('dryRun'), seconds, ctx.response.bodyBytes);
+    if (ctx.refusedForOverload || ctx.response.timedOut) this.options.metrics.requestTerminated(labels);
   }
 
   private watchedKind(info: ResourceRequestInfo): WatchedKind | undefined {

@@ -59,6 +59,7 @@ export class ApiMetrics {
   private readonly watchEventSizes: Histogram;
   private readonly registeredWatchers: Gauge;
   private readonly tlsHandshakeErrors: Counter;
+  private readonly terminations: Counter;
   private readonly authenticationAttempts: Counter;
   private readonly authenticationDurations: Histogram;
   /** Families kept outside prom-client (the store replica's), rendered after its own. */
@@ -130,9 +131,8 @@ export class ApiMetrics {
       help: "Number of requests dropped with 'TLS handshake error from' error",
       registers: [this.registry],
     });
-    new Counter({
+    this.terminations = new Counter({
       name: 'apiserver_request_terminations_total',
-      // Carina terminates no request in self-defense yet (no request timeout filter, no max in flight): the family is there, with no series, as in a kube-apiserver that never had to.
       help: 'Number of requests which apiserver terminated in self-defense.',
       labelNames: [...REQUEST_LABELS, 'code'],
       registers: [this.registry],
@@ -164,6 +164,15 @@ export class ApiMetrics {
 
   tlsHandshakeFailed(): void {
     this.tlsHandshakeErrors.inc();
+  }
+
+  /**
+   * A request the server refused or cut to protect itself, as kube's RecordRequestTermination
+   * counts them: a 429 from API Priority and Fairness or the in-flight limits, a 504 at the
+   * request's deadline. It is counted in apiserver_request_total too.
+   */
+  requestTerminated(labels: RequestLabels): void {
+    this.terminations.inc({ ...requestLabels(labels), code: String(labels.code) });
   }
 
   /** A long-running request (a watch) started; the returned function ends it. */

@@ -56,6 +56,7 @@ export function requestDigest(ctx: RequestContext): RequestDigest {
 
 /** v1.25's tooManyRequests: the response is written here; the throw only stops the chain. */
 function tooManyRequests(ctx: RequestContext): never {
+  ctx.refusedForOverload = true;
   ctx.response.writeEncoded(429, 'text/plain; charset=utf-8', TOO_MANY_REQUESTS_BODY, { 'Retry-After': '1', 'X-Content-Type-Options': 'nosniff' });
   throw errors.tooManyRequests(TOO_MANY_REQUESTS_BODY.trim(), 1);
 }

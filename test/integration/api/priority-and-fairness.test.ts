@@ -36,6 +36,12 @@ async function burstUntil429(request: () => Promise<HttpResult>, seen: HttpResul
   }, 60_000);
 }
 
+/** apiserver_request_terminations_total for configmaps with this verb and code (0 without a series). */
+function terminationCount(metrics: string, verb: string, code: string): number {
+  const line = metrics.split('\n').find((l) => l.startsWith('apiserver_request_terminations_total{') && l.includes(`verb="${verb}"`) && l.includes('resource="configmaps"') && l.includes(`code="${code}"`));
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
 describe('integration: API Priority and Fairness', function () {
   this.timeout(180_000);
 
@@ -163,6 +169,7 @@ describe('integration: API Priority and Fairness', function () {
       expect(metrics.text).to.match(/apiserver_flowcontrol_dispatched_requests_total\{flow_schema="exempt",priority_level="exempt"\} [1-9]/);
       expect(metrics.text).to.match(/apiserver_flowcontrol_request_concurrency_limit\{priority_level="flooder-level"\} 1/);
       expect(metrics.text).to.contain('apiserver_current_inflight_requests{request_kind="readOnly"}');
+      expect(terminationCount(metrics.text, 'LIST', '429')).to.be.greaterThan(0);
     });
 
     it('takes a queued request whose client went away out of its queue at once, while the seat is still held', async () => {
@@ -266,6 +273,7 @@ describe('integration: API Priority and Fairness', function () {
       expect(refused.headers).to.not.have.property('x-kubernetes-pf-flowschema-uid');
       expect(masters.map((r) => r.status).filter((s) => s !== 200)).to.deep.equal([]);
       expect((await server.request('GET', '/debug/api_priority_and_fairness/dump_priority_levels')).status).to.equal(404);
+      expect(terminationCount((await server.request('GET', '/metrics')).text, 'LIST', '429')).to.equal(flooded.filter((r) => r.status === 429).length);
     });
 
     it('refuses a negative limit, and a zero total with APF on, as kube-apiserver does', async () => {

@@ -216,6 +216,9 @@ describe('response bytes as kube-apiserver v1.25 writes them', function () {
     expect(late.status).to.equal(504);
     expect(late.headers['content-type']).to.equal('text/plain; charset=utf-8');
     expect(late.text).to.equal('{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}\n');
+    // Terminated in self-defense, as kube's timeout filter counts it (once the handler behind the deadline has ended).
+    const terminated = /^apiserver_request_terminations_total\{(?=[^}]*verb="LIST")(?=[^}]*resource="configmaps")(?=[^}]*code="504")[^}]*\} 1$/m;
+    await until('the 504 counted as a termination', async () => terminated.test((await server.request('GET', '/metrics')).text), 10_000);
   });
 });
 
