@@ -17,7 +17,7 @@
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { localClusterDown, localClusterUp } from '../../src/cli/local-cluster';
+import { localClusterDown, localClusterUp } from '../../src/cluster';
 import { ApiClient, credentialsFromDataDir } from '../support/api-client';
 import { CARINA_MAIN, CarinaServer } from '../support/carina-server';
 import { runFanOut } from '../cluster/fan-out';

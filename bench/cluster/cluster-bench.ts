@@ -19,7 +19,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import { join } from 'node:path';
-import { localClusterDown, localClusterUp } from '../../src/cli/local-cluster';
+import { localClusterDown, localClusterUp } from '../../src/cluster';
 import { ApiClient, credentialsFromDataDir, type ApiCredentials } from '../support/api-client';
 import { CARINA_MAIN, CarinaServer } from '../support/carina-server';
 import { median } from '../support/latency';

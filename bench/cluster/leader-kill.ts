@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import { openSync, readFileSync, writeFileSync } from 'node:fs';
 import type { EtcdClientTls } from '../../raft';
-import { memberStatus, type StoreAccess } from '../../src/cli/members';
+import { memberStatus, type StoreAccess } from '../../src/cluster';
 import { ApiClient, type ApiCredentials } from '../support/api-client';
 import { readyzStatus } from '../support/carina-server';
 import { monotonicMs } from '../support/latency';

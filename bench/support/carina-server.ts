@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EtcdClientTls } from '../../raft';
 import { STORE_PKI_FILES, pkiDirectory } from '../../src/certificates';
-import { SERVER_NODE_FLAGS } from '../../src/cli/node-flags';
+import { SERVER_NODE_FLAGS } from '../../src/cluster';
 import { credentialsFromDataDir, type ApiCredentials } from './api-client';
 
 /** The compiled `carina` entry point of this build (src/cli/main.js in the same output folder). */

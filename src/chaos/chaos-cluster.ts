@@ -15,12 +15,10 @@ import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EtcdClient, type EtcdClientTls } from '../../raft';
 import { STORE_PKI_FILES, copySharedPki, currentContextCredentials, issueStoreClientCertificate, parseKubeconfig, pkiDirectory, type KubeconfigCredentials } from '../certificates';
-import { distributeSharedPki, readyz, waitReady } from '../cli/local-cluster';
-import { addMember, promoteMember, removeMember, type StoreAccess } from '../cli/members';
+import { addMember, distributeSharedPki, promoteMember, readyz, removeMember, SERVER_NODE_FLAGS, waitReady, type StoreAccess } from '../cluster';
 import { ChaosLoadBalancer } from './chaos-load-balancer';
 import type { MemberRemoval, MembershipOperations } from './fault-injectors';
 import type { NetnsTopology } from './netns-topology';
-import { SERVER_NODE_FLAGS } from '../cli/node-flags';
 
 export class ChaosClusterError extends Error {
   constructor(message: string) {

@@ -8,7 +8,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { haproxyConfig, readyz } from '../cli/local-cluster';
+import { haproxyConfig, readyz } from '../cluster';
 
 export interface LoadBalancerBackend {
   member: number;

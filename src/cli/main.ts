@@ -9,8 +9,7 @@ import { FlagError, formatHelp, parseFlags, type FlagSpec, type FlagValues } fro
 import { parseInitialCluster, startStoreServer, type RunningStoreServer } from '../server/store-server';
 import { startApiServer, storeHealthCheck, withTimeout, type RaftStatusView } from '../server/api-server';
 import { buildApiServerParts, startControllers } from '../server/default-parts';
-import { localClusterDown, localClusterUp } from './local-cluster';
-import { addMember, formatMemberTable, memberStatus, parseMemberId, promoteMember, removeMember, transferLeadership } from './members';
+import { addMember, formatMemberTable, localClusterDown, localClusterUp, memberStatus, parseMemberId, promoteMember, removeMember, transferLeadership } from '../cluster';
 import { snapshotCommand } from './snapshot';
 import { chaosCommand } from './chaos';
 import { SECURITY_FLAGS, securityFromFlags } from './security-flags';

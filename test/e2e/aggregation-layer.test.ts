@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClusterCa, issueServingCertificate } from '../../src/certificates';
-import { haproxyConfig } from '../../src/cli/local-cluster';
+import { haproxyConfig } from '../../src/cluster';
 import { CarinaApiProcess } from '../support/carina-api-process';
 import { distinctFreePorts } from '../support/etcd-process';
 import { NodeNetwork, nodeNetworkUnavailable, type StandIn } from '../support/stand-ins/node-network';

@@ -14,7 +14,7 @@ import tls from 'node:tls';
 import { PassThrough, Writable } from 'node:stream';
 import * as k8s from '@kubernetes/client-node';
 import { createClusterCa, issueServingCertificate } from '../../src/certificates';
-import { haproxyConfig } from '../../src/cli/local-cluster';
+import { haproxyConfig } from '../../src/cluster';
 import { distinctFreePorts } from '../support/etcd-process';
 import { CarinaApiProcess, type CommandResult } from '../support/carina-api-process';
 import { NodeNetwork, nodeNetworkUnavailable } from '../support/stand-ins/node-network';

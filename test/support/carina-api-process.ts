@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync }
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { distributeSharedPki } from '../../src/cli/local-cluster';
+import { distributeSharedPki } from '../../src/cluster';
 import { distinctFreePorts, type TestStorePkiFiles } from './etcd-process';
 
 const REPO = resolve(__dirname, '..', '..', '..');

@@ -1,6 +1,6 @@
 /**
  * HAProxy in front of Carina replicas on loopback, configured as `carina local-cluster` writes it
- * (src/cli/local-cluster.ts haproxyConfig: TCP mode, TLS passed through, /readyz checks), for
+ * (src/cluster/local-cluster.ts haproxyConfig: TCP mode, TLS passed through, /readyz checks), for
  * tests of what a client sees through the load balancer. Its own port and folder; stop() ends
  * the one process it started, by its pid, and removes the folder.
  */
@@ -9,7 +9,7 @@ import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { connect } from 'node:net';
 import { delimiter, join } from 'node:path';
-import { haproxyConfig } from '../../src/cli/local-cluster';
+import { haproxyConfig } from '../../src/cluster';
 import { distinctFreePorts } from './etcd-process';
 
 /** The haproxy binary: on PATH or where Debian installs it (/usr/sbin, not always on a user's PATH). */

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EtcdClientTls } from '../../raft/etcd/etcd-client';
 import { STORE_PKI_FILES, copySharedPki, issueStoreClientCertificate, pkiDirectory } from '../../src/certificates';
-import { distributeSharedPki } from '../../src/cli/local-cluster';
+import { distributeSharedPki } from '../../src/cluster';
 
 export interface StoreTestPki {
   /** The shared PKI directory (`<dir>/pki`). */

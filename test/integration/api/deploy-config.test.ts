@@ -6,12 +6,11 @@
  * runs with a published key).
  */
 import { expect } from 'chai';
-import { SERVER_NODE_FLAGS } from '../../../src/cli/node-flags';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { haproxyConfig } from '../../../src/cli/local-cluster';
+import { haproxyConfig, SERVER_NODE_FLAGS } from '../../../src/cluster';
 import { parseEncryptionConfiguration } from '../../../src/storage/encryption';
 
 const REPO = resolve(__dirname, '..', '..', '..', '..');

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { localClusterDown, localClusterUp, type LocalCluster } from '../../../src/cli/local-cluster';
+import { localClusterDown, localClusterUp, type LocalCluster } from '../../../src/cluster';
 import { distinctFreePorts } from '../../support/etcd-process';
 
 function kubectl(kubeconfig: string, ...args: string[]): { code: number; stdout: string; stderr: string } {

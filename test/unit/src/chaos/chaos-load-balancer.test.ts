@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { chaosHaproxyConfig, haproxyBackendMembers } from '../../../../src/chaos/chaos-load-balancer';
-import { haproxyConfig } from '../../../../src/cli/local-cluster';
+import { haproxyConfig } from '../../../../src/cluster';
 
 const backend = (member: number, slot: number) => ({ member, address: `10.214.9.${10 + slot}`, port: 23100 });
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { KvError } from '../../../../raft';
-import { promoteAttemptFailure } from '../../../../src/cli/members';
+import { promoteAttemptFailure } from '../../../../src/cluster';
 
 describe('carina members promote --wait: what a failed attempt means', () => {
   it('tries again while the learner catches up or too few voters are started', () => {
