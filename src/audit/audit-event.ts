@@ -18,7 +18,7 @@
  * `status.token` and Secret `data`/`stringData` values are blanked in request and response
  * objects (kube-apiserver logs them at Request level and leaves it to the policy to avoid).
  */
-import type { AuditLevel, AuditRecord } from '../http/filters/audit';
+import type { AuditLevel, AuditRecord } from './audit-contract';
 import type { UserInfo } from '../authn/user-info';
 
 type Json = Record<string, unknown>;

@@ -18,7 +18,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import type { AuditLevel, AuditPolicyDecision, AuditRequestAttributes, AuditStage } from '../http/filters/audit';
+import type { AuditLevel, AuditPolicyDecision, AuditRequestAttributes, AuditStage } from './audit-contract';
 import { AuditError, errorText } from './errors';
 
 export interface GroupResources {

@@ -11,7 +11,7 @@
  * Without a policy nothing is recorded, as kube-apiserver records nothing without
  * --audit-policy-file.
  */
-import type { AuditBackend, AuditPolicyDecision, AuditRecord, AuditRequestAttributes } from '../http/filters/audit';
+import type { AuditBackend, AuditPolicyDecision, AuditRecord, AuditRequestAttributes } from './audit-contract';
 import type { AuditEventBackend, AuditOutcome } from './audit-backend';
 import { auditEventOf, type ProtobufBodyDecoder } from './audit-event';
 import { evaluateAuditPolicy, type AuditPolicy } from './audit-policy';

@@ -12,6 +12,7 @@
  *   // pass `audit` to the filter chain's audit hook and to the listener; await audit.shutdown() at the end
  */
 export { AuditError, type AuditErrorCode } from './errors';
+export type { AuditBackend, AuditLevel, AuditPolicyDecision, AuditRecord, AuditRequestAttributes, AuditStage } from './audit-contract';
 export { evaluateAuditPolicy, loadAuditPolicy, parseAuditPolicy, type AuditPolicy, type GroupResources, type PolicyRule } from './audit-policy';
 export { auditEventOf, microTime, withoutCredentials, type ProtobufBodyDecoder } from './audit-event';
 export { AuditLogFile, type AuditLogFileOptions } from './audit-log-file';

@@ -29,9 +29,10 @@ import {
   type AuthorizationConfig,
   type ReviewOutcome,
 } from '../authz';
+import type { AuditBackend } from '../audit';
 import { STORE_PKI_FILES, pkiDirectory } from '../certificates';
 import type { JsonObject, VirtualCreate } from '../endpoints';
-import { authenticationFilter, authorizationFilter, auditFilter, impersonationFilter, requestInfoFilter, type AuditBackend, type Filter } from '../http/filters';
+import { authenticationFilter, authorizationFilter, auditFilter, impersonationFilter, requestInfoFilter, type Filter } from '../http/filters';
 import type { WatchCache } from '../storage';
 
 export interface ApiServerSecurity {

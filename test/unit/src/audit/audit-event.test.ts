@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { auditEventOf, microTime } from '../../../../src/audit';
-import type { AuditRecord } from '../../../../src/http/filters/audit';
+import type { AuditRecord } from '../../../../src/audit';
 import type { RequestContext, RequestInfo } from '../../../../src/endpoints';
 
 const info = { isResourceRequest: true, path: '/api/v1/namespaces/default/pods', verb: 'create', group: '', version: 'v1', namespace: 'default', resource: 'pods', name: '', subresource: '' } as unknown as RequestInfo;

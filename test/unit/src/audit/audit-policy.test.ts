@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { AuditError, evaluateAuditPolicy, parseAuditPolicy } from '../../../../src/audit';
-import type { AuditRequestAttributes } from '../../../../src/http/filters/audit';
+import type { AuditRequestAttributes } from '../../../../src/audit';
 import type { RequestInfo } from '../../../../src/endpoints';
 
 const alice = { name: 'alice', uid: '', groups: ['devs', 'system:authenticated'], extra: {} };
