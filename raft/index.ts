@@ -21,10 +21,10 @@ export {
 } from './etcd';
 export { isMutualTls, type MutualTls } from './transport';
 // The store's metrics as plain data (etcd 3.4's names); src/observability renders them on /metrics.
-export { exponentialBuckets, type HistogramSnapshot, type MetricFamily, type MetricLabels, type MetricType } from './node/metrics';
-export type { StoreStatusReport } from './etcd/metrics';
-export { decodeSnapshotFile, SnapshotFileError, verifySnapshotFile, type SnapshotFileSummary } from './etcd/snapshot-file';
-export { DEFAULT_REVISION_BUMP, restoreSnapshot, type SnapshotRestoreOptions, type SnapshotRestoreSummary } from './etcd/snapshot-restore';
-export type { ConsistencyCheckResult, StoreCorruption } from './etcd/consistency-check';
+export { exponentialBuckets, type HistogramSnapshot, type MetricFamily, type MetricLabels, type MetricType } from './node';
+export type { StoreStatusReport } from './etcd';
+export { decodeSnapshotFile, SnapshotFileError, verifySnapshotFile, type SnapshotFileSummary } from './etcd';
+export { DEFAULT_REVISION_BUMP, restoreSnapshot, type SnapshotRestoreOptions, type SnapshotRestoreSummary } from './etcd';
+export type { ConsistencyCheckResult, StoreCorruption } from './etcd';
 // The linearizability checker is pure and generic; `carina chaos` applies it to API histories.
-export { checkLinearizable, type CheckResult, type Model, type Operation } from './testing/linearizability';
+export { checkLinearizable, type CheckResult, type Model, type Operation } from './testing';

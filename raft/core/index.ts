@@ -6,3 +6,5 @@ export { SeededRandom, type RandomSource } from './rand';
 export { RawNode } from './raw-node';
 export { Raft, CAMPAIGN_TRANSFER, type RaftConfig } from './raft';
 export { encodeConfChange, decodeConfChange } from './conf-change';
+export { entryPayloadBytes, limitEntryBytes } from './log-storage';
+export type { InitialState, LogStorage } from './log-storage';

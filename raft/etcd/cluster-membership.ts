@@ -10,11 +10,11 @@
  * timeouts (KvReplica reports every message it receives through heardFrom).
  */
 import { randomBytes } from 'node:crypto';
-import type { ConfChange, ConfState, NodeId } from '../core/types';
+import type { ConfChange, ConfState, NodeId } from '../core';
 import type { RaftNode } from '../node';
 import type { GrpcTransport, MutualTls } from '../transport';
-import { KvError } from '../kv/errors';
-import type { Member, ResponseHeader } from '../kv/types';
+import { KvError } from '../kv';
+import type { Member, ResponseHeader } from '../kv';
 import type { MemberAddResponse, MembersResponse } from './codec';
 import { EtcdClient } from './etcd-client';
 import { encodeMemberContext, type MemberAttributes, type MemberRecord, type MemberRegistry } from './member-registry';

@@ -68,8 +68,8 @@ import type {
   TxnResponse,
   WatchCreateRequest,
   WatchResponse,
-} from '../kv/types';
-import { WireFormatError } from '../transport/codec';
+} from '../kv';
+import { WireFormatError } from '../transport';
 
 export { WireFormatError };
 

@@ -15,8 +15,8 @@
  * or no two digests alike) are dropped after a few newer ones.
  */
 import { createHash } from 'node:crypto';
-import { encodeRecordValue } from '../kv/mvcc-codec';
-import type { MvccImage } from '../kv/mvcc-store';
+import { encodeRecordValue } from '../kv';
+import type { MvccImage } from '../kv';
 
 /** How many undecided checks are kept waiting for reports. */
 const OPEN_CHECKS_KEPT = 8;

@@ -30,7 +30,7 @@ import * as net from 'node:net';
 import * as tls from 'node:tls';
 import type { Writable } from 'node:stream';
 import { propagation, type Context } from '@opentelemetry/api';
-import { KvError, kvErrorFromGrpc } from '../kv/errors';
+import { KvError, kvErrorFromGrpc } from '../kv';
 import type {
   CompactionRequest,
   CompactionResponse,
@@ -57,7 +57,7 @@ import type {
   WatchCreateRequest,
   WatchHandle,
   WatchResponse,
-} from '../kv/types';
+} from '../kv';
 import {
   codecFor,
   ETCD_METHODS,

@@ -11,8 +11,8 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 
 /** gRPC status codes (grpc/doc/statuscodes.md); one table, kept with the store's error codes. */
-export { GrpcCode as Status } from '../kv/errors';
-import { GrpcCode as Status } from '../kv/errors';
+export { GrpcCode as Status } from '../kv';
+import { GrpcCode as Status } from '../kv';
 
 export const GRPC_CONTENT_TYPE = 'application/grpc';
 /** Compressed flag (1 byte) and message length (4 bytes, big-endian). */

@@ -28,12 +28,12 @@ import * as http2 from 'node:http2';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, trace, type TextMapGetter } from '@opentelemetry/api';
 import type { AddressInfo, Socket } from 'node:net';
 import type { MutualTls } from '../transport';
-import { KvError, isKvError } from '../kv/errors';
-import type { Watcher } from '../kv/watch-hub';
+import { KvError, isKvError } from '../kv';
+import type { Watcher } from '../kv';
 import { codecFor, ETCD_METHODS, ETCD_PROTO_PACKAGE, methodPath, type EtcdMethodName, type EtcdRequestOf, type EtcdResponseOf, type WatchRequest } from './codec';
 import { FRAME_HEADER_BYTES, GrpcDeframer, isGrpcContentType, readUnaryRequest, responseHeaders, Status, statusTrailers, writeFrameHeader } from './grpc-framing';
 import type { KvReplica } from './kv-replica';
-import type { KvCallOptions } from '../kv/types';
+import type { KvCallOptions } from '../kv';
 
 export interface EtcdGrpcServerOptions {
   /** host:port; port 0 picks a free one, which start() returns. */

@@ -9,3 +9,9 @@ export { EtcdClient, type EtcdClientOptions, type EtcdClientTls } from './etcd-c
 export { MemberRegistry, type MemberRecord } from './member-registry';
 export { isMembershipError, type MembershipError, type MembershipErrorCode } from './membership-errors';
 export type { MemberAddResponse, MembersResponse } from './codec';
+export type { ConsistencyCheckResult, StoreCorruption } from './consistency-check';
+export type { StoreStatusReport } from './metrics';
+export { SnapshotFileError, decodeSnapshotFile, verifySnapshotFile } from './snapshot-file';
+export type { SnapshotFileSummary } from './snapshot-file';
+export { DEFAULT_REVISION_BUMP, restoreSnapshot } from './snapshot-restore';
+export type { SnapshotRestoreOptions, SnapshotRestoreSummary } from './snapshot-restore';

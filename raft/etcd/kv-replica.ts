@@ -43,20 +43,20 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { trace, type Context, type SpanContext } from '@opentelemetry/api';
-import { isRaftError } from '../core/errors';
-import type { NodeId } from '../core/types';
+import { isRaftError } from '../core';
+import type { NodeId } from '../core';
 import { Histogram, MetricsFile, RaftNode, type AppliedEntry, type MetricFamily, type StateMachine, type Transport } from '../node';
 import { BACKEND_COMMIT_BUCKETS, GrpcServerMetrics, storeMetricFamilies, type StoreStatusReport } from './metrics';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, openRaftLog, crc32, type WalStorage } from '../storage';
 import { GrpcTransport, type MutualTls } from '../transport';
-import { KvError, isKvError } from '../kv/errors';
+import { KvError, isKvError } from '../kv';
 import { RevisionHistory } from './auto-compactor';
 import { LeaseClock } from './lease-clock';
-import { LevelMvcc } from '../kv/level-mvcc';
-import { decodeImage, encodeImageSliced, encodeRecordValue } from '../kv/mvcc-codec';
-import type { MvccStore, OpResult, RangeResult, TxnResult } from '../kv/mvcc-store';
-import { toKeyRange } from '../kv/key-range';
-import { WatchHub, Watcher, type WatchDelivery, type WatchSink } from '../kv/watch-hub';
+import { LevelMvcc } from '../kv';
+import { decodeImage, encodeImageSliced, encodeRecordValue } from '../kv';
+import type { MvccStore, OpResult, RangeResult, TxnResult } from '../kv';
+import { toKeyRange } from '../kv';
+import { WatchHub, Watcher, type WatchDelivery, type WatchSink } from '../kv';
 import type {
   CompactionRequest,
   CompactionResponse,
@@ -84,7 +84,7 @@ import type {
   WatchCreateRequest,
   WatchHandle,
   WatchResponse,
-} from '../kv/types';
+} from '../kv';
 import { codecFor, type MemberAddResponse, type MembersResponse } from './codec';
 import { ConsistencyChecker, type ConsistencyCheckResult, type StoreCorruption } from './consistency-check';
 import { encodeSnapshotFile } from './snapshot-file';

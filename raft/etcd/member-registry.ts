@@ -15,7 +15,7 @@
  * from the snapshot.
  */
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
-import type { ConfChange, NodeId } from '../core/types';
+import type { ConfChange, NodeId } from '../core';
 import { PRIVATE_FILE_MODE } from '../storage';
 
 export interface MemberRecord {

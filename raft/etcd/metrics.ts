@@ -19,9 +19,9 @@
  * uses: started is pre-set to 0 for every method and handled for every method and code, as its
  * InitializeMetrics does.
  */
-import type { NodeId } from '../core/types';
-import { exponentialBuckets, type HistogramSnapshot, type MetricFamily, type MetricLabels } from '../node/metrics';
-import type { RaftNodeMetrics } from '../node/raft-node';
+import type { NodeId } from '../core';
+import { exponentialBuckets, type HistogramSnapshot, type MetricFamily, type MetricLabels } from '../node';
+import type { RaftNodeMetrics } from '../node';
 import { ETCD_METHODS, ETCD_PROTO_PACKAGE, type EtcdMethodName } from './codec';
 
 /** gRPC status codes by number, as go-grpc-prometheus names them in grpc_code. */

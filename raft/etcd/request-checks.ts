@@ -3,10 +3,10 @@
  * checkPutRequest, checkTxnRequest, checkIntervals): they depend only on the request, so a bad
  * request is refused at once with etcd's error, and never occupies the log.
  */
-import { KvError } from '../kv/errors';
-import { keyString, rangesOverlap, toKeyRange, type KeyRange } from '../kv/key-range';
-import { MAX_TXN_OPS } from '../kv/mvcc-store';
-import type { DeleteRangeRequest, PutRequest, RangeRequest, RequestOp, TxnRequest } from '../kv/types';
+import { KvError } from '../kv';
+import { keyString, rangesOverlap, toKeyRange, type KeyRange } from '../kv';
+import { MAX_TXN_OPS } from '../kv';
+import type { DeleteRangeRequest, PutRequest, RangeRequest, RequestOp, TxnRequest } from '../kv';
 
 export function checkRangeRequest(r: RangeRequest): void {
   if (r.key.length === 0) throw new KvError('EMPTY_KEY');

@@ -15,8 +15,8 @@
  * etcdctl can save a Carina snapshot too; only `carina snapshot` reads it.
  */
 import { createHash } from 'node:crypto';
-import { decodeImage, encodeImage, MvccCodecError } from '../kv/mvcc-codec';
-import type { MvccImage } from '../kv/mvcc-store';
+import { decodeImage, encodeImage, MvccCodecError } from '../kv';
+import type { MvccImage } from '../kv';
 
 const MAGIC = Buffer.from('carina-snapshot\n', 'latin1');
 const FORMAT_VERSION = 1;

@@ -19,8 +19,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MvccStore, type MvccImage } from '../kv/mvcc-store';
-import { encodeImage } from '../kv/mvcc-codec';
+import { MvccStore, type MvccImage } from '../kv';
+import { encodeImage } from '../kv';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, openRaftLog } from '../storage';
 import { decodeSnapshotFile, liveKeyCount, SnapshotFileError, type SnapshotFileSummary } from './snapshot-file';
 

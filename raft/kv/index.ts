@@ -9,3 +9,7 @@ export { prefixEnd } from './key-range';
 export { MvccStore, MAX_TXN_OPS, type ChangeRecord, type CommittedTxn, type MvccImage } from './mvcc-store';
 export { WatchHub, Watcher, type WatchDelivery, type WatchSink } from './watch-hub';
 export { LevelMvcc } from './level-mvcc';
+export { keyString, rangesOverlap, toKeyRange } from './key-range';
+export type { KeyRange } from './key-range';
+export { MvccCodecError, decodeImage, encodeImage, encodeImageSliced, encodeRecordValue } from './mvcc-codec';
+export type { OpResult, RangeResult, TxnResult } from './mvcc-store';

@@ -21,7 +21,7 @@
  * (id:i64, ttl:u64), record count:u32, records (main:u64, sub:u32, length:u32, record value),
  * crc32 of everything before it:u32. Integers are big-endian; u64 values are safe integers.
  */
-import { assert } from '../core/assert';
+import { assert } from '../core';
 import type { DurableChange, MvccImage } from './mvcc-store';
 import type { KeyValue } from './types';
 import { keyString } from './key-range';

@@ -24,7 +24,7 @@
  *
  * KeyValue objects handed out are shared with the store and must not be mutated.
  */
-import { assert, assertSafeInteger } from '../core/assert';
+import { assert, assertSafeInteger } from '../core';
 import { KvError } from './errors';
 import { keyBytes, keyString, toKeyRange, type KeyRange, type KeyString } from './key-range';
 import { SortedKeys } from './sorted-keys';

@@ -6,7 +6,7 @@
  * instead of the O(n) of one big sorted array, and a scan walks chunks in order. Chunks split
  * at CHUNK_MAX and merge away when they empty.
  */
-import { assert } from '../core/assert';
+import { assert } from '../core';
 
 const CHUNK_MAX = 512;
 

@@ -3,8 +3,8 @@
  * (raft/storage) and GrpcTransport (raft/transport); tests substitute their own.
  */
 import type { SpanContext } from '@opentelemetry/api';
-import type { ConfState, Entry, HardState, Message, NodeId, Snapshot } from '../core/types';
-import type { LogStorage } from '../core/log-storage';
+import type { ConfState, Entry, HardState, Message, NodeId, Snapshot } from '../core';
+import type { LogStorage } from '../core';
 
 /**
  * A LogStorage whose writes are durable once their promise resolves. Calls may overlap (RaftNode

@@ -26,12 +26,12 @@
  * slow applies, and on the leader each peer's heartbeat round trip (the first heartbeat to a peer
  * with none unanswered, to its answer), which raft/etcd exports under etcd's names.
  */
-import { assert } from '../core/assert';
-import { decodeConfChange } from '../core/conf-change';
-import { RaftError, isRaftError } from '../core/errors';
-import { SeededRandom, type RandomSource } from '../core/rand';
-import { RawNode } from '../core/raw-node';
-import { appliableBeforePersisting, mayBeSentBeforePersisting, type ConfChange, type ConfState, type Entry, type Message, type NodeId, type Ready, type Status } from '../core/types';
+import { assert } from '../core';
+import { decodeConfChange } from '../core';
+import { RaftError, isRaftError } from '../core';
+import { SeededRandom, type RandomSource } from '../core';
+import { RawNode } from '../core';
+import { appliableBeforePersisting, mayBeSentBeforePersisting, type ConfChange, type ConfState, type Entry, type Message, type NodeId, type Ready, type Status } from '../core';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type SpanContext } from '@opentelemetry/api';
 import type { AppliedEntry, DurableStorage, Proposed, StateMachine, Transport } from './contracts';
 import { TRACE_CONTEXT_BYTES, TRACE_FLAG_BIT, decodeTraceContext, encodeTraceContext } from './trace-context';

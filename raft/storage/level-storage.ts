@@ -36,9 +36,9 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { promises as fsp } from 'node:fs';
 import { Level } from 'level';
-import { assert, assertSafeInteger } from '../core/assert';
-import { RaftError, isRaftError } from '../core/errors';
-import type { ConfState, Entry, HardState, Snapshot } from '../core/types';
+import { assert, assertSafeInteger } from '../core';
+import { RaftError, isRaftError } from '../core';
+import type { ConfState, Entry, HardState, Snapshot } from '../core';
 import { writeChainedBatch } from './chained-batch';
 import { PRIVATE_DIR_MODE } from './wal-files';
 import { cloneConfState, MemoryStorage } from './memory-storage';
@@ -58,7 +58,7 @@ import {
   type SnapshotMetadataRecord,
 } from './record-codec';
 import { MemoryBackedLog } from './memory-backed-log';
-import type { LogStorage } from '../core/log-storage';
+import type { LogStorage } from '../core';
 
 const ENTRY_KEY_PREFIX = 'e/';
 const ENTRY_KEY_PATTERN = /^e\/[0-9a-f]{16}$/;

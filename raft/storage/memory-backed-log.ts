@@ -4,10 +4,10 @@
  * keep in step with what they have made durable, plus the latest membership record. Only
  * their writes and recovery differ, so the reads live here once.
  */
-import type { Entry, Snapshot } from '../core/types';
+import type { Entry, Snapshot } from '../core';
 import { cloneConfState, type MemoryStorage } from './memory-storage';
 import type { ConfStateRecord } from './record-codec';
-import type { InitialState } from '../core/log-storage';
+import type { InitialState } from '../core';
 
 export abstract class MemoryBackedLog {
   /**

@@ -5,12 +5,12 @@
  * Invariant: `ents[0]` is a dummy entry holding the index and term of the snapshot (or 0/0),
  * so ents[i].index === ents[0].index + i and firstIndex() === ents[0].index + 1.
  */
-import { assert } from '../core/assert';
-import { RaftError } from '../core/errors';
-import type { ConfState, Entry, HardState, Snapshot } from '../core/types';
-import { EMPTY_BYTES } from '../core/types';
-import { encodeConfChange } from '../core/conf-change';
-import { limitEntryBytes, type InitialState, type LogStorage } from '../core/log-storage';
+import { assert } from '../core';
+import { RaftError } from '../core';
+import type { ConfState, Entry, HardState, Snapshot } from '../core';
+import { EMPTY_BYTES } from '../core';
+import { encodeConfChange } from '../core';
+import { limitEntryBytes, type InitialState, type LogStorage } from '../core';
 
 export class MemoryStorage implements LogStorage {
   private hardState: HardState = { term: 0, vote: 0, commit: 0 };

@@ -12,7 +12,7 @@
 import { existsSync } from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import type { ConfState } from '../core/types';
+import type { ConfState } from '../core';
 import { LevelStorage } from './level-storage';
 import { fsyncDirectory } from './wal-files';
 import { WalStorage, type WalStorageOptions } from './wal-storage';

@@ -22,9 +22,9 @@
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import * as zlib from 'node:zlib';
-import { assert, assertSafeInteger } from '../core/assert';
-import { RaftError } from '../core/errors';
-import type { ConfState, Entry, EntryType, HardState, SnapshotMetadata } from '../core/types';
+import { assert, assertSafeInteger } from '../core';
+import { RaftError } from '../core';
+import type { ConfState, Entry, EntryType, HardState, SnapshotMetadata } from '../core';
 
 export const RECORD_VERSION = 1;
 export const RECORD_HEADER_BYTES = 10;

@@ -16,8 +16,8 @@ import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { assertSafeInteger } from '../core/assert';
-import { RaftError } from '../core/errors';
+import { assertSafeInteger } from '../core';
+import { RaftError } from '../core';
 import { crc32 } from './record-codec';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, fsyncDirectory } from './wal-files';
 

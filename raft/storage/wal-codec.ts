@@ -32,8 +32,8 @@
  * Every decoding problem is damaged data, reported as WalDecodeError with the offset in the
  * frame's payload; wal-storage.ts turns it into RaftError CORRUPT naming the file and offset.
  */
-import { assert, assertSafeInteger } from '../core/assert';
-import type { ConfState, Entry, EntryType, HardState } from '../core/types';
+import { assert, assertSafeInteger } from '../core';
+import type { ConfState, Entry, EntryType, HardState } from '../core';
 import { crc32 } from './record-codec';
 
 export const FRAME_MAGIC = 0x4357414c; // "CWAL"

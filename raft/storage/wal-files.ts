@@ -17,7 +17,7 @@
 import * as fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import { assert } from '../core/assert';
+import { assert } from '../core';
 
 /**
  * The modes of everything the store writes: its files hold every value (Secrets included), so

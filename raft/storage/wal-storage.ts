@@ -38,14 +38,14 @@
  */
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import { assert, assertSafeInteger } from '../core/assert';
-import { RaftError, isRaftError } from '../core/errors';
-import type { ConfState, Entry, HardState, Snapshot } from '../core/types';
+import { assert, assertSafeInteger } from '../core';
+import { RaftError, isRaftError } from '../core';
+import type { ConfState, Entry, HardState, Snapshot } from '../core';
 import { cloneConfState, MemoryStorage } from './memory-storage';
 import type { ConfStateRecord } from './record-codec';
 import { SnapFiles } from './snap-files';
 import { MemoryBackedLog } from './memory-backed-log';
-import type { LogStorage } from '../core/log-storage';
+import type { LogStorage } from '../core';
 import { encodeFrameInto, frameBytes, scanSegment, WalScanError, type FrameParts, type WalRecord } from './wal-codec';
 import { PRIVATE_DIR_MODE, closeFd, createZeroFilledFile, fsyncDirectory, listSegments, openSegmentForWriting, segmentFileName, writeAt } from './wal-files';
 

@@ -28,8 +28,8 @@
  * Plus durable-state sanity: a node's persisted term never decreases, its persisted vote never
  * changes within a term, and its persisted commit index never decreases.
  */
-import type { Raft } from '../core/raft';
-import type { Entry, HardState, NodeId, ReadState } from '../core/types';
+import type { Raft } from '../core';
+import type { Entry, HardState, NodeId, ReadState } from '../core';
 import { entryKey, type SimStateMachine } from './sim-state-machine';
 
 export class SimulationViolation extends Error {

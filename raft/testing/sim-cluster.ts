@@ -19,13 +19,13 @@
  * Crash-recovery model: a restarted node's state machine is rebuilt from its disk's snapshot and
  * the core is told applied = snapshot index, so committed entries after it are applied again.
  */
-import { assert } from '../core/assert';
-import { decodeConfChange } from '../core/conf-change';
-import { isRaftError } from '../core/errors';
-import { SeededRandom } from '../core/rand';
-import { RawNode } from '../core/raw-node';
-import type { Raft } from '../core/raft';
-import { appliableBeforePersisting, mayBeSentBeforePersisting, type ConfChange, type Entry, type Message, type NodeId, type Ready } from '../core/types';
+import { assert } from '../core';
+import { decodeConfChange } from '../core';
+import { isRaftError } from '../core';
+import { SeededRandom } from '../core';
+import { RawNode } from '../core';
+import type { Raft } from '../core';
+import { appliableBeforePersisting, mayBeSentBeforePersisting, type ConfChange, type Entry, type Message, type NodeId, type Ready } from '../core';
 import { MemoryStorage } from '../storage/index';
 import { SafetyChecker, SimulationViolation, type CheckedNode } from './checkers';
 import { RELIABLE_NETWORK, SimNetwork, type Envelope, type NetworkFaults } from './sim-network';

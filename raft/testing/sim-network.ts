@@ -11,9 +11,9 @@
  *
  * In the spirit of tigerbeetle/tigerbeetle: src/testing/packet_simulator.zig.
  */
-import { assert } from '../core/assert';
-import type { SeededRandom } from '../core/rand';
-import type { Message, NodeId } from '../core/types';
+import { assert } from '../core';
+import type { SeededRandom } from '../core';
+import type { Message, NodeId } from '../core';
 
 export interface NetworkFaults {
   /** Probability that a message is lost. */

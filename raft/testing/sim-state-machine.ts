@@ -6,9 +6,9 @@
  * Invariant: keys[i - 1] is the key of the entry applied at index i, for every i in
  * [1, appliedIndex]; nothing is ever skipped, so appliedIndex === keys.length.
  */
-import { assert } from '../core/assert';
-import { decodeConfChange } from '../core/conf-change';
-import type { Entry } from '../core/types';
+import { assert } from '../core';
+import { decodeConfChange } from '../core';
+import type { Entry } from '../core';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

@@ -16,8 +16,8 @@
  *
  * Any violation throws SimulationViolation whose message starts with "seed S step N".
  */
-import { SeededRandom } from '../core/rand';
-import type { NodeId } from '../core/types';
+import { SeededRandom } from '../core';
+import type { NodeId } from '../core';
 import { SimulationViolation } from './checkers';
 import { SimCluster, type CrashPoint, type RequestOutcome, type SimClusterStats } from './sim-cluster';
 import { RELIABLE_NETWORK, type NetworkFaults } from './sim-network';

@@ -17,7 +17,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as grpc from '@grpc/grpc-js';
 import * as protobuf from 'protobufjs';
-import { assert, assertSafeInteger } from '../core/assert';
+import { assert, assertSafeInteger } from '../core';
 import {
   EMPTY_BYTES,
   isLocalMessage,
@@ -27,7 +27,7 @@ import {
   type Message,
   type MessageType,
   type SnapshotMetadata,
-} from '../core/types';
+} from '../core';
 
 /** Bytes received that do not form a valid message of this protocol. */
 export class WireFormatError extends Error {

@@ -30,9 +30,9 @@
  * from its drive loop, which must not be re-entered.
  */
 import * as grpc from '@grpc/grpc-js';
-import type { Message, NodeId } from '../core/types';
-import { isLocalMessage } from '../core/types';
-import type { Transport } from '../node/contracts';
+import type { Message, NodeId } from '../core';
+import { isLocalMessage } from '../core';
+import type { Transport } from '../node';
 import type { MutualTls } from './mutual-tls';
 import {
   decodeMessage,

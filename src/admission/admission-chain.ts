@@ -18,7 +18,7 @@
  */
 import { errors } from '../util';
 import { inStage, type TraceContext } from '../observability/spans';
-import type { UserInfo } from '../authn/user-info';
+import type { UserInfo } from '../authn';
 import type { JsonObject } from '../storage';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';

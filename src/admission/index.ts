@@ -37,3 +37,7 @@ export { SYSTEM_PRIORITY_CLASSES } from './plugins/priority';
 export { calculateUsage, evaluatorFor, parseObjectCountName, type QuotaObjectSource } from './quota/evaluators';
 export { resourceListJson, resourceListOf } from './quantity';
 export { equalLists, type ResourceList } from './quota/resource-list';
+export { AdmissionMetrics, CircuitBreaker, DEFAULT_CIRCUIT_BREAKER, IMAGE_POLICY_WEBHOOK_PLUGIN, MUTATING_WEBHOOK_PLUGIN, VALIDATING_WEBHOOK_PLUGIN, imagePolicyWebhook, mutatingAdmissionWebhook, validatingAdmissionWebhook, webhookAdmissionMetrics } from './webhook';
+export type { CircuitBreakerOptions, ResourceCatalog, WebhookAdmissionPlugin, WebhookPluginDeps } from './webhook';
+export { EndpointsServiceResolver } from './webhook/service-resolver';
+export type { ServiceResolver } from './webhook/service-resolver';

@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { errors } from '../util';
-import type { ServiceResolver } from '../admission/webhook/service-resolver';
+import type { ServiceResolver } from '../admission';
 import type { WebhookClientConfig } from './crd-model';
 import { isObject, type JsonObject } from './json-schema';
 

@@ -10,7 +10,7 @@
 import { applyDefaults as builtInDefaults } from '../apis/defaulting';
 import { toTable } from '../apis/table';
 import { fieldErrorCause, invalidMessage, qualifiedKind, type FieldError } from '../apis/validation';
-import type { ResourceStrategy, UpdateSubresource, ValidationFailure } from '../registry/strategy';
+import type { ResourceStrategy, UpdateSubresource, ValidationFailure } from '../registry';
 import { CLEANUP_FINALIZER, CRD_GROUP, CRD_KIND, versionsOf, withCondition } from './crd-model';
 import { validateCrdCreate, validateCrdStatusUpdate, validateCrdUpdate } from './crd-validation';
 import { isObject, type JsonObject } from './json-schema';

@@ -16,7 +16,7 @@
  * lookup never sees half an update. Schemas are the CRD's own objects (compiled CEL programs are
  * cached per schema object and dropped with it).
  */
-import { EndpointsServiceResolver } from '../admission/webhook/service-resolver';
+import { EndpointsServiceResolver } from '../admission';
 import { storageVersionHash } from '../apis/catalogue';
 import type { APIGroup, APIResource, APIResourceList } from '../apis/discovery';
 import { topologyFromSchema, type TopologyNode } from '../apply';

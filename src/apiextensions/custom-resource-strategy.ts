@@ -14,7 +14,7 @@ import { FieldPath, fieldErrorCause, invalidMessage, qualifiedKind, type FieldEr
 import { invalid } from '../apis/validation/field-error';
 import { isDNS1123Subdomain } from '../apis/validation/name-validation';
 import { validateGenericObjectMeta, validateGenericObjectMetaUpdate } from '../apis/validation/object-meta-validation';
-import type { ResourceStrategy, UpdateSubresource, ValidationFailure } from '../registry/strategy';
+import type { ResourceStrategy, UpdateSubresource, ValidationFailure } from '../registry';
 import { validateRules } from './cel/rule-validator';
 import type { CrdVersion, ScaleSubresource } from './crd-model';
 import { applySchemaDefaults } from './defaulting';

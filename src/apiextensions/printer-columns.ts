@@ -19,7 +19,7 @@
  */
 import { JsonPath } from '../apis/jsonpath';
 import { CREATION_TIMESTAMP_DESCRIPTION, OBJECT_NAME_DESCRIPTION, humanDuration } from '../apis/table';
-import type { TableRequest } from '../registry/strategy';
+import type { TableRequest } from '../registry';
 import type { PrinterColumn } from './crd-model';
 import { isObject, type JsonObject } from './json-schema';
 

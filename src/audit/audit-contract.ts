@@ -4,7 +4,7 @@
  * made on, and the record of each stage. It lives here, below the HTTP layer, so that the
  * backends never import the layer that calls them.
  */
-import type { UserInfo } from '../authn/user-info';
+import type { UserInfo } from '../authn';
 import type { RequestContext, RequestInfo } from '../endpoints';
 
 export type AuditLevel = 'None' | 'Metadata' | 'Request' | 'RequestResponse';

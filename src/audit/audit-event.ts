@@ -19,7 +19,7 @@
  * objects (kube-apiserver logs them at Request level and leaves it to the policy to avoid).
  */
 import type { AuditLevel, AuditRecord } from './audit-contract';
-import type { UserInfo } from '../authn/user-info';
+import type { UserInfo } from '../authn';
 
 type Json = Record<string, unknown>;
 

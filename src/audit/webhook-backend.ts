@@ -14,7 +14,7 @@
  *   logged with their number and the error, never their content.
  */
 import { Agent, request } from 'undici';
-import type { WebhookClientConfig } from '../authn/webhook-kubeconfig';
+import type { WebhookClientConfig } from '../authn';
 import type { AuditErrorReporter, AuditEventBackend, AuditEventJson } from './audit-backend';
 
 export const WEBHOOK_PLUGIN = 'webhook';

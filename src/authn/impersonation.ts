@@ -21,7 +21,7 @@
  * The caller is returned as `originalUser` for the audit trail's impersonatedUser/user pair.
  * `stripImpersonationHeaders` removes the headers once applied.
  */
-import { ApiError, errors } from '../util/api-error';
+import { ApiError, errors } from '../util';
 import { firstHeaderValue, headerValues, pathUnescape, withoutHeaders, type HeaderMap } from './headers';
 import { serviceAccountGroups, serviceAccountUserName, splitServiceAccountUserName } from './service-account-token';
 import { ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP, type UserInfo } from './user-info';

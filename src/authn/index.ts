@@ -110,3 +110,4 @@ export {
   type ImpersonationOutcome,
 } from './impersonation';
 export { reviewToken, type TokenReviewInput } from './token-review';
+export { BOOTSTRAP_KEYS, BOOTSTRAP_TOKEN_SECRET_PREFIX, BOOTSTRAP_TOKEN_SECRET_TYPE } from './bootstrap-token-authenticator';

@@ -18,7 +18,7 @@
  *
  * Admission (createValidation) is the caller's, between the checks above and the review.
  */
-import { ApiError, errors } from '../util/api-error';
+import { ApiError, errors } from '../util';
 import type { AuthenticationResult, TokenAuthenticator } from './authenticator';
 import { authenticateBearerToken, bearerTokenFromHeaders } from './bearer-token';
 import { ANONYMOUS, withAuthenticatedGroup } from './user-info';

@@ -11,7 +11,7 @@
  *   an authorizer answers allow or deny     → that answer and its reason
  *   none has an opinion                     → no-opinion, reasons joined, errors aggregated
  */
-import { MASTERS_GROUP, type UserInfo } from '../authn/user-info';
+import { MASTERS_GROUP, type UserInfo } from '../authn';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer, NonResourceRule, ResourceRule, RuleResolver, RulesForUser } from './authorizer';
 import { aggregateErrorText, goQuote, goQuoteList } from './rbac/go-text';
 

@@ -8,7 +8,7 @@
  * opinion the request is denied (defaults fail closed). `reason` is shown to the client in the
  * 403's message where kube-apiserver shows it, so it must not carry secrets either.
  */
-import type { UserInfo } from '../authn/user-info';
+import type { UserInfo } from '../authn';
 
 export interface AuthorizationAttributes {
   readonly user: UserInfo;

@@ -12,7 +12,7 @@
  * (kind is the resource). When an authorizer failed (AuthorizationResult.error) and none
  * allowed, v1.25 answers 500 "Internal error occurred: ..." instead.
  */
-import { ApiError, errors } from '../util/api-error';
+import { ApiError, errors } from '../util';
 import type { AuthorizationAttributes, AuthorizationResult } from './authorizer';
 import { goQuote } from './rbac/go-text';
 

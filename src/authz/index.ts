@@ -49,3 +49,4 @@ export {
   type ReviewOutcome,
 } from './review/access-reviews';
 /** The authorizer checks the impersonation filter makes (spec 02 §5.7). */
+export { FeedMirror } from './object-feed';

@@ -10,7 +10,7 @@
  * (it refills) and the subscriber must list again. Listeners run synchronously on the feed's
  * event path, so they must be quick and must not throw.
  */
-import type { WatchEventType } from '../storage/object-store';
+import type { WatchEventType } from '../storage';
 
 export type FeedObject = { [key: string]: unknown };
 

@@ -13,7 +13,7 @@ import { addMember, formatMemberTable, localClusterDown, localClusterUp, memberS
 import { snapshotCommand } from './snapshot';
 import { chaosCommand } from './chaos';
 import { SECURITY_FLAGS, securityFromFlags } from './security-flags';
-import { startCompactor } from '../storage/compactor';
+import { startCompactor } from '../storage';
 import { ENCRYPTION_PROVIDER_CONFIG_FLAG, STORE_CLIENT_FLAGS, STORE_TLS_FLAGS, encryptionProviders, externalEtcdTls, foundsSharedPki, prepareSharedPki, resolveStoreTls, storeClientTls } from './store-flags';
 import { pkiCommand } from './pki';
 import { availableParallelism } from 'node:os';

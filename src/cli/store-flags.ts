@@ -28,7 +28,7 @@ import {
   storeNamesForAddresses,
 } from '../certificates';
 import type { StoreTls } from '../server/store-server';
-import { isEncryptionError, loadEncryptionConfiguration, type ValueTransformer } from '../storage/encryption';
+import { isEncryptionError, loadEncryptionConfiguration, type ValueTransformer } from '../storage';
 import { FlagError, type FlagSpec, type FlagValues } from './flags';
 
 export const STORE_TLS_FLAGS: FlagSpec[] = [

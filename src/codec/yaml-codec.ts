@@ -26,7 +26,7 @@
  * runs request bodies on a worker thread so that this never blocks the replica.
  */
 import * as YAML from 'yaml';
-import { MAX_BODY_DEPTH } from '../util/json-depth';
+import { MAX_BODY_DEPTH } from '../util';
 import { duplicateKeysErrorOf } from './yaml-duplicate-keys';
 
 export type YamlCodecErrorReason = 'Malformed' | 'MultipleDocuments' | 'NotRepresentable' | 'TooDeep' | 'ExcessiveAliasing' | 'TooLarge';

@@ -17,9 +17,9 @@
  *
  * Each object is created when missing and never overwritten: an operator's edit stands.
  */
-import type { GenericRegistry } from '../registry/generic-registry';
-import type { ServedResource } from '../registry/served-resource';
-import type { JsonObject } from '../storage/object-store';
+import type { GenericRegistry } from '../registry';
+import type { ServedResource } from '../registry';
+import type { JsonObject } from '../storage';
 import { ApiError } from '../util';
 import { CLUSTER_INFO_NAME, CLUSTER_INFO_NAMESPACE, KUBECONFIG_KEY } from './bootstrap-signer';
 

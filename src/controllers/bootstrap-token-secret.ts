@@ -6,8 +6,8 @@
  * 16-character secret of `[a-z0-9]`. `expiration` is RFC 3339; one that does not parse counts as
  * expired, as cluster-bootstrap treats it.
  */
-import { BOOTSTRAP_KEYS, BOOTSTRAP_TOKEN_SECRET_PREFIX, BOOTSTRAP_TOKEN_SECRET_TYPE } from '../authn/bootstrap-token-authenticator';
-import type { JsonObject } from '../storage/object-store';
+import { BOOTSTRAP_KEYS, BOOTSTRAP_TOKEN_SECRET_PREFIX, BOOTSTRAP_TOKEN_SECRET_TYPE } from '../authn';
+import type { JsonObject } from '../storage';
 
 export const TOKEN_NAMESPACE = 'kube-system';
 export const TOKEN_SECRETS_PREFIX = `/registry/secrets/${TOKEN_NAMESPACE}/`;

@@ -15,10 +15,10 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { decodePemBlocks } from '../apis/validation';
-import { FeedMirror, type FeedObject, type ObjectFeed } from '../authz/object-feed';
-import type { GenericRegistry } from '../registry/generic-registry';
-import type { ServedResource } from '../registry/served-resource';
-import type { JsonObject } from '../storage/object-store';
+import { FeedMirror, type FeedObject, type ObjectFeed } from '../authz';
+import type { GenericRegistry } from '../registry';
+import type { ServedResource } from '../registry';
+import type { JsonObject } from '../storage';
 import { ApiError } from '../util';
 import { CERTIFICATE_CONTROLLER_USER, CSR_KEY_PREFIX, csrConditions, issuedCertificate } from './csr-status';
 

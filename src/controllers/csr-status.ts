@@ -8,8 +8,8 @@
  * CertificateApproval and CertificateSigning admission plugins authorize these writes as they
  * authorize kube-controller-manager's).
  */
-import { SERVICE_ACCOUNTS_GROUP, AUTHENTICATED_GROUP, SERVICE_ACCOUNT_USER_PREFIX, type UserInfo } from '../authn/user-info';
-import type { JsonObject } from '../storage/object-store';
+import { SERVICE_ACCOUNTS_GROUP, AUTHENTICATED_GROUP, SERVICE_ACCOUNT_USER_PREFIX, type UserInfo } from '../authn';
+import type { JsonObject } from '../storage';
 import { CertificateRequestError, parseCertificateRequestPem, type CertificateRequest } from '../apis/validation';
 
 export const CSR_KEY_PREFIX = '/registry/certificatesigningrequests/';

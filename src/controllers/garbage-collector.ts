@@ -12,9 +12,9 @@
  * (deletions, deletion marks) and on a slow period, so a restart or a missed event only delays it.
  */
 import { ApiError } from '../util';
-import type { GenericRegistry } from '../registry/generic-registry';
-import type { ServedResource } from '../registry/served-resource';
-import type { JsonObject, ObjectStore, StoreWatch } from '../storage/object-store';
+import type { GenericRegistry } from '../registry';
+import type { ServedResource } from '../registry';
+import type { JsonObject, ObjectStore, StoreWatch } from '../storage';
 
 export const ORPHAN_FINALIZER = 'orphan';
 export const FOREGROUND_FINALIZER = 'foregroundDeletion';

@@ -5,9 +5,9 @@
  * A replica that stops releases its lease; one that dies drops out when its lease expires.
  */
 import { ApiError } from '../util';
-import type { GenericRegistry } from '../registry/generic-registry';
-import type { ServedResource } from '../registry/served-resource';
-import type { JsonObject } from '../storage/object-store';
+import type { GenericRegistry } from '../registry';
+import type { ServedResource } from '../registry';
+import type { JsonObject } from '../storage';
 
 export interface KubernetesServiceOptions {
   registry: GenericRegistry;

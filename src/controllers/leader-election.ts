@@ -8,9 +8,9 @@
  * releases the lease so another replica takes over at once.
  */
 import { ApiError } from '../util';
-import type { GenericRegistry } from '../registry/generic-registry';
-import type { ServedResource } from '../registry/served-resource';
-import type { JsonObject } from '../storage/object-store';
+import type { GenericRegistry } from '../registry';
+import type { ServedResource } from '../registry';
+import type { JsonObject } from '../storage';
 
 export interface LeaderElectionOptions {
   registry: GenericRegistry;

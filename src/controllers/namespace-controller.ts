@@ -5,9 +5,9 @@
  * step is idempotent and concurrent replicas only meet as retried conflicts.
  */
 import { ApiError } from '../util';
-import type { GenericRegistry } from '../registry/generic-registry';
-import type { ServedResource } from '../registry/served-resource';
-import type { JsonObject, ObjectStore, StoreWatch } from '../storage/object-store';
+import type { GenericRegistry } from '../registry';
+import type { ServedResource } from '../registry';
+import type { JsonObject, ObjectStore, StoreWatch } from '../storage';
 
 export const NAMESPACE_FINALIZER = 'kubernetes';
 

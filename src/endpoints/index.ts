@@ -12,3 +12,4 @@ export { BodyCodec, refuseTooDeep, yamlBodyError, type ProtobufObjectCodec, type
 export { negotiateResponse, parseMediaRanges, requestRepresentation, mediaTypeOf, type Representation, type ResponseChoice, type MediaRange } from './negotiation';
 export type { ApplyPatch, EndpointsConfig, FieldValidationLevel, ResourceResolver, ServerSideApply, TypedDecode, VirtualCreate, VirtualCreateResult, VirtualRead } from './request-scope';
 export { RequestScope } from './request-scope';
+export type { ConnectConfig } from './handlers';

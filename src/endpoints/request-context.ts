@@ -17,8 +17,8 @@
 import type { X509Certificate } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { errors } from '../util';
-import type { UserInfo } from '../authn/user-info';
-import { ANONYMOUS } from '../authn/user-info';
+import type { UserInfo } from '../authn';
+import { ANONYMOUS } from '../authn';
 import type { TraceContext } from '../observability/spans';
 import type { RequestInfo } from './request-info';
 import type { ResponseWriter } from './response-writer';

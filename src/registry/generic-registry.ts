@@ -11,7 +11,7 @@ import { inStageSync, type TraceContext } from '../observability/spans';
 import type { KvCallOptions } from '../../raft';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AdmissionChain, type AdmissionAttributes, type AdmissionRecorder } from '../admission';
-import type { UserInfo } from '../authn/user-info';
+import type { UserInfo } from '../authn';
 import { errors, type GroupResource } from '../util';
 import { decodeStoredJson, isStorageError, servedJson, storedPrefix, type JsonObject, type ObjectStore, type SideKeys, type StoredJson, type StoredObject, type WatchCache } from '../storage';
 import { isManagedFieldsReset } from '../apply';

@@ -10,7 +10,7 @@
  * names, uids, timestamps and resourceVersions belong to the registry.
  */
 import type { FieldLabelConversion } from '../apis/selectors';
-import type { UserInfo } from '../authn/user-info';
+import type { UserInfo } from '../authn';
 import type { StatusCause } from '../util';
 
 export type JsonObject = { [key: string]: unknown };

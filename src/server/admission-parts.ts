@@ -23,7 +23,7 @@ import {
   type AdmissionStepObserver,
   type KindMapping,
 } from '../admission';
-import type { CircuitBreakerOptions } from '../admission/webhook';
+import type { CircuitBreakerOptions } from '../admission';
 import type { Authorizer } from '../authz';
 import type { GenericRegistry, ServedResource } from '../registry';
 import type { JsonObject, ObjectStore, WatchCache } from '../storage';

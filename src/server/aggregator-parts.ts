@@ -15,7 +15,7 @@ import {
   type ApiServiceLookup, type RequestHeaderSettings,
 } from '../aggregator';
 import type { ResourceResolver } from '../endpoints';
-import type { DiscoveryDocuments } from '../http/non-resource-routes';
+import type { DiscoveryDocuments } from '../http';
 import { resourceKeyPrefix, type GenericRegistry, type ServedResource } from '../registry';
 import type { WatchCache } from '../storage';
 import type { AuthenticationOptions } from '../authn';

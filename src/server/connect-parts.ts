@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { issueClientCertificate, type CertificateAndKey } from '../certificates';
 import type { AdmissionChain } from '../admission';
-import type { ConnectConfig } from '../endpoints/handlers';
+import type { ConnectConfig } from '../endpoints';
 import { DEFAULT_KUBELET_PORT, DEFAULT_KUBELET_PREFERRED_ADDRESS_TYPES, type ProxyTransport } from '../proxy';
 
 export const KUBELET_CLIENT_USER = 'kube-apiserver-kubelet-client';

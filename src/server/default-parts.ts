@@ -24,7 +24,7 @@ import { TokenController } from '../controllers/token-controller';
 import { RootCaPublisher } from '../controllers/root-ca-publisher';
 import { ResourceQuotaController } from '../controllers/resource-quota-controller';
 import type { ServiceAccountTokenSigner } from '../authn';
-import type { DiscoveryDocuments } from '../http/non-resource-routes';
+import type { DiscoveryDocuments } from '../http';
 import type { GenericRegistry } from '../registry';
 import type { ServedResourceInfo } from './webhook-parts';
 import { ObjectStore, type JsonObject, type WatchCache } from '../storage';

@@ -10,8 +10,8 @@
 import { prefixEnd, type KvClient } from '../../raft';
 import { CacheInformer } from '../controllers/cache-informer';
 import { FlowController, MaxInFlightLimiter, dumpPriorityLevels, dumpQueues, dumpRequests, type FlowSchema, type PriorityLevelConfiguration } from '../flowcontrol';
-import { maxInFlightFilter, priorityAndFairnessFilter, type Filter } from '../http/filters';
-import type { ExtraDocument } from '../http/non-resource-routes';
+import { maxInFlightFilter, priorityAndFairnessFilter, type Filter } from '../http';
+import type { ExtraDocument } from '../http';
 import type { ApiMetrics } from '../observability/api-metrics';
 import type { WatchCache } from '../storage';
 

@@ -32,7 +32,7 @@ import {
 import type { AuditBackend } from '../audit';
 import { STORE_PKI_FILES, pkiDirectory } from '../certificates';
 import type { JsonObject, VirtualCreate } from '../endpoints';
-import { authenticationFilter, authorizationFilter, auditFilter, impersonationFilter, requestInfoFilter, type Filter } from '../http/filters';
+import { authenticationFilter, authorizationFilter, auditFilter, impersonationFilter, requestInfoFilter, type Filter } from '../http';
 import type { WatchCache } from '../storage';
 
 export interface ApiServerSecurity {

@@ -22,7 +22,7 @@ import {
   type ResourceCatalog,
   type WebhookAdmissionPlugin,
   type WebhookPluginDeps,
-} from '../admission/webhook';
+} from '../admission';
 import type { ResourceResolver, TypedDecode } from '../endpoints';
 import { resourceKeyPrefix, strategyFor, type ServedResource } from '../registry';
 import type { JsonObject, ObjectStore, WatchCache } from '../storage';

@@ -7,3 +7,6 @@ export { WatchCache, encodedEvent, type CacheSubscription, type CachedEvent, typ
 export { StorageError, isStorageError, type StorageErrorCode } from './errors';
 export { servedJson, storedPrefix, decodeStoredJson } from './stored-json';
 export { migrateKeyLayout, STORAGE_LAYOUT, STORAGE_LAYOUT_KEY, type KeyMove, type KeyLayoutMigrationOptions, type KeyLayoutMigrationSummary } from './key-layout-migration';
+export { startCompactor } from './compactor';
+export { EncryptionAtRest, isEncryptionError, loadEncryptionConfiguration } from './encryption';
+export type { ValueTransformer } from './encryption';

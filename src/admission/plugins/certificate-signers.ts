@@ -4,7 +4,7 @@
  * certificates.k8s.io, any version, named after the signer, then after its `<domain>/*`
  * wildcard. Requests without a user (the server's own) are allowed.
  */
-import type { UserInfo } from '../../authn/user-info';
+import type { UserInfo } from '../../authn';
 import type { AdmissionAuthorizer } from '../plugin-registry';
 
 export async function isAuthorizedForSigner(authorizer: AdmissionAuthorizer, user: UserInfo | undefined, verb: string, signerName: string): Promise<boolean> {

@@ -13,7 +13,7 @@
  *   only its own; tokens: only bound to a pod on itself.
  * Other users are not restricted here.
  */
-import type { UserInfo } from '../../authn/user-info';
+import type { UserInfo } from '../../authn';
 import type { JsonObject } from '../../storage';
 import type { AdmissionAttributes } from '../admission-chain';
 import type { AdmissionPluginFactory } from '../plugin-registry';

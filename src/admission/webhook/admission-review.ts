@@ -18,7 +18,7 @@
  *   request without explanation`).
  */
 import { ApiError, type StatusDetails, type StatusReason } from '../../util';
-import type { UserInfo } from '../../authn/user-info';
+import type { UserInfo } from '../../authn';
 import type { JsonObject } from '../../storage';
 import { inGoOrder } from '../../apis/field-order';
 

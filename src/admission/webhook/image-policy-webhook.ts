@@ -22,7 +22,7 @@
 import { Agent, request } from 'undici';
 import { readFileSync } from 'node:fs';
 import { errors } from '../../util';
-import { parseWebhookKubeconfig, type WebhookClientConfig } from '../../authn/webhook-kubeconfig';
+import { parseWebhookKubeconfig, type WebhookClientConfig } from '../../authn';
 import type { AdmissionAttributes } from '../admission-chain';
 import type { JsonObject } from '../../storage';
 import { WebhookConfigurationError, errorText } from './errors';

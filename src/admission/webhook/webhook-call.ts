@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { errors } from '../../util';
-import type { UserInfo } from '../../authn/user-info';
+import type { UserInfo } from '../../authn';
 import { admissionReviewRequest, chooseReviewVersion, InvalidResponseError, verifyAdmissionResponse, type AdmissionResponse } from './admission-review';
 import type { WebhookMetricsSink, WebhookStepType } from './admission-metrics';
 import type { CircuitBreaker } from './circuit-breaker';

@@ -15,8 +15,8 @@
 import { randomUUID } from 'node:crypto';
 import { errors } from '../../util';
 import type { AdmissionAttributes, AdmissionPlugin } from '../admission-chain';
-import type { ObjectFeed } from '../../authz/object-feed';
-import type { UserInfo } from '../../authn/user-info';
+import type { ObjectFeed } from '../../authz';
+import type { UserInfo } from '../../authn';
 import type { JsonObject } from '../../storage';
 import { AdmissionMetrics, type WebhookMetricsSink, type WebhookStepType } from './admission-metrics';
 import { parseWebhookAdmissionConfiguration } from './admission-configuration';

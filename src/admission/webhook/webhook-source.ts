@@ -8,7 +8,7 @@
  * in their order. The list is rebuilt once per change and shared by every request until the next
  * one (callers must not change it).
  */
-import { FeedMirror, type ObjectFeed } from '../../authz/object-feed';
+import { FeedMirror, type ObjectFeed } from '../../authz';
 import type { JsonObject } from '../../storage';
 import { webhooksOf, type WebhookAccessor, type WebhookType } from './webhook-accessor';
 

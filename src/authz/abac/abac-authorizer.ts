@@ -16,7 +16,7 @@
  * "No policy matched.". Errors name the file and line, as v1.25's policyLoadError does.
  */
 import { readFileSync } from 'node:fs';
-import { AUTHENTICATED_GROUP, type UserInfo } from '../../authn/user-info';
+import { AUTHENTICATED_GROUP, type UserInfo } from '../../authn';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer, NonResourceRule, ResourceRule, RuleResolver, RulesForUser } from '../authorizer';
 import { AuthzError } from '../errors';
 import { trimRightStars } from '../rbac/rule-matching';

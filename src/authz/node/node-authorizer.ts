@@ -12,7 +12,7 @@
  * Otherwise, and for every other user, no opinion, with v1.25's reason texts. The relations come
  * from NodeGraph, kept from the feed's pods, persistentvolumes and volumeattachments.
  */
-import { NODES_GROUP, NODE_USER_PREFIX, type UserInfo } from '../../authn/user-info';
+import { NODES_GROUP, NODE_USER_PREFIX, type UserInfo } from '../../authn';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer, RuleResolver, RulesForUser } from '../authorizer';
 import { FeedMirror, type ObjectFeed } from '../object-feed';
 import { nodeRules } from '../rbac/bootstrap-policy';

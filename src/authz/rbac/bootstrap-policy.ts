@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { packageRoot } from '../../util/package-root';
+import { packageRoot } from '../../util';
 import { normalizeRules, type BindingObject, type NormalizedRule, type RoleObject } from './types';
 
 export interface BootstrapPolicy {

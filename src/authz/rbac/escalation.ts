@@ -13,8 +13,8 @@
  * - A refusal is a 403 whose message lists the missing rules compacted and sorted, each as
  *   rbacv1 CompactString prints it.
  */
-import { MASTERS_GROUP, type UserInfo } from '../../authn/user-info';
-import { ApiError, errors } from '../../util/api-error';
+import { MASTERS_GROUP, type UserInfo } from '../../authn';
+import { ApiError, errors } from '../../util';
 import type { AuthorizationAttributes } from '../authorizer';
 import { goQuoteList, goQuote } from './go-text';
 import { API_GROUP_ALL, RESOURCE_ALL, VERB_ALL, trimRightStars } from './rule-matching';

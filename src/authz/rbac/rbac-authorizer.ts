@@ -16,7 +16,7 @@
  * that allows (cluster bindings first, then the namespace's bindings, each in name order);
  * otherwise no opinion, with `RBAC: <errors>` when a binding that applies names a missing role.
  */
-import type { UserInfo } from '../../authn/user-info';
+import type { UserInfo } from '../../authn';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer, NonResourceRule, ResourceRule, RuleResolver, RulesForUser } from '../authorizer';
 import { FeedMirror, type MirrorChange, type ObjectFeed } from '../object-feed';
 import { aggregateErrorText, goQuote } from './go-text';

@@ -13,8 +13,8 @@
  * the 400/422 ApiError v1.25 answers for a bad request. A version left empty in
  * resourceAttributes is asked about as `*`.
  */
-import type { UserInfo } from '../../authn/user-info';
-import { ApiError, errors, type StatusCause } from '../../util/api-error';
+import type { UserInfo } from '../../authn';
+import { ApiError, errors, type StatusCause } from '../../util';
 import type { AuthorizationAttributes, Authorizer, RuleResolver } from '../authorizer';
 import { goQuote } from '../rbac/go-text';
 

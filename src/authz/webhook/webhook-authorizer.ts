@@ -16,7 +16,7 @@
  * - Its rules cannot be listed: SelfSubjectRulesReview reports incomplete.
  */
 import { Agent, request } from 'undici';
-import type { UserInfo } from '../../authn/user-info';
+import type { UserInfo } from '../../authn';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer, RuleResolver, RulesForUser } from '../authorizer';
 import type { WebhookEndpoint } from './webhook-config';
 

@@ -15,7 +15,7 @@ import { isIP } from 'node:net';
 import { lookup } from 'node:dns/promises';
 import { Readable } from 'node:stream';
 import { errors, ApiError } from '../../util';
-import type { UserInfo } from '../../authn/user-info';
+import type { UserInfo } from '../../authn';
 import type { ServedResource } from '../../registry';
 import {
   isProxyableAddress, joinHostPort, kubeletEndpoint, proxyRequest, proxyUpgrade, reachFailure, sendToBackend, streamBody, upgradeFailure, UnknownReasonError,

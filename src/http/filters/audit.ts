@@ -26,7 +26,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AuditBackend, AuditLevel, AuditPolicyDecision, AuditRecord, AuditStage } from '../../audit';
-import type { UserInfo } from '../../authn/user-info';
+import type { UserInfo } from '../../authn';
 import type { RequestContext } from '../../endpoints';
 import { errors } from '../../util';
 import type { Filter } from './filter';

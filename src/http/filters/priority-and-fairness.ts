@@ -19,7 +19,7 @@
  *   initialized).
  */
 import type { RequestContext } from '../../endpoints';
-import { MASTERS_GROUP } from '../../authn/user-info';
+import { MASTERS_GROUP } from '../../authn';
 import { errors } from '../../util';
 import type { Admission, FlowController, MaxInFlightLimiter, RequestDigest } from '../../flowcontrol';
 import { requestKind } from '../../flowcontrol';

@@ -16,7 +16,7 @@
  * strategy stamps metav1.Now() there.
  */
 import { fieldErrorCause, invalidMessage, qualifiedKind, validateCertificateSigningRequestApprovalUpdate, type FieldError } from '../../apis/validation';
-import type { UserInfo } from '../../authn/user-info';
+import type { UserInfo } from '../../authn';
 import type { CreateContext, JsonObject, ResourceStrategy, ValidationFailure } from '../strategy';
 import { defineStrategy } from './define-strategy';
 import { emptyStatus, withStatus, type KindRules } from './kind-rules';
