@@ -285,6 +285,16 @@ export class ApiHttpServer {
     return `${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
   }
 
+  /**
+   * Serves one HTTP/1.1 request that did not come through the listener: the in-process test
+   * harness (test/support/in-process-api.ts) hands node:http's pair over a stream of its own,
+   * so that a request meets the same chain, handlers and registry as one from the network.
+   */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    useGoStatusLines();
+    return this.serve(req, res);
+  }
+
   /** Ends every open watch (clients resume from their last version elsewhere) and stops listening. */
   async stop(): Promise<void> {
     this.options.endpoints.closeAllWatches();

@@ -2,9 +2,11 @@
  * Composition root of the Kubernetes API server (kubernetes/apiserver pkg/server/config.go:
  * Config → New): certificates and admin kubeconfig, the object store over a KV client (the
  * embedded replica or an external etcd), the watch cache, the registry with its strategies, the
- * resource endpoints, the filter chain, health checks and the HTTPS listener. Only this folder
+ * resource endpoints, the filter chain, health checks and the HTTPS listener (or, with `listen:
+ * false`, no listener: the in-process test harness hands requests to `handle`). Only this folder
  * and src/cli construct concrete classes; everything is built with what it needs, in order.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import type { KvClient, MetricFamily, StoreStatusReport } from '../../raft';
 import { join } from 'node:path';
@@ -84,6 +86,8 @@ export interface ApiServerConfig {
   aggregator?: AggregatorOptions;
   /** --enable-priority-and-fairness and the in-flight limits (default: v1.25's true, 400, 200). */
   flowControl?: FlowControlOptions;
+  /** false: no listener; requests arrive through the returned `handle` (the in-process test harness). Default true. */
+  listen?: boolean;
 }
 
 /**
@@ -167,6 +171,8 @@ export interface RunningApiServer {
   tokenSigner?: ServiceAccountTokenSigner;
   /** The authorizer chain requests go through (what a SubjectAccessReview asks), for controllers. */
   authorize: (attributes: AuthorizationAttributes) => Promise<AuthorizationResult>;
+  /** Serves one request handed over in process, through the same filter chain as the listener's. */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
   /** Starts failing /readyz, waits the shutdown delay, then stops listening. */
   stop(): Promise<void>;
 }
@@ -380,7 +386,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     log,
     kindOf: (group, version, resource) => parts.resolver.lookup(group, version, resource)?.kind,
   });
-  const address = await server.start();
+  const address = config.listen === false ? `${config.bindAddress}:${config.securePort}` : await server.start();
   const port = Number(address.slice(address.lastIndexOf(':') + 1));
   const url = apiServerUrl(advertisedHost, port);
   const kubeconfigPath = config.writeKubeconfig === false ? join(config.dataDir, ADMIN_KUBECONFIG_NAME) : await writeAdminKubeconfig(config.dataDir, certificates, url);
@@ -471,6 +477,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     clusterCaPem: certificates.ca.certPem,
     tokenSigner: security.authentication.tokenSigner,
     authorize: (attributes) => security.authorization.authorizer.authorize(attributes),
+    handle: (req, res) => server.handle(req, res),
     stop: async () => {
       shuttingDown = true;
       // Releasing this replica's endpoint lease needs the store; a replica without a quorum must still stop.
