@@ -4,7 +4,9 @@
  * registry applies (apiserver pkg/registry/generic/registry/store.go): system fields on create,
  * preserved fields on update, optimistic concurrency (unconditional updates where the strategy
  * allows them), no write for an update that changes nothing, finalizers, deletionTimestamp and
- * the generation bump that comes with it. Everything kind-specific comes from the resource's ResourceStrategy; storage failures leave
+ * the generation bump that comes with it. Update, patch, apply, finalizer removal, delete and
+ * the subresources' storage writes are read-modify-writes through one loop, storeGuaranteedUpdate
+ * (kube's storage GuaranteedUpdate: compare-and-swap on the mod revision, read again on conflict). Everything kind-specific comes from the resource's ResourceStrategy; storage failures leave
  * as Status errors (errors.ts), so callers above see only ApiErrors.
  */
 import { inStageSync, type TraceContext } from '../observability/spans';
@@ -12,7 +14,7 @@ import type { KvCallOptions } from '../../raft';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AdmissionChain, type AdmissionAttributes, type AdmissionRecorder } from '../admission';
 import type { UserInfo } from '../authn';
-import { errors, type GroupResource } from '../util';
+import { assert, errors, type GroupResource } from '../util';
 import { decodeStoredJson, isStorageError, servedJson, storedPrefix, type JsonObject, type ObjectStore, type SideKeys, type StoredJson, type StoredObject, type WatchCache } from '../storage';
 import { isManagedFieldsReset } from '../apply';
 import { inGoOrder } from '../apis/field-order';
@@ -61,6 +63,42 @@ export type DeleteResult =
   | { removed: true; object: JsonObject }
   /** Still present, now with a deletionTimestamp (finalizers pending). */
   | { removed: false; object: JsonObject };
+
+/** tryUpdate's answer that the object changed again after its write: read it again and retry. */
+const RETRY = Symbol('retry');
+
+/**
+ * What one attempt of a read-modify-write does with the object it read (the answer of
+ * storeGuaranteedUpdate's tryUpdate). Errors are thrown, not answered.
+ */
+type UpdateStep<T> =
+  /** Nothing to write (a dry run, a delete already under way): the answer as it is. */
+  | { kind: 'answer'; answer: T }
+  /** Remove the object if it is still at the revision read, releasing these side keys with it. */
+  | { kind: 'remove'; release?: string[]; answer: T }
+  /**
+   * Store `object` (in its storage version) if the object is still at the revision read, with
+   * `side` keys in the same transaction. `answer` turns the object as stored into the result
+   * (the object read, when `object` is what is stored already), or says RETRY.
+   */
+  | {
+    kind: 'replace';
+    object: JsonObject;
+    side?: SideKeys;
+    answer(written: StoredObject): Promise<T | typeof RETRY>;
+    /** Present for a dry run: when the object would change, its answer, and nothing is written. */
+    dryRunAnswer?(): Promise<T>;
+    /** A side key was taken by another write meanwhile: throws the client's error, or returns to retry. */
+    claimTaken?(): Promise<void>;
+  };
+
+/** Conditions on the object as stored, checked at every attempt before tryUpdate (kube's storage.Preconditions). */
+interface StoredPreconditions {
+  uid?: string;
+  resourceVersion?: string;
+  /** The error of a mismatch, worded as the caller's v1.25 counterpart words it; `recorded` is the stored value. */
+  mismatch(field: 'uid' | 'resourceVersion', recorded: string): Error;
+}
 
 /**
  * Side keys written in a write's own transaction (ServiceAllocator: cluster IPs and node ports),
@@ -630,23 +668,19 @@ export class GenericRegistry {
       }
       metadata.name = name;
       const preconditionRv = resourceVersionPrecondition(metadata.resourceVersion);
-      const key = this.key(resource, namespace, name);
-      for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
-        const current = await this.store.get(key, { trace: options.trace });
+      let created = false;
+      // A precondition meets the object as it is at each attempt: 404 if it was deleted, 409 if it was modified.
+      const answer = await this.storeGuaranteedUpdate(this.key(resource, namespace, name), gr, name, staleVersionPrecondition(gr, name, preconditionRv), async (current) => {
         if (current === undefined) {
           if (!this.strategyFor(resource).allowCreateOnUpdate || options.subresource !== '') throw errors.notFound(gr, name);
           if (preconditionRv !== undefined) throw errors.notFound(gr, name);
-          const created = await this.createNamed(resource, namespace, name, structuredClone(object), options);
-          return { object: created, created: true };
+          created = true;
+          return { kind: 'answer', answer: await this.createNamed(resource, namespace, name, structuredClone(object), options) };
         }
         if (preconditionRv === undefined) this.checkUnconditionalUpdate(resource, name);
-        else if (preconditionRv !== String(current.modRevision)) throw errors.staleResourceVersion(gr, name);
-        const result = await this.writeUpdate(resource, current, structuredClone(object), options);
-        if (result !== undefined) return { object: result, created: false };
-        // The object changed underneath: read it again, as GuaranteedUpdate does, so that a
-        // precondition meets what is there now (404 if it was deleted, 409 if it was modified).
-      }
-      throw errors.staleResourceVersion(gr, name);
+        return this.updateStep(resource, current, structuredClone(object), options);
+      }, options);
+      return { object: answer, created };
     } catch (err) {
       throw toApiError(err, { resource: gr, name });
     }
@@ -659,12 +693,9 @@ export class GenericRegistry {
   async guaranteedUpdate(resource: ServedResource, namespace: string, name: string, mutate: (current: JsonObject) => JsonObject | Promise<JsonObject>, options: WriteOptions & { preconditionRv?: string }): Promise<JsonObject> {
     const gr = groupResourceOf(resource);
     try {
-      const key = this.key(resource, namespace, name);
-      for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
-        const current = await this.store.get(key, { trace: options.trace });
+      return await this.storeGuaranteedUpdate(this.key(resource, namespace, name), gr, name, staleVersionPrecondition(gr, name, options.preconditionRv), async (current) => {
         if (current === undefined) throw errors.notFound(gr, name);
-        if (options.preconditionRv !== undefined && options.preconditionRv !== String(current.modRevision)) throw errors.staleResourceVersion(gr, name);
-        const desired = await mutate(structuredClone(await this.served(resource, current.object)));
+        const desired = await mutate(await this.served(resource, structuredClone(current.object)));
         this.checkTypeMeta(resource, desired);
         this.checkNamespace(resource, namespace, desired);
         const metadata = metadataOf(desired);
@@ -672,10 +703,8 @@ export class GenericRegistry {
         const rv = resourceVersionPrecondition(metadata.resourceVersion);
         if (rv === undefined) this.checkUnconditionalUpdate(resource, name);
         else if (rv !== String(current.modRevision)) throw errors.staleResourceVersion(gr, name);
-        const result = await this.writeUpdate(resource, current, desired, options);
-        if (result !== undefined) return result;
-      }
-      throw errors.staleResourceVersion(gr, name);
+        return this.updateStep(resource, current, desired, options);
+      }, options);
     } catch (err) {
       throw toApiError(err, { resource: gr, name });
     }
@@ -691,24 +720,70 @@ export class GenericRegistry {
   async mutateStored(resource: ServedResource, namespace: string, name: string, mutate: (current: JsonObject) => JsonObject, options: { dryRun: boolean }): Promise<JsonObject> {
     const gr = groupResourceOf(resource);
     try {
-      const key = this.key(resource, namespace, name);
-      for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
-        const current = await this.store.get(key);
+      return await this.storeGuaranteedUpdate(this.key(resource, namespace, name), gr, name, undefined, async (current) => {
         if (current === undefined) throw errors.notFound(gr, name);
-        const desired = mutate(structuredClone(this.outgoing(resource, current.object)));
+        const desired = mutate(this.outgoing(resource, structuredClone(current.object)));
         delete metadataOf(desired).resourceVersion;
-        if (options.dryRun) return desired;
-        const written = await this.store.replaceIfUnchanged(key, this.toStorage(resource, desired), current.modRevision);
-        if (written !== undefined) return this.outgoing(resource, written.object);
-      }
-      throw errors.staleResourceVersion(gr, name);
+        if (options.dryRun) return { kind: 'answer', answer: desired };
+        return { kind: 'replace', object: this.toStorage(resource, desired), answer: async (written) => this.outgoing(resource, written.object) };
+      }, {});
     } catch (err) {
       throw toApiError(err, { resource: gr, name });
     }
   }
 
-  /** One attempt at an update; undefined when the object changed underneath (retry). */
-  private async writeUpdate(resource: ServedResource, current: StoredObject, next: JsonObject, options: WriteOptions): Promise<JsonObject | undefined> {
+  /**
+   * The one read-modify-write loop of the registry (kube's storage GuaranteedUpdate,
+   * k8s.io/apiserver pkg/storage/etcd3 store.go): reads the object, checks `preconditions`
+   * against it, asks `tryUpdate` what to do with it, and writes that only if the object is still
+   * at the revision read (a compare-and-swap on its mod revision). When it is not, or a step
+   * after the write finds it changed again, the object is read again and tryUpdate asked again.
+   * An object that would be stored exactly as it is is not written (unless its stored value is
+   * stale: an older encryption key), and tryUpdate's answer gets the stored object as written.
+   * update, patch, apply, finalizer removal, delete and the subresources' storage writes share it.
+   * tryUpdate must leave `current` as it is: the object to store is compared with it.
+   */
+  private async storeGuaranteedUpdate<T>(key: string, gr: GroupResource, name: string, preconditions: StoredPreconditions | undefined, tryUpdate: (current: StoredObject | undefined) => Promise<UpdateStep<T>>, options: { trace?: TraceContext }): Promise<T> {
+    for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
+      const current = await this.store.get(key, { trace: options.trace });
+      if (current !== undefined && preconditions !== undefined) checkPreconditions(preconditions, current);
+      const step = await tryUpdate(current);
+      if (step.kind === 'answer') return step.answer;
+      assert(current !== undefined, `tryUpdate asked to write ${key}, which is not stored`);
+      if (step.kind === 'remove') {
+        const removedAt = await this.store.deleteIfUnchanged(key, current.modRevision, { release: step.release }, callOf(options));
+        if (removedAt !== undefined) return step.answer;
+        continue;
+      }
+      // kube's GuaranteedUpdate compares the bytes it would write with the stored ones.
+      if (current.stale !== true && sameStoredContent(step.object, current.object)) {
+        const answer = await step.answer(current);
+        if (answer !== RETRY) return answer;
+        continue;
+      }
+      if (step.dryRunAnswer !== undefined) return await step.dryRunAnswer();
+      let written: StoredObject | undefined;
+      try {
+        written = await this.store.replaceIfUnchanged(key, step.object, current.modRevision, step.side ?? {}, callOf(options));
+      } catch (err) {
+        // A side key (a Service's IP or port) another write took meanwhile: the client's error if it asked for it by value, else a new pick.
+        if (!isStorageError(err, 'ClaimTaken') || step.claimTaken === undefined) throw err;
+        await step.claimTaken();
+        continue;
+      }
+      if (written === undefined) continue;
+      const answer = await step.answer(written);
+      if (answer !== RETRY) return answer;
+    }
+    throw errors.staleResourceVersion(gr, name);
+  }
+
+  /**
+   * What an update of `current` to `next` stores (tryUpdate of update, patch and apply): system
+   * fields kept, defaults, managed fields, admission, the strategy and validation; a removal
+   * when the last finalizer of a terminating object goes.
+   */
+  private async updateStep(resource: ServedResource, current: StoredObject, next: JsonObject, options: WriteOptions): Promise<UpdateStep<JsonObject>> {
     const stored = current.object;
     // Strategies and validation see the old object in the version being written.
     const old = await this.served(resource, structuredClone(stored));
@@ -756,94 +831,94 @@ export class GenericRegistry {
       // v1.25 (Store.deleteWithoutFinalizers) answers with the object as last stored, its
       // finalizers and resourceVersion those of that version, a dry run as well.
       oldMeta.resourceVersion = String(current.modRevision);
-      if (options.dryRun) return old;
-      const removedAt = await this.store.deleteIfUnchanged(current.key, current.modRevision, { release: allocator?.releaseFor(old) }, callOf(options));
-      if (removedAt === undefined) return undefined;
-      return old;
+      if (options.dryRun) return { kind: 'answer', answer: old };
+      return { kind: 'remove', release: allocator?.releaseFor(old), answer: old };
     }
     delete metadata.resourceVersion;
+    // The object as it would be stored: unchanged, nothing is written and the answer is the old object.
+    const unchangedOrWritten = async (written: StoredObject): Promise<JsonObject> => (written === current ? old : await this.served(resource, written.object));
     let side: SideKeys = {};
+    let claimTaken: (() => Promise<void>) | undefined;
     if (allocator !== undefined) {
       const explicit = allocator.explicitKeys(next);
-      side = await allocator.allocateForUpdate(next, old);
+      const allocated = await allocator.allocateForUpdate(next, old);
       for (const held of allocator.releaseFor(old)) explicit.delete(held);
-      if (!options.dryRun) {
-        try {
-          // A value stored with an older encryption key is rewritten even unchanged (kube: GuaranteedUpdate and stale data).
-          if (current.stale !== true && sameStoredContent(await this.stored(resource, next), stored)) return old;
-          const written = await this.store.replaceIfUnchanged(current.key, await this.stored(resource, next), current.modRevision, side, callOf(options));
-          return written === undefined ? undefined : await this.served(resource, written.object);
-        } catch (err) {
-          if (!isStorageError(err, 'ClaimTaken')) throw err;
-          await this.failIfExplicitClaimTaken(allocator, next, side, explicit);
-          return undefined;
-        }
-      }
+      side = allocated;
+      claimTaken = () => this.failIfExplicitClaimTaken(allocator, next, allocated, explicit);
     }
     const toWrite = await this.stored(resource, next);
-    if (current.stale !== true && sameStoredContent(toWrite, stored)) return old;
-    if (options.dryRun) {
-      // Nothing was written: the answer carries the version it was computed from, as v1.25's
+    if (!options.dryRun) return { kind: 'replace', object: toWrite, side, answer: unchangedOrWritten, claimTaken };
+    return {
+      kind: 'replace',
+      object: toWrite,
+      answer: unchangedOrWritten,
+      // Nothing is written: the answer carries the version it was computed from, as v1.25's
       // dry-run GuaranteedUpdate answers (kubectl diff compares it with the live object).
-      metadata.resourceVersion = String(current.modRevision);
-      return await this.served(resource, next);
-    }
-    const written = await this.store.replaceIfUnchanged(current.key, toWrite, current.modRevision, {}, callOf(options));
-    return written === undefined ? undefined : await this.served(resource, written.object);
+      dryRunAnswer: async () => {
+        metadata.resourceVersion = String(current.modRevision);
+        return await this.served(resource, next);
+      },
+    };
   }
 
   async delete(resource: ServedResource, namespace: string, name: string, options: DeleteOptions): Promise<DeleteResult> {
     const gr = groupResourceOf(resource);
     try {
-      return await this.deleteOnce(resource, namespace, name, options);
+      return await this.deleteStored(resource, namespace, name, options);
     } catch (err) {
       throw toApiError(err, { resource: gr, name });
     }
   }
 
-  private async deleteOnce(resource: ServedResource, namespace: string, name: string, options: DeleteOptions): Promise<DeleteResult> {
+  /** rest.BeforeDelete and Store.Delete as one read-modify-write: preconditions, admission, then a grace period, finalizers or removal. */
+  private async deleteStored(resource: ServedResource, namespace: string, name: string, options: DeleteOptions): Promise<DeleteResult> {
     const gr = groupResourceOf(resource);
     const key = this.key(resource, namespace, name);
     const strategy = this.strategyFor(resource);
-    for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
-      const current = await this.store.get(key, { trace: options.trace });
+    // rest.BeforeDelete checks the preconditions first, naming the kind (its GroupResource holds the kind).
+    const pre = options.preconditions;
+    const byKind = { group: resource.group, resource: resource.kind };
+    const preconditions: StoredPreconditions | undefined = pre === undefined ? undefined : {
+      uid: pre.uid,
+      resourceVersion: pre.resourceVersion,
+      mismatch: (field, recorded) => errors.conflict(byKind, name, field === 'uid'
+        ? `the UID in the precondition (${pre.uid}) does not match the UID in record (${recorded}). The object might have been deleted and then recreated`
+        : `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${recorded}). The object might have been modified`),
+    };
+    return this.storeGuaranteedUpdate<DeleteResult>(key, gr, name, preconditions, async (current) => {
       if (current === undefined) throw errors.notFound(gr, name);
-      const object = await this.served(resource, current.object);
+      // A copy: the loop compares what is to be stored with `current` as read.
+      const object = await this.served(resource, structuredClone(current.object));
       const metadata = metadataOf(object);
-      // rest.BeforeDelete checks the preconditions first, naming the kind (its GroupResource holds the kind).
-      const pre = options.preconditions;
-      const byKind = { group: resource.group, resource: resource.kind };
-      if (pre?.uid !== undefined && pre.uid !== metadata.uid) {
-        throw errors.conflict(byKind, name, `the UID in the precondition (${pre.uid}) does not match the UID in record (${String(metadata.uid ?? '')}). The object might have been deleted and then recreated`);
-      }
-      if (pre?.resourceVersion !== undefined && pre.resourceVersion !== metadata.resourceVersion) {
-        throw errors.conflict(byKind, name, `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${String(metadata.resourceVersion ?? '')}). The object might have been modified`);
-      }
       const attributes: AdmissionAttributes = { ...admissionTarget(resource, namespace, name, '', options), operation: 'DELETE', oldObject: object, dryRun: options.dryRun };
       await this.admission.mutate(attributes);
       await this.admission.validate(attributes);
       const finalizers = Array.isArray(metadata.finalizers) ? [...(metadata.finalizers as string[])] : [];
       const policyFinalizer = options.propagationPolicy === 'Orphan' ? 'orphan' : options.propagationPolicy === 'Foreground' ? 'foregroundDeletion' : undefined;
+      const kept = async (written: StoredObject): Promise<DeleteResult> => ({ removed: false, object: await this.served(resource, written.object) });
       const pendingGrace = metadata.deletionGracePeriodSeconds;
       if (metadata.deletionTimestamp !== undefined && typeof pendingGrace === 'number' && pendingGrace > 0) {
         // Already deleting gracefully (rest.BeforeDelete): only a shorter grace period changes the
         // object, moving its deletionTimestamp by the difference of the two periods; at 0, and
         // with nothing else holding it, the object then goes as just written.
         const requested = options.gracePeriodSeconds;
-        if (requested === undefined || requested >= pendingGrace) return { removed: false, object };
+        if (requested === undefined || requested >= pendingGrace) return { kind: 'answer', answer: { removed: false, object } };
         const deadline = Date.parse(String(metadata.deletionTimestamp)) + (requested - pendingGrace) * 1000;
         metadata.deletionTimestamp = nowTimestamp(() => deadline);
         metadata.deletionGracePeriodSeconds = requested;
         if (policyFinalizer !== undefined && !finalizers.includes(policyFinalizer)) metadata.finalizers = [...finalizers, policyFinalizer];
-        if (options.dryRun) return { removed: false, object };
-        const written = await this.store.replaceIfUnchanged(key, await this.stored(resource, object), current.modRevision, {}, callOf(options));
-        if (written === undefined) continue;
-        const shortened = await this.served(resource, written.object);
-        const held = metadataOf(shortened).finalizers;
-        if (requested > 0 || (Array.isArray(held) && held.length > 0) || strategy.hasPendingFinalizers(shortened)) return { removed: false, object: shortened };
-        const removedAt = await this.store.deleteIfUnchanged(key, written.modRevision, { release: this.allocatorFor(resource)?.releaseFor(shortened) }, callOf(options));
-        if (removedAt === undefined) continue;
-        return { removed: true, object: shortened };
+        if (options.dryRun) return { kind: 'answer', answer: { removed: false, object } };
+        return {
+          kind: 'replace',
+          object: await this.stored(resource, object),
+          answer: async (written) => {
+            const shortened = await this.served(resource, written.object);
+            const held = metadataOf(shortened).finalizers;
+            if (requested > 0 || (Array.isArray(held) && held.length > 0) || strategy.hasPendingFinalizers(shortened)) return { removed: false, object: shortened };
+            const removedAt = await this.store.deleteIfUnchanged(key, written.modRevision, { release: this.allocatorFor(resource)?.releaseFor(shortened) }, callOf(options));
+            return removedAt === undefined ? RETRY : { removed: true, object: shortened };
+          },
+        };
       }
       const grace = strategy.gracePeriodSeconds(object, options.gracePeriodSeconds);
       if (grace > 0) {
@@ -854,21 +929,17 @@ export class GenericRegistry {
         metadata.deletionTimestamp = nowTimestamp(this.clock, grace * 1000);
         metadata.deletionGracePeriodSeconds = grace;
         if (policyFinalizer !== undefined && !finalizers.includes(policyFinalizer)) metadata.finalizers = [...finalizers, policyFinalizer];
-        if (options.dryRun) return { removed: false, object };
-        const written = await this.store.replaceIfUnchanged(key, await this.stored(resource, object), current.modRevision, {}, callOf(options));
-        if (written === undefined) continue;
-        return { removed: false, object: await this.served(resource, written.object) };
+        if (options.dryRun) return { kind: 'answer', answer: { removed: false, object } };
+        return { kind: 'replace', object: await this.stored(resource, object), answer: kept };
       }
       const needsFinalization = finalizers.length > 0 || policyFinalizer !== undefined || strategy.hasPendingFinalizers(object);
       if (!needsFinalization) {
-        if (options.dryRun) return { removed: true, object };
-        const removedAt = await this.store.deleteIfUnchanged(key, current.modRevision, { release: this.allocatorFor(resource)?.releaseFor(object) }, callOf(options));
-        if (removedAt === undefined) continue;
-        return { removed: true, object };
+        if (options.dryRun) return { kind: 'answer', answer: { removed: true, object } };
+        return { kind: 'remove', release: this.allocatorFor(resource)?.releaseFor(object), answer: { removed: true, object } };
       }
       // Graceful path: mark the object; controllers (garbage collector, namespace controller) finish it.
       if (metadata.deletionTimestamp !== undefined && (policyFinalizer === undefined || finalizers.includes(policyFinalizer))) {
-        return { removed: false, object };
+        return { kind: 'answer', answer: { removed: false, object } };
       }
       if (policyFinalizer !== undefined && !finalizers.includes(policyFinalizer)) {
         // Switching policy replaces the other policy's finalizer, as kube-apiserver does.
@@ -885,14 +956,25 @@ export class GenericRegistry {
       // prepareForUpdate, which keeps the stored one.
       if (startsDeletion) bumpGeneration(metadataOf(object));
       strategy.prepareForDeletion(object);
-      if (options.dryRun) return { removed: false, object };
-      const written = await this.store.replaceIfUnchanged(key, await this.stored(resource, object), current.modRevision, {}, callOf(options));
-      if (written === undefined) continue;
-      return { removed: false, object: await this.served(resource, written.object) };
-    }
-    throw errors.staleResourceVersion(gr, name);
+      if (options.dryRun) return { kind: 'answer', answer: { removed: false, object } };
+      return { kind: 'replace', object: await this.stored(resource, object), answer: kept };
+    }, options);
   }
 }
+
+/** A resourceVersion precondition of an update or patch: a mismatch is store.go's optimistic-lock 409. */
+function staleVersionPrecondition(gr: GroupResource, name: string, resourceVersion: string | undefined): StoredPreconditions | undefined {
+  return resourceVersion === undefined ? undefined : { resourceVersion, mismatch: () => errors.staleResourceVersion(gr, name) };
+}
+
+/** Throws the caller's error when the stored object is not the one the preconditions name. */
+function checkPreconditions(preconditions: StoredPreconditions, current: StoredObject): void {
+  const uid = (current.object.metadata as JsonObject | undefined)?.uid;
+  if (preconditions.uid !== undefined && preconditions.uid !== uid) throw preconditions.mismatch('uid', String(uid ?? ''));
+  const resourceVersion = String(current.modRevision);
+  if (preconditions.resourceVersion !== undefined && preconditions.resourceVersion !== resourceVersion) throw preconditions.mismatch('resourceVersion', resourceVersion);
+}
+
 
 /**
  * `managedFields: [{}]` asks a non-apply write to clear the managed fields (spec 01 §4.9): the
