@@ -24,7 +24,7 @@ import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from '../../src/cli/security-flags';
 import { prepareSharedPki } from '../../src/cli/store-flags';
 import { startApiServer, type RunningApiServer } from '../../src/server/api-server';
 import { buildApiServerParts, type DefaultParts } from '../../src/server/default-parts';
-import { memoryKv } from './memory-kv';
+import { memoryKv, type MemoryKvHooks } from './memory-kv';
 import { until } from './until';
 
 export const ADMIN_TOKEN = 'in-process-admin-token';
@@ -105,6 +105,8 @@ export class InProcessApi {
 
   private constructor(
     readonly api: RunningApiServer,
+    /** The in-memory store under the server, for a test that changes it behind the server's back. */
+    readonly kv: ReturnType<typeof memoryKv>,
     readonly parts: DefaultParts,
     private readonly dataDir: string,
   ) {
@@ -113,14 +115,17 @@ export class InProcessApi {
     });
   }
 
-  /** Starts the server over a new in-memory store and waits until its watch cache and authorizers are ready. */
-  static async start(): Promise<InProcessApi> {
+  /**
+   * Starts the server over a new in-memory store and waits until its watch cache and authorizers
+   * are ready. `kvHooks` (memory-kv.ts) let a test act just before the store applies a transaction.
+   */
+  static async start(kvHooks: MemoryKvHooks = {}): Promise<InProcessApi> {
     const dataDir = mkdtempSync(join(tmpdir(), 'carina-in-process-'));
     const log = (): void => undefined;
     await prepareSharedPki(dataDir, true, log);
     const tokenFile = join(dataDir, 'tokens.csv');
     writeFileSync(tokenFile, `${ADMIN_TOKEN},admin,admin-uid,system:masters\n${NOBODY_TOKEN},nobody,nobody-uid\n`);
-    const kv = memoryKv();
+    const kv = memoryKv(kvHooks);
     const parts = buildApiServerParts(kv, { runtimeConfig: '', storeHealthy: async () => undefined });
     const api = await startApiServer({
       dataDir,
@@ -140,7 +145,7 @@ export class InProcessApi {
       security: { authentication: { anonymousAuth: true, tokenAuthFile: tokenFile, serviceAccountIssuers: [DEFAULT_SERVICE_ACCOUNT_ISSUER] }, authorization: { modes: ['Node', 'RBAC'] } },
       flowControl: { enabled: false, maxRequestsInFlight: 400, maxMutatingRequestsInFlight: 200 },
     }, parts, log);
-    const harness = new InProcessApi(api, parts, dataDir);
+    const harness = new InProcessApi(api, kv, parts, dataDir);
     await until('the in-process API server to be ready', async () => (await harness.request({ method: 'GET', path: '/readyz' })).status === 200, 15_000);
     return harness;
   }
