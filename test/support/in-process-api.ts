@@ -61,8 +61,6 @@ export interface WatchStream {
   headers: http.IncomingHttpHeaders;
   /** The next event, waiting at most `timeoutMs`; undefined once the stream has ended. */
   next(timeoutMs?: number): Promise<WatchEvent | undefined>;
-  /** Events already received and not taken by next(). */
-  readonly buffered: readonly WatchEvent[];
   /** Ends the watch from the client's side. */
   close(): void;
 }
@@ -234,7 +232,6 @@ export class InProcessApi {
     return {
       status: response.statusCode ?? 0,
       headers: response.headers,
-      buffered: events,
       async next(timeoutMs = 5000): Promise<WatchEvent | undefined> {
         const deadline = Date.now() + timeoutMs;
         for (;;) {
