@@ -94,12 +94,19 @@ export async function list(scope: RequestScope): Promise<void> {
   const metadata: JsonObject = { resourceVersion: result.resourceVersion };
   if (result.continue !== undefined) metadata.continue = result.continue;
   if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
-  if (maybeWriteTable(scope, result.items, metadata)) return;
+  respondWithList(scope, result.items, metadata);
+}
+
+/** A list of `items` in the representation the client negotiated (a Table, partial metadata, JSON or Protobuf). */
+export function respondWithList(scope: RequestScope, items: JsonObject[], metadata: JsonObject): void {
+  const { resource } = scope;
+  const choice = scope.ctx.response.negotiate(scope.offer(true));
+  if (maybeWriteTable(scope, items, metadata)) return;
   if (choice.partial !== undefined) {
-    scope.ctx.response.writeObject(200, asPartialObjectMetadataList(result.items, metadata, choice.partial.apiVersion), undefined, 'items');
+    scope.ctx.response.writeObject(200, asPartialObjectMetadataList(items, metadata, choice.partial.apiVersion), undefined, 'items');
     return;
   }
   // The items are as read, in kube's field order already.
   const listMetadata = isBuiltInKind(apiVersionOf(resource), resource.listKind) ? metadata : unstructuredListMetadata(metadata);
-  scope.ctx.response.writeObject(200, { kind: resource.listKind, apiVersion: apiVersionOf(resource), metadata: listMetadata, items: result.items }, undefined, 'items');
+  scope.ctx.response.writeObject(200, { kind: resource.listKind, apiVersion: apiVersionOf(resource), metadata: listMetadata, items }, undefined, 'items');
 }
