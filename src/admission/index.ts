@@ -8,7 +8,7 @@
  * ```ts
  * const plugins = new AdmissionPluginRegistry();
  * registerBuiltinPlugins(plugins);
- * registerWebhookPlugins(plugins, wiring); // src/server/webhook-parts.ts
+ * registerWebhookPlugins(plugins, wiring); // src/server/admission-webhooks.ts
  * const { chain } = await buildAdmission({ enablePlugins, disablePlugins, configFile }, plugins, deps, [rbacEscalationCheck]);
  * new GenericRegistry({ ..., admission: chain });
  * ```

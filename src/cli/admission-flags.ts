@@ -6,7 +6,7 @@
  * `carina server` at once. Carina adds a circuit breaker per admission webhook (its three flags).
  */
 import { ALL_ORDERED_PLUGINS, DEFAULT_ON_PLUGINS, checkAdmissionOptions, isAdmissionError } from '../admission';
-import { admissionPluginRegistry, type ServerAdmissionOptions } from '../server/admission-parts';
+import { admissionPluginRegistry, type ServerAdmissionOptions } from '../server/server-admission';
 import { FlagError, nonNegativeInteger, type FlagSpec, type FlagValues } from './flags';
 
 const ALL_NAMES = [...ALL_ORDERED_PLUGINS].sort().join(', ');

@@ -16,7 +16,7 @@
  */
 import { join } from 'node:path';
 import { PKI_FILES, pkiDirectory, DEFAULT_CLUSTER_SIGNING_DURATION_MS, type BuiltInSignerName } from '../certificates';
-import type { CarinaControllerName, CertificateSettings } from '../server/certificate-parts';
+import type { CarinaControllerName, CertificateSettings } from '../server/certificate-controllers';
 import { FlagError, type FlagSpec, type FlagValues } from './flags';
 
 /** Controller names kube-controller-manager v1.25 knows (KnownControllers); Carina runs the ones in CARINA_CONTROLLERS. */

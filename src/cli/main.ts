@@ -8,7 +8,8 @@ import { EtcdClient, type KvClient } from '../../raft';
 import { FlagError, formatHelp, parseFlags, type FlagSpec, type FlagValues } from './flags';
 import { parseInitialCluster, startStoreServer, type RunningStoreServer } from '../server/store-server';
 import { startApiServer, storeHealthCheck, withTimeout, type RaftStatusView } from '../server/api-server';
-import { buildApiServerParts, startControllers } from '../server/default-parts';
+import { buildApiServerParts } from '../server/api-machinery';
+import { startControllers } from '../server/replica-controllers';
 import { addMember, formatMemberTable, localClusterDown, localClusterUp, memberStatus, parseMemberId, promoteMember, removeMember, transferLeadership } from '../cluster';
 import { snapshotCommand } from './snapshot';
 import { chaosCommand } from './chaos';
@@ -24,7 +25,7 @@ import { AUDIT_FLAGS, auditFromFlags } from './audit-flags';
 import { AGGREGATOR_FLAGS, KUBELET_FLAGS, aggregatorFromFlags, kubeletFromFlags } from './proxy-flags';
 import { CERTIFICATE_FLAGS, certificateSettingsFromFlags, clusterInfoServer } from './certificate-flags';
 import { TRACING_FLAGS, startServerTracing, tracingFromFlags } from './tracing-flags';
-import type { FlowControlOptions } from '../server/flowcontrol-parts';
+import type { FlowControlOptions } from '../server/overload-protection';
 import { structuredLogger } from '../observability/logger';
 import { PRIVATE_UMASK, tightenDataDir } from '../server/data-dir';
 

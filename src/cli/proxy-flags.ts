@@ -1,6 +1,6 @@
 /** kube-apiserver v1.25's kubelet client flags (pkg/kubeapiserver/options, kubelet client config) and the aggregator's. */
-import { DEFAULT_KUBELET_CLIENT_OPTIONS, type KubeletClientOptions } from '../server/connect-parts';
-import { DEFAULT_AGGREGATOR_OPTIONS, type AggregatorOptions } from '../server/aggregator-parts';
+import { DEFAULT_KUBELET_CLIENT_OPTIONS, type KubeletClientOptions } from '../server/kubelet-connection';
+import { DEFAULT_AGGREGATOR_OPTIONS, type AggregatorOptions } from '../server/aggregation-layer';
 import { FlagError, type FlagSpec, type FlagValues } from './flags';
 
 const ADDRESS_TYPES = ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'];

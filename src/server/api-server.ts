@@ -29,20 +29,20 @@ import { bootstrapNamespaces } from './system-namespaces';
 import { checkSharedClusterCa } from './shared-ca';
 import type { ServiceAccountTokenSigner } from '../authn';
 import { PolicyReconciler, type AuthorizationAttributes, type AuthorizationResult } from '../authz';
-import { registryRbacClient, rbacEscalationCheck } from './rbac-parts';
-import { buildSecurity, type ApiServerSecurity } from './security-parts';
-import { componentStatuses, coreVirtualCreates } from './core-virtual-parts';
-import { DEFAULT_SERVER_ADMISSION_OPTIONS, admissionPluginRegistry, bootstrapPriorityClasses, buildServerAdmission, type ServerAdmissionOptions } from './admission-parts';
-import { buildAudit, type AuditOptions } from './audit-parts';
-import { webhookCatalog, type ServedResourceInfo } from './webhook-parts';
+import { registryRbacClient, rbacEscalationCheck } from './rbac-registry-client';
+import { buildSecurity, type ApiServerSecurity } from './security-stages';
+import { componentStatuses, coreVirtualCreates } from './core-virtual-resources';
+import { DEFAULT_SERVER_ADMISSION_OPTIONS, admissionPluginRegistry, bootstrapPriorityClasses, buildServerAdmission, type ServerAdmissionOptions } from './server-admission';
+import { buildAudit, type AuditOptions } from './audit-backends';
+import { webhookCatalog, type ServedResourceInfo } from './admission-webhooks';
 import { CircuitBreaker, DEFAULT_CIRCUIT_BREAKER, webhookAdmissionMetrics } from '../admission';
 import type { SpanPipelineCounts } from '../observability/bounded-span-processor';
 import { tracedKvClient } from '../observability/traced-kv';
-import { DEFAULT_KUBELET_CLIENT_OPTIONS, buildConnect, type KubeletClientOptions } from './connect-parts';
-import { DEFAULT_AGGREGATOR_OPTIONS, buildAggregator, type AggregatorOptions } from './aggregator-parts';
-import { DEFAULT_FLOW_CONTROL, buildFlowControl, withOverloadStage, type FlowControlOptions } from './flowcontrol-parts';
+import { DEFAULT_KUBELET_CLIENT_OPTIONS, buildConnect, type KubeletClientOptions } from './kubelet-connection';
+import { DEFAULT_AGGREGATOR_OPTIONS, buildAggregator, type AggregatorOptions } from './aggregation-layer';
+import { DEFAULT_FLOW_CONTROL, buildFlowControl, withOverloadStage, type FlowControlOptions } from './overload-protection';
 
-export type { ApiServerSecurity } from './security-parts';
+export type { ApiServerSecurity } from './security-stages';
 
 export interface ApiServerConfig {
   dataDir: string;

@@ -23,7 +23,7 @@ import { Duplex } from 'node:stream';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from '../../src/cli/security-flags';
 import { prepareSharedPki } from '../../src/cli/store-flags';
 import { startApiServer, type RunningApiServer } from '../../src/server/api-server';
-import { buildApiServerParts, type DefaultParts } from '../../src/server/default-parts';
+import { buildApiServerParts, type DefaultParts } from '../../src/server/api-machinery';
 import { memoryKv, type MemoryKvHooks } from './memory-kv';
 import { until } from './until';
 

@@ -40,7 +40,7 @@ export interface ConnectAdmissionAttributes {
   recorder: { warn(text: string): void; annotate(key: string, value: string): void };
 }
 
-/** What the connect handlers are built with (src/server/connect-parts.ts assembles it). */
+/** What the connect handlers are built with (src/server/kubelet-connection.ts assembles it). */
 export interface ConnectConfig {
   kubelet: {
     /** Carina's kubelet client certificate; the kubelet's serving certificate checked against --kubelet-certificate-authority when given. */

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdmissionError, AdmissionPluginRegistry, buildAdmission, registerBuiltinPlugins, type AdmissionPlugin } from '../../../../src/admission';
-import { admissionPluginRegistry } from '../../../../src/server/admission-parts';
+import { admissionPluginRegistry } from '../../../../src/server/server-admission';
 import { registerInertWebhookPlugins, testDeps } from './plugin-harness';
 
 function registry(): AdmissionPluginRegistry {

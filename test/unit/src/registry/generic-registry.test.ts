@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { GenericRegistry, strategyFor } from '../../../../src/registry';
 import { sameStoredContent } from '../../../../src/registry/generic-registry';
-import { buildApiServerParts } from '../../../../src/server/default-parts';
+import { buildApiServerParts } from '../../../../src/server/api-machinery';
 import { ObjectStore } from '../../../../src/storage/object-store';
 import { memoryKv } from '../../../support/memory-kv';
 

@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import { GenericRegistry, planList, strategyFor, type ItemJson } from '../../../../src/registry';
-import { buildApiServerParts } from '../../../../src/server/default-parts';
+import { buildApiServerParts } from '../../../../src/server/api-machinery';
 import { ObjectStore } from '../../../../src/storage/object-store';
 import { memoryKv } from '../../../support/memory-kv';
 

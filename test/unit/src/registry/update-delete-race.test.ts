@@ -8,7 +8,7 @@
  */
 import { expect } from 'chai';
 import { GenericRegistry, strategyFor } from '../../../../src/registry';
-import { buildApiServerParts } from '../../../../src/server/default-parts';
+import { buildApiServerParts } from '../../../../src/server/api-machinery';
 import { ObjectStore } from '../../../../src/storage/object-store';
 import { ApiError } from '../../../../src/util/api-error';
 import { memoryKv } from '../../../support/memory-kv';

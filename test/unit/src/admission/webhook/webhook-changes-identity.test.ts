@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { AdmissionChain } from '../../../../../src/admission';
 import { mutatingAdmissionWebhook } from '../../../../../src/admission/webhook/webhook-plugins';
 import { GenericRegistry, strategyFor } from '../../../../../src/registry';
-import { buildApiServerParts } from '../../../../../src/server/default-parts';
+import { buildApiServerParts } from '../../../../../src/server/api-machinery';
 import { ObjectStore } from '../../../../../src/storage/object-store';
 import { ApiError } from '../../../../../src/util';
 import { memoryKv } from '../../../../support/memory-kv';

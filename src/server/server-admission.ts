@@ -1,6 +1,6 @@
 /**
  * How src/admission meets the server: the plugin registry (v1.25's built-in plugins and the
- * webhook plugins, webhook-parts.ts), what plugins
+ * webhook plugins, admission-webhooks.ts), what plugins
  * get (objects from this replica's watch cache with indexes for what they list per request,
  * writes through the registry as the server itself, the authorizer, kind-to-resource mapping),
  * the chain built from the flags with the RBAC escalation check as an always-on step, and the
@@ -28,7 +28,7 @@ import type { Authorizer } from '../authz';
 import type { GenericRegistry, ServedResource } from '../registry';
 import type { JsonObject, ObjectStore, WatchCache } from '../storage';
 import { ApiError } from '../util';
-import { registerWebhookPlugins, type WebhookWiring } from './webhook-parts';
+import { registerWebhookPlugins, type WebhookWiring } from './admission-webhooks';
 
 /** kube-apiserver's admission options: the three flags and the plugins' legacy flags, and Carina's webhook circuit breaker. */
 export interface ServerAdmissionOptions extends AdmissionOptions {
