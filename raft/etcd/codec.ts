@@ -58,6 +58,8 @@ import type {
   MemberListResponse,
   PutRequest,
   PutResponse,
+  RelocateRequest,
+  RelocateResponse,
   RangeRequest,
   RangeResponse,
   RequestOp,
@@ -198,6 +200,8 @@ export interface EtcdMessages {
   DeleteRangeResponse: DeleteRangeResponse;
   RequestOp: RequestOp;
   ResponseOp: ResponseOp;
+  RelocateRequest: RelocateRequest;
+  RelocateResponse: RelocateResponse;
   Compare: Compare;
   TxnRequest: TxnRequest;
   TxnResponse: TxnResponse;
@@ -481,7 +485,7 @@ function loadSchema(): Schema {
 const EXPECTED_NAMES: Record<EtcdMessageName, true> = {
   KeyValue: true, Event: true, ResponseHeader: true, RangeRequest: true, RangeResponse: true,
   PutRequest: true, PutResponse: true, DeleteRangeRequest: true, DeleteRangeResponse: true,
-  RequestOp: true, ResponseOp: true, Compare: true, TxnRequest: true, TxnResponse: true,
+  RequestOp: true, ResponseOp: true, RelocateRequest: true, RelocateResponse: true, Compare: true, TxnRequest: true, TxnResponse: true,
   CompactionRequest: true, CompactionResponse: true, HashRequest: true, HashResponse: true,
   HashKVRequest: true, HashKVResponse: true, SnapshotRequest: true, SnapshotResponse: true,
   WatchRequest: true, WatchCreateRequest: true, WatchCancelRequest: true, WatchProgressRequest: true,

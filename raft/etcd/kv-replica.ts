@@ -177,6 +177,8 @@ const STAGE_DURATION_ATTRIBUTE = 'carina.stage.duration_ms';
 const WRITE_TRACES_MAX = 4096;
 
 export class KvReplica implements KvClient {
+  /** Transactions may relocate keys (raft/kv/mvcc-store.ts): this store executes requestRelocate. */
+  readonly relocates = true;
   readonly id: NodeId;
   private readonly node: RaftNode;
   private readonly membership: ClusterMembership;
@@ -1083,6 +1085,7 @@ function toResponseOp(r: OpResult, header: ResponseHeader): ResponseOp {
   if ('responseRange' in r) return { responseRange: { header, ...(r.responseRange as RangeResult) } };
   if ('responsePut' in r) return { responsePut: r.responsePut.prevKv ? { header, prevKv: r.responsePut.prevKv } : { header } };
   if ('responseDeleteRange' in r) return { responseDeleteRange: { header, ...r.responseDeleteRange } };
+  if ('responseRelocate' in r) return { responseRelocate: { header } };
   return { responseTxn: toTxnResponse(r.responseTxn, header) };
 }
 

@@ -6,7 +6,7 @@
 import { KvError } from '../kv';
 import { keyString, rangesOverlap, toKeyRange, type KeyRange } from '../kv';
 import { MAX_TXN_OPS } from '../kv';
-import type { DeleteRangeRequest, PutRequest, RangeRequest, RequestOp, TxnRequest } from '../kv';
+import type { DeleteRangeRequest, PutRequest, RangeRequest, RelocateRequest, RequestOp, TxnRequest } from '../kv';
 
 export function checkRangeRequest(r: RangeRequest): void {
   if (r.key.length === 0) throw new KvError('EMPTY_KEY');
@@ -22,6 +22,10 @@ export function checkDeleteRangeRequest(r: DeleteRangeRequest): void {
   if (r.key.length === 0) throw new KvError('EMPTY_KEY');
 }
 
+export function checkRelocateRequest(r: RelocateRequest): void {
+  if (r.key.length === 0 || r.newKey.length === 0) throw new KvError('EMPTY_KEY');
+}
+
 export function checkTxnRequest(r: TxnRequest, maxOps = MAX_TXN_OPS): void {
   checkTxnShape(r, maxOps);
   checkIntervals(r.success);
@@ -35,6 +39,7 @@ function checkTxnShape(r: TxnRequest, maxOps: number): void {
     if ('requestRange' in op) checkRangeRequest(op.requestRange);
     else if ('requestPut' in op) checkPutRequest(op.requestPut);
     else if ('requestDeleteRange' in op) checkDeleteRangeRequest(op.requestDeleteRange);
+    else if ('requestRelocate' in op) checkRelocateRequest(op.requestRelocate);
     else checkTxnShape(op.requestTxn, maxOps);
   }
 }

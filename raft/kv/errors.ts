@@ -56,6 +56,8 @@ export const KV_ERRORS = {
   UNIMPLEMENTED: { grpc: GrpcCode.UNIMPLEMENTED, message: 'etcdserver: not supported by this server' },
   /** A replica whose store a consistency check found to differ from the majority's. */
   CORRUPT: { grpc: GrpcCode.DATA_LOSS, message: 'etcdserver: corrupt cluster' },
+  /** Not one of etcd's (etcd has no relocation): the key a requestRelocate names as new is live. */
+  RELOCATION_TARGET_EXISTS: { grpc: GrpcCode.FAILED_PRECONDITION, message: 'relocation target key exists' },
   /** Not one of etcd's: a transport failure or an error the table does not know. */
   UNAVAILABLE: { grpc: GrpcCode.UNAVAILABLE, message: 'unavailable' },
   INVALID_ARGUMENT: { grpc: GrpcCode.INVALID_ARGUMENT, message: 'invalid argument' },

@@ -16,9 +16,10 @@
  * compacted away in between is never written there), then, in one atomic batch, the base's meta
  * and the deletion of the folded journal values.
  *
- * Replaying a journal value is idempotent (a record key's value never changes once written:
- * revisions are never reused), so a crash in the middle of a fold is harmless: open() reads the
- * base, with whatever part of the fold reached it, and replays every journal value still there in
+ * Replaying the journal is idempotent (revisions are never reused, and the one change of a
+ * record's value, a relocation's rewrite, is a deletion then a put of that record, whose last
+ * one wins on replay), so a crash in the middle of a fold is harmless: open() reads the base,
+ * with whatever part of the fold reached it, and replays every journal value still there in
  * order. Nothing here is fsynced: the Raft log is, and whatever a machine crash takes back from
  * here is replayed from it (the state on disk is always the state after a prefix of the log).
  *
@@ -99,6 +100,11 @@ interface Reached {
 class NetChanges {
   records = new Map<number | string, ChangeRecord | null>();
   leases = new Map<bigint, number | null>();
+  /**
+   * Records put again after their deletion (a relocation rewrites a record in place): they may
+   * be in the base, so deleting them later must reach the base.
+   */
+  private readonly rewritten = new Set<number | string>();
 
   /**
    * @param mayBeInBase Whether a record put by these changes may already be in the base: true
@@ -109,13 +115,16 @@ class NetChanges {
   add(changes: readonly DurableChange[]): void {
     for (const c of changes) {
       switch (c.type) {
-        case 'putRecord':
-          this.records.set(recordId(c.record.main, c.record.sub), c.record);
+        case 'putRecord': {
+          const id = recordId(c.record.main, c.record.sub);
+          if (this.records.get(id) === null) this.rewritten.add(id);
+          this.records.set(id, c.record);
           break;
+        }
         case 'deleteRecord': {
           const id = recordId(c.main, c.sub);
           // Created since the last fold, it never reached the base: nothing to delete there.
-          if (this.records.get(id) && !this.mayBeInBase) this.records.delete(id);
+          if (this.records.get(id) && !this.mayBeInBase && !this.rewritten.has(id)) this.records.delete(id);
           else this.records.set(id, null);
           break;
         }
@@ -221,7 +230,7 @@ export class LevelMvcc {
     };
     for (const [id, record] of net.records) {
       if (record) {
-        ops.push({ type: 'put', key: recordKey(record.main, record.sub), value: encodeRecordValue(Buffer.from(record.key, 'latin1'), record.kv) });
+        ops.push({ type: 'put', key: recordKey(record.main, record.sub), value: encodeRecordValue(Buffer.from(record.key, 'latin1'), record.kv, record.main) });
       } else {
         const [main, sub] = recordIdParts(id);
         ops.push({ type: 'del', key: recordKey(main, sub) });
@@ -292,7 +301,7 @@ export class LevelMvcc {
       if (ops.length > 0) await this.write(ops.splice(0));
     };
     for (const r of image.records) {
-      ops.push({ type: 'put', key: recordKey(r.main, r.sub), value: encodeRecordValue(Buffer.from(r.key, 'latin1'), r.kv) });
+      ops.push({ type: 'put', key: recordKey(r.main, r.sub), value: encodeRecordValue(Buffer.from(r.key, 'latin1'), r.kv, r.main) });
       if (ops.length >= CHUNK_OPERATIONS) await flush();
     }
     for (const lease of image.leases) ops.push({ type: 'put', key: leaseKey(lease.id), value: encodeU64(lease.ttl) });

@@ -8,9 +8,11 @@
  *                               'replacing' while a snapshot image is being written
  *     'j' sequence:u64          one applied batch, journaled (level-mvcc.ts)
  *
- * A record's value: kind:u8 (1 put, 0 deletion), key length:u32, key, and for a put
- * createRevision:u64, version:u64, lease:i64, value length:u32, value. modRevision is the
- * record's main revision and is not stored twice.
+ * A record's value: kind:u8 (1 put, 0 deletion, 2 a relocation's event), key length:u32, key,
+ * for a relocation's event modRevision:u64, and for a put or an event createRevision:u64,
+ * version:u64, lease:i64, value length:u32, value. A put's modRevision is the record's main
+ * revision and is not stored twice; an event's is the relocated key's, below its main revision
+ * (mvcc-store.ts, "Relocation").
  *
  * A journal value: version:u8 (1), applied index:u64, revision:u64, compact revision:u64,
  * change count:u32, then per change a kind:u8 and its fields: 1 put record (main:u64, sub:u32,
@@ -91,19 +93,32 @@ export function decodeU64(bytes: Uint8Array): number {
 }
 
 /** The length of a record's value (encodeRecordValue) for a key of `keyLength` bytes. */
-export function recordValueBytes(keyLength: number, kv: KeyValue | null): number {
-  return 1 + 4 + keyLength + (kv ? 8 + 8 + 8 + 4 + kv.value.length : 0);
+export function recordValueBytes(keyLength: number, kv: KeyValue | null, main?: number): number {
+  return 1 + 4 + keyLength + (kv ? 8 + 8 + 8 + 4 + kv.value.length : 0) + (isRelocationEvent(kv, main) ? 8 : 0);
+}
+
+/**
+ * Whether a record at `main` holding `kv` is a relocation's event (kind 2). Without `main` (a
+ * digest of records that need not round-trip) every put is written as kind 1.
+ */
+function isRelocationEvent(kv: KeyValue | null, main: number | undefined): kv is KeyValue {
+  return kv !== null && main !== undefined && kv.modRevision !== main;
 }
 
 /**
  * Writes a record's value into `b` at `o`, the key given as a latin1 KeyString (one byte per
  * character, as the store keeps keys); returns the offset after it. Same bytes as encodeRecordValue.
  */
-export function encodeRecordValueInto(b: Buffer, o: number, key: string, kv: KeyValue | null): number {
-  b[o++] = kv ? 1 : 0;
+export function encodeRecordValueInto(b: Buffer, o: number, key: string, kv: KeyValue | null, main?: number): number {
+  const event = isRelocationEvent(kv, main);
+  b[o++] = event ? 2 : kv ? 1 : 0;
   b.writeUInt32BE(key.length, o);
   o += 4;
   o += b.write(key, o, 'latin1');
+  if (event) {
+    writeU64(b, o, kv.modRevision);
+    o += 8;
+  }
   if (kv) {
     writeU64(b, o, kv.createRevision);
     writeU64(b, o + 8, kv.version);
@@ -116,16 +131,24 @@ export function encodeRecordValueInto(b: Buffer, o: number, key: string, kv: Key
   return o;
 }
 
-/** Encodes the value of one record: a put (kv) or a deletion of `key` (kv null). */
-export function encodeRecordValue(key: Uint8Array, kv: KeyValue | null): Buffer {
-  const size = 1 + 4 + key.length + (kv ? 8 + 8 + 8 + 4 + kv.value.length : 0);
+/**
+ * Encodes the value of one record at `main`: a put (kv), a deletion of `key` (kv null), or a
+ * relocation's event (a kv whose modRevision is not `main`; see isRelocationEvent).
+ */
+export function encodeRecordValue(key: Uint8Array, kv: KeyValue | null, main?: number): Buffer {
+  const event = isRelocationEvent(kv, main);
+  const size = recordValueBytes(key.length, kv, main);
   const b = Buffer.allocUnsafe(size);
   let o = 0;
-  b[o++] = kv ? 1 : 0;
+  b[o++] = event ? 2 : kv ? 1 : 0;
   b.writeUInt32BE(key.length, o);
   o += 4;
   b.set(key, o);
   o += key.length;
+  if (event) {
+    writeU64(b, o, kv.modRevision);
+    o += 8;
+  }
   if (kv) {
     writeU64(b, o, kv.createRevision);
     writeU64(b, o + 8, kv.version);
@@ -144,7 +167,7 @@ export function decodeRecordValue(bytes: Uint8Array, main: number): { key: strin
   const fail = (what: string) => new MvccCodecError(`record at revision ${main}: ${what}`);
   if (b.length < 5) throw fail('truncated header');
   const kind = b[0];
-  if (kind !== 0 && kind !== 1) throw fail(`unknown kind ${kind}`);
+  if (kind !== 0 && kind !== 1 && kind !== 2) throw fail(`unknown kind ${kind}`);
   const keyLength = b.readUInt32BE(1);
   if (5 + keyLength > b.length) throw fail('truncated key');
   const keyBuf = Buffer.from(b.subarray(5, 5 + keyLength));
@@ -154,6 +177,13 @@ export function decodeRecordValue(bytes: Uint8Array, main: number): { key: strin
     return { key, kv: null };
   }
   let o = 5 + keyLength;
+  let modRevision = main;
+  if (kind === 2) {
+    if (o + 8 > b.length) throw fail('truncated relocation event');
+    modRevision = readU64(b, o);
+    if (modRevision >= main) throw fail(`relocation event with modRevision ${modRevision}`);
+    o += 8;
+  }
   if (o + 28 > b.length) throw fail('truncated put');
   const createRevision = readU64(b, o);
   const version = readU64(b, o + 8);
@@ -162,7 +192,7 @@ export function decodeRecordValue(bytes: Uint8Array, main: number): { key: strin
   o += 28;
   if (o + valueLength !== b.length) throw fail('value length does not match');
   const value = Buffer.from(b.subarray(o, o + valueLength));
-  return { key, kv: { key: keyBuf, createRevision, modRevision: main, version, value, lease } };
+  return { key, kv: { key: keyBuf, createRevision, modRevision, version, value, lease } };
 }
 
 /** A consistent image of the store as bytes, for a Raft snapshot. */
@@ -181,7 +211,7 @@ export function encodeImage(image: MvccImage): Buffer {
   recordCount.writeUInt32BE(image.records.length);
   parts.push(recordCount);
   for (const r of image.records) {
-    const value = encodeRecordValue(Buffer.from(r.key, 'latin1'), r.kv);
+    const value = encodeRecordValue(Buffer.from(r.key, 'latin1'), r.kv, r.main);
     const head = Buffer.allocUnsafe(16);
     writeU64(head, 0, r.main);
     head.writeUInt32BE(r.sub, 8);
@@ -220,7 +250,7 @@ export async function encodeImageSliced(image: MvccImage): Promise<Buffer> {
     if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const end = Math.min(image.records.length, start + IMAGE_SLICE_RECORDS);
     let size = 0;
-    for (let i = start; i < end; i++) size += 16 + recordValueBytes(image.records[i].key.length, image.records[i].kv);
+    for (let i = start; i < end; i++) size += 16 + recordValueBytes(image.records[i].key.length, image.records[i].kv, image.records[i].main);
     const chunk = Buffer.allocUnsafe(size);
     let o = 0;
     for (let i = start; i < end; i++) {
@@ -228,7 +258,7 @@ export async function encodeImageSliced(image: MvccImage): Promise<Buffer> {
       writeU64(chunk, o, r.main);
       chunk.writeUInt32BE(r.sub, o + 8);
       const at = o + 16;
-      o = encodeRecordValueInto(chunk, at, r.key, r.kv);
+      o = encodeRecordValueInto(chunk, at, r.key, r.kv, r.main);
       chunk.writeUInt32BE(o - at, at - 4);
     }
     parts.push(chunk);
@@ -326,7 +356,7 @@ export function encodeJournalValue(appliedIndex: number, reached: { revision: nu
   for (const c of changes) {
     switch (c.type) {
       case 'putRecord':
-        size += 1 + 16 + recordValueBytes(c.record.key.length, c.record.kv);
+        size += 1 + 16 + recordValueBytes(c.record.key.length, c.record.kv, c.record.main);
         break;
       case 'deleteRecord':
         size += 1 + 12;
@@ -354,7 +384,7 @@ export function encodeJournalValue(appliedIndex: number, reached: { revision: nu
         writeU64(b, o, record.main);
         b.writeUInt32BE(record.sub, o + 8);
         const at = o + 16;
-        const end = encodeRecordValueInto(b, at, record.key, record.kv);
+        const end = encodeRecordValueInto(b, at, record.key, record.kv, record.main);
         b.writeUInt32BE(end - at, o + 12);
         o = end;
         break;

@@ -18,7 +18,25 @@
  *  - compaction at revision C keeps, for every key, the newest record with main <= C unless it is
  *    a deletion, and every record above C; reads below C fail with COMPACTED.
  *  - `leases`: granted leases and the live keys attached to each.
+ *  - every record in `keys` has kv.modRevision === main; a record whose kv says otherwise is a
+ *    relocation's event (below), kept in `relocationEvents` and the history only.
  *
+ * Relocation (requestRelocate: Carina's own op, etcd has no rename) of the live key K to the key
+ * N, which must not be live, in the transaction of revision R, sub s:
+ *  - N's current record becomes K's, at K's own (modRevision, sub), named N and holding the given
+ *    value: N has K's createRevision, modRevision, version and lease. K's earlier records and any
+ *    records N had (a deleted N's history) are dropped. So relocation rewrites history: a read at
+ *    a revision below R sees N in K's place from K's last modification on, and K at no revision.
+ *    Whoever relocates should compact at R or above afterwards, so that clients relist instead.
+ *  - K gets a deletion record at (R, s), as any delete does.
+ *  - an event record of N at (R, s + 1) carries N's new kv (its modRevision below R). It lives in
+ *    the history only: no read sees it; compaction drops it once R is below the compact revision.
+ *  A watcher covering both keys therefore gets, at R, DELETE K (prevKv: K's last value) then PUT N
+ *  with the kept modRevision; one replaying history from at or below K's last modification also
+ *  gets N's PUT there (the history as rewritten), then the two events at R. The same holds after a
+ *  restart or a snapshot (the event record is persisted as a record of its own kind,
+ *  mvcc-codec.ts), except that the DELETE's prevKv is then absent, as for a compacted one.
+ *  A relocation's keys may not be written by any other op of its transaction (DUPLICATE_KEY).
  * Errors are KvError with etcd's codes. A request that fails changes nothing: all checks that
  * can fail run before the first write of a transaction.
  *
@@ -26,7 +44,7 @@
  */
 import { assert, assertSafeInteger } from '../core';
 import { KvError } from './errors';
-import { keyBytes, keyString, toKeyRange, type KeyRange, type KeyString } from './key-range';
+import { keyBytes, keyString, rangesOverlap, toKeyRange, type KeyRange, type KeyString } from './key-range';
 import { SortedKeys } from './sorted-keys';
 import type {
   Compare,
@@ -34,6 +52,7 @@ import type {
   KeyValue,
   PutRequest,
   RangeRequest,
+  RelocateRequest,
   RequestOp,
   TxnRequest,
 } from './types';
@@ -80,7 +99,8 @@ export type OpResult =
   | { responseRange: RangeResult }
   | { responsePut: { prevKv?: KeyValue } }
   | { responseDeleteRange: { deleted: number; prevKvs: KeyValue[] } }
-  | { responseTxn: TxnResult };
+  | { responseTxn: TxnResult }
+  | { responseRelocate: Record<string, never> };
 
 /** etcd's default --max-txn-ops. */
 export const MAX_TXN_OPS = 128;
@@ -99,6 +119,8 @@ interface WriteInProgress {
   main: number;
   sub: number;
   changes: ChangeRecord[];
+  /** Records relocations replaced (by their successor) or dropped (null): the history follows at the end. */
+  rewrites: Map<ChangeRecord, ChangeRecord | null> | null;
 }
 
 /** Everything the store holds, as persisted or shipped in a snapshot. */
@@ -117,6 +139,8 @@ export class MvccStore {
   private readonly sortedKeys = new SortedKeys();
   private history: ChangeRecord[] = [];
   private historyHead = 0;
+  /** The event records of relocations (module header), in (main, sub) order. */
+  private relocationEvents: ChangeRecord[] = [];
   private readonly leaseTable = new Map<bigint, LeaseState>();
   private write: WriteInProgress | null = null;
   /** The rest of the last page served (knownCount): its start key, end, revision and count. */
@@ -243,6 +267,7 @@ export class MvccStore {
       const r = this.history[i];
       if (r.kv === null && r.main <= this.compactedRevision) records.push({ key: r.key, main: r.main, sub: r.sub, kv: null });
     }
+    for (const r of this.relocationEvents) records.push({ key: r.key, main: r.main, sub: r.sub, kv: r.kv });
     records.sort(compareRecords);
     return {
       revision: this.currentRevision,
@@ -272,6 +297,7 @@ export class MvccStore {
     this.sortedKeys.clear();
     this.history = [];
     this.historyHead = 0;
+    this.relocationEvents = [];
     this.leaseTable.clear();
     this.durable = [];
     this.retainedBytes = 0;
@@ -283,6 +309,13 @@ export class MvccStore {
       assert(r.main <= image.revision, 'image record above the revision');
       previousMain = r.main;
       previousSub = r.sub;
+      if (r.kv !== null && r.kv.modRevision !== r.main) {
+        const event: ChangeRecord = { key: r.key, main: r.main, sub: r.sub, kv: r.kv, prevKv: null };
+        this.relocationEvents.push(event);
+        this.retainedBytes += recordBytes(event);
+        this.history.push(event);
+        continue;
+      }
       let list = this.keys.get(r.key);
       const compactedTombstone = r.kv === null && r.main <= image.compactRevision;
       const prevKv = list && list.length > 0 ? list[list.length - 1].kv : null;
@@ -329,6 +362,7 @@ export class MvccStore {
     // Every compare, nested ones included, sees the store as it was before the transaction, as
     // in etcd: the branches are chosen first, then executed.
     const plan = this.planTxn(request);
+    checkRelocatedKeysWrittenOnce(request, plan);
     this.beginWrite();
     const result = this.executeTxn(request, plan);
     this.endWrite();
@@ -355,6 +389,13 @@ export class MvccStore {
         this.sortedKeys.delete(key);
       }
     }
+    let keptEvents = 0;
+    while (keptEvents < this.relocationEvents.length && this.relocationEvents[keptEvents].main < revision) {
+      const event = this.relocationEvents[keptEvents++];
+      this.durable.push({ type: 'deleteRecord', main: event.main, sub: event.sub });
+      this.retainedBytes -= recordBytes(event);
+    }
+    if (keptEvents > 0) this.relocationEvents = this.relocationEvents.slice(keptEvents);
     while (this.historyHead < this.history.length && this.history[this.historyHead].main < revision) this.historyHead++;
     if (this.historyHead >= HISTORY_TRIM_MIN && this.historyHead * 2 >= this.history.length) {
       this.history = this.history.slice(this.historyHead);
@@ -477,6 +518,11 @@ export class MvccStore {
         if (lease !== 0n && !put.ignoreLease && !this.leaseTable.has(lease)) throw new KvError('LEASE_NOT_FOUND');
       } else if ('requestRange' in op) {
         this.readRevision(op.requestRange.revision ?? 0);
+      } else if ('requestRelocate' in op) {
+        const { key, newKey } = op.requestRelocate;
+        if (Buffer.compare(key, newKey) === 0) throw new KvError('INVALID_ARGUMENT', 'etcdserver: a key cannot be relocated to itself');
+        if (this.get(keyString(key)) === null) throw new KvError('KEY_NOT_FOUND');
+        if (this.get(keyString(newKey)) !== null) throw new KvError('RELOCATION_TARGET_EXISTS');
       }
     }
   }
@@ -484,7 +530,56 @@ export class MvccStore {
   private executeOp(op: Exclude<RequestOp, { requestTxn: TxnRequest }>): OpResult {
     if ('requestRange' in op) return { responseRange: this.range(op.requestRange) };
     if ('requestPut' in op) return { responsePut: this.executePut(op.requestPut) };
+    if ('requestRelocate' in op) {
+      this.executeRelocate(op.requestRelocate);
+      return { responseRelocate: {} };
+    }
     return { responseDeleteRange: this.executeDeleteRange(op.requestDeleteRange) };
+  }
+
+  /** Relocates a live key to one that is not (module header); checked by checkOps and checkRelocatedKeysWrittenOnce. */
+  private executeRelocate(request: RelocateRequest): void {
+    const write = this.write as WriteInProgress;
+    const oldKey = keyString(request.key);
+    const newKey = keyString(request.newKey);
+    const oldRecords = this.keys.get(oldKey) as ChangeRecord[];
+    const current = oldRecords[oldRecords.length - 1];
+    const prev = current.kv;
+    assert(prev !== null, () => `relocation of a key that is not live: ${JSON.stringify(oldKey)}`);
+    // Reads below this revision now see other keys: a page count remembered for one is stale.
+    this.pageCount = null;
+    const rewrites = (write.rewrites ??= new Map());
+    for (const dropped of [...oldRecords.slice(0, -1), ...(this.keys.get(newKey) ?? [])]) {
+      this.durable.push({ type: 'deleteRecord', main: dropped.main, sub: dropped.sub });
+      this.retainedBytes -= recordBytes(dropped);
+      rewrites.set(dropped, null);
+    }
+    const kv: KeyValue = {
+      key: keyBytes(newKey),
+      createRevision: prev.createRevision,
+      modRevision: prev.modRevision,
+      version: prev.version,
+      value: request.value,
+      lease: prev.lease,
+    };
+    const moved: ChangeRecord = { key: newKey, main: current.main, sub: current.sub, kv, prevKv: null };
+    this.durable.push({ type: 'deleteRecord', main: current.main, sub: current.sub }, { type: 'putRecord', record: moved });
+    this.retainedBytes += recordBytes(moved) - recordBytes(current);
+    rewrites.set(current, moved);
+    this.keys.set(newKey, [moved]);
+    this.sortedKeys.add(newKey);
+    this.keys.set(oldKey, []);
+    if (prev.lease !== 0n) {
+      const lease = this.leaseTable.get(prev.lease);
+      lease?.keys.delete(oldKey);
+      lease?.keys.add(newKey);
+    }
+    this.record(oldKey, null, prev);
+    const event: ChangeRecord = { key: newKey, main: write.main, sub: write.sub++, kv, prevKv: null };
+    this.relocationEvents.push(event);
+    this.retainedBytes += recordBytes(event);
+    write.changes.push(event);
+    this.durable.push({ type: 'putRecord', record: event });
   }
 
   private executePut(request: PutRequest): { prevKv?: KeyValue } {
@@ -506,7 +601,7 @@ export class MvccStore {
 
   private beginWrite(): void {
     assert(this.write === null, 'write transactions do not nest');
-    this.write = { main: this.currentRevision + 1, sub: 0, changes: [] };
+    this.write = { main: this.currentRevision + 1, sub: 0, changes: [], rewrites: null };
   }
 
   private endWrite(): void {
@@ -515,9 +610,22 @@ export class MvccStore {
     this.write = null;
     if (write.changes.length === 0) return;
     this.currentRevision = write.main;
+    if (write.rewrites !== null) this.rewriteHistory(write.rewrites);
     for (const change of write.changes) this.history.push(change);
     const committed: CommittedTxn = { revision: write.main, changes: write.changes };
     for (const listener of this.commitListeners) listener(committed);
+  }
+
+  /** Replaces or drops the history's records that relocations rewrote, keeping its order. */
+  private rewriteHistory(rewrites: Map<ChangeRecord, ChangeRecord | null>): void {
+    const rewritten: ChangeRecord[] = [];
+    for (let i = this.historyHead; i < this.history.length; i++) {
+      const record = this.history[i];
+      const replacement = rewrites.has(record) ? rewrites.get(record) : record;
+      if (replacement) rewritten.push(replacement);
+    }
+    this.history = rewritten;
+    this.historyHead = 0;
   }
 
   private putKey(key: KeyString, value: Uint8Array, lease: bigint, prev: KeyValue | null): void {
@@ -560,6 +668,30 @@ export class MvccStore {
     this.retainedBytes += recordBytes(record);
     write.changes.push(record);
     this.durable.push({ type: 'putRecord', record });
+  }
+}
+
+/**
+ * Refuses (DUPLICATE_KEY) a transaction whose chosen ops write a relocation's key or new key
+ * otherwise than by that relocation: another relocation, a put, or a deleted range holding it.
+ * Checked before the transaction writes, so that a relocation always finds its keys as checkOps did.
+ */
+function checkRelocatedKeysWrittenOnce(request: TxnRequest, plan: TxnPlan): void {
+  const relocated: KeyString[] = [];
+  const written: KeyRange[] = [];
+  const collect = (txn: TxnRequest, txnPlan: TxnPlan): void => {
+    (txnPlan.succeeded ? txn.success : txn.failure).forEach((op, i) => {
+      if ('requestTxn' in op) collect(op.requestTxn, txnPlan.nested.get(i) as TxnPlan);
+      else if ('requestRelocate' in op) relocated.push(keyString(op.requestRelocate.key), keyString(op.requestRelocate.newKey));
+      else if ('requestPut' in op) written.push({ single: keyString(op.requestPut.key) });
+      else if ('requestDeleteRange' in op) written.push(toKeyRange(op.requestDeleteRange.key, op.requestDeleteRange.rangeEnd));
+    });
+  };
+  collect(request, plan);
+  if (relocated.length === 0) return;
+  if (new Set(relocated).size !== relocated.length) throw new KvError('DUPLICATE_KEY');
+  for (const key of relocated) {
+    if (written.some((range) => rangesOverlap(range, { single: key }))) throw new KvError('DUPLICATE_KEY');
   }
 }
 

@@ -83,17 +83,35 @@ export interface DeleteRangeResponse {
   prevKvs: KeyValue[];
 }
 
+/**
+ * Not etcd's (etcd has no rename): moves the live key `key` to `newKey`, which must not be live,
+ * keeping its createRevision, modRevision, version and lease, with `value` as its value. Only
+ * inside a transaction, and only on the embedded store (KvClient.relocates): raft/kv/mvcc-store.ts
+ * says what readers and watchers see.
+ */
+export interface RelocateRequest {
+  key: Bytes;
+  newKey: Bytes;
+  value: Bytes;
+}
+
+export interface RelocateResponse {
+  header: ResponseHeader;
+}
+
 export type RequestOp =
   | { requestRange: RangeRequest }
   | { requestPut: PutRequest }
   | { requestDeleteRange: DeleteRangeRequest }
-  | { requestTxn: TxnRequest };
+  | { requestTxn: TxnRequest }
+  | { requestRelocate: RelocateRequest };
 
 export type ResponseOp =
   | { responseRange: RangeResponse }
   | { responsePut: PutResponse }
   | { responseDeleteRange: DeleteRangeResponse }
-  | { responseTxn: TxnResponse };
+  | { responseTxn: TxnResponse }
+  | { responseRelocate: RelocateResponse };
 
 export type CompareResult = 'EQUAL' | 'GREATER' | 'LESS' | 'NOT_EQUAL';
 
@@ -280,5 +298,10 @@ export interface KvClient {
    * write that made `revision`, so that a watch event's delivery can link to the write's trace.
    */
   writeTraceContext?(revision: number): SpanContext | undefined;
+  /**
+   * True when transactions may carry `requestRelocate` (the embedded store in this process). A
+   * remote etcd has no such op, and a client cannot tell a remote Carina store from one.
+   */
+  readonly relocates?: boolean;
 }
 

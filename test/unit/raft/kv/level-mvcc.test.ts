@@ -225,3 +225,65 @@ describe('LevelMvcc', () => {
     await again.disk.close();
   });
 });
+
+describe('LevelMvcc: relocation', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(process.env.CARINA_TMP ?? tmpdir(), 'carina-mvcc-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const commit = (opened: { disk: LevelMvcc; store: MvccStore }, index: number) =>
+    opened.disk.commit(opened.store.takeDurableChanges(), { revision: opened.store.revision, compactRevision: opened.store.compactRevision }, index);
+  const relocate = (store: MvccStore, key: string, newKey: string, value: string) =>
+    store.txn({ compare: [], success: [{ requestRelocate: { key: enc(key), newKey: enc(newKey), value: enc(value) } }], failure: [] });
+
+  it('reopens a relocation from the journal and from the base with the moved key\'s metadata, its history and its event', async () => {
+    for (const foldBatches of [1000, 1]) {
+      const path = join(dir, `kv-${foldBatches}`);
+      const opened = await LevelMvcc.open(path, { foldBatches });
+      opened.store.leaseGrant(7n, 60);
+      opened.store.put({ key: enc('a'), value: enc('1'), lease: 7n });
+      opened.store.put({ key: enc('a'), value: enc('2'), lease: 7n });
+      await commit(opened, 1);
+      relocate(opened.store, 'a', 'z', 'moved');
+      await commit(opened, 2);
+      await opened.disk.close();
+      const again = await LevelMvcc.open(path);
+      expect(view(again.store), `fold every ${foldBatches}`).to.deep.equal(['z=moved@3/2/2/7']);
+      expect(again.store.image(), `fold every ${foldBatches}`).to.deep.equal(opened.store.image());
+      await again.disk.close();
+    }
+  });
+
+  it('a compaction after a relocation of a record already in the base deletes the rewritten record there too', async () => {
+    const opened = await LevelMvcc.open(join(dir, 'kv'), { foldBatches: 2 });
+    opened.store.put({ key: enc('a'), value: enc('1') }); // 2
+    await commit(opened, 1);
+    opened.store.put({ key: enc('other'), value: enc('x') }); // 3
+    await commit(opened, 2); // folds: a@2 is in the base
+    relocate(opened.store, 'a', 'z', 'moved'); // 4: rewrites the record at 2 as z's
+    opened.store.put({ key: enc('z'), value: enc('2') }); // 5
+    opened.store.compact(5); // drops z's record at 2
+    await commit(opened, 3);
+    await commit(opened, 4); // folds
+    await opened.disk.close();
+    const again = await LevelMvcc.open(join(dir, 'kv'));
+    expect(again.store.image()).to.deep.equal(opened.store.image());
+    expect(view(again.store)).to.deep.equal(['other=x@3/3/1/0', 'z=2@5/2/2/0']);
+    await again.disk.close();
+  });
+
+  it('replaces the state with a snapshot image holding a relocation, and reopens to it', async () => {
+    const source = new MvccStore();
+    source.put({ key: enc('a'), value: enc('1') });
+    relocate(source, 'a', 'z', 'moved');
+    const opened = await LevelMvcc.open(join(dir, 'kv'));
+    await opened.disk.replace(source.image(), 9);
+    await opened.disk.close();
+    const again = await LevelMvcc.open(join(dir, 'kv'));
+    expect(again.store.image()).to.deep.equal(source.image());
+    expect(view(again.store)).to.deep.equal(['z=moved@2/2/1/0']);
+    await again.disk.close();
+  });
+});

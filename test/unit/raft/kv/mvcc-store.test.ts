@@ -413,3 +413,122 @@ describe('MvccStore chunked ranges', () => {
     }
   });
 });
+
+describe('MvccStore relocation', () => {
+  const relocate = (key: string, newKey: string, value: string): RequestOp => ({ requestRelocate: { key: enc(key), newKey: enc(newKey), value: enc(value) } });
+  const all = { key: Uint8Array.of(0), rangeEnd: Uint8Array.of(0) };
+  const view = (store: MvccStore, revision = 0) => store.range({ ...all, revision }).kvs.map(plain);
+
+  /** a: created at 2, modified at 4 (version 2, lease 7); b: written at 3; the store at revision 4. */
+  function seeded(): MvccStore {
+    const store = new MvccStore();
+    store.leaseGrant(7n, 60);
+    store.put({ key: enc('a'), value: enc('a1') });
+    store.put({ key: enc('b'), value: enc('b1') });
+    store.put({ key: enc('a'), value: enc('a2'), lease: 7n });
+    return store;
+  }
+
+  it('gives the new key the old key\'s createRevision, modRevision, version and lease with the value given, removes the old key, and takes a revision', () => {
+    const store = seeded();
+    const result = store.txn({ compare: [], success: [relocate('a', 'z', 'moved')], failure: [] });
+    expect(result.revision).to.equal(5);
+    expect(result.responses).to.deep.equal([{ responseRelocate: {} }]);
+    expect(store.revision).to.equal(5);
+    expect(view(store)).to.deep.equal([
+      { key: 'b', value: 'b1', create: 3, mod: 3, version: 1, lease: '0' },
+      { key: 'z', value: 'moved', create: 2, mod: 4, version: 2, lease: '7' },
+    ]);
+    expect([...(store.lease(7n)?.keys ?? [])]).to.deep.equal(['z']);
+    // The kept modRevision keeps optimistic concurrency working: a compare on it holds.
+    const update = store.txn({ compare: [{ key: enc('z'), target: 'MOD', modRevision: 4, result: 'EQUAL' }], success: [{ requestPut: { key: enc('z'), value: enc('next'), ignoreLease: true } }], failure: [] });
+    expect(update.succeeded).to.equal(true);
+    expect(plain(store.range({ key: enc('z') }).kvs[0])).to.deep.equal({ key: 'z', value: 'next', create: 2, mod: 6, version: 3, lease: '7' });
+  });
+
+  it('moves a key once when guarded by compares on the old key\'s modRevision and the new key\'s absence', () => {
+    const store = seeded();
+    const guarded = () => store.txn({
+      compare: [
+        { key: enc('a'), target: 'MOD', modRevision: 4, result: 'EQUAL' },
+        { key: enc('z'), target: 'CREATE', createRevision: 0, result: 'EQUAL' },
+      ],
+      success: [relocate('a', 'z', 'moved')],
+      failure: [],
+    });
+    expect(guarded().succeeded).to.equal(true);
+    store.takeDurableChanges();
+    expect(guarded().succeeded).to.equal(false);
+    expect(store.revision).to.equal(5);
+    expect(store.takeDurableChanges()).to.deep.equal([]);
+    expect(view(store).map((kv) => kv.key)).to.deep.equal(['b', 'z']);
+  });
+
+  it('refuses, changing nothing, a relocation of a missing key, onto a live key or itself, and one whose keys another op of the transaction writes', () => {
+    const store = seeded();
+    const refused = (success: RequestOp[]) => {
+      try {
+        store.txn({ compare: [], success, failure: [] });
+      } catch (err) {
+        expect(isKvError(err), String(err)).to.equal(true);
+        return (err as KvError).code;
+      }
+      return 'accepted';
+    };
+    expect(refused([relocate('missing', 'z', 'v')])).to.equal('KEY_NOT_FOUND');
+    expect(refused([relocate('a', 'b', 'v')])).to.equal('RELOCATION_TARGET_EXISTS');
+    expect(refused([relocate('a', 'a', 'v')])).to.equal('INVALID_ARGUMENT');
+    expect(refused([{ requestDeleteRange: { key: enc('a') } }, relocate('a', 'z', 'v')])).to.equal('DUPLICATE_KEY');
+    expect(refused([relocate('a', 'z', 'v'), { requestPut: { key: enc('z'), value: enc('v') } }])).to.equal('DUPLICATE_KEY');
+    expect(refused([relocate('a', 'z', 'v'), relocate('b', 'z', 'v')])).to.equal('DUPLICATE_KEY');
+    expect(refused([relocate('a', 'y', 'v'), { requestTxn: { compare: [], success: [{ requestDeleteRange: { key: enc('x'), rangeEnd: enc('zz') } }], failure: [] } }])).to.equal('DUPLICATE_KEY');
+    expect(store.revision).to.equal(4);
+    expect(view(store).map((kv) => kv.key)).to.deep.equal(['a', 'b']);
+  });
+
+  it('shows a watcher a DELETE of the old key and a PUT of the new one with its kept modRevision at the transaction\'s revision; history replays the same, restored from an image too', () => {
+    const store = seeded();
+    const hub = new WatchHub(store);
+    const live: WatchDelivery[] = [];
+    hub.watch({ key: enc('a'), rangeEnd: enc('zz'), prevKv: true }, (d) => { live.push(d); return true; }, 1);
+    store.txn({ compare: [], success: [relocate('a', 'z', 'moved')], failure: [] });
+    const events = (deliveries: WatchDelivery[]) => deliveries.flatMap((d) => d.events.map((e) => `${d.revision} ${e.type} ${plain(e.kv).key}@${e.kv.modRevision}/${e.kv.version}${e.prevKv ? ` prev ${plain(e.prevKv).value}` : ''}`));
+    expect(events(live)).to.deep.equal(['5 DELETE a@5/0 prev a2', '5 PUT z@4/2']);
+
+    const replayed = (from: MvccStore, startRevision: number) => {
+      const got: WatchDelivery[] = [];
+      new WatchHub(from).watch({ key: enc('a'), rangeEnd: enc('zz'), startRevision }, (d) => { got.push(d); return true; }, 2);
+      return events(got);
+    };
+    // From the relocation: the same two events. From further back: the history as rewritten.
+    expect(replayed(store, 5)).to.deep.equal(['5 DELETE a@5/0', '5 PUT z@4/2']);
+    expect(replayed(store, 2)).to.deep.equal(['5 PUT b@3/1', '5 PUT z@4/2', '5 DELETE a@5/0', '5 PUT z@4/2']);
+    const restored = MvccStore.fromImage(decodeImage(encodeImage(store.image())));
+    expect(restored.image()).to.deep.equal(store.image());
+    expect(replayed(restored, 5)).to.deep.equal(['5 DELETE a@5/0', '5 PUT z@4/2']);
+    expect(replayed(restored, 2)).to.deep.equal(replayed(store, 2));
+  });
+
+  it('makes reads below the relocation\'s revision see the new key in the old one\'s place, from its last modification on', () => {
+    const store = seeded();
+    store.txn({ compare: [], success: [relocate('a', 'z', 'moved')], failure: [] });
+    expect(view(store, 3).map((kv) => kv.key)).to.deep.equal(['b']);
+    expect(view(store, 4).map((kv) => `${kv.key}=${kv.value}`)).to.deep.equal(['b=b1', 'z=moved']);
+    expect(store.range({ key: enc('a'), revision: 2 }).kvs).to.deep.equal([]);
+  });
+
+  it('drops the relocation\'s event record, the old key\'s deletion and the new key\'s earlier history when compacted past them, keeping the moved value', () => {
+    const store = seeded();
+    store.put({ key: enc('z'), value: enc('old z') }); // 5
+    store.deleteRange({ key: enc('z') }); // 6
+    store.txn({ compare: [], success: [relocate('a', 'z', 'moved')], failure: [] }); // 7
+    expect(store.image().records.map((r) => `${r.key}@${r.main}.${r.sub}`)).to.deep.equal(['b@3.0', 'z@4.0', 'a@7.0', 'z@7.1']);
+    store.compact(7);
+    expect(store.image().records.map((r) => `${r.key}@${r.main}.${r.sub}`)).to.deep.equal(['b@3.0', 'z@4.0', 'a@7.0', 'z@7.1']);
+    store.put({ key: enc('b'), value: enc('b2') }); // 8
+    store.compact(8);
+    expect(store.image().records.map((r) => `${r.key}@${r.main}.${r.sub}`)).to.deep.equal(['z@4.0', 'b@8.0']);
+    expect(view(store).map((kv) => `${kv.key}=${kv.value}@${kv.mod}`)).to.deep.equal(['b=b2@8', 'z=moved@4']);
+    expect(MvccStore.fromImage(store.image()).image()).to.deep.equal(store.image());
+  });
+});
