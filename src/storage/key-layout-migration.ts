@@ -10,11 +10,21 @@
  * lost answer, move each object exactly once. When no old key is left, the layout key records the
  * layout, and later starts cost one read.
  *
- * A moved object keeps its bytes, its uid and its lease; its resourceVersion becomes the revision
- * of the move, because a resourceVersion is the key's modification revision (as in etcd, which has
- * no rename). Values encrypted at rest are decrypted with the providers of their resource (or of
- * the old key, which an earlier build may have used) and encrypted again for the new key, since
- * AES-GCM binds a value to its key.
+ * On the embedded store (KvClient.relocates) a move is a relocation (raft/kv/mvcc-store.ts): the
+ * new key takes the old one's createRevision, modRevision, version and lease, so a moved object
+ * keeps its resourceVersion (the key's modification revision) as well as its uid and lease, and a
+ * client's update with that resourceVersion still succeeds. A relocation rewrites the store's
+ * history below it, so after the last batch the store is compacted at its current revision: a
+ * watch from an older resourceVersion then gets 410 Gone and relists, as after any compaction.
+ * Over a remote store (an external etcd, or an API worker's client of its replica's store, which
+ * cannot tell that store from etcd) a move is a put at the new key and a delete of the old one:
+ * the object's resourceVersion becomes the revision of the move, as etcd has no rename, and
+ * nothing is compacted. Every replica of a cluster must run a build that knows the relocation
+ * before one migrates: a replica of an earlier build cannot apply its log entry.
+ *
+ * Values encrypted at rest are decrypted with the providers of their resource (or of the old key,
+ * which an earlier build may have used) and encrypted again for the new key, since AES-GCM binds
+ * a value to its key.
  */
 import { isKvError, prefixEnd, type KeyValue, type KvClient, type RequestOp, type Compare } from '../../raft';
 import type { StoredValueTransformer } from './encryption';
@@ -50,6 +60,8 @@ export interface KeyLayoutMigrationSummary {
   batches: number;
   /** Old keys left where they were because their new key was already taken. */
   leftInPlace: string[];
+  /** The revision the store was compacted at after relocations (module header), if it was. */
+  compactedAt?: number;
 }
 
 const decoder = new TextDecoder();
@@ -101,9 +113,18 @@ export async function migrateKeyLayout(kv: KvClient, moves: () => Promise<KeyMov
       if (pass >= 10) throw new Error(`storage layout: the keys under ${from} kept changing while they were moved`);
     }
   }
-  await retried(() => kv.put({ key: keyBytes(STORAGE_LAYOUT_KEY), value: encoder.encode(STORAGE_LAYOUT) }));
+  const recordedAt = await retried(() => kv.put({ key: keyBytes(STORAGE_LAYOUT_KEY), value: encoder.encode(STORAGE_LAYOUT) }));
+  if (kv.relocates === true && summary.moved > 0) {
+    summary.compactedAt = recordedAt.header.revision;
+    // Another replica that migrated alongside may have compacted here or later already.
+    await retried(() => kv.compact({ revision: recordedAt.header.revision }).catch((err: unknown) => {
+      if (isKvError(err) && err.code === 'COMPACTED') return undefined;
+      throw err;
+    }));
+  }
   if (summary.moved > 0 || summary.leftInPlace.length > 0) {
     options.log(`storage layout: moved ${summary.moved} objects to kube's keys in ${summary.batches} transactions` +
+      (summary.compactedAt !== undefined ? `, keeping their resourceVersions; compacted the store at revision ${summary.compactedAt}` : '') +
       (summary.leftInPlace.length > 0 ? `; left ${summary.leftInPlace.length} in place because their new key was taken: ${summary.leftInPlace.join(', ')}` : ''));
   }
   return summary;
@@ -171,7 +192,7 @@ function readPlain(stored: Uint8Array, oldKey: string, resourceKey: string, tran
   }
 }
 
-function moveOps(move: PlannedMove): { compare: Compare[]; success: RequestOp[] } {
+function moveOps(move: PlannedMove, relocates: boolean): { compare: Compare[]; success: RequestOp[] } {
   const oldKey = keyBytes(move.oldKey);
   const newKey = keyBytes(move.newKey);
   return {
@@ -179,10 +200,12 @@ function moveOps(move: PlannedMove): { compare: Compare[]; success: RequestOp[] 
       { key: oldKey, target: 'MOD', modRevision: move.kv.modRevision, result: 'EQUAL' },
       { key: newKey, target: 'CREATE', createRevision: 0, result: 'EQUAL' },
     ],
-    success: [
-      { requestPut: { key: newKey, value: move.value, lease: move.kv.lease > 0n ? move.kv.lease : undefined } },
-      { requestDeleteRange: { key: oldKey } },
-    ],
+    success: relocates
+      ? [{ requestRelocate: { key: oldKey, newKey, value: move.value } }]
+      : [
+        { requestPut: { key: newKey, value: move.value, lease: move.kv.lease > 0n ? move.kv.lease : undefined } },
+        { requestDeleteRange: { key: oldKey } },
+      ],
   };
 }
 
@@ -191,7 +214,8 @@ function moveOps(move: PlannedMove): { compare: Compare[]; success: RequestOp[] 
  * alone. True when an old key changed after it was read (the caller passes over the prefix again).
  */
 async function commitBatch(kv: KvClient, batch: PlannedMove[], summary: KeyLayoutMigrationSummary): Promise<boolean> {
-  const ops = batch.map(moveOps);
+  const relocates = kv.relocates === true;
+  const ops = batch.map((move) => moveOps(move, relocates));
   const response = await retried(() => kv.txn({ compare: ops.flatMap((o) => o.compare), success: ops.flatMap((o) => o.success), failure: [] }));
   if (response.succeeded) {
     summary.moved += batch.length;
@@ -200,7 +224,7 @@ async function commitBatch(kv: KvClient, batch: PlannedMove[], summary: KeyLayou
   }
   let changed = false;
   for (const move of batch) {
-    const single = moveOps(move);
+    const single = moveOps(move, relocates);
     const alone = await retried(() => kv.txn({ compare: single.compare, success: single.success, failure: [] }));
     if (alone.succeeded) {
       summary.moved++;

@@ -27,7 +27,10 @@ export function memoryKv(hooks: MemoryKvHooks = {}): KvClient & { readonly store
       hooks.onRange?.(request);
       return { header: header(), ...store.range(request) };
     },
-    put: async (request) => ({ header: header(), ...store.put(request) }),
+    put: async (request) => {
+      const { revision, ...response } = store.put(request);
+      return { header: header(revision), ...response };
+    },
     deleteRange: async (request) => ({ header: header(), ...store.deleteRange(request) }),
     txn: async (request) => {
       const hook = hooks.beforeTxn;

@@ -9,6 +9,7 @@ import { memoryKv } from '../../../support/memory-kv';
 import { buildResourceTransformers, EncryptionAtRest, parseEncryptionConfiguration } from '../../../../src/storage/encryption';
 import { migrateKeyLayout, STORAGE_LAYOUT, STORAGE_LAYOUT_KEY, type KeyMove } from '../../../../src/storage';
 import { keyLayoutMoves, resourceKeyPrefix } from '../../../../src/registry';
+import type { KeyValue } from '../../../../raft';
 
 const text = (b: Uint8Array) => Buffer.from(b).toString('utf8');
 const bytes = (s: string) => Buffer.from(s, 'utf8');
@@ -149,6 +150,70 @@ describe('migrateKeyLayout', () => {
     expect(summary.leftInPlace).to.deep.equal(['/registry/widgets/w1']);
     expect(keys(kv)).to.include('/registry/widgets/w1');
     expect(lines.join('\n')).to.contain('left 1 in place');
+  });
+
+  describe('on a store that relocates (the embedded one)', () => {
+    const relocatingKv = (hooks?: Parameters<typeof memoryKv>[0]) => Object.assign(memoryKv(hooks), { relocates: true });
+
+    it('keeps each moved object\'s modRevision (its resourceVersion), createRevision, version and lease, and compacts after the last batch', async () => {
+      const kv = relocatingKv();
+      kv.store.leaseGrant(77n, 3600);
+      kv.store.put({ key: bytes('/registry/endpoints/default/e1'), value: bytes(object('v1', 'Endpoints', 'default', 'e1')), lease: 77n });
+      kv.store.put({ key: bytes('/registry/endpoints/default/e1'), value: bytes(object('v1', 'Endpoints', 'default', 'e1')), lease: 77n });
+      for (let i = 0; i < 5; i++) kv.store.put({ key: bytes(`/registry/widgets/w${i}`), value: bytes(object('example.com/v1', 'Widget', '', `w${i}`)) });
+      const before = new Map(kv.store.range({ key: bytes('/registry/'), rangeEnd: bytes('/registry0') }).kvs.map((item) => [text(item.key).replace(/^\/registry\/(endpoints|widgets)\//, ''), item]));
+      const lines: string[] = [];
+      const summary = await migrateKeyLayout(kv, async () => keyLayoutMoves([{ group: 'example.com', resource: 'widgets' }]), { log: (line) => lines.push(line), batchItems: 2 });
+      expect(summary).to.include({ moved: 6, batches: 4, compactedAt: kv.store.revision });
+      expect(kv.store.compactRevision).to.equal(kv.store.revision);
+      const after = kv.store.range({ key: bytes('/registry/'), rangeEnd: bytes('/registry0') }).kvs;
+      expect(after.map((item) => text(item.key))).to.deep.equal([
+        '/registry/example.com/widgets/w0', '/registry/example.com/widgets/w1', '/registry/example.com/widgets/w2',
+        '/registry/example.com/widgets/w3', '/registry/example.com/widgets/w4', '/registry/services/endpoints/default/e1',
+      ]);
+      for (const item of after) {
+        const was = before.get(text(item.key).replace(/^\/registry\/(example\.com\/widgets|services\/endpoints)\//, '')) as KeyValue;
+        expect({ create: item.createRevision, mod: item.modRevision, version: item.version, lease: item.lease }, text(item.key)).to.deep.equal({ create: was.createRevision, mod: was.modRevision, version: was.version, lease: was.lease });
+      }
+      expect(lines.join('\n')).to.contain(`keeping their resourceVersions; compacted the store at revision ${kv.store.revision}`);
+    });
+
+    it('re-encrypts a value for its new key', async () => {
+      const config = parseEncryptionConfiguration([
+        'apiVersion: apiserver.config.k8s.io/v1',
+        'kind: EncryptionConfiguration',
+        'resources:',
+        '  - resources: [widgets.example.com]',
+        '    providers:',
+        `      - aesgcm: {keys: [{name: key1, secret: ${Buffer.alloc(32, 7).toString('base64')}}]}`,
+      ].join('\n'), 'test.yaml');
+      const transformers = buildResourceTransformers(config);
+      const legacy = EncryptionAtRest.forResources(transformers, (gr) => `/registry/${gr.resource}/`);
+      const current = EncryptionAtRest.forResources(transformers, resourceKeyPrefix);
+      const plain = object('example.com/v1', 'Widget', '', 'w1');
+      const kv = relocatingKv();
+      kv.store.put({ key: bytes('/registry/widgets/w1'), value: legacy.toStorage('/registry/widgets/w1', bytes(plain)) });
+      const revision = kv.store.revision;
+      await migrateKeyLayout(kv, async () => keyLayoutMoves([{ group: 'example.com', resource: 'widgets' }]), { log: quiet, transformer: current });
+      const stored = kv.store.get('/registry/example.com/widgets/w1');
+      expect(stored?.modRevision).to.equal(revision);
+      expect(text(current.fromStorage('/registry/example.com/widgets/w1', stored?.value ?? new Uint8Array()).value)).to.equal(plain);
+    });
+
+    it('moves each object once when two replicas migrate at the same time', async () => {
+      const kv = relocatingKv();
+      for (let i = 0; i < 30; i++) kv.store.put({ key: bytes(`/registry/widgets/w${String(i).padStart(2, '0')}`), value: bytes(object('example.com/v1', 'Widget', '', `w${i}`)) });
+      const revisions = kv.store.range({ key: bytes('/registry/widgets/'), rangeEnd: bytes('/registry/widgets0') }).kvs.map((item) => item.modRevision);
+      const moves = async () => keyLayoutMoves([{ group: 'example.com', resource: 'widgets' }]);
+      const [first, second] = await Promise.all([
+        migrateKeyLayout(kv, moves, { log: quiet, batchItems: 4 }),
+        migrateKeyLayout(kv, moves, { log: quiet, batchItems: 4 }),
+      ]);
+      expect(first.moved + second.moved).to.equal(30);
+      const stored = kv.store.range({ key: bytes('/registry/'), rangeEnd: bytes('/registry0') }).kvs;
+      expect(stored.map((item) => text(item.key)).every((key) => key.startsWith('/registry/example.com/widgets/'))).to.equal(true);
+      expect(stored.map((item) => item.modRevision)).to.deep.equal(revisions);
+    });
   });
 
   it('refuses a layout this build does not know', async () => {
