@@ -86,7 +86,7 @@ export interface DeleteRangeResponse {
 /**
  * Not etcd's (etcd has no rename): moves the live key `key` to `newKey`, which must not be live,
  * keeping its createRevision, modRevision, version and lease, with `value` as its value. Only
- * inside a transaction, and only on the embedded store (KvClient.relocates): raft/kv/mvcc-store.ts
+ * inside a transaction, and only on Carina's store (KvClient.relocates): raft/kv/mvcc-store.ts
  * says what readers and watchers see.
  */
 export interface RelocateRequest {
@@ -299,8 +299,9 @@ export interface KvClient {
    */
   writeTraceContext?(revision: number): SpanContext | undefined;
   /**
-   * True when transactions may carry `requestRelocate` (the embedded store in this process). A
-   * remote etcd has no such op, and a client cannot tell a remote Carina store from one.
+   * True when transactions may carry `requestRelocate`: the store is Carina's (the replica in this
+   * process, or a client its owner knows to be of one). etcd has no such op, and nothing on the
+   * wire tells a Carina store from an etcd.
    */
   readonly relocates?: boolean;
 }

@@ -314,10 +314,12 @@ async function runApiWorker(flags: FlagValues, dataDir: string, workerId: number
   const tracing = startServerTracing(tracingFromFlags(flags), `member-${flags['member-id'] as number}-api-worker-${workerId}`);
   const endpoints = (process.env[WORKER_STORE_ENV] ?? '').split(',').filter((e) => e !== '');
   const external = (flags['etcd-servers'] as string) !== '';
-  const kv = new EtcdClient({
+  const client = new EtcdClient({
     endpoints,
     tls: external ? externalEtcdTls(flags) : storeClientTls({ 'data-dir': dataDir, cacert: '', cert: '', key: '' }),
   });
+  // The primary's store is Carina's: its transactions may relocate keys (src/storage/key-layout-migration.ts).
+  const kv = external ? client : Object.assign(client, { relocates: true });
   const parts = buildApiServerParts(kv, { runtimeConfig: flags['runtime-config'] as string, storeHealthy: storeHealthCheck(kv) });
   if (!external) {
     parts.raftStatus = () => primary.status().raft ?? { id: 0, role: 'unknown', term: 0, lead: 0, commit: 0, applied: 0, lastIndex: 0, progress: {} };

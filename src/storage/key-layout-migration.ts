@@ -10,17 +10,17 @@
  * lost answer, move each object exactly once. When no old key is left, the layout key records the
  * layout, and later starts cost one read.
  *
- * On the embedded store (KvClient.relocates) a move is a relocation (raft/kv/mvcc-store.ts): the
- * new key takes the old one's createRevision, modRevision, version and lease, so a moved object
- * keeps its resourceVersion (the key's modification revision) as well as its uid and lease, and a
- * client's update with that resourceVersion still succeeds. A relocation rewrites the store's
- * history below it, so after the last batch the store is compacted at its current revision: a
- * watch from an older resourceVersion then gets 410 Gone and relists, as after any compaction.
- * Over a remote store (an external etcd, or an API worker's client of its replica's store, which
- * cannot tell that store from etcd) a move is a put at the new key and a delete of the old one:
- * the object's resourceVersion becomes the revision of the move, as etcd has no rename, and
- * nothing is compacted. Every replica of a cluster must run a build that knows the relocation
- * before one migrates: a replica of an earlier build cannot apply its log entry.
+ * On Carina's own store (KvClient.relocates: the replica in this process, or an API worker's client
+ * of its replica's store) a move is a relocation (raft/kv/mvcc-store.ts): the new key takes the old
+ * one's createRevision, modRevision, version and lease, so a moved object keeps its resourceVersion
+ * (the key's modification revision) as well as its uid and lease, and a client's update with that
+ * resourceVersion still succeeds. A relocation rewrites the store's history below it, so after the
+ * last batch the store is compacted at its current revision: a watch from an older resourceVersion
+ * then gets 410 Gone and relists, as after any compaction. Over an external etcd a move is a put at
+ * the new key and a delete of the old one: the object's resourceVersion becomes the revision of the
+ * move, as etcd has no rename, and nothing is compacted. Every replica of a cluster must run a
+ * build that knows the relocation before one migrates: a replica of an earlier build cannot apply
+ * its log entry.
  *
  * Values encrypted at rest are decrypted with the providers of their resource (or of the old key,
  * which an earlier build may have used) and encrypted again for the new key, since AES-GCM binds

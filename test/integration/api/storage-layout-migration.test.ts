@@ -160,3 +160,30 @@ describe('storage layout: a replica started on an earlier build\'s data director
     expect(response.status).to.equal(200);
   });
 });
+
+describe('storage layout: with API workers, the workers move the objects through their replica\'s store and keep their resourceVersion', function () {
+  this.timeout(120_000);
+  let root: string;
+  let server: CarinaApiProcess;
+  const expected = JSON.parse(readFileSync(join(FIXTURE, 'expected-objects.json'), 'utf8')) as ExpectedObject[];
+
+  before(async () => {
+    root = mkdtempSync(join(tmpdir(), 'carina-layout-workers-'));
+    execFileSync('tar', ['-C', root, '-xzf', join(FIXTURE, 'data.tar.gz')]);
+    server = await CarinaApiProcess.start({ dataDir: join(root, 'data'), extraArgs: ['--api-workers', '2'] });
+  });
+
+  after(async () => {
+    await server?.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('serves every moved object with its uid and its resourceVersion', async () => {
+    for (const object of expected.filter((o) => MOVED.has(o.path) && o.path !== REWRITTEN_AFTER_START)) {
+      const response = await server.request('GET', object.path);
+      expect(response.status, object.path).to.equal(200);
+      const served = response.json<{ metadata: { uid: string; resourceVersion: string } }>();
+      expect({ uid: served.metadata.uid, resourceVersion: served.metadata.resourceVersion }, object.path).to.deep.equal({ uid: object.uid, resourceVersion: object.resourceVersion });
+    }
+  });
+});
