@@ -310,6 +310,8 @@ export class MvccStore {
       previousMain = r.main;
       previousSub = r.sub;
       if (r.kv !== null && r.kv.modRevision !== r.main) {
+        // A relocation's event below the compact revision (an image compacted elsewhere) is gone, as compact() drops it.
+        if (r.main < image.compactRevision) continue;
         const event: ChangeRecord = { key: r.key, main: r.main, sub: r.sub, kv: r.kv, prevKv: null };
         this.relocationEvents.push(event);
         this.retainedBytes += recordBytes(event);

@@ -531,4 +531,16 @@ describe('MvccStore relocation', () => {
     expect(view(store).map((kv) => `${kv.key}=${kv.value}@${kv.mod}`)).to.deep.equal(['b=b2@8', 'z=moved@4']);
     expect(MvccStore.fromImage(store.image()).image()).to.deep.equal(store.image());
   });
+
+  it('restores an image compacted past a relocation (a rebased snapshot) without the relocation\'s event', () => {
+    const store = new MvccStore();
+    store.put({ key: enc('a'), value: enc('1') }); // 2
+    store.txn({ compare: [], success: [relocate('a', 'z', 'moved')], failure: [] }); // 3
+    store.put({ key: enc('b'), value: enc('2') }); // 4
+    const image = { ...store.image(), compactRevision: 4 };
+    expect(image.records.map((r) => `${r.key}@${r.main}.${r.sub}`)).to.include('z@3.1');
+    const restored = MvccStore.fromImage(image);
+    expect(restored.image().records.map((r) => `${r.key}@${r.main}.${r.sub}`)).to.deep.equal(['z@2.0', 'b@4.0']);
+    expect(view(restored).map((kv) => `${kv.key}@${kv.mod}`)).to.deep.equal(['b@4', 'z@2']);
+  });
 });
