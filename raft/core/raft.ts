@@ -293,6 +293,25 @@ export class Raft {
     if (this.promotable() && this.electionElapsed >= this.randomizedElectionTimeout) {
       this.electionElapsed = 0;
       this.step(emptyMessage({ type: 'hup', from: this.id }));
+    } else if (this.role === 'preCandidate' && this.promotable()) {
+      this.askPreVotesAgain();
+    }
+  }
+
+  /**
+   * A voter that still heard the leader within its lease ignores a pre-vote without answering
+   * (step), and its lease may end a tick after our timeout did: the timers of two followers are
+   * out of phase by up to a tick. Asking again on every tick wins the pre-vote at the first tick
+   * the lease allows, rather than a whole randomized timeout later. A pre-vote binds and changes
+   * nothing on the voter, so asking again is as safe as asking once.
+   */
+  private askPreVotesAgain(): void {
+    // Still a pre-candidate: the pre-election is neither won (we would be a candidate) nor lost.
+    const lastIndex = this.raftLog.lastIndex();
+    const lastTerm = this.raftLog.lastTerm();
+    for (const id of this.voterIds()) {
+      if (id === this.id || this.votes.has(id)) continue;
+      this.send(emptyMessage({ type: 'preVote', to: id, term: this.term + 1, index: lastIndex, logTerm: lastTerm, context: EMPTY_BYTES }));
     }
   }
 

@@ -85,6 +85,25 @@ describe('raft core: PreVote', () => {
     expect(net.node(1).term).to.be.at.least(inflated);
   });
 
+  it('a pre-candidate ignored by a follower still in its lease wins at the first tick after that lease ends', () => {
+    // The leader dies; the survivors' timers run out of phase, so the one that times out first
+    // asks the other while it still counts the leader's lease.
+    const net = new Network([1, 2, 3], { preVote: true, checkQuorum: true });
+    net.elect(1);
+    net.isolate(1);
+    const [early, late] = [2, 3].sort((a, b) => Network.electionTimeoutOf(net.node(a)) - Network.electionTimeoutOf(net.node(b)));
+    expect(Network.electionTimeoutOf(net.node(late)), 'the later survivor must not time out right at the lease end').to.be.greaterThan(ELECTION_TICKS);
+    net.tick(late, ELECTION_TICKS - 1);
+    net.tickUntil(() => net.node(early).role === 'preCandidate', 2 * ELECTION_TICKS, [early]);
+    expect(net.node(late).role).to.equal('follower');
+    expect(net.node(late).lead, 'still in its lease').to.equal(1);
+    net.tick(late, 1);
+    expect(net.node(late).role, 'its lease is over, its own timeout is not').to.equal('follower');
+    net.tick(early, 1);
+    expect(net.node(early).role).to.equal('leader');
+    expect(net.node(late).lead).to.equal(early);
+  });
+
   it('a pre-vote is refused to a node whose log is behind', () => {
     const node = standaloneNode(2, [1, 2, 3], { preVote: true });
     node.rawNode.step(emptyMessage({ type: 'preVote', from: 1, to: 2, term: 2, index: 2, logTerm: 1 }));
