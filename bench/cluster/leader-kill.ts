@@ -35,8 +35,14 @@ function storeOf(members: ClusterMember[]): StoreAccess {
 
 export interface FailoverResult {
   killedId: number;
+  /** Date.now() at the kill, to place the members' log lines (failover-bench.ts's timeline). */
+  killedAtWallMs: number;
   /** kill -9 to the first write acknowledged through the load balancer, ms. */
   writeResumedMs: number;
+  /** The API's write probes in detail. */
+  apiProbes: ProbeOutcome;
+  /** The store's write probes (KillOptions.storeWrite), when asked for. */
+  storeProbes?: ProbeOutcome;
   /** kill -9 to the first status naming a new leader, ms. */
   newLeaderMs: number;
   newLeaderId: string;
@@ -82,39 +88,72 @@ function restart(member: ClusterMember, argv: string[]): void {
   child.unref();
 }
 
-export async function killLeaderOnce(members: ClusterMember[], lbUrl: string, credentials: ApiCredentials, namespace: string): Promise<FailoverResult> {
+/** What the probes saw: when the first successful one was started and ended, and how the others failed. */
+export interface ProbeOutcome {
+  /** From `since` to the first success, ms. */
+  ms: number;
+  /** From `since` to the start of that probe, ms. */
+  sentMs: number;
+  /** Probes that failed before it, by error message (first 80 characters). */
+  failures: Map<string, number>;
+}
+
+/**
+ * Starts `attempt` every PROBE_INTERVAL_MS without waiting for the ones pending, and resolves
+ * with the time from `since` (monotonicMs) to the first that succeeds.
+ */
+export function firstSuccessAfter(since: number, what: string, attempt: (probe: number) => Promise<unknown>): Promise<ProbeOutcome> {
+  return new Promise<ProbeOutcome>((resolve, reject) => {
+    let done = false;
+    let probe = 0;
+    const failures = new Map<string, number>();
+    const timer = setInterval(() => {
+      if (done) return;
+      if (monotonicMs() - since > GIVE_UP_MS) {
+        done = true;
+        clearInterval(timer);
+        reject(new Error(`no write succeeded within ${GIVE_UP_MS} ms of ${what}`));
+        return;
+      }
+      const sentAt = monotonicMs();
+      attempt(probe++).then(
+        () => {
+          if (!done) {
+            done = true;
+            clearInterval(timer);
+            resolve({ ms: monotonicMs() - since, sentMs: sentAt - since, failures });
+          }
+        },
+        (err: Error) => {
+          if (done) return;
+          const key = String(err?.message ?? err).slice(0, 80);
+          failures.set(key, (failures.get(key) ?? 0) + 1);
+        },
+      );
+    }, PROBE_INTERVAL_MS);
+  });
+}
+
+export interface KillOptions {
+  /** A write to the store's etcd API (one probe), timed beside the API's: the store's own failover. */
+  storeWrite?: (probe: number) => Promise<unknown>;
+}
+
+export async function killLeaderOnce(members: ClusterMember[], lbUrl: string, credentials: ApiCredentials, namespace: string, options: KillOptions = {}): Promise<FailoverResult> {
   const leader = await findLeader(members);
   const pid = memberPid(leader);
   const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '');
   const survivors = members.filter((m) => m !== leader);
   process.kill(pid, 'SIGKILL');
   const killedAt = monotonicMs();
+  const killedAtWallMs = Date.now();
 
-  const writeResumed = new Promise<number>((resolve, reject) => {
-    let done = false;
-    let probe = 0;
-    const timer = setInterval(() => {
-      if (done) return;
-      if (monotonicMs() - killedAt > GIVE_UP_MS) {
-        done = true;
-        clearInterval(timer);
-        reject(new Error(`no write succeeded within ${GIVE_UP_MS} ms of killing member ${leader.id}`));
-        return;
-      }
-      const client = new ApiClient(lbUrl, credentials);
-      const name = `failover-${Date.now()}-${probe++}`;
-      client.request('POST', `/api/v1/namespaces/${namespace}/configmaps`, { body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }), timeoutMs: PROBE_TIMEOUT_MS }).then(
-        () => {
-          if (!done) {
-            done = true;
-            clearInterval(timer);
-            resolve(monotonicMs() - killedAt);
-          }
-        },
-        () => {},
-      ).finally(() => client.destroy());
-    }, PROBE_INTERVAL_MS);
+  const writeResumed = firstSuccessAfter(killedAt, `killing member ${leader.id}`, (probe) => {
+    const client = new ApiClient(lbUrl, credentials);
+    const name = `failover-${Date.now()}-${probe}`;
+    return client.request('POST', `/api/v1/namespaces/${namespace}/configmaps`, { body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }), timeoutMs: PROBE_TIMEOUT_MS }).finally(() => client.destroy());
   });
+  const storeWriteResumed = options.storeWrite === undefined ? Promise.resolve(undefined) : firstSuccessAfter(killedAt, `killing member ${leader.id} (store)`, options.storeWrite);
 
   const newLeader = (async () => {
     for (;;) {
@@ -126,8 +165,8 @@ export async function killLeaderOnce(members: ClusterMember[], lbUrl: string, cr
     }
   })();
 
-  const [writeResumedMs, elected] = await Promise.all([writeResumed, newLeader]);
+  const [apiProbes, elected, storeProbes] = await Promise.all([writeResumed, newLeader, storeWriteResumed]);
   restart(leader, argv);
   await waitCaughtUp(members, credentials);
-  return { killedId: leader.id, writeResumedMs, newLeaderMs: elected.ms, newLeaderId: elected.id };
+  return { killedId: leader.id, killedAtWallMs, writeResumedMs: apiProbes.ms, apiProbes, storeProbes, newLeaderMs: elected.ms, newLeaderId: elected.id };
 }

@@ -31,7 +31,7 @@ import { decodeConfChange } from '../core';
 import { RaftError, isRaftError } from '../core';
 import { SeededRandom, type RandomSource } from '../core';
 import { RawNode } from '../core';
-import { appliableBeforePersisting, mayBeSentBeforePersisting, type ConfChange, type ConfState, type Entry, type Message, type NodeId, type Ready, type Status } from '../core';
+import { appliableBeforePersisting, mayBeSentBeforePersisting, type ConfChange, type ConfState, type Entry, type Message, type NodeId, type Ready, type StateRole, type Status } from '../core';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type SpanContext } from '@opentelemetry/api';
 import type { AppliedEntry, DurableStorage, Proposed, StateMachine, Transport } from './contracts';
 import { TRACE_CONTEXT_BYTES, TRACE_FLAG_BIT, decodeTraceContext, encodeTraceContext } from './trace-context';
@@ -153,6 +153,9 @@ export class RaftNode {
   private lastLeaderMessageAt = 0;
   private leaderId: NodeId = 0;
   private currentTerm = 0;
+  private role: StateRole = 'follower';
+  /** A new leader that has not yet seen an entry of its own term committed (the log line of its first). */
+  private awaitingFirstCommitOfTerm = false;
   readonly metrics: RaftNodeMetrics = {
     maxLeaderSilenceMs: 0,
     maxTickLagMs: 0,
@@ -518,8 +521,12 @@ export class RaftNode {
   }
 
   private async handleReady(rd: Ready): Promise<void> {
-    if (rd.softState) this.onSoftState(rd.softState.lead);
+    if (rd.softState) this.onSoftState(rd.softState.lead, rd.softState.role);
     if (rd.hardState) this.currentTerm = rd.hardState.term;
+    if (this.awaitingFirstCommitOfTerm && rd.committedEntries.some((e) => e.term === this.rawNode.raft.term)) {
+      this.awaitingFirstCommitOfTerm = false;
+      this.log(`leader of term ${this.rawNode.raft.term}: committed its first entry of the term (index ${rd.committedEntries[rd.committedEntries.length - 1].index})`);
+    }
     if (this.commitSpans.size > 0 && rd.committedEntries.length > 0) this.endCommitSpansUpTo(rd.committedEntries[rd.committedEntries.length - 1].index);
 
     // A leader's replication messages go out first, so followers write while we do (§10.2.1).
@@ -662,7 +669,14 @@ export class RaftNode {
     this.commitSpans.clear();
   }
 
-  private onSoftState(lead: NodeId): void {
+  private onSoftState(lead: NodeId, role: StateRole): void {
+    // As etcd's raft logs them: a failover's timeline (bench/cluster/failover-bench.ts) is read from these lines.
+    if (role !== this.role) {
+      this.role = role;
+      this.log(`became ${role} at term ${this.rawNode.raft.term}`);
+      this.awaitingFirstCommitOfTerm = role === 'leader';
+    }
+    if (lead !== this.leaderId && lead !== this.id) this.log(lead === 0 ? `lost leader at term ${this.rawNode.raft.term}` : `elected leader ${lead} at term ${this.rawNode.raft.term}`);
     // A probe sent under another leadership measures nothing of this one.
     if (lead !== this.leaderId) {
       this.heartbeatSentAt.clear();
