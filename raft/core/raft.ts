@@ -187,6 +187,11 @@ export class Raft {
     };
   }
 
+  private isSoleVoter(): boolean {
+    const voters = this.voterIds();
+    return voters.length === 1 && voters[0] === this.id;
+  }
+
   private voterIds(): NodeId[] {
     const ids: NodeId[] = [];
     for (const [id, pr] of this.prs) if (!pr.isLearner) ids.push(id);
@@ -290,7 +295,9 @@ export class Raft {
       this.becomeFollower(this.term, NONE);
       return;
     }
-    if (this.promotable() && this.electionElapsed >= this.randomizedElectionTimeout) {
+    // The only voter has no leader to hear from and no one to split a vote with: waiting out a
+    // timeout only delays a restarted single replica (etcd fast-forwards its ticks alike).
+    if (this.promotable() && (this.electionElapsed >= this.randomizedElectionTimeout || this.isSoleVoter())) {
       this.electionElapsed = 0;
       this.step(emptyMessage({ type: 'hup', from: this.id }));
     } else if (this.role === 'preCandidate' && this.promotable()) {

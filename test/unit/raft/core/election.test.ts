@@ -249,6 +249,14 @@ describe('raft core: election', () => {
     expect(node.commit).to.equal(2);
   });
 
+  it('the only voter (a restarted single replica) campaigns at its first tick, without an election timeout', () => {
+    for (const options of [classic, { preVote: true, checkQuorum: true }]) {
+      const node = standaloneNode(1, [1], options);
+      node.rawNode.tick();
+      expect(node.role).to.equal('leader');
+    }
+  });
+
   it('a node that is not a voter in its configuration never campaigns', () => {
     const node = standaloneNode(4, [1, 2, 3], classic);
     for (let i = 0; i < 5 * ELECTION_TICKS; i++) node.rawNode.tick();
