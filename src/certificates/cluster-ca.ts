@@ -597,6 +597,39 @@ export function subjectValues(cert: forge.pki.Certificate, shortName: string): s
   return cert.subject.attributes.filter((attribute) => attribute.shortName === shortName).map((attribute) => String(attribute.value));
 }
 
+/**
+ * A client certificate the server presents itself (to kubelets), kept in
+ * `<dataDir>/pki/<baseName>.crt` and `.key` as kubeadm keeps apiserver-kubelet-client: issued on
+ * the first start, reused by every later one while it fits (issued by this CA, the same user and
+ * groups, not near its end). Issuing costs a key and a signature in JavaScript on every start
+ * otherwise, a large part of a restart.
+ */
+export async function loadOrIssueClientCertificate(dataDir: string, ca: CertificateAndKey, identity: ClientIdentity, baseName: string, options: IssueOptions = {}): Promise<CertificateAndKey> {
+  const now = options.now ?? new Date();
+  const dir = pkiDirectory(dataDir);
+  const certFile = path.join(dir, `${baseName}.crt`);
+  const keyFile = path.join(dir, `${baseName}.key`);
+  const loadedCa: LoadedCa = { pair: ca, x509: new X509Certificate(ca.certPem) };
+  const existing = await loadLeaf(certFile, keyFile, loadedCa, now, (cert) => clientFits(cert, identity));
+  if (existing.state === 'fits') return existing.pair;
+  const issued = issueClientWithKey(ca, identity, await generateRsaPrivateKeyPem(), now);
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  await writePair(certFile, keyFile, issued);
+  return issued;
+}
+
+function clientFits(cert: ParsedCertificate, identity: ClientIdentity): boolean {
+  const commonNames = subjectValues(cert.forge, 'CN');
+  const groups = subjectValues(cert.forge, 'O');
+  return (
+    hasExtendedKeyUsage(cert, OID_CLIENT_AUTH) &&
+    commonNames.length === 1 &&
+    commonNames[0] === identity.user &&
+    groups.length === identity.groups.length &&
+    identity.groups.every((g) => groups.includes(g))
+  );
+}
+
 function adminFits(cert: ParsedCertificate): boolean {
   const commonNames = subjectValues(cert.forge, 'CN');
   return (

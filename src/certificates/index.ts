@@ -23,6 +23,7 @@ export {
   issueClientCertificate,
   issueServingCertificate,
   loadOrCreateClusterCertificates,
+  loadOrIssueClientCertificate,
   pkiDirectory,
   writeFileAtomically,
   type CertificateAndKey,

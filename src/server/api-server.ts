@@ -287,7 +287,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     onDeprecatedRequest: (labels) => metrics.deprecatedApiRequested(labels),
     virtualCreates: new Map([...security.virtualCreates, ...coreVirtualCreates()]),
     virtualReads: new Map([['/componentstatuses', componentStatuses(parts.kv, parts.storeHealthy, async () => controllerLeaseHeld(cache))]]),
-    connect: await buildConnect(config.kubelet ?? DEFAULT_KUBELET_CLIENT_OPTIONS, certificates.ca, admission.chain),
+    connect: await buildConnect(config.kubelet ?? DEFAULT_KUBELET_CLIENT_OPTIONS, certificates.ca, admission.chain, config.dataDir),
   });
   const aggregator = await buildAggregator(config.aggregator ?? DEFAULT_AGGREGATOR_OPTIONS, {
     clusterCa: certificates.ca,

@@ -19,6 +19,7 @@ import {
   currentContextCredentials,
   issueClientCertificate,
   loadOrCreateClusterCertificates,
+  loadOrIssueClientCertificate,
   parseKubeconfig,
   readKubeconfig,
   writeAdminKubeconfig,
@@ -221,6 +222,41 @@ describe('certificates: later loads of the cluster certificates', () => {
     await expectCertificateError(loadOrCreateClusterCertificates(dataDir, { serving: { dnsNames: ['bad name'] } }), 'INVALID_NAME');
     // A certificate whose key is gone is issued again.
     expect((await loadOrCreateClusterCertificates(dataDir)).outcome).to.deep.equal({ ca: 'reused', serving: 'reused', admin: 'reissued' });
+  });
+});
+
+describe('certificates: the server\'s own client certificates kept in the data directory', () => {
+  let dataDir: string;
+
+  beforeEach(async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'carina-pki-'));
+  });
+
+  afterEach(async () => {
+    await fs.rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('issues one on the first load and gives the same pair back on the next, byte for byte', async () => {
+    const { ca } = await loadOrCreateClusterCertificates(dataDir);
+    const identity = { user: 'kube-apiserver-kubelet-client', groups: ['system:masters'] };
+    const first = await loadOrIssueClientCertificate(dataDir, ca, identity, 'apiserver-kubelet-client');
+    const x509 = new X509Certificate(first.certPem);
+    expect(x509.checkIssued(new X509Certificate(ca.certPem))).to.equal(true);
+    expect(x509.subject).to.include('CN=kube-apiserver-kubelet-client');
+    expect((await fs.stat(path.join(dataDir, 'pki', 'apiserver-kubelet-client.key'))).mode & 0o777).to.equal(0o600);
+    const again = await loadOrIssueClientCertificate(dataDir, ca, identity, 'apiserver-kubelet-client');
+    expect(again).to.deep.equal(first);
+  });
+
+  it('issues again for another identity and from another CA', async () => {
+    const { ca } = await loadOrCreateClusterCertificates(dataDir);
+    const first = await loadOrIssueClientCertificate(dataDir, ca, { user: 'some-client', groups: [] }, 'some-client');
+    const otherUser = await loadOrIssueClientCertificate(dataDir, ca, { user: 'someone-else', groups: [] }, 'some-client');
+    expect(otherUser.certPem).to.not.equal(first.certPem);
+    expect(new X509Certificate(otherUser.certPem).subject).to.include('CN=someone-else');
+    const otherCa = await createClusterCa();
+    const fromOtherCa = await loadOrIssueClientCertificate(dataDir, otherCa, { user: 'someone-else', groups: [] }, 'some-client');
+    expect(new X509Certificate(fromOtherCa.certPem).checkIssued(new X509Certificate(otherCa.certPem))).to.equal(true);
   });
 });
 
