@@ -61,7 +61,21 @@ export class CarinaServer {
    * `env`: variables added to this replica's environment (e.g. a NODE_OPTIONS preload).
    */
   static async start(ports: CarinaServerPorts, extraArgs: string[] = [], main = CARINA_MAIN, nodeArgs: string[] = [], env: Record<string, string> = {}): Promise<CarinaServer> {
-    const dataDir = mkdtempSync(join(tmpdir(), 'carina-bench-'));
+    const server = CarinaServer.spawnOn(mkdtempSync(join(tmpdir(), 'carina-bench-')), ports, extraArgs, main, nodeArgs, env);
+    try {
+      await server.waitReady(60_000);
+    } catch (err) {
+      await server.stop();
+      throw err;
+    }
+    return server;
+  }
+
+  /**
+   * Starts `carina server` on an existing data directory (a restart) and returns at once, without
+   * waiting for it to be ready.
+   */
+  static spawnOn(dataDir: string, ports: CarinaServerPorts, extraArgs: string[] = [], main = CARINA_MAIN, nodeArgs: string[] = [], env: Record<string, string> = {}): CarinaServer {
     const child = spawn(process.execPath, [
       ...SERVER_NODE_FLAGS,
       ...nodeArgs,
@@ -72,14 +86,7 @@ export class CarinaServer {
       '--listen-peer-address', `127.0.0.1:${ports.raft}`,
       ...extraArgs,
     ], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-    const server = new CarinaServer(child, dataDir, ports);
-    try {
-      await server.waitReady(60_000);
-    } catch (err) {
-      await server.stop();
-      throw err;
-    }
-    return server;
+    return new CarinaServer(child, dataDir, ports);
   }
 
   private async waitReady(timeoutMs: number): Promise<void> {
@@ -92,7 +99,8 @@ export class CarinaServer {
     }
   }
 
-  async stop(): Promise<void> {
+  /** SIGTERM (SIGKILL after 10 s); the data directory stays unless `removeData`. */
+  async stop(removeData = true): Promise<void> {
     const child = this.child;
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((r) => child.once('exit', r));
@@ -101,7 +109,7 @@ export class CarinaServer {
       await exited;
       clearTimeout(timer);
     }
-    rmSync(this.dataDir, { recursive: true, force: true });
+    if (removeData) rmSync(this.dataDir, { recursive: true, force: true });
   }
 }
 

@@ -108,6 +108,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(formatHelp('server', SERVER_SUMMARY, SERVER_FLAGS));
     return 0;
   }
+  // Where a start goes (issue 32): each phase's end, in ms from the process's start.
+  const startUp = new StartUpTimeline();
   const workerId = apiWorkerId();
   // klog-like lines, with the trace id of a traced request (src/observability/logger.ts); a
   // worker's lines name it.
@@ -137,7 +139,8 @@ async function main(argv: string[]): Promise<number> {
     const interval = flags['etcd-compaction-interval'] as number;
     if (interval > 0) compactor = startCompactor(kv, interval, log);
   } else {
-    store = await startEmbeddedStore(flags, dataDir, log);
+    startUp.mark('flags and certificates');
+    store = await startEmbeddedStore(flags, dataDir, log, startUp);
     kv = store.replica;
     store.replica.startConsistencyChecks(flags['consistency-check-interval'] as number);
     // Lets the integration tests show that a diverged replica is detected; never set in production.
@@ -175,8 +178,12 @@ async function main(argv: string[]): Promise<number> {
     parts.storeCorruption = () => replica.corruption()?.reason;
   }
   const identity = replicaIdentity(flags, store !== undefined);
+  startUp.mark('API parts');
   const api = await startApiServer({ ...apiServerConfig(flags, dataDir, identity), encryptionProviders: encryption, admission, audit, tracing }, parts, log);
+  startUp.mark('API server listening');
   const controllers = startControllers(api.registry, api.cache, parts, identity, log, controllerOptions(flags, api, certificateSettings));
+  startUp.mark('controllers');
+  log(`start-up: ${startUp.summary()}`);
   process.stdout.write(
     `carina: data in ${dataDir}\n` +
     (store !== undefined
@@ -494,7 +501,22 @@ function waitForStopSignal(): Promise<void> {
   });
 }
 
-async function startEmbeddedStore(flags: FlagValues, dataDir: string, log: (line: string) => void): Promise<RunningStoreServer> {
+/** The end of each start-up phase, in ms since the process started (performance.now()). */
+class StartUpTimeline {
+  private readonly marks: Array<{ phase: string; atMs: number }> = [{ phase: 'module load', atMs: performance.now() }];
+
+  mark(phase: string): void {
+    this.marks.push({ phase, atMs: performance.now() });
+  }
+
+  /** "module load 310 ms, store 900 ms, ...: ready at N ms" (each phase's own duration). */
+  summary(): string {
+    const parts = this.marks.map((m, i) => `${m.phase} ${(m.atMs - (i === 0 ? 0 : this.marks[i - 1].atMs)).toFixed(0)} ms`);
+    return `${parts.join(', ')}; done ${this.marks[this.marks.length - 1].atMs.toFixed(0)} ms after the process started`;
+  }
+}
+
+async function startEmbeddedStore(flags: FlagValues, dataDir: string, log: (line: string) => void, startUp?: StartUpTimeline): Promise<RunningStoreServer> {
   const memberId = flags['member-id'] as number;
   const initialClusterState = flags['initial-cluster-state'];
   if (initialClusterState !== 'new' && initialClusterState !== 'existing') throw new FlagError(`--initial-cluster-state must be "new" or "existing", not "${String(initialClusterState)}"`);
@@ -508,6 +530,7 @@ async function startEmbeddedStore(flags: FlagValues, dataDir: string, log: (line
   // Certificates before anything listens: both of the store's ports speak only mutual TLS.
   await prepareSharedPki(dataDir, foundsSharedPki(memberId, members.map((m) => m.id), initialClusterState), log);
   const tls = await resolveStoreTls(flags, dataDir, [self.raftAddress, flags['listen-peer-address'] as string, flags['listen-etcd-address'] as string, ...self.clientUrls], log);
+  startUp?.mark('store: PKI and TLS');
   return startStoreServer({
     tls,
     memberId,
@@ -525,7 +548,7 @@ async function startEmbeddedStore(flags: FlagValues, dataDir: string, log: (line
     maxRequestBytes: flags['max-request-bytes'] as number,
     snapshotCatchupEntries: flags['snapshot-catchup-entries'] as number,
     initialClusterState,
-  }, log);
+  }, log, (phase) => startUp?.mark(phase));
 }
 
 main(process.argv.slice(2)).then(

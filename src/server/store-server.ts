@@ -47,7 +47,8 @@ export interface RunningStoreServer {
   stop(): Promise<void>;
 }
 
-export async function startStoreServer(config: StoreServerConfig, log: (line: string) => void): Promise<RunningStoreServer> {
+/** `phaseDone` is told when each phase of the start ends (src/cli/main.ts's start-up line). */
+export async function startStoreServer(config: StoreServerConfig, log: (line: string) => void, phaseDone: (phase: string) => void = () => {}): Promise<RunningStoreServer> {
   const electionTicks = Math.max(2, Math.round(config.electionTimeoutMs / config.heartbeatMs));
   const compactionOn = config.autoCompactionIntervalMs > 0 && config.autoCompactionRetentionMs > 0;
   const replica = await KvReplica.open({
@@ -66,9 +67,12 @@ export async function startStoreServer(config: StoreServerConfig, log: (line: st
     tls: { peer: config.tls.peer, client: config.tls.client, allowedPeerCommonName: config.tls.allowedPeerCommonName },
     logger: log,
   });
+  phaseDone('store: LevelDB and the Raft log opened');
   const raftAddress = await replica.start();
+  phaseDone('store: Raft started');
   const grpc = new EtcdGrpcServer(replica, { listenAddress: config.listenEtcdAddress, maxReceiveBytes: config.maxRequestBytes + 512 * 1024, logger: log, tls: config.tls.server });
   const etcdAddress = await grpc.start();
+  phaseDone('store: etcd API listening');
   return {
     replica,
     etcdAddress,

@@ -1,0 +1,116 @@
+/**
+ * Restart of a replica with a full store (issue 32): one `carina server` filled with OBJECTS
+ * ConfigMaps (default 10,000, ~250 bytes each, in one namespace), stopped with SIGTERM and
+ * started again on the same data directory, ROUNDS times (default 3). Each round times, from the
+ * restart's spawn:
+ *
+ *   readyz   the first GET /readyz that answers 200 (polled every POLL_MS)
+ *   get      the first GET of one of the ConfigMaps that answers 200 (polled beside it)
+ *
+ * and breaks the start-up down with the server's own `start-up:` log line (src/cli/main.ts),
+ * whose phases are measured from the process's start (performance.timeOrigin): module load, the
+ * store (opening LevelDB and the Raft log, replaying the log into the state machine, the
+ * transport and the election of this single member), the API server (certificates, the watch
+ * cache's fill, listening), the controllers, and the first /readyz.
+ *
+ * PROFILE_DIR=<dir> runs each restarted server under `node --cpu-prof` (one .cpuprofile per
+ * round in that directory). Ports 24440-24442. Run: node dist/bench/api/restart-bench.js.
+ */
+import { ApiClient } from '../support/api-client';
+import { CarinaServer, readyzStatus } from '../support/carina-server';
+import { closedLoop, median } from '../support/latency';
+
+const OBJECTS = Number(process.env.OBJECTS ?? 10_000);
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
+const POLL_MS = 20;
+const PROFILE_DIR = process.env.PROFILE_DIR ?? '';
+const PORTS = { api: 24440, etcd: 24441, raft: 24442 };
+const NAMESPACE = 'restart';
+const GIVE_UP_MS = 120_000;
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface RoundFigures {
+  readyzMs: number;
+  getMs: number;
+  /** The server's own `start-up:` line, as it logged it. */
+  startUp: string;
+}
+
+async function fill(server: CarinaServer): Promise<void> {
+  const client = new ApiClient(server.url, server.credentials());
+  try {
+    await client.request('POST', '/api/v1/namespaces', { body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } }) });
+    const data = { payload: 'x'.repeat(150) };
+    const result = await closedLoop(OBJECTS, 16, (i) => client.request('POST', `/api/v1/namespaces/${NAMESPACE}/configmaps`, { body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, labels: { bench: 'restart' } }, data }) }));
+    log(`filled ${OBJECTS} ConfigMaps at ${result.perSecond.toFixed(0)}/s`);
+  } finally {
+    client.close();
+  }
+}
+
+/** Polls until `probe` answers true; resolves with the time from `since` (ms). */
+async function firstTrue(since: number, probe: () => Promise<boolean>): Promise<number> {
+  for (;;) {
+    if (await probe().catch(() => false)) return Date.now() - since;
+    if (Date.now() - since > GIVE_UP_MS) throw new Error(`not within ${GIVE_UP_MS} ms`);
+    await sleep(POLL_MS);
+  }
+}
+
+async function getAnswers(server: CarinaServer, name: string): Promise<boolean> {
+  const client = new ApiClient(server.url, server.credentials());
+  try {
+    await client.request('GET', `/api/v1/namespaces/${NAMESPACE}/configmaps/${name}`, { timeoutMs: 2000 });
+    return true;
+  } finally {
+    client.destroy();
+  }
+}
+
+async function restartOnce(server: CarinaServer, round: number): Promise<{ server: CarinaServer; figures: RoundFigures }> {
+  await server.stop(false);
+  const nodeArgs = PROFILE_DIR === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=restart-round-${round + 1}.cpuprofile`];
+  const startedAt = Date.now();
+  const restarted = CarinaServer.spawnOn(server.dataDir, PORTS, [], undefined, nodeArgs);
+  const ca = server.credentials().ca;
+  const [readyzMs, getMs] = await Promise.all([
+    firstTrue(startedAt, async () => (await readyzStatus(restarted.url, ca)) === 200),
+    firstTrue(startedAt, () => getAnswers(restarted, `cm-${Math.floor(OBJECTS / 2)}`)),
+  ]);
+  // The start-up line comes with the first /readyz; give the pipe a moment to deliver it.
+  const deadline = Date.now() + 5000;
+  while (!restarted.log.includes('start-up:') && Date.now() < deadline) await sleep(50);
+  const startUp = /start-up: [^\n]*/.exec(restarted.log)?.[0] ?? '(no start-up line)';
+  return { server: restarted, figures: { readyzMs, getMs, startUp } };
+}
+
+async function main(): Promise<void> {
+  log(`one replica: ${OBJECTS} ConfigMaps`);
+  let server = await CarinaServer.start(PORTS);
+  const rounds: RoundFigures[] = [];
+  try {
+    await fill(server);
+    for (let round = 0; round < ROUNDS; round++) {
+      const { server: restarted, figures } = await restartOnce(server, round);
+      server = restarted;
+      rounds.push(figures);
+      log(`round ${round + 1}/${ROUNDS}: /readyz 200 after ${figures.readyzMs} ms, GET after ${figures.getMs} ms; ${figures.startUp}`);
+    }
+  } finally {
+    await server.stop(true);
+  }
+  const lines = ['| round | /readyz 200 ms | GET 200 ms | the server\'s start-up line |', '|---:|---:|---:|---|'];
+  rounds.forEach((r, i) => lines.push(`| ${i + 1} | ${r.readyzMs} | ${r.getMs} | ${r.startUp} |`));
+  lines.push(`| median | ${median(rounds.map((r) => r.readyzMs))} | ${median(rounds.map((r) => r.getMs))} | |`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    log(`restart-bench: ${(err as Error).stack ?? String(err)}`);
+    process.exit(1);
+  },
+);
