@@ -13,17 +13,23 @@
  * transport and the election of this single member), the API server (certificates, the watch
  * cache's fill, listening), the controllers, and the first /readyz.
  *
+ * On a busy machine the elapsed times mostly measure the neighbours: each round also reports the
+ * process's CPU time when /readyz first answered (/proc), and BASELINE_MAIN=<another build's
+ * dist/src/cli/main.js> restarts that build before this one in every round, on the same data.
  * PROFILE_DIR=<dir> runs each restarted server under `node --cpu-prof` (one .cpuprofile per
- * round in that directory). Ports 24440-24442. Run: node dist/bench/api/restart-bench.js.
+ * round and build in that directory). Ports 24440-24442. Run: node dist/bench/api/restart-bench.js.
  */
 import { ApiClient } from '../support/api-client';
-import { CarinaServer, readyzStatus } from '../support/carina-server';
+import { CARINA_MAIN, CarinaServer, readyzStatus } from '../support/carina-server';
+import { processCpuMsFine } from '../support/proc-stats';
 import { closedLoop, median } from '../support/latency';
 
 const OBJECTS = Number(process.env.OBJECTS ?? 10_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const POLL_MS = 20;
 const PROFILE_DIR = process.env.PROFILE_DIR ?? '';
+/** Another build's dist/src/cli/main.js (e.g. main's), restarted before this one in each round. */
+const BASELINE_MAIN = process.env.BASELINE_MAIN ?? '';
 const PORTS = { api: 24440, etcd: 24441, raft: 24442 };
 const NAMESPACE = 'restart';
 const GIVE_UP_MS = 120_000;
@@ -32,8 +38,11 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface RoundFigures {
+  build: string;
   readyzMs: number;
   getMs: number;
+  /** The process's CPU time (user + system) when /readyz first answered 200. */
+  cpuToReadyMs: number;
   /** The server's own `start-up:` line, as it logged it. */
   startUp: string;
 }
@@ -69,21 +78,26 @@ async function getAnswers(server: CarinaServer, name: string): Promise<boolean> 
   }
 }
 
-async function restartOnce(server: CarinaServer, round: number): Promise<{ server: CarinaServer; figures: RoundFigures }> {
+async function restartOnce(server: CarinaServer, round: number, build: { name: string; main: string }): Promise<{ server: CarinaServer; figures: RoundFigures }> {
   await server.stop(false);
-  const nodeArgs = PROFILE_DIR === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=restart-round-${round + 1}.cpuprofile`];
+  const nodeArgs = PROFILE_DIR === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=restart-round-${round + 1}-${build.name}.cpuprofile`];
   const startedAt = Date.now();
-  const restarted = CarinaServer.spawnOn(server.dataDir, PORTS, [], undefined, nodeArgs);
+  const restarted = CarinaServer.spawnOn(server.dataDir, PORTS, [], build.main, nodeArgs);
   const ca = server.credentials().ca;
+  let cpuToReadyMs = NaN;
   const [readyzMs, getMs] = await Promise.all([
-    firstTrue(startedAt, async () => (await readyzStatus(restarted.url, ca)) === 200),
+    firstTrue(startedAt, async () => {
+      const ready = (await readyzStatus(restarted.url, ca)) === 200;
+      if (ready) cpuToReadyMs = processCpuMsFine(restarted.pid);
+      return ready;
+    }),
     firstTrue(startedAt, () => getAnswers(restarted, `cm-${Math.floor(OBJECTS / 2)}`)),
   ]);
   // The start-up line comes with the first /readyz; give the pipe a moment to deliver it.
   const deadline = Date.now() + 5000;
   while (!restarted.log.includes('start-up:') && Date.now() < deadline) await sleep(50);
   const startUp = /start-up: [^\n]*/.exec(restarted.log)?.[0] ?? '(no start-up line)';
-  return { server: restarted, figures: { readyzMs, getMs, startUp } };
+  return { server: restarted, figures: { build: build.name, readyzMs, getMs, cpuToReadyMs, startUp } };
 }
 
 async function main(): Promise<void> {
@@ -92,18 +106,25 @@ async function main(): Promise<void> {
   const rounds: RoundFigures[] = [];
   try {
     await fill(server);
+    // With BASELINE_MAIN, each round restarts the baseline build, then this one, on the same data.
+    const builds = [...(BASELINE_MAIN === '' ? [] : [{ name: 'baseline', main: BASELINE_MAIN }]), { name: 'this build', main: CARINA_MAIN }];
     for (let round = 0; round < ROUNDS; round++) {
-      const { server: restarted, figures } = await restartOnce(server, round);
-      server = restarted;
-      rounds.push(figures);
-      log(`round ${round + 1}/${ROUNDS}: /readyz 200 after ${figures.readyzMs} ms, GET after ${figures.getMs} ms; ${figures.startUp}`);
+      for (const build of builds) {
+        const { server: restarted, figures } = await restartOnce(server, round, build);
+        server = restarted;
+        rounds.push(figures);
+        log(`round ${round + 1}/${ROUNDS}, ${build.name}: /readyz 200 after ${figures.readyzMs} ms (cpu ${figures.cpuToReadyMs.toFixed(0)} ms), GET after ${figures.getMs} ms; ${figures.startUp}`);
+      }
     }
   } finally {
     await server.stop(true);
   }
-  const lines = ['| round | /readyz 200 ms | GET 200 ms | the server\'s start-up line |', '|---:|---:|---:|---|'];
-  rounds.forEach((r, i) => lines.push(`| ${i + 1} | ${r.readyzMs} | ${r.getMs} | ${r.startUp} |`));
-  lines.push(`| median | ${median(rounds.map((r) => r.readyzMs))} | ${median(rounds.map((r) => r.getMs))} | |`);
+  const lines = ['| round | build | /readyz 200 ms | its CPU until then ms | GET 200 ms | the server\'s start-up line |', '|---:|---|---:|---:|---:|---|'];
+  rounds.forEach((r, i) => lines.push(`| ${Math.floor(i / (BASELINE_MAIN === '' ? 1 : 2)) + 1} | ${r.build} | ${r.readyzMs} | ${r.cpuToReadyMs.toFixed(0)} | ${r.getMs} | ${r.startUp} |`));
+  for (const name of new Set(rounds.map((r) => r.build))) {
+    const of = rounds.filter((r) => r.build === name);
+    lines.push(`| median | ${name} | ${median(of.map((r) => r.readyzMs))} | ${median(of.map((r) => r.cpuToReadyMs)).toFixed(0)} | ${median(of.map((r) => r.getMs))} | |`);
+  }
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

@@ -99,6 +99,9 @@ function timelineOf(events: ElectionEvent[], killedAtMs: number, winner: number)
 }
 
 interface CarinaRound {
+  /** One write on a fresh connection with every member up (median of 3): API through HAProxy, and the store. */
+  controlApiMs: number;
+  controlStoreMs: number;
   killed: number;
   elected: string;
   apiWriteMs: number;
@@ -131,6 +134,10 @@ async function carinaRounds(): Promise<CarinaRound[]> {
           admin.close();
         }
       }
+      // The same probes with every member up: what a write on a fresh connection costs on this
+      // machine now, the floor of the "client" part after an election.
+      const controlApiMs = median(await sequentially(3, async () => timedMs(() => apiCreate(up.url, credentials, namespace, `control-${round}-${Date.now()}`))));
+      const controlStoreMs = median(await sequentially(3, async () => timedMs(() => storePut(members.map((m) => m.etcdEndpoint), storeTls, `/bench/control/${round}/${Date.now()}`))));
       let survivors: string[] = [];
       const storeWrite = (probe: number) => storePut(survivors, storeTls, `/bench/failover/${round}/${probe}`);
       const leaderBefore = await leaderEndpoint(members);
@@ -138,8 +145,8 @@ async function carinaRounds(): Promise<CarinaRound[]> {
       const result = await killLeaderOnce(members, up.url, credentials, namespace, { storeWrite });
       const events = members.filter((m) => m.id !== result.killedId).flatMap((m) => electionEvents(m, result.killedAtWallMs, result.killedAtWallMs + 30_000));
       const timeline = timelineOf(events.sort((a, b) => a.atMs - b.atMs), result.killedAtWallMs, Number(result.newLeaderId));
-      rounds.push({ killed: result.killedId, elected: result.newLeaderId, apiWriteMs: result.writeResumedMs, storeWriteMs: result.storeProbes?.ms ?? NaN, timeline });
-      log(`carina round ${round + 1}/${ROUNDS}: killed ${result.killedId}, leader ${result.newLeaderId}; API write after ${probes(result.apiProbes)}; store put after ${probes(result.storeProbes)}; ${describe(timeline)}`);
+      rounds.push({ killed: result.killedId, elected: result.newLeaderId, apiWriteMs: result.writeResumedMs, storeWriteMs: result.storeProbes?.ms ?? NaN, timeline, controlApiMs, controlStoreMs });
+      log(`carina round ${round + 1}/${ROUNDS}: (a write with all up: API ${controlApiMs.toFixed(0)} ms, store ${controlStoreMs.toFixed(0)} ms) killed ${result.killedId}, leader ${result.newLeaderId}; API write after ${probes(result.apiProbes)}; store put after ${probes(result.storeProbes)}; ${describe(timeline)}`);
     }
     return rounds;
   } finally {
@@ -155,6 +162,27 @@ function probes(p: ProbeOutcome | undefined): string {
 function describe(t: Timeline | undefined): string {
   if (t === undefined) return 'no timeline in the logs';
   return `detection ${t.detectionMs.toFixed(0)}, election ${t.electionMs.toFixed(0)}, first commit ${t.firstCommitMs.toFixed(0)} ms, other survivor knows at ${t.otherLearnsMs.toFixed(0)} ms, ${t.failedCampaigns} failed campaigns`;
+}
+
+async function sequentially<T>(times: number, op: () => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  for (let i = 0; i < times; i++) out.push(await op());
+  return out;
+}
+
+async function timedMs(op: () => Promise<unknown>): Promise<number> {
+  const started = monotonicMs();
+  await op();
+  return monotonicMs() - started;
+}
+
+async function apiCreate(url: string, credentials: ReturnType<typeof credentialsFromDataDir>, namespace: string, name: string): Promise<void> {
+  const client = new ApiClient(url, credentials);
+  try {
+    await client.request('POST', `/api/v1/namespaces/${namespace}/configmaps`, { body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }), timeoutMs: PROBE_TIMEOUT_MS });
+  } finally {
+    client.destroy();
+  }
 }
 
 /** The etcd endpoint of the member that is leader (by its own status). */
@@ -190,6 +218,8 @@ async function storePut(endpoints: string[], tls: EtcdClientTls, key: string): P
 interface EtcdRound {
   killed: string;
   writeMs: number;
+  /** One put on a fresh client with every member up (median of 3). */
+  controlMs: number;
 }
 
 async function etcdRounds(): Promise<EtcdRound[]> {
@@ -207,13 +237,14 @@ async function etcdRounds(): Promise<EtcdRound[]> {
       }
       if (leaderIndex < 0) throw new Error('etcd: the leader is no member');
       const survivors = cluster.members.filter((_, i) => i !== leaderIndex).map((m) => m.clientEndpoint);
+      const controlMs = median(await sequentially(3, async () => timedMs(() => storePut(cluster.clientEndpoints, cluster.clientTls, `/bench/control/${round}/${Date.now()}`))));
       const killing = cluster.kill(leaderIndex);
       const killedAt = monotonicMs();
       const outcome = await firstSuccessAfter(killedAt, 'killing the etcd leader', (probe) => storePut(survivors, cluster.clientTls, `/bench/failover/${round}/${probe}`));
       const writeMs = outcome.ms;
       await killing;
-      rounds.push({ killed: cluster.members[leaderIndex].name, writeMs });
-      log(`etcd round ${round + 1}/${ROUNDS}: killed ${cluster.members[leaderIndex].name}; put after ${probes(outcome)}`);
+      rounds.push({ killed: cluster.members[leaderIndex].name, writeMs, controlMs });
+      log(`etcd round ${round + 1}/${ROUNDS}: (a put with all up: ${controlMs.toFixed(0)} ms) killed ${cluster.members[leaderIndex].name}; put after ${probes(outcome)}`);
       await cluster.restart(leaderIndex);
       await waitForAgreedLeader(cluster.members, 30_000, 'etcd');
       await sleep(1000);
@@ -234,18 +265,18 @@ async function main(): Promise<void> {
   const etcd = SYSTEMS.includes('etcd') ? await etcdRounds() : [];
   const out: string[] = [];
   if (carina.length > 0) {
-    out.push('| round | killed | new leader | API write (HAProxy) ms | store put ms | detection ms | election ms | first commit ms | other survivor knows ms | failed campaigns |', '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+    out.push('| round | killed | new leader | API write (HAProxy) ms | store put ms | detection ms | election ms | first commit ms | other survivor knows ms | failed campaigns | a write, all up: API / store ms |', '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     carina.forEach((r, i) => {
       const t = r.timeline;
-      out.push(`| ${i + 1} | ${r.killed} | ${r.elected} | ${r.apiWriteMs.toFixed(0)} | ${r.storeWriteMs.toFixed(0)} | ${t?.detectionMs.toFixed(0) ?? '-'} | ${t?.electionMs.toFixed(0) ?? '-'} | ${t?.firstCommitMs.toFixed(0) ?? '-'} | ${t?.otherLearnsMs.toFixed(0) ?? '-'} | ${t?.failedCampaigns ?? '-'} |`);
+      out.push(`| ${i + 1} | ${r.killed} | ${r.elected} | ${r.apiWriteMs.toFixed(0)} | ${r.storeWriteMs.toFixed(0)} | ${t?.detectionMs.toFixed(0) ?? '-'} | ${t?.electionMs.toFixed(0) ?? '-'} | ${t?.firstCommitMs.toFixed(0) ?? '-'} | ${t?.otherLearnsMs.toFixed(0) ?? '-'} | ${t?.failedCampaigns ?? '-'} | ${r.controlApiMs.toFixed(0)} / ${r.controlStoreMs.toFixed(0)} |`);
     });
     const t = (key: keyof Timeline) => figure(carina.map((r) => (r.timeline === undefined ? NaN : r.timeline[key])));
-    out.push(`| median | | | ${figure(carina.map((r) => r.apiWriteMs))} | ${figure(carina.map((r) => r.storeWriteMs))} | ${t('detectionMs')} | ${t('electionMs')} | ${t('firstCommitMs')} | ${t('otherLearnsMs')} | ${t('failedCampaigns')} |`);
+    out.push(`| median | | | ${figure(carina.map((r) => r.apiWriteMs))} | ${figure(carina.map((r) => r.storeWriteMs))} | ${t('detectionMs')} | ${t('electionMs')} | ${t('firstCommitMs')} | ${t('otherLearnsMs')} | ${t('failedCampaigns')} | ${figure(carina.map((r) => r.controlApiMs))} / ${figure(carina.map((r) => r.controlStoreMs))} |`);
   }
   if (etcd.length > 0) {
-    out.push('', '| round | etcd 3.4: killed | put on a survivor ms |', '|---:|---:|---:|');
-    etcd.forEach((r, i) => out.push(`| ${i + 1} | ${r.killed} | ${r.writeMs.toFixed(0)} |`));
-    out.push(`| median | | ${figure(etcd.map((r) => r.writeMs))} |`);
+    out.push('', '| round | etcd 3.4: killed | put on a survivor ms | a put, all up ms |', '|---:|---:|---:|---:|');
+    etcd.forEach((r, i) => out.push(`| ${i + 1} | ${r.killed} | ${r.writeMs.toFixed(0)} | ${r.controlMs.toFixed(0)} |`));
+    out.push(`| median | | ${figure(etcd.map((r) => r.writeMs))} | ${figure(etcd.map((r) => r.controlMs))} |`);
   }
   process.stdout.write(`${out.join('\n')}\n`);
 }
