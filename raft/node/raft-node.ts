@@ -315,6 +315,17 @@ export class RaftNode {
     return promise;
   }
 
+  /**
+   * The reads still waiting went to a leader that is gone (dead, or deposed): it will never
+   * answer them, and they would wait out requestTimeoutMs. A ReadIndex request binds nothing and
+   * any leader's answer serves a read that began before it, so each is asked again of the new
+   * leader at once (an answer that still comes from the old one is used, the later one ignored).
+   */
+  private askReadsAgain(): void {
+    if (this.stopped || this.leaderId === 0) return;
+    for (const key of [...this.readWaiters.keys()]) this.stepRequest(this.readWaiters, key, () => this.rawNode.readIndex(Buffer.from(key, 'hex')));
+  }
+
   /** Steps a request into the core; one it refuses at once fails its waiter now. */
   private stepRequest<K, T>(waiters: Map<K, Waiter<T>>, key: K, call: () => void): void {
     try {
@@ -691,6 +702,7 @@ export class RaftNode {
       if (lead !== 0) {
         this.metrics.leaderChanges++;
         for (const wake of this.leaderWaiters.splice(0)) wake();
+        if (this.readWaiters.size > 0) setImmediate(() => this.askReadsAgain());
         this.options.onLeaderChange?.(lead, this.rawNode.raft.term);
       }
     }

@@ -193,6 +193,19 @@ describe('raft node runtime (write-ahead log storage, in-process network)', func
     }
   });
 
+  it('a read forwarded to a leader that dies is asked again of the next leader, not left to time out', async () => {
+    await threeMembers();
+    const leader = await cluster.leader();
+    const follower = [...cluster.members.values()].find((m) => m.id !== leader.id)!;
+    await follower.node.propose(Buffer.from('before'));
+    // The leader is gone the moment the follower forwards its read: the request is lost with it.
+    cluster.network.isolate(leader.id);
+    const index = await follower.node.readIndex();
+    expect((await cluster.leader([leader.id])).id).to.not.equal(leader.id);
+    expect(index).to.be.greaterThan(0);
+    expect(follower.machine.items).to.include('before');
+  });
+
   it('a snapshot being taken holds up neither writes nor applies, and records the state at the index it started', async () => {
     const members = await threeMembers({ snapshotEveryEntries: 20 });
     const leader = await cluster.leader();
