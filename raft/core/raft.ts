@@ -6,7 +6,9 @@
  * calls of RawNode; output accumulates in `msgs`, `readStates` and the log, and leaves through
  * RawNode.ready().
  *
- * Implemented: elections with randomized timeouts (§3.4), PreVote (§9.6) and CheckQuorum (§6.2),
+ * Implemented: elections with randomized timeouts (§3.4; the only voter campaigns at its first
+ * tick, and a pre-candidate asks the voters that have not answered again on every tick), PreVote
+ * (§9.6) and CheckQuorum (§6.2),
  * log replication with probing, pipelining within a bounded window and fast backtracking (§3.5),
  * commitment only by counting entries of the current term (§3.6.2), snapshots (§5), ReadIndex
  * (§6.4) for leader and followers, leadership transfer (§3.10) and single-server membership

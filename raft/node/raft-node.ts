@@ -22,6 +22,10 @@
  * writes traced entries is one `raft.persist` span (the synced write they rode on), linked both
  * ways with every traced entry of the batch. Without a recording span nothing here allocates.
  *
+ * A read (ReadIndex) still waiting when the leader changes is asked again of the new leader: the
+ * old one, dead or deposed, may never answer it. Role changes, the leader learned and a new
+ * leader's first commit of its term are logged, as etcd's raft logs them.
+ *
  * Metrics (`metrics`, plain data: metrics.ts): the time of each synced write, failed proposals,
  * slow applies, and on the leader each peer's heartbeat round trip (the first heartbeat to a peer
  * with none unanswered, to its answer), which raft/etcd exports under etcd's names.

@@ -1,7 +1,7 @@
 /**
  * The `carina` command. `carina server` starts one replica: the Raft-replicated store with its
  * etcd v3 API (or, with --etcd-servers, a client of an external etcd) and the Kubernetes API
- * server over it.
+ * server over it, and logs where its start went (`start-up:` each phase's time and CPU).
  */
 import { resolve } from 'node:path';
 import { EtcdClient, type KvClient } from '../../raft';
