@@ -576,7 +576,10 @@ describe('resource API over HTTPS (one carina server)', function () {
     }
     const res = await server.request('DELETE', '/api/v1/namespaces/sweep/configmaps?labelSelector=tier%3Dgone');
     expect(res.status).to.equal(200);
-    expect(res.json<Obj>()).to.deep.include({ kind: 'Status', status: 'Success' });
+    // v1.25's Store.DeleteCollection answers with the list it deleted from.
+    const answer = res.json<Obj>();
+    expect(answer).to.deep.include({ kind: 'ConfigMapList', apiVersion: 'v1' });
+    expect(answer.items.map((i: Obj) => i.metadata.name)).to.deep.equal(['s1', 's2']);
     const left = (await server.request('GET', '/api/v1/namespaces/sweep/configmaps')).json<Obj>();
     expect(left.items.map((i: Obj) => i.metadata.name)).to.deep.equal(['kube-root-ca.crt', 's3']);
   });
