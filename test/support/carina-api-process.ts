@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { distributeSharedPki } from '../../src/cluster';
 import { distinctFreePorts, type TestStorePkiFiles } from './etcd-process';
+import { until } from './until';
 
 const REPO = resolve(__dirname, '..', '..', '..');
 
@@ -36,6 +37,36 @@ export interface CarinaApiOptions {
   dataDir?: string;
   /** The data directory's mode before the server starts (an operator's `mkdir`: 0755); default mkdtemp's 0700. */
   dataDirMode?: number;
+}
+
+export interface WatchEvent {
+  type: string;
+  object: Record<string, unknown>;
+}
+
+export interface WatchResult {
+  status: number;
+  events: WatchEvent[];
+  contentType: string;
+}
+
+/** A command started by CarinaApiProcess.kubectlRunning. */
+export interface RunningCommand {
+  stdout(): string;
+  stderr(): string;
+  exited(): boolean;
+  /** Ends the command (SIGTERM) unless it has ended, and resolves with its output once it has. */
+  stop(): Promise<CommandResult>;
+}
+
+/** A watch opened by CarinaApiProcess.openWatch. */
+export interface OpenWatch {
+  /** The events received so far. */
+  readonly events: WatchEvent[];
+  /** Resolves with the response's status once its head has arrived (0 if the request failed first). */
+  readonly established: Promise<number>;
+  /** Resolves when `until` said enough, the server ended the watch or the timeout passed. */
+  readonly done: Promise<WatchResult>;
 }
 
 export interface Credentials {
@@ -154,20 +185,11 @@ export class CarinaApiProcess {
     this.child = child;
     child.stdout?.on('data', (d: Buffer) => (this.log += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (this.log += d.toString()));
-    const deadline = Date.now() + 40_000;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`carina server exited (${child.exitCode}):\n${this.log}`);
-      if (this.log.includes('carina: ready')) {
-        try {
-          const ready = await this.request('GET', '/readyz');
-          if (ready.status === 200) return;
-        } catch {
-          // not listening yet
-        }
-      }
-      if (Date.now() > deadline) throw new Error(`carina server not ready in 40 s:\n${this.log}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const outcome = await until('carina server to log "carina: ready" and answer /readyz with 200', async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return 'exited';
+      return this.log.includes('carina: ready') && (await this.request('GET', '/readyz')).status === 200 ? 'ready' : false;
+    }, 40_000, () => this.log);
+    if (outcome === 'exited') throw new Error(`carina server exited (${child.exitCode ?? child.signalCode}):\n${this.log}`);
   }
 
   /** The cluster CA (PEM) from the admin kubeconfig. */
@@ -231,42 +253,60 @@ export class CarinaApiProcess {
   /**
    * Opens a watch and collects its events until `until` says enough or the timeout passes.
    */
-  watch(path: string, until: (events: Array<{ type: string; object: Record<string, unknown> }>) => boolean, timeoutMs = 10_000, headers: Record<string, string> = {}): Promise<{ status: number; events: Array<{ type: string; object: Record<string, unknown> }>; contentType: string }> {
+  watch(path: string, until: (events: WatchEvent[]) => boolean, timeoutMs = 10_000, headers: Record<string, string> = {}): Promise<WatchResult> {
+    return this.openWatch(path, until, timeoutMs, headers).done;
+  }
+
+  /**
+   * A watch, as watch() opens it, with the moment it is established: once its response head has
+   * arrived the server has subscribed it (it sends the head and subscribes in one step), so every
+   * change made from then on reaches it. What a test awaits before it makes the change to watch.
+   */
+  openWatch(path: string, until: (events: WatchEvent[]) => boolean, timeoutMs = 10_000, headers: Record<string, string> = {}): OpenWatch {
     const creds = this.creds();
-    return new Promise((resolvePromise, reject) => {
-      const events: Array<{ type: string; object: Record<string, unknown> }> = [];
+    const events: WatchEvent[] = [];
+    let established: (status: number) => void = () => undefined;
+    const responded = new Promise<number>((resolvePromise) => (established = resolvePromise));
+    const done = new Promise<WatchResult>((resolvePromise, reject) => {
       let buffered = '';
       let status = 0;
       let contentType = '';
-      let done = false;
+      let finished = false;
       const finish = () => {
-        if (done) return;
-        done = true;
+        if (finished) return;
+        finished = true;
         clearTimeout(timer);
         req.destroy();
+        established(status);
         resolvePromise({ status, events, contentType });
       };
       const timer = setTimeout(finish, timeoutMs);
       const req = https.request({ host: '127.0.0.1', port: this.port, method: 'GET', path, ca: creds.ca, cert: creds.cert, key: creds.key, agent: false, headers }, (res) => {
         status = res.statusCode ?? 0;
         contentType = String(res.headers['content-type'] ?? '');
+        established(status);
         res.on('data', (c: Buffer) => {
           buffered += c.toString('utf8');
           let nl: number;
           while ((nl = buffered.indexOf('\n')) >= 0) {
             const line = buffered.slice(0, nl).trim();
             buffered = buffered.slice(nl + 1);
-            if (line !== '') events.push(JSON.parse(line) as { type: string; object: Record<string, unknown> });
+            if (line !== '') events.push(JSON.parse(line) as WatchEvent);
           }
           if (until(events)) finish();
         });
         res.on('end', finish);
       });
       req.on('error', (err) => {
-        if (!done) reject(err);
+        if (finished) return;
+        finished = true;
+        clearTimeout(timer);
+        established(0);
+        reject(err);
       });
       req.end();
     });
+    return { events, established: responded, done };
   }
 
   /** Runs kubectl against this server. */
@@ -284,6 +324,28 @@ export class CarinaApiProcess {
       });
       child.stdin.end(options.input ?? '');
     });
+  }
+
+  /**
+   * Starts a kubectl that runs until stopped (get -w) against this server: what it has printed so
+   * far is readable while it runs, for a test to wait on; stop() ends it and gives its output.
+   */
+  kubectlRunning(args: string[]): RunningCommand {
+    const child = spawn('kubectl', ['--kubeconfig', this.kubeconfig, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<CommandResult>((resolvePromise) => child.on('close', (code) => resolvePromise({ code: code ?? -1, stdout, stderr })));
+    return {
+      stdout: () => stdout,
+      stderr: () => stderr,
+      exited: () => child.exitCode !== null || child.signalCode !== null,
+      stop: () => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+        return exited;
+      },
+    };
   }
 
   /** The server's process id (with --api-workers: the primary's). */

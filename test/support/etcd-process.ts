@@ -17,6 +17,7 @@ import { delimiter, join } from 'node:path';
 import { EtcdClient, type EtcdClientTls } from '../../raft/etcd/etcd-client';
 import { createStoreCa, issueStoreClientCertificate, issueStorePeerCertificate } from '../../src/certificates';
 import { distinctFreePorts } from './raft-cluster';
+import { until } from './until';
 
 /** Files of a cluster's test PKI: the CA, a server/peer certificate, a client certificate. */
 export interface TestStorePkiFiles {
@@ -324,21 +325,18 @@ export { distinctFreePorts } from './raft-cluster';
  * leader's member id. Throws with the members' logs if a member exits or time runs out.
  */
 export async function waitForAgreedLeader(members: EtcdMember[], timeoutMs: number, what: string): Promise<bigint> {
-  const deadline = Date.now() + timeoutMs;
   const expected = members.filter((m) => m.running);
   if (expected.length === 0) throw new Error(`${what}: no member is running`);
   const clients = expected.map((m) => new EtcdClient({ endpoints: [m.clientUrl], tls: m.clientTls, timeoutMs: 1_000 }));
+  const logs = (of: EtcdMember[]) => of.map((m) => `--- ${m.name}\n${m.log.slice(-4_000)}`).join('\n');
   try {
-    for (;;) {
-      const dead = expected.filter((m) => !m.running);
-      if (dead.length > 0) throw new Error(`${what}: a member exited:\n${dead.map((m) => `--- ${m.name}\n${m.log.slice(-4_000)}`).join('\n')}`);
+    const outcome = await until<{ leader: bigint } | { exited: EtcdMember[] }>(`${what} to agree on a leader`, async () => {
+      if (expected.some((m) => !m.running)) return { exited: expected.filter((m) => !m.running) };
       const leaders = await Promise.all(clients.map((c) => c.status().then((s) => s.leader, () => 0n)));
-      if (leaders.every((l) => l !== 0n && l === leaders[0])) return leaders[0];
-      if (Date.now() > deadline) {
-        throw new Error(`${what} not healthy within ${timeoutMs} ms:\n${members.map((m) => `--- ${m.name}\n${m.log.slice(-4_000)}`).join('\n')}`);
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
+      return leaders.every((l) => l !== 0n && l === leaders[0]) ? { leader: leaders[0] } : null;
+    }, timeoutMs, () => logs(members));
+    if ('exited' in outcome) throw new Error(`${what}: a member exited:\n${logs(outcome.exited)}`);
+    return outcome.leader;
   } finally {
     await Promise.all(clients.map((c) => c.close()));
   }

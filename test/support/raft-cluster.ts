@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MemberConfig } from './raft-member';
+import { until } from './until';
 
 export interface Reply {
   ok: boolean;
@@ -163,17 +164,12 @@ export class RaftCluster {
 
   /** The leader that every running member agrees on, waiting up to timeoutMs. */
   async waitForLeader(timeoutMs = 15_000, exclude: number[] = []): Promise<number> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
+    return until(`an agreed leader${exclude.length > 0 ? ` other than ${exclude.join(', ')}` : ''}`, async () => {
       const statuses = await Promise.all(this.members.filter((m) => m.running).map((m) => m.request({ cmd: 'status' }, 2_000)));
       const leads = new Set(statuses.map((s) => (s.ok ? (s.status as { lead: number }).lead : -1)));
-      if (leads.size === 1) {
-        const [lead] = leads;
-        if (lead > 0 && !exclude.includes(lead)) return lead;
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`no agreed leader within ${timeoutMs} ms`);
+      const [lead] = leads;
+      return leads.size === 1 && lead > 0 && !exclude.includes(lead) ? lead : null;
+    }, timeoutMs);
   }
 
   async close(): Promise<void> {

@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { KubeletStandInConfig } from './kubelet-stand-in';
+import { until } from '../until';
 
 function run(args: string[]): Promise<void> {
   return new Promise((resolvePromise, reject) => {
@@ -86,12 +87,8 @@ export class NodeNetwork {
     let output = '';
     child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-    const deadline = Date.now() + 20_000;
-    while (!output.includes('ready')) {
-      if (child.exitCode !== null) throw new Error(`${scriptName} exited: ${output}`);
-      if (Date.now() > deadline) throw new Error(`${scriptName} did not start in 20 s: ${output}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const started = await until(`${scriptName} to print ready`, () => (child.exitCode !== null ? 'exited' : output.includes('ready') && 'ready'), 20_000, () => output);
+    if (started === 'exited') throw new Error(`${scriptName} exited: ${output}`);
     return {
       output: () => output,
       stop: () => {
