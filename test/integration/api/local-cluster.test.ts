@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { localClusterDown, localClusterUp, type LocalCluster } from '../../../src/cluster';
 import { distinctFreePorts } from '../../support/etcd-process';
+import { until } from '../../support/until';
 
 function kubectl(kubeconfig: string, ...args: string[]): { code: number; stdout: string; stderr: string } {
   const result = spawnSync('kubectl', ['--kubeconfig', kubeconfig, '--request-timeout=20s', ...args], { encoding: 'utf8', timeout: 30_000 });
@@ -90,10 +91,7 @@ describe('carina local-cluster: three replicas behind HAProxy', function () {
     const leaderId = Number(String(leaderRow).split(/\s+/)[0]);
     const pid = pids[leaderId - 1];
     process.kill(pid, 'SIGTERM');
-    for (const deadline = Date.now() + 20_000; alive(pid);) {
-      if (Date.now() > deadline) throw new Error('the leader did not stop');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await until('the leader to stop', () => !alive(pid), 20_000);
     expect(readFileSync(join(dir, `member-${leaderId}.log`), 'utf8')).to.contain(`member ${leaderId}: handed leadership over before stopping`);
   });
 

@@ -5,6 +5,7 @@
  */
 import { expect } from 'chai';
 import { CarinaApiProcess } from '../../support/carina-api-process';
+import { until } from '../../support/until';
 
 type Obj = Record<string, any>;
 
@@ -32,8 +33,9 @@ describe('three carina server replicas', function () {
   });
 
   it('a write through one replica is read by the others at the same resourceVersion, and watched', async () => {
-    const watch = replicas[2].watch('/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0', (events) => events.some((e) => (e.object.metadata as Obj)?.name === 'shared'));
-    await new Promise((r) => setTimeout(r, 300));
+    const watch = replicas[2].openWatch('/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0', (events) => events.some((e) => (e.object.metadata as Obj)?.name === 'shared'));
+    // Established before the write, so the write reaches it as a change, not in its initial list.
+    expect(await watch.established).to.equal(200);
     const created = await replicas[1].request('POST', '/api/v1/namespaces/default/configmaps', { body: JSON.stringify({ metadata: { name: 'shared' }, data: { a: '1' } }) });
     expect(created.status).to.equal(201);
     const rv = created.json<Obj>().metadata.resourceVersion;
@@ -41,7 +43,7 @@ describe('three carina server replicas', function () {
       const got = await replica.request('GET', '/api/v1/namespaces/default/configmaps/shared');
       expect(got.json<Obj>().metadata.resourceVersion).to.equal(rv);
     }
-    const seen = await watch;
+    const seen = await watch.done;
     const event = seen.events.find((e) => (e.object.metadata as Obj)?.name === 'shared');
     expect(event?.type).to.equal('ADDED');
     expect((event?.object.metadata as Obj).resourceVersion).to.equal(rv);
@@ -71,52 +73,42 @@ describe('three carina server replicas', function () {
     expect(token).to.equal('');
     expect(listVersions.size).to.equal(1);
     // A watch on replica 3 from the resourceVersion replica 2 returned sees only what came after.
-    const watch = replicas[2].watch(`${path}?watch=1&labelSelector=paged%3Dyes&resourceVersion=${last}`, (events) => events.length > 0);
-    await new Promise((r) => setTimeout(r, 300));
+    const watch = replicas[2].openWatch(`${path}?watch=1&labelSelector=paged%3Dyes&resourceVersion=${last}`, (events) => events.length > 0);
+    expect(await watch.established).to.equal(200);
     await replicas[0].request('DELETE', `${path}/paged-0`);
-    const seen = await watch;
+    const seen = await watch.done;
     expect(seen.events.map((e) => `${e.type} ${(e.object.metadata as Obj).name}`)).to.deep.equal(['DELETED paged-0']);
   });
 
   it('the kubernetes Endpoints list every replica', async () => {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const endpoints = (await replicas[0].request('GET', '/api/v1/namespaces/default/endpoints/kubernetes')).json<Obj>();
-      const ports = (endpoints.subsets ?? []).map((s: Obj) => s.ports[0].port).sort();
-      if (JSON.stringify(ports) === JSON.stringify(replicas.map((r) => r.port).sort())) return;
-      if (Date.now() > deadline) throw new Error(`endpoints never listed all replicas: ${JSON.stringify(endpoints.subsets)}`);
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    let subsets: unknown;
+    await until('the kubernetes Endpoints to list all replicas', async () => {
+      subsets = (await replicas[0].request('GET', '/api/v1/namespaces/default/endpoints/kubernetes')).json<Obj>().subsets;
+      const ports = ((subsets ?? []) as Obj[]).map((s) => s.ports[0].port).sort();
+      return JSON.stringify(ports) === JSON.stringify(replicas.map((r) => r.port).sort());
+    }, 20_000, () => `subsets: ${JSON.stringify(subsets)}`);
   });
 
   it('on shutdown a replica fails /readyz first, then sends watchers a bookmark they resume from elsewhere', async () => {
     const leaving = replicas[0];
-    let started = false;
-    const watching = leaving.watch('/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0&allowWatchBookmarks=true', (events) => {
-      started = events.length > 0;
-      return false;
-    }, 20_000);
-    // The watch must be established (its initial ADDED events arrived) before the replica leaves.
-    for (let waited = 0; !started; waited += 50) {
-      if (waited > 10_000) throw new Error('the watch never started');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const watching = leaving.openWatch('/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0&allowWatchBookmarks=true', () => false, 20_000);
+    // The watch must be established before the replica leaves.
+    expect(await watching.established).to.equal(200);
     leaving.terminate();
     // During --shutdown-delay-duration the replica still serves, but is not ready.
-    await new Promise((r) => setTimeout(r, 300));
-    const ready = await leaving.request('GET', '/readyz?verbose');
+    const ready = await until('the leaving replica to fail /readyz', async () => {
+      const answer = await leaving.request('GET', '/readyz?verbose');
+      return answer.status !== 200 && answer;
+    }, 10_000);
     expect(ready.status).to.equal(500);
     expect(ready.text).to.contain('[-]shutdown failed');
-    const result = await watching;
+    const result = await watching.done;
     const last = result.events[result.events.length - 1];
     expect(last.type).to.equal('BOOKMARK');
     const bookmarkRv = (last.object.metadata as Obj).resourceVersion as string;
     // A write after the bookmark is seen by a watch resumed from it on another replica: no relist needed.
     // The leaving replica may have led the store: write once the others have a leader again (ready).
-    for (const deadline = Date.now() + 20_000; (await replicas[2].request('GET', '/readyz')).status !== 200;) {
-      if (Date.now() > deadline) throw new Error('the remaining replicas did not become ready');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await until('the remaining replicas to be ready', async () => (await replicas[2].request('GET', '/readyz')).status === 200, 20_000);
     const resumed = replicas[1].watch(`/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${bookmarkRv}`, (events) => events.length > 0);
     const afterPost = await replicas[2].request('POST', '/api/v1/namespaces/default/configmaps', { body: JSON.stringify({ metadata: { name: 'after-bookmark' } }) });
     expect(afterPost.status).to.equal(201);
@@ -133,36 +125,22 @@ describe('three carina server replicas', function () {
       return lease.status === 200 ? String(lease.json<Obj>().spec.holderIdentity ?? '') : '';
     };
     // replicas[0] left in the previous test; the lease must now be held by one of the others.
-    const deadline = Date.now() + 30_000;
     let holder = '';
-    while (!['member-2', 'member-3'].includes(holder)) {
-      if (Date.now() > deadline) throw new Error(`controller lease not taken over (holder "${holder}")`);
-      await new Promise((r) => setTimeout(r, 250));
-      holder = await holderOf(replicas[1]);
-    }
+    await until('the controller lease to be taken over', async () => ['member-2', 'member-3'].includes((holder = await holderOf(replicas[1]))), 30_000, () => `holder "${holder}"`);
     // And the controllers work there: a namespace deletion completes.
     await replicas[1].request('POST', '/api/v1/namespaces', { body: JSON.stringify({ metadata: { name: 'handed-over' } }) });
     await replicas[1].request('POST', '/api/v1/namespaces/handed-over/configmaps', { body: JSON.stringify({ metadata: { name: 'inside' } }) });
     await replicas[2].request('DELETE', '/api/v1/namespaces/handed-over');
-    const gone = Date.now() + 30_000;
-    while ((await replicas[2].request('GET', '/api/v1/namespaces/handed-over')).status !== 404) {
-      if (Date.now() > gone) throw new Error('namespace not removed after the hand-over');
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    await until('the namespace to be removed after the hand-over', async () => (await replicas[2].request('GET', '/api/v1/namespaces/handed-over')).status === 404, 30_000);
   });
 
   it('a replica that cannot reach a quorum is not ready', async () => {
     await replicas[1].stop({ keepData: true });
     const survivor = replicas[2];
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const ready = await survivor.request('GET', '/readyz?verbose');
-      if (ready.status === 500) {
-        expect(ready.text).to.contain('[-]etcd failed');
-        break;
-      }
-      if (Date.now() > deadline) throw new Error('survivor stayed ready without a quorum');
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    const ready = await until('the survivor without a quorum to fail /readyz', async () => {
+      const answer = await survivor.request('GET', '/readyz?verbose');
+      return answer.status === 500 && answer;
+    }, 20_000);
+    expect(ready.text).to.contain('[-]etcd failed');
   });
 });

@@ -246,11 +246,12 @@ describe('resource API over HTTPS (one carina server)', function () {
     await createNamespace('watched');
     const base = (await server.request('POST', '/api/v1/namespaces/watched/configmaps', { body: configMap('w1') })).json<Obj>();
     const path = '/api/v1/namespaces/watched/configmaps?watch=1&fieldSelector=metadata.name%3Dw1';
-    const initial = server.watch(path, (events) => events.length >= 3);
-    await new Promise((r) => setTimeout(r, 300));
+    const initial = server.openWatch(path, (events) => events.length >= 3);
+    // Its synthetic ADDED arrived: the watch is established before the changes.
+    await until('the watch\'s synthetic ADDED', async () => initial.events.length > 0, 10_000);
     const updated = await server.request('PUT', '/api/v1/namespaces/watched/configmaps/w1', { body: JSON.stringify({ ...base, data: { k: 'changed' } }) });
     await server.request('DELETE', '/api/v1/namespaces/watched/configmaps/w1');
-    const seen = await initial;
+    const seen = await initial.done;
     expect(seen.status).to.equal(200);
     expect(seen.events.map((e) => e.type)).to.deep.equal(['ADDED', 'MODIFIED', 'DELETED']);
     expect(seen.events[1].object.metadata).to.include({ resourceVersion: updated.json<Obj>().metadata.resourceVersion });
@@ -324,11 +325,7 @@ describe('resource API over HTTPS (one carina server)', function () {
     expect(del.status).to.equal(200);
     const terminating = await server.request('POST', '/api/v1/namespaces/doomed/configmaps', { body: configMap('late') });
     expect([403, 404]).to.include(terminating.status);
-    const deadline = Date.now() + 20_000;
-    while ((await server.request('GET', '/api/v1/namespaces/doomed')).status !== 404) {
-      if (Date.now() > deadline) throw new Error('namespace not removed');
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await until('the namespace to be removed', async () => (await server.request('GET', '/api/v1/namespaces/doomed')).status === 404, 20_000);
     expect((await server.request('GET', '/api/v1/namespaces/doomed/configmaps/inside')).status).to.equal(404);
   });
 

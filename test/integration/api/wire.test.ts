@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { ProtobufCodec } from '../../../src/codec';
 import { openApiV2DocumentType } from '../../../src/apis/openapi/openapi-v2-protobuf';
 import { createClusterCa, issueClientCertificate } from '../../../src/certificates';
-import { CarinaApiProcess } from '../../support/carina-api-process';
+import { CarinaApiProcess, type HttpResult } from '../../support/carina-api-process';
+import { until } from '../../support/until';
 
 type Obj = Record<string, any>;
 
@@ -152,11 +153,14 @@ describe('wire details of carina server', function () {
 
   it('answers a watch from before the cache\'s history window with an ERROR event carrying 410 Expired', async () => {
     const first = (await server.request('POST', '/api/v1/namespaces/default/configmaps', { body: JSON.stringify({ metadata: { name: 'old-1' } }) })).json<Obj>();
-    await new Promise((r) => setTimeout(r, 1500));
-    await server.request('POST', '/api/v1/namespaces/default/configmaps', { body: JSON.stringify({ metadata: { name: 'old-2' } }) });
-    await new Promise((r) => setTimeout(r, 1500));
-    await server.request('POST', '/api/v1/namespaces/default/configmaps', { body: JSON.stringify({ metadata: { name: 'old-3' } }) });
-    const res = await server.watch(`/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${first.metadata.resourceVersion}`, (events) => events.length > 0);
+    // The cache drops an event when one arrives more than its window (1 s here) later: each try
+    // writes one, then watches from the first; until then the watch replays the later ones.
+    let written = 1;
+    const res = await until('the first configmap\'s event to leave the watch cache\'s history', async () => {
+      await server.request('POST', '/api/v1/namespaces/default/configmaps', { body: JSON.stringify({ metadata: { name: `old-${++written}` } }) });
+      const watched = await server.watch(`/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${first.metadata.resourceVersion}`, (events) => events.length > 0, 5_000);
+      return watched.events[0]?.type === 'ERROR' ? watched : null;
+    });
     expect(res.status).to.equal(200);
     expect(res.events[0].type).to.equal('ERROR');
     expect(res.events[0].object).to.deep.include({ kind: 'Status', code: 410, reason: 'Expired' });
@@ -167,25 +171,28 @@ describe('wire details of carina server', function () {
     for (let i = 0; i < 3; i++) await server.request('POST', '/api/v1/namespaces/default/configmaps', { body: JSON.stringify({ metadata: { name: `page-${i}` } }) });
     const first = (await server.request('GET', '/api/v1/namespaces/default/configmaps?limit=1')).json<Obj>();
     expect(first.metadata.continue).to.be.a('string');
-    // Auto-compaction (1 s retention here) removes the first chunk's version.
-    await new Promise((r) => setTimeout(r, 3500));
+    // Auto-compaction (every 1 s, 1 s retention here) removes the first chunk's version once a
+    // later write is older than the retention: reading the next chunk is the probe.
     await server.request('POST', '/api/v1/namespaces/default/configmaps', { body: JSON.stringify({ metadata: { name: 'page-late' } }) });
-    await new Promise((r) => setTimeout(r, 1500));
-    const next = await server.request('GET', `/api/v1/namespaces/default/configmaps?limit=1&continue=${first.metadata.continue}`);
-    expect(next.status).to.equal(410);
-    expect(next.json<Obj>()).to.deep.include({ reason: 'Expired', code: 410 });
-    expect(next.json<Obj>().message).to.contain('The provided continue parameter is too old to display a consistent list result.');
+    let next: HttpResult | undefined;
+    await until('the first chunk\'s version to be compacted', async () => {
+      next = await server.request('GET', `/api/v1/namespaces/default/configmaps?limit=1&continue=${first.metadata.continue}`);
+      return next.status !== 200;
+    }, 15_000, () => `the next chunk: ${next?.status} ${next?.text}`);
+    expect(next?.status).to.equal(410);
+    expect(next?.json<Obj>()).to.deep.include({ reason: 'Expired', code: 410 });
+    expect(next?.json<Obj>().message).to.contain('The provided continue parameter is too old to display a consistent list result.');
   });
 
   it('serves a hundred watchers from one store stream', async () => {
     const before = metricValue((await server.request('GET', '/metrics')).text, 'carina_store_watch_streams');
-    const watches = Array.from({ length: 100 }, () => server.watch('/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0', (events) => events.some((e) => (e.object.metadata as Obj).name === 'fan-out'), 20_000));
-    await new Promise((r) => setTimeout(r, 1000));
+    const watches = Array.from({ length: 100 }, () => server.openWatch('/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0', (events) => events.some((e) => (e.object.metadata as Obj).name === 'fan-out'), 20_000));
+    expect(await Promise.all(watches.map((w) => w.established))).to.deep.equal(Array(100).fill(200));
     const during = (await server.request('GET', '/metrics')).text;
     expect(metricValue(during, 'carina_watch_cache_watchers')).to.be.greaterThanOrEqual(100);
     expect(metricValue(during, 'carina_store_watch_streams')).to.equal(before);
     await server.request('POST', '/api/v1/namespaces/default/configmaps', { body: JSON.stringify({ metadata: { name: 'fan-out' } }) });
-    const results = await Promise.all(watches);
+    const results = await Promise.all(watches.map((w) => w.done));
     expect(results.every((r) => r.events.some((e) => (e.object.metadata as Obj).name === 'fan-out'))).to.equal(true);
   });
 });
