@@ -5,16 +5,7 @@
  */
 import { expect } from 'chai';
 import { RaftCluster, type Member } from '../../support/raft-cluster';
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | null>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { until } from '../../support/until';
 
 describe('raft cluster of 3 processes: kill -9 of the leader under load', function () {
   this.timeout(120_000);
@@ -47,31 +38,38 @@ describe('raft cluster of 3 processes: kill -9 of the leader under load', functi
           acknowledged.add(value);
           if (killed) acksAfterKill++;
         } else {
-          await new Promise((r) => setTimeout(r, 20));
+          await leaderKnownTo(target);
         }
       }
     };
+    /** After a failed proposal: once `target` follows a running leader, or has stopped (the next try picks another member). */
+    const leaderKnownTo = (target: Member) => until(`member ${target.config.id} to know a running leader`, async () => {
+      if (!target.running) return true;
+      const reply = await target.request({ cmd: 'status' }, 2_000);
+      const lead = reply.ok ? (reply.status as { lead: number }).lead : 0;
+      return lead !== 0 && cluster.member(lead).running;
+    }, 30_000);
     const clients = Array.from({ length: 8 }, (_, i) => client(i));
 
-    await until('500 acknowledged proposals', 30_000, async () => (acknowledged.size >= 500 ? true : null));
+    await until('500 acknowledged proposals', () => acknowledged.size >= 500, 30_000);
     await cluster.member(oldLeader).kill();
     killed = true;
 
     const newLeader = await cluster.waitForLeader(15_000, [oldLeader]);
     expect(newLeader).to.not.equal(oldLeader);
-    await until('300 acknowledgements after the kill', 30_000, async () => (acksAfterKill >= 300 ? true : null));
+    await until('300 acknowledgements after the kill', () => acksAfterKill >= 300, 30_000);
 
     await cluster.member(oldLeader).start();
     stopClients = true;
     await Promise.all(clients);
 
     // The restarted member catches up and follows the new leader.
-    const digests = await until('all members applied the same state', 30_000, async () => {
+    const digests = await until('all members applied the same state', async () => {
       const replies = await Promise.all(cluster.members.map((m) => m.request({ cmd: 'status' })));
       if (!replies.every((r) => r.ok)) return null;
       const unique = new Set(replies.map((r) => r.digest));
       return unique.size === 1 ? replies : null;
-    });
+    }, 30_000);
     const rejoined = digests[oldLeader - 1].status as { role: string; lead: number };
     expect(rejoined.role).to.equal('follower');
     expect(rejoined.lead).to.not.equal(oldLeader);

@@ -11,6 +11,7 @@ import { isRaftError, type NodeId } from '../../../raft/core';
 import { RaftNode, type AppliedEntry, type DurableStorage, type StateMachine } from '../../../raft/node';
 import { WalStorage } from '../../../raft/storage';
 import { LoopbackNetwork } from '../../support/loopback-transport';
+import { until } from '../../support/until';
 
 class ListMachine implements StateMachine {
   items: string[] = [];
@@ -59,6 +60,9 @@ function stallable(storage: WalStorage, saveConfStateDelayMs = 0): { storage: Du
       return storage.save(update, options);
     },
     saveConfState: async (confState, appliedIndex) => {
+      // Fixed sleep: a disk slow to save the membership. The proposer re-checks on its own timer
+      // (every 200 ms at most), and nothing tells that it did: only a while longer can show
+      // that it waited for the save.
       if (saveConfStateDelayMs > 0) await new Promise((r) => setTimeout(r, saveConfStateDelayMs));
       return storage.saveConfState(confState, appliedIndex);
     },
@@ -119,15 +123,8 @@ class Cluster {
     return member;
   }
 
-  async leader(exclude: NodeId[] = [], timeoutMs = 5000): Promise<TestMember> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      for (const m of this.members.values()) {
-        if (!exclude.includes(m.id) && m.node.status().role === 'leader') return m;
-      }
-      if (Date.now() > deadline) throw new Error('no leader elected');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+  leader(exclude: NodeId[] = [], timeoutMs = 5000): Promise<TestMember> {
+    return until('a leader to be elected', () => [...this.members.values()].find((m) => !exclude.includes(m.id) && m.node.status().role === 'leader'), timeoutMs);
   }
 
   async close(): Promise<void> {
@@ -229,8 +226,7 @@ describe('raft node runtime (write-ahead log storage, in-process network)', func
     };
     for (const m of members) m.machine.snapshotGate = null;
     gate();
-    const deadline = Date.now() + 5_000;
-    while (leader.level.snapshot().metadata.index === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await until('the leader\'s storage to hold a snapshot', () => leader.level.snapshot().metadata.index !== 0, 5_000);
     expect(leader.level.snapshot().metadata.index).to.be.at.least(started.applied);
     expect(written[0]?.index).to.equal(started.applied);
     expect((JSON.parse(Buffer.from(written[0].data).toString()) as string[]).length).to.equal(started.items);
@@ -244,8 +240,7 @@ describe('raft node runtime (write-ahead log storage, in-process network)', func
     for (let i = 0; i < 200; i++) await leader.node.propose(Buffer.from(`s${i}`));
     expect(leader.level.firstIndex()).to.be.greaterThan(lagging.node.status().lastIndex + 1);
     cluster.network.heal();
-    const deadline = Date.now() + 10_000;
-    while (lagging.machine.items.length < 200 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await until('the lagging follower to apply the 200 entries', () => lagging.machine.items.length >= 200, 10_000);
     expect(cluster.network.snapshotsDelivered).to.be.greaterThan(0);
     expect(lagging.machine.items).to.deep.equal(leader.machine.items);
   });

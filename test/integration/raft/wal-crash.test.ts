@@ -11,6 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { SeededRandom } from '../../../raft/core/rand';
 import { WalStorage } from '../../../raft/storage';
+import { untilSettled } from '../../support/until';
 import type { CrashWriterMessage } from './wal-crash-writer';
 
 type Model = Map<number, { term: number; data: string }>;
@@ -54,25 +55,22 @@ describe('write-ahead log: kill -9 at any moment loses nothing acknowledged', fu
       let stderr = '';
       child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
       let pending: { entries: Array<{ index: number; term: number; data: string }>; commit: number } | null = null;
-      let ready = false;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      // The kill comes with a random one of the writer's messages (an intent: the write is in
+      // flight; an ack: it is done, the next may have begun), so at a random point of its work
+      // however fast the machine is, and it is not awaited: the writer goes on meanwhile.
+      let messagesBeforeKill = 1 + random.intBelow(120);
       child.on('message', (m: CrashWriterMessage) => {
-        if (m.kind === 'ready') ready = true;
-        else if (m.kind === 'intent') pending = { entries: m.entries, commit: m.commit };
+        if (m.kind === 'intent') pending = { entries: m.entries, commit: m.commit };
         else if (m.kind === 'ack' && pending !== null) {
           model = applyWrite(model, pending.entries);
           acknowledgedCommit = pending.commit;
           pending = null;
         }
+        if (m.kind !== 'ready' && --messagesBeforeKill === 0) child.kill('SIGKILL');
       });
-      const deadline = Date.now() + 20_000;
-      while (!ready) {
-        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the writer did not start: ${stderr}`);
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      await new Promise((r) => setTimeout(r, 30 + random.intBelow(250)));
-      child.kill('SIGKILL');
-      await exited;
+      await untilSettled(`writer ${round + 1} to write and be killed`, exited, 30_000, () => stderr);
+      if (messagesBeforeKill > 0) throw new Error(`writer ${round + 1} exited before it was killed: ${stderr}`);
       kills++;
       expect(stderr, 'writer errors').to.equal('');
 
