@@ -94,10 +94,6 @@ function txn(compare: Compare[], success: RequestOp[], failure: RequestOp[] = []
   return { compare, success, failure };
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /** Which response op a txn answered with, and its payload. */
 function opKind(op: ResponseOp): string {
   return Object.keys(op)[0];
@@ -129,22 +125,23 @@ class WatchRecorder {
     return this.responses.flatMap((r) => r.events);
   }
 
-  /** Resolves once `condition` holds; fails after `timeoutMs`, saying what was awaited. */
-  async until(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!condition()) {
-      if (this.error !== null) throw new Error(`watch failed while waiting for ${what}: ${this.error.message}`);
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out waiting for ${what}; responses: ${describeResponses(this.responses)}`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(left, 100));
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = null;
-    }
+  /** Resolves once `condition` holds, checked at each response; fails after `timeoutMs`, saying what was awaited. */
+  until(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const settle = (err?: Error) => {
+        clearTimeout(deadline);
+        this.wake = null;
+        if (err === undefined) resolve();
+        else reject(err);
+      };
+      const check = () => {
+        if (condition()) settle();
+        else if (this.error !== null) settle(new Error(`watch failed while waiting for ${what}: ${this.error.message}`));
+      };
+      const deadline = setTimeout(() => settle(new Error(`timed out waiting for ${what}; responses: ${describeResponses(this.responses)}`)), timeoutMs);
+      this.wake = check;
+      check();
+    });
   }
 
   /** Waits for the `created` response and returns it. */
@@ -227,6 +224,16 @@ export function defineKvConformance(name: string, open: () => Promise<KvConforma
       const recorder = new WatchRecorder(client, request);
       recorders.push(recorder);
       return recorder;
+    }
+
+    /**
+     * Waits for the watch's event at `revision` (a barrier the test wrote) and returns every event
+     * up to it. A watch sends its events in revision order: any it would wrongly send before the
+     * barrier has arrived by then.
+     */
+    async function eventsThrough(w: WatchRecorder, revision: number): Promise<Event[]> {
+      await w.until(() => w.events.some((e) => e.kv.modRevision === revision), `the event at revision ${revision}`);
+      return w.events;
     }
 
     async function grant(ttl: number, id?: bigint): Promise<bigint> {
@@ -956,8 +963,8 @@ export function defineKvConformance(name: string, open: () => Promise<KvConforma
         expect(event.type).to.equal('PUT');
         expect(t(event.kv.value)).to.equal('after');
         expect(event.kv).to.deep.include({ modRevision: r, version: 2 });
-        await sleep(200);
-        expect(w.events.length).to.equal(1);
+        const barrier = await putKey(`${p}a`, 'barrier');
+        expect((await eventsThrough(w, barrier)).map((e) => t(e.kv.value))).to.deep.equal(['after', 'barrier']);
       });
 
       it('from a past revision, replays history from that revision inclusive, then goes on live', async () => {
@@ -977,8 +984,8 @@ export function defineKvConformance(name: string, open: () => Promise<KvConforma
         ]);
         expect(events[0].kv).to.deep.include({ createRevision: r1, version: 2 });
         expect(events[2].kv).to.deep.include({ createRevision: r4, version: 1 });
-        await sleep(200);
-        expect(w.events.length).to.equal(4);
+        const barrier = await putKey(`${p}a`, 'barrier');
+        expect((await eventsThrough(w, barrier)).map((e) => e.kv.modRevision)).to.deep.equal([r2, r2 + 1, r4, r5, barrier]);
       });
 
       it('watches a prefix: every key under it and nothing else', async () => {
@@ -990,8 +997,8 @@ export function defineKvConformance(name: string, open: () => Promise<KvConforma
         const events = await w.eventCount(2);
         expect(events.map((e) => t(e.kv.key))).to.deep.equal([`${p}x`, `${p}y/z`]);
         await client.deleteRange({ key: b(`${p.slice(0, -1)}0`) });
-        await sleep(200);
-        expect(w.events.length).to.equal(2);
+        const barrier = await putKey(`${p}z`, 'barrier');
+        expect((await eventsThrough(w, barrier)).map((e) => t(e.kv.key))).to.deep.equal([`${p}x`, `${p}y/z`, `${p}z`]);
       });
 
       it('a DELETE event carries the key and its revision; prevKv adds the previous key-value', async () => {
@@ -1056,8 +1063,11 @@ export function defineKvConformance(name: string, open: () => Promise<KvConforma
         for (const w of [wa, wb, wab]) {
           for (const r of w.responses.slice(1)) expect(r.watchId).to.equal(w.responses[0].watchId);
         }
-        await sleep(200);
-        expect([wa.events.length, wb.events.length, wab.events.length]).to.deep.equal([2, 1, 3]);
+        const barrierA = await putKey(`${p}a`, 'barrier');
+        const barrierB = await putKey(`${p}b`, 'barrier');
+        expect((await eventsThrough(wa, barrierA)).map((e) => t(e.kv.value))).to.deep.equal(['1', '3', 'barrier']);
+        expect((await eventsThrough(wb, barrierB)).map((e) => t(e.kv.value))).to.deep.equal(['2', 'barrier']);
+        expect((await eventsThrough(wab, barrierB)).map((e) => t(e.kv.value))).to.deep.equal(['1', '2', '3', 'barrier', 'barrier']);
       });
 
       it('sends the events of one txn together, at one revision', async () => {
@@ -1086,8 +1096,10 @@ export function defineKvConformance(name: string, open: () => Promise<KvConforma
         expect(last.canceled).to.equal(true);
         expect(last.watchId).to.equal(await w.handle.watchId);
         await putKey(`${p}a`, '2');
-        await other.eventCount(2);
-        await sleep(200);
+        // The other watch's event at a later revision is the barrier: had the canceled watch got
+        // the event at '2', it would have come before.
+        const barrier = await putKey(`${p}a`, 'barrier');
+        expect((await eventsThrough(other, barrier)).map((e) => t(e.kv.value))).to.deep.equal(['1', '2', 'barrier']);
         expect(w.events.map((e) => t(e.kv.value))).to.deep.equal(['1']);
         await w.handle.cancel();
       });
@@ -1099,8 +1111,8 @@ export function defineKvConformance(name: string, open: () => Promise<KvConforma
         await putKey(`${p}m`, 'from');
         await putKey(`${p}z`, 'above');
         await w.eventCount(2);
-        await sleep(200);
-        expect(w.events.map((e) => t(e.kv.value))).to.deep.equal(['from', 'above']);
+        const barrier = await putKey(`${p}zz`, 'barrier');
+        expect((await eventsThrough(w, barrier)).map((e) => t(e.kv.value))).to.deep.equal(['from', 'above', 'barrier']);
       });
     });
   });

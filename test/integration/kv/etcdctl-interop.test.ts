@@ -19,6 +19,7 @@ import { EtcdClient } from '../../../raft';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { CarinaStoreCluster } from '../../support/carina-store-cluster';
 import { EtcdCluster, findEtcdBinary, waitForAgreedLeader } from '../../support/etcd-process';
+import { until } from '../../support/until';
 
 /** The cluster under test, reduced to what these tests need to know about it. */
 interface StoreUnderTest {
@@ -134,10 +135,6 @@ function messageLines(stderr: string): string[] {
     .filter((l) => l !== '' && !l.startsWith('{"level"'));
 }
 
-async function sleep(ms: number): Promise<void> {
-  await new Promise((r) => setTimeout(r, ms));
-}
-
 /** Long-running etcdctl processes (watches) not yet stopped: after() kills what a failed test left. */
 const watchProcesses = new Set<EtcdctlWatch>();
 
@@ -175,13 +172,9 @@ class EtcdctlWatch {
    * process exits first.
    */
   async waitFor(done: (stdout: string) => boolean, timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      if (done(this.stdout)) return true;
-      if (this.exit !== null) throw new Error(`etcdctl watch exited (${JSON.stringify(this.exit)}):\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`);
-      if (Date.now() > deadline) return false;
-      await sleep(20);
-    }
+    const outcome = await until('etcdctl watch output', () => (done(this.stdout) ? 'done' : this.exit !== null && 'exited'), timeoutMs).catch(() => 'timed out');
+    if (outcome === 'exited') throw new Error(`etcdctl watch exited (${JSON.stringify(this.exit)}):\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`);
+    return outcome === 'done';
   }
 
   /** Waits until stdout, from `from` on, is at least as long as `expected`; returns that part. */
@@ -731,11 +724,7 @@ for (const target of [{ name: 'a 3-replica Carina store', start: startCarina }, 
     await ok(['put', `--lease=${hex}`, `${p}k`, 'short-lived']);
     expect(await ok(['get', `${p}k`])).to.equal(`${p}k\nshort-lived\n`);
 
-    const deadline = start + 15_000;
-    while ((await ok(['get', `${p}k`])) !== '') {
-      if (Date.now() > deadline) throw new Error('the key of a 3 s lease was still there after 15 s');
-      await sleep(100);
-    }
+    await until('the key of a 3 s lease to be gone', async () => (await ok(['get', `${p}k`])) === '', start + 15_000 - Date.now());
     const elapsed = Date.now() - start;
     expect(elapsed, 'ms from the grant until the key was gone').to.be.at.least(2_900);
     expect(await ok(['lease', 'timetolive', hex])).to.equal(`lease ${hex} already expired\n`);

@@ -126,8 +126,12 @@ describe('KvReplica: three replicas on loopback', function () {
     const expiring = await t.r(follower).leaseGrant({ ttl: 0 });
     expect(expiring.ttl).to.equal(1);
     const kept = await t.r(follower).leaseGrant({ ttl: 2 });
+    // Granted after the kept lease, with its TTL, and not kept alive: once it has expired, the
+    // kept lease would have too.
+    const unkept = await t.r(follower).leaseGrant({ ttl: 2 });
     await t.r(follower).put({ key: enc('lease/expiring'), value: enc('x'), lease: expiring.id });
     await t.r(follower).put({ key: enc('lease/kept'), value: enc('y'), lease: kept.id });
+    await t.r(follower).put({ key: enc('lease/unkept'), value: enc('z'), lease: unkept.id });
     const keepAlive = setInterval(() => void t.r(follower).leaseKeepAliveOnce(kept.id).catch(() => undefined), 400);
     try {
       await until('the expiring key to go everywhere', async () => {
@@ -135,7 +139,7 @@ describe('KvReplica: three replicas on loopback', function () {
         return counts.every((r) => r.count === 0);
       }, 10_000);
       expect((await t.r(follower).leaseTimeToLive(expiring.id)).ttl).to.equal(-1);
-      await new Promise((r) => setTimeout(r, 2_500));
+      await until('the key of the lease granted with the kept one to go', async () => (await t.r(leader).range({ key: enc('lease/unkept') })).count === 0, 10_000);
       expect((await t.r(leader).range({ key: enc('lease/kept') })).count).to.equal(1);
     } finally {
       clearInterval(keepAlive);

@@ -13,12 +13,15 @@ import { EtcdClient } from '../../../raft/etcd/etcd-client';
 import { SeededRandom } from '../../../raft/core/rand';
 import { checkLinearizable, kvModel, type KvOperation } from '../../../raft/testing';
 import { CarinaStoreCluster } from '../../support/carina-store-cluster';
+import { until } from '../../support/until';
 
 const enc = (s: string) => Buffer.from(s);
 const dec = (b: Uint8Array) => Buffer.from(b).toString();
 const KEYS = Array.from({ length: 10 }, (_, i) => `k${i}`);
-/** After a failure a client waits, so a dead replica's client adds few operations of unknown outcome. */
-const BACKOFF_MS = 300;
+/** Acknowledged writes the workload makes before each kill and at the end. */
+const WRITES_PER_PHASE = 50;
+/** ... and while the killed leader is down: the two left have elected a leader and serve writes. */
+const WRITES_WHILE_DOWN = 10;
 const now = () => Number(process.hrtime.bigint()) / 1e6;
 
 describe('Carina store, 3 replicas: kill -9 of the leader under concurrent clients', function () {
@@ -38,6 +41,16 @@ describe('Carina store, 3 replicas: kill -9 of the leader under concurrent clien
     let stop = false;
     let valueSeq = 0;
 
+    /**
+     * After a failed call a client waits until its replica runs and follows a running leader, so
+     * that a dead replica's client adds few operations of unknown outcome.
+     */
+    const serving = (client: EtcdClient, replica: number) => until(`replica ${replica + 1} to follow a running leader`, async () => {
+      if (!c.member(replica).running) return false;
+      const { leader } = await client.status();
+      return leader !== 0n && c.member(Number(leader) - 1).running;
+    }, 60_000);
+
     const runClient = async (clientId: number) => {
       const random = new SeededRandom(clientId * 7919);
       const client = new EtcdClient({ endpoints: [c.clientEndpoints[clientId % 3]], tls: c.clientTls, timeoutMs: 3_000 });
@@ -54,7 +67,7 @@ describe('Carina store, 3 replicas: kill -9 of the leader under concurrent clien
               acknowledged.push({ key, value, revision: r.header.revision });
             } catch {
               history.push({ clientId, input: { op: 'put', key, value }, call, return: Infinity });
-              await new Promise((r) => setTimeout(r, BACKOFF_MS));
+              await serving(client, clientId % 3);
             }
           } else if (roll < 70) {
             try {
@@ -62,7 +75,7 @@ describe('Carina store, 3 replicas: kill -9 of the leader under concurrent clien
               history.push({ clientId, input: { op: 'get', key }, call, return: now(), output: { ok: true, value: r.kvs.length ? dec(r.kvs[0].value) : null } });
             } catch {
               // A failed read changed nothing: it is left out of the history.
-              await new Promise((r) => setTimeout(r, BACKOFF_MS));
+              await serving(client, clientId % 3);
             }
           } else if (roll < 80) {
             try {
@@ -70,7 +83,7 @@ describe('Carina store, 3 replicas: kill -9 of the leader under concurrent clien
               history.push({ clientId, input: { op: 'delete', key }, call, return: now(), output: { ok: true, deleted: r.deleted } });
             } catch {
               history.push({ clientId, input: { op: 'delete', key }, call, return: Infinity });
-              await new Promise((r) => setTimeout(r, BACKOFF_MS));
+              await serving(client, clientId % 3);
             }
           } else {
             // Compare-and-swap on the value just read, as an optimistic-concurrency client does.
@@ -94,7 +107,7 @@ describe('Carina store, 3 replicas: kill -9 of the leader under concurrent clien
               if (r.succeeded) acknowledged.push({ key, value, revision: r.header.revision });
             } catch {
               history.push({ clientId, input: { op: 'cas', key, expected, value }, call: casCall, return: Infinity });
-              await new Promise((r) => setTimeout(r, BACKOFF_MS));
+              await serving(client, clientId % 3);
             }
           }
         }
@@ -104,16 +117,20 @@ describe('Carina store, 3 replicas: kill -9 of the leader under concurrent clien
     };
 
     const clients = Array.from({ length: 8 }, (_, i) => runClient(i));
-    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    /** The workload goes on until `writes` more writes are acknowledged. */
+    const progress = async (writes: number, phase: string) => {
+      const from = acknowledged.length;
+      await until(`${writes} writes acknowledged ${phase}`, () => acknowledged.length >= from + writes, 60_000);
+    };
     for (let round = 0; round < 2; round++) {
-      await sleep(2_500);
+      await progress(WRITES_PER_PHASE, `before kill ${round + 1}`);
       const leader = await c.waitHealthy();
       await c.kill(leader);
-      await sleep(2_500);
+      await progress(WRITES_WHILE_DOWN, `while the killed leader is down (kill ${round + 1})`);
       await c.restart(leader);
       await c.waitHealthy(30_000);
     }
-    await sleep(2_000);
+    await progress(WRITES_PER_PHASE, 'after the restarts');
     stop = true;
     await Promise.all(clients);
 
