@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CarinaApiProcess } from '../support/carina-api-process';
 import { EtcdCluster } from '../support/etcd-process';
+import { until } from '../support/until';
 
 type Obj = Record<string, any>;
 
@@ -211,16 +212,20 @@ export function kubectlSuite(title: string, startServer: () => Promise<{ server:
       expect(wide).to.match(/^web\s+0\/4\s+0\s+0\s+\S+\s+nginx\s+nginx:1.26\s+app=web$/m);
       const services = await kubectl('get', 'svc', 'kubernetes');
       expect(services).to.match(/^kubernetes\s+ClusterIP\s+10\.0\.0\.1\s+<none>\s+443\/TCP\s+\S+$/m);
-      const watcher = server.kubectl(['get', 'cm', '-w', '-n', 'made-by-kubectl', '-o', 'name'], { timeoutMs: 6000 });
-      await new Promise((r) => setTimeout(r, 1500));
+      // get -w prints the list, then watches from the list's resourceVersion: a change made once
+      // the list is printed is one the watch must show.
+      const watcher = server.kubectlRunning(['get', 'cm', '-w', '-n', 'made-by-kubectl', '-o', 'name']);
+      await until('kubectl get -w to print the list', () => watcher.stdout().includes('configmap/chunk-11\n'), 30_000, watcher.stderr);
       await kubectl('create', 'configmap', 'watched-one', '-n', 'made-by-kubectl');
-      const watched = await watcher;
+      await until('kubectl get -w to print the new configmap', () => watcher.stdout().split('\n').includes('configmap/watched-one'), 30_000, watcher.stdout);
+      const watched = await watcher.stop();
       expect(watched.stdout.split('\n')).to.include('configmap/watched-one');
       // A watch as Table: kubectl prints the server's columns once, then one row per event.
-      const tableWatcher = server.kubectl(['get', 'cm', '-w', '-n', 'made-by-kubectl', '--output-watch-events'], { timeoutMs: 6000 });
-      await new Promise((r) => setTimeout(r, 1500));
+      const tableWatcher = server.kubectlRunning(['get', 'cm', '-w', '-n', 'made-by-kubectl', '--output-watch-events']);
+      await until('kubectl get -w to print the list as Table rows', () => /^ADDED\s+watched-one\s/m.test(tableWatcher.stdout()), 30_000, tableWatcher.stderr);
       await kubectl('delete', 'configmap', 'watched-one', '-n', 'made-by-kubectl');
-      const tableWatch = (await tableWatcher).stdout;
+      await until('kubectl get -w to print the deletion', () => /^DELETED\s/m.test(tableWatcher.stdout()), 30_000, tableWatcher.stdout);
+      const tableWatch = (await tableWatcher.stop()).stdout;
       expect(tableWatch).to.match(/^EVENT\s+NAME\s+DATA\s+AGE$/m);
       expect(tableWatch).to.match(/^DELETED\s+watched-one\s+0\s+\S+$/m);
     });
@@ -231,7 +236,7 @@ export function kubectlSuite(title: string, startServer: () => Promise<{ server:
       const dependent = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'gc', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata.uid, blockOwnerDeletion: true }] } });
       await server.kubectl(['create', '-f', '-'], { input: dependent('dep-a') });
       await kubectl('delete', 'cm', 'owner', '-n', 'gc', '--cascade=orphan');
-      await waitFor(async () => (await server.kubectl(['get', 'cm', 'owner', '-n', 'gc'])).code !== 0, 'orphaning owner gone');
+      await until('orphaning owner gone', async () => (await server.kubectl(['get', 'cm', 'owner', '-n', 'gc'])).code !== 0, 30_000);
       const orphan = JSON.parse(await kubectl('get', 'cm', 'dep-a', '-n', 'gc', '-o', 'json')) as Obj;
       expect(orphan.metadata.ownerReferences).to.equal(undefined);
       const owner2 = JSON.parse(await kubectl('create', 'configmap', 'owner2', '-n', 'gc', '-o', 'json')) as Obj;
@@ -239,11 +244,11 @@ export function kubectlSuite(title: string, startServer: () => Promise<{ server:
         await server.kubectl(['create', '-f', '-'], { input: dependent(name).replace(owner.metadata.uid, owner2.metadata.uid).replace('"owner"', '"owner2"') });
       }
       await kubectl('delete', 'cm', 'owner2', '-n', 'gc', '--cascade=foreground', '--wait=true');
-      await waitFor(async () => (await server.kubectl(['get', 'cm', 'dep-b', 'dep-c', '-n', 'gc'])).stdout.trim() === '', 'foreground dependents gone');
+      await until('foreground dependents gone', async () => (await server.kubectl(['get', 'cm', 'dep-b', 'dep-c', '-n', 'gc'])).stdout.trim() === '', 30_000);
       const owner3 = JSON.parse(await kubectl('create', 'configmap', 'owner3', '-n', 'gc', '-o', 'json')) as Obj;
       await server.kubectl(['create', '-f', '-'], { input: dependent('dep-d').replace(owner.metadata.uid, owner3.metadata.uid).replace('"owner"', '"owner3"') });
       await kubectl('delete', 'cm', 'owner3', '-n', 'gc');
-      await waitFor(async () => (await server.kubectl(['get', 'cm', 'dep-d', '-n', 'gc'])).code !== 0, 'background dependent gone');
+      await until('background dependent gone', async () => (await server.kubectl(['get', 'cm', 'dep-d', '-n', 'gc'])).code !== 0, 30_000);
       await kubectl('delete', 'namespace', 'gc', '--wait=true', '--timeout=60s');
       expect((await server.kubectl(['get', 'cm', 'dep-a', '-n', 'gc'])).code).to.not.equal(0);
     });
@@ -382,14 +387,6 @@ export function kubectlSuite(title: string, startServer: () => Promise<{ server:
       expect((await server.kubectl(['get', 'cm', 'Bad_Name'])).code).to.not.equal(0);
     });
   });
-}
-
-async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting: ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 kubectlSuite('kubectl against carina server (embedded store)', async () => {
