@@ -7,16 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MetricsFile, type MetricsSample } from '../../../../raft/node/metrics-file';
 import type { RaftNode } from '../../../../raft/node/raft-node';
-
-async function until<T>(what: string, probe: () => T | null, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+import { until } from '../../../support/until';
 
 describe('MetricsFile', () => {
   let dir: string;
@@ -45,7 +36,7 @@ describe('MetricsFile', () => {
         if (!existsSync(path)) return null;
         const parsed = JSON.parse(readFileSync(path, 'utf8')) as { samples: MetricsSample[] };
         return parsed.samples.length >= 2 ? parsed.samples : null;
-      });
+      }, 5_000);
       expect(samples[0]).to.deep.include({ maxLeaderSilenceMs: 250, maxTickLagMs: 12, leaderChanges: 2, term: 7, role: 'follower' });
       expect(samples[1]).to.deep.include({ maxLeaderSilenceMs: 0, maxTickLagMs: 0, leaderChanges: 2 });
       expect(resets).to.be.at.least(2);

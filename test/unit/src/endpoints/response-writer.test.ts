@@ -315,7 +315,8 @@ describe('endpoints: a request past its deadline (the timeout parameter)', () =>
     const inTime = new ResponseWriter(done, 'application/json', new URLSearchParams(), new BodyCodec());
     inTime.writeObject(200, { kind: 'ConfigMap', apiVersion: 'v1' });
     inTime.deadlineIn(0);
-    // A timer of the same delay set after the deadline's fires after it.
+    // Fixed sleep: nothing happens when the deadline of a finished response passes, so there is
+    // no event to await; a timer of the same delay, set after the deadline's, fires after it.
     await new Promise((r) => setTimeout(r, 0));
     expect(done.status).to.equal(200);
     expect(inTime.status).to.equal(200);

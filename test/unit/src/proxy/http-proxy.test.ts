@@ -4,6 +4,7 @@ import net from 'node:net';
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import { isProxyableAddress, proxyRequest, reachFailure, type ProxyResponseSink } from '../../../../src/proxy';
+import { until } from '../../../support/until';
 
 /** A sink that records what the client would get; `full` makes its writes refuse until drained. */
 function recordingSink(): ProxyResponseSink & { status: number; headers: Record<string, string | string[]>; contentType: string; body: Buffer[]; ended: boolean; close(): void } {
@@ -92,11 +93,10 @@ describe('proxy: plain requests', () => {
     try {
       const sink = recordingSink();
       const done = proxyRequest({ method: 'GET', target: new URL(`http://127.0.0.1:${port}/logs`), headers: {}, transport: { timeoutMs: 2000 } }, sink);
-      while (sink.body.length < 3) await new Promise((r) => setTimeout(r, 10));
+      await until('three chunks of the stream', () => sink.body.length >= 3, 5_000);
       sink.close();
       await done;
-      while (!backendClosed) await new Promise((r) => setTimeout(r, 10));
-      expect(backendClosed).to.equal(true);
+      await until('the backend response to be closed', () => backendClosed, 5_000);
     } finally {
       server.close();
     }

@@ -84,7 +84,9 @@ describe('ResourceQuota', () => {
     const deps = testDeps();
     deps.objects.put('/registry/resourcequotas/ns/q', quota('q', { pods: '1' }, { pods: '0' }));
     deps.client.updateStatus = async (_target, _ns, object) => {
-      await new Promise((r) => setTimeout(r, 5));
+      // A write that takes a turn of the event loop: time enough for the other admission, all
+      // in memory, to check the quota meanwhile unless it waits for this one.
+      await new Promise((r) => setImmediate(r));
       deps.objects.put('/registry/resourcequotas/ns/q', { ...object, metadata: { ...(object.metadata as JsonObject), resourceVersion: '99' } });
       return object;
     };

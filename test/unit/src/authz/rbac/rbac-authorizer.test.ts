@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { RbacAuthorizer } from '../../../../../src/authz/rbac/rbac-authorizer';
 import { MemoryFeed, clusterRole, clusterRoleBinding, resourceAttributes, role, roleBinding, user } from '../memory-feed';
+import { until } from '../../../../support/until';
 
 const podReader = [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] }];
 
@@ -114,8 +115,7 @@ describe('authz/rbac RbacAuthorizer', () => {
     expect((await rbac.authorize(attrs)).decision).to.equal('allow');
     feed.reset();
     feed.objects.delete('/registry/clusterrolebindings/b'); // changed while nobody watched
-    const deadline = Date.now() + 5000;
-    while ((await rbac.authorize(attrs)).decision === 'allow' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await until('the authorizer to list again and drop the binding', async () => (await rbac.authorize(attrs)).decision !== 'allow', 5_000);
     expect((await rbac.authorize(attrs)).decision).to.equal('no-opinion');
     rbac.stop();
   });
