@@ -54,7 +54,6 @@ export interface WatchResult {
 export interface RunningCommand {
   stdout(): string;
   stderr(): string;
-  exited(): boolean;
   /** Ends the command (SIGTERM) unless it has ended, and resolves with its output once it has. */
   stop(): Promise<CommandResult>;
 }
@@ -336,11 +335,15 @@ export class CarinaApiProcess {
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<CommandResult>((resolvePromise) => child.on('close', (code) => resolvePromise({ code: code ?? -1, stdout, stderr })));
+    // A test that fails before it stops the command leaves none behind for long.
+    const bound = setTimeout(() => child.kill('SIGKILL'), 120_000).unref();
+    const exited = new Promise<CommandResult>((resolvePromise) => child.on('close', (code) => {
+      clearTimeout(bound);
+      resolvePromise({ code: code ?? -1, stdout, stderr });
+    }));
     return {
       stdout: () => stdout,
       stderr: () => stderr,
-      exited: () => child.exitCode !== null || child.signalCode !== null,
       stop: () => {
         if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
         return exited;
