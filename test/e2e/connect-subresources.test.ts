@@ -18,7 +18,7 @@ import { haproxyConfig } from '../../src/cluster';
 import { distinctFreePorts } from '../support/etcd-process';
 import { CarinaApiProcess, type CommandResult } from '../support/carina-api-process';
 import { NodeNetwork, nodeNetworkUnavailable } from '../support/stand-ins/node-network';
-import { until } from '../support/until';
+import { until, untilSettled } from '../support/until';
 import { TestAdmissionWebhook } from '../support/admission-webhook-server';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -444,7 +444,7 @@ describe('connect subresources: logs, exec, attach, cp, port-forward and proxies
       stdin.write('typed\n');
       await until('the echo', async () => echoed.text() === 'typed\n', 10_000, echoed.text);
       stdin.end();
-      await Promise.race([done, until('the session to end', async () => false, 3000).catch(() => undefined)]);
+      await untilSettled('the session to end once its stdin has', done, 10_000);
     });
 
     it('Log reads the container\'s log', async () => {

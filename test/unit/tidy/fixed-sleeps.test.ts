@@ -10,6 +10,7 @@
  * - the promisified timers: `node:timers/promises`, `promisify(setTimeout)`;
  * - a call of a helper named sleep, delay, pause or nap (their definitions count as well);
  * - `Atomics.wait(` and a busy loop on `Date.now()`;
+ * - a poll whose probe never holds, `until('...', () => false, ms)`, waited out to its deadline;
  * - a `sleep` program run by a test (`spawn('sleep', ...)`), and `sleep N` in a shell script.
  * Not counted: a timer that ends a wait early (a deadline that rejects, kills or finishes), a
  * stand-in's or a fault's delay (`setTimeout(send, delayMs)`: the behaviour under test), fake
@@ -37,6 +38,7 @@ const FIXED_SLEEP_PATTERNS: Array<{ name: string; pattern: RegExp; files: RegExp
   { name: 'promisified timers', pattern: /['"](?:node:)?timers\/promises['"]|promisify\s*\(\s*setTimeout\s*\)/g, files: /\.[jt]s$/, code: false },
   { name: 'a sleep helper', pattern: /(?<![\w.$])(?:sleep|delay|pause|nap)\s*(?:<[^>]*>)?\s*\(/g, files: /\.[jt]s$/, code: true },
   { name: 'a blocking wait', pattern: /Atomics\.wait\s*\(|while\s*\(\s*Date\.now\(\)\s*<[^)]*\)\s*(?:;|\{\s*\})/g, files: /\.[jt]s$/, code: true },
+  { name: 'a poll that never holds', pattern: /\buntil\s*\([^,]*,\s*(?:async\s*)?\(\)\s*=>\s*(?:false|null|undefined)\s*[,)]/g, files: /\.[jt]s$/, code: true },
   { name: 'the sleep program', pattern: /(?:spawn|exec|execFile)(?:Sync)?\s*\(\s*['"`]sleep\b/g, files: /\.[jt]s$/, code: false },
   { name: 'sleep in a shell script', pattern: /(?:^|[\s;&|(])sleep\s+[\d.$]/gm, files: /\.sh$/, code: false },
 ];
@@ -134,6 +136,7 @@ describe('tidy: fixed sleeps in test/', () => {
     expect(sleeps('const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));\nawait sleep(25);')).to.equal(2);
     expect(sleeps('await delay(100);')).to.equal(1);
     expect(sleeps("spawnSync('sleep', ['1']);")).to.equal(1);
+    expect(sleeps("await until('the session to end', async () => false, 3000).catch(() => undefined);")).to.equal(1);
     expect(fixedSleepsIn('x.sh', 'until ready; do sleep 0.2; done')).to.have.length(1);
     expect(sleeps('const timer = setTimeout(() => child.kill(\'SIGKILL\'), 5000);')).to.equal(0);
     expect(sleeps('return new Promise((resolve, reject) => { const timer = setTimeout(() => reject(new Error(\'late\')), ms); });')).to.equal(0);
