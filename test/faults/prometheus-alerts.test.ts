@@ -79,6 +79,8 @@ describe('a real Prometheus watching a three-replica cluster through faults (loo
             // A replica killed under the request: the next iteration picks a running one.
           }
         }
+        // Fixed sleep: the workload's pace is what Prometheus' rates are computed over; a steady
+        // client waits on no event, and rounds sent back to back would spin on killed replicas.
         await new Promise((r) => setTimeout(r, 200));
       }
     })();
