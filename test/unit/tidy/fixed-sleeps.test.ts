@@ -1,8 +1,9 @@
 /**
  * Fixed sleeps in test/ (issue 30): a test waits on the event that matters (a watch event, a log
  * line, a metric, a callback), bounded by a deadline (test/support/until.ts), not on the clock.
- * At most MAX_FIXED_SLEEPS remain, where a quiet while is itself what the test checks, and each
- * says why on a `// Fixed sleep:` comment line just above it.
+ * At most MAX_FIXED_SLEEPS remain, where the wait is itself what the test checks (a quiet while)
+ * or plays (a client waiting out Retry-After, a workload's steady pace), and each says why on a
+ * `// Fixed sleep:` comment line just above it.
  *
  * What counts as a fixed sleep (FIXED_SLEEP_PATTERNS; one count per matching spot):
  * - a promise resolved by a timer: `new Promise((r) => setTimeout(r, ms))`, with any name for the
