@@ -184,10 +184,12 @@ export class CarinaApiProcess {
     this.child = child;
     child.stdout?.on('data', (d: Buffer) => (this.log += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (this.log += d.toString()));
+    // The bound only ends a start that went wrong: three replicas bootstrapping at once on a
+    // machine shared with other work have taken more than 40 s to answer /readyz with 200.
     const outcome = await until('carina server to log "carina: ready" and answer /readyz with 200', async () => {
       if (child.exitCode !== null || child.signalCode !== null) return 'exited';
       return this.log.includes('carina: ready') && (await this.request('GET', '/readyz')).status === 200 ? 'ready' : false;
-    }, 40_000, () => this.log);
+    }, 90_000, () => this.log);
     if (outcome === 'exited') throw new Error(`carina server exited (${child.exitCode ?? child.signalCode}):\n${this.log}`);
   }
 
