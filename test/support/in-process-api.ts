@@ -25,7 +25,7 @@ import { prepareSharedPki } from '../../src/cli/store-flags';
 import { startApiServer, type RunningApiServer } from '../../src/server/api-server';
 import { buildApiServerParts, type DefaultParts } from '../../src/server/api-machinery';
 import { memoryKv, type MemoryKvHooks } from './memory-kv';
-import { until } from './until';
+import { until, untilSettled } from './until';
 
 export const ADMIN_TOKEN = 'in-process-admin-token';
 /** A user in no group with any rights (RBAC denies it everything). */
@@ -240,13 +240,7 @@ export class InProcessApi {
           if (ended) return undefined;
           const left = deadline - Date.now();
           if (left <= 0) throw new Error(`no watch event within ${timeoutMs} ms`);
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, left);
-            wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          });
+          await untilSettled(`a watch event within ${timeoutMs} ms`, new Promise<void>((resolve) => (wake = resolve)), left);
         }
       },
       close: () => response.destroy(),
