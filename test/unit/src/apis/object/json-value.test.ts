@@ -1,0 +1,72 @@
+import { expect } from 'chai';
+import { deepCopy, isJsonObject, isJsonValue, setMember, type JsonObject } from '../../../../../src/apis/object';
+
+describe('apis/object: JSON values', () => {
+  describe('isJsonObject', () => {
+    it('accepts objects and refuses null, arrays and scalars', () => {
+      expect(isJsonObject({})).to.equal(true);
+      expect(isJsonObject({ a: 1 })).to.equal(true);
+      for (const value of [null, undefined, [], [{}], 'x', 1, true]) expect(isJsonObject(value), String(value)).to.equal(false);
+    });
+  });
+
+  describe('isJsonValue', () => {
+    it('accepts what JSON.parse returns, however deep', () => {
+      expect(isJsonValue(JSON.parse('{"a":[1,"x",null,true,{"b":{"c":[]}}]}'))).to.equal(true);
+      expect(isJsonValue(null)).to.equal(true);
+    });
+
+    it('refuses undefined, functions and non-finite numbers anywhere inside', () => {
+      expect(isJsonValue(undefined)).to.equal(false);
+      expect(isJsonValue({ a: { b: undefined } })).to.equal(false);
+      expect(isJsonValue([1, () => 1])).to.equal(false);
+      expect(isJsonValue({ n: Number.NaN })).to.equal(false);
+      expect(isJsonValue({ n: Number.POSITIVE_INFINITY })).to.equal(false);
+    });
+  });
+
+  describe('setMember', () => {
+    it('stores "__proto__" as an own member without changing the prototype', () => {
+      const object: JsonObject = {};
+      setMember(object, '__proto__', { polluted: true });
+      expect(Object.getPrototypeOf(object)).to.equal(Object.prototype);
+      expect(Object.keys(object)).to.deep.equal(['__proto__']);
+      expect(({} as JsonObject).polluted).to.equal(undefined);
+    });
+  });
+
+  describe('deepCopy', () => {
+    it('copies objects and arrays at every depth, sharing nothing', () => {
+      const original: JsonObject = { metadata: { name: 'web', labels: { app: 'web' } }, spec: { ports: [{ port: 80 }] } };
+      const copy = deepCopy(original);
+      expect(copy).to.deep.equal(original);
+      (copy.metadata as JsonObject).name = 'changed';
+      ((copy.spec as JsonObject).ports as JsonObject[])[0]!.port = 81;
+      expect(original).to.deep.equal({ metadata: { name: 'web', labels: { app: 'web' } }, spec: { ports: [{ port: 80 }] } });
+    });
+
+    it('keeps key order, which the stored and served field order depend on', () => {
+      const copy = deepCopy({ kind: 'Pod', apiVersion: 'v1', metadata: { namespace: 'a', name: 'b' } });
+      expect(Object.keys(copy)).to.deep.equal(['kind', 'apiVersion', 'metadata']);
+      expect(Object.keys(copy.metadata)).to.deep.equal(['namespace', 'name']);
+    });
+
+    it('copies an own "__proto__" member as a member, as JSON.parse made it', () => {
+      const parsed = JSON.parse('{"__proto__":{"x":1},"a":2}') as JsonObject;
+      const copy = deepCopy(parsed);
+      expect(Object.getPrototypeOf(copy)).to.equal(Object.prototype);
+      expect(Object.keys(copy)).to.deep.equal(['__proto__', 'a']);
+      expect(Object.getOwnPropertyDescriptor(copy, '__proto__')?.value).to.deep.equal({ x: 1 });
+      expect(Object.getOwnPropertyDescriptor(copy, '__proto__')?.value).not.to.equal(Object.getOwnPropertyDescriptor(parsed, '__proto__')?.value);
+    });
+
+    it('returns scalars, null and undefined as they are', () => {
+      for (const value of [null, undefined, 0, 'x', false]) expect(deepCopy(value)).to.equal(value);
+    });
+
+    it('keeps members that hold undefined', () => {
+      const copy = deepCopy({ a: undefined, b: 1 });
+      expect(Object.keys(copy)).to.deep.equal(['a', 'b']);
+    });
+  });
+});
