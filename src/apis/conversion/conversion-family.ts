@@ -3,7 +3,7 @@
  * version through its internal type; here the hub is the storage version's JSON, which for each
  * family in v1.25 carries exactly what the internal type carries (so A -> hub -> B is A -> internal -> B).
  */
-import { JsonObject } from './json-object';
+import type { JsonObject } from '../object';
 
 export interface ConversionFamily {
   /** The kind in every version (none of the v1.25 multi-version resources renames it). */

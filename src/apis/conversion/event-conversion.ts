@@ -6,7 +6,8 @@
  * fields are source, firstTimestamp, lastTimestamp and count; the rest keep their names.
  */
 import { ConversionFamily } from './conversion-family';
-import { copyField, JsonObject } from './json-object';
+import { copyField } from './json-object';
+import type { JsonObject } from '../object';
 
 const CORE = 'v1';
 const EVENTS = 'events.k8s.io/v1';

@@ -12,7 +12,8 @@
 import { formatQuantity } from '../defaulting/quantity-format';
 import { quantityDecodeError } from '../schema/go-quantity';
 import { formatGoTime, parseGoTime } from '../schema/go-time';
-import { isJsonObject, JsonObject } from './json-object';
+import { isJsonObject } from './json-object';
+import type { JsonObject } from '../object';
 
 export type GoType =
   | { readonly kind: 'string' }

@@ -5,4 +5,7 @@
  *   // { ..., spec: { ..., metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }] } }
  *   needsConversion('events.k8s.io/v1', 'Event', 'v1'); // true
  */
-export { convertVersion, needsConversion, type JsonObject } from './version-converter';
+
+export { type JsonObject } from '../object';
+
+export { convertVersion, needsConversion } from './version-converter';

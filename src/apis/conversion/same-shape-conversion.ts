@@ -2,7 +2,8 @@
  * A family whose versions have identical shapes: conversion only rewrites apiVersion.
  */
 import { ConversionFamily } from './conversion-family';
-import { JsonObject, withApiVersion } from './json-object';
+import { withApiVersion } from './json-object';
+import type { JsonObject } from '../object';
 
 export function sameShapeConversion(kind: string, hubApiVersion: string, otherApiVersions: readonly string[]): ConversionFamily {
   return {

@@ -14,9 +14,9 @@ import { csiStorageCapacityConversion } from './csi-storage-capacity-conversion'
 import { eventConversion } from './event-conversion';
 import { flowControlConversions } from './flow-control-conversion';
 import { horizontalPodAutoscalerConversion } from './horizontal-pod-autoscaler-conversion';
-import { deepCopy, JsonObject } from './json-object';
-
-export type { JsonObject } from './json-object';
+import { deepCopy } from './json-object';
+import type { JsonObject } from '../object';
+export { type JsonObject } from '../object';
 
 const FAMILIES: readonly ConversionFamily[] = [
   eventConversion,

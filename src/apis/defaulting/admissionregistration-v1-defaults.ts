@@ -3,7 +3,8 @@
  * pkg/apis/admissionregistration/v1/defaults.go). sideEffects and admissionReviewVersions have no
  * default in v1: they are required.
  */
-import { JsonObject, childObject, fillIfUnset, objectItems } from './json-value';
+import { childObject, fillIfUnset, objectItems } from './json-value';
+import type { JsonObject } from '../object';
 
 const DEFAULT_WEBHOOK_TIMEOUT_SECONDS = 10;
 const DEFAULT_SERVICE_PORT = 443;

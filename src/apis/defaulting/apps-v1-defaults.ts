@@ -3,7 +3,8 @@
  * pkg/apis/apps/v1/defaults.go), with each embedded pod template defaulted as a PodSpec.
  */
 import { defaultPersistentVolumeClaimTemplate, defaultPodTemplateSpec } from './core-v1-defaults';
-import { JsonObject, childObject, ensureObject, fillIfUnset, fillIfZero, objectItems } from './json-value';
+import { childObject, ensureObject, fillIfUnset, fillIfZero, objectItems } from './json-value';
+import type { JsonObject } from '../object';
 
 const DEFAULT_REVISION_HISTORY_LIMIT = 10;
 const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;

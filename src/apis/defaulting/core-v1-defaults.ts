@@ -6,7 +6,6 @@
 import { defaultImagePullPolicy } from './image-pull-policy';
 import { formatQuantityField, formatResourceList, formatResourceRequirements } from './quantity-fields';
 import {
-  JsonObject,
   childObject,
   deepCopy,
   ensureObject,
@@ -18,6 +17,7 @@ import {
   isZero,
   objectItems,
 } from './json-value';
+import type { JsonObject } from '../object';
 
 /** Octal 0644, the mode secret, configMap, downwardAPI and projected volumes default to. */
 const DEFAULT_VOLUME_MODE = 0o644;

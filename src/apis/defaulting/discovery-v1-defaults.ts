@@ -1,5 +1,6 @@
 /** Defaulting of discovery.k8s.io/v1 as kube-apiserver v1.25 does it (k8s.io/kubernetes pkg/apis/discovery/v1/defaults.go). */
-import { JsonObject, fillIfUnset, objectItems } from './json-value';
+import { fillIfUnset, objectItems } from './json-value';
+import type { JsonObject } from '../object';
 
 function defaultEndpointSlice(slice: JsonObject): void {
   for (const port of objectItems(slice, 'ports')) {

@@ -3,7 +3,8 @@
  * kube-apiserver v1.25 does it (k8s.io/kubernetes pkg/apis/flowcontrol/v1beta2/defaults.go; v1beta1
  * has the same values). The zero values are the "unset" markers: these fields are not pointers.
  */
-import { JsonObject, childObject, ensureObject, fillIfZero } from './json-value';
+import { childObject, ensureObject, fillIfZero } from './json-value';
+import type { JsonObject } from '../object';
 
 const DEFAULT_MATCHING_PRECEDENCE = 1000;
 const DEFAULT_ASSURED_CONCURRENCY_SHARES = 30;

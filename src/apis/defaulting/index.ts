@@ -1,5 +1,7 @@
+
+export { type JsonObject } from '../object';
+
 export { applyDefaults } from './object-defaulter';
-export type { JsonObject } from './object-defaulter';
 export { podQosClass } from './pod-qos-class';
 export type { PodQosClass } from './pod-qos-class';
 export { applySeccompVersionSkew } from './pod-seccomp-skew';

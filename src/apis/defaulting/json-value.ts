@@ -3,7 +3,8 @@
  * "unset" has to be spelled the way Go's decoder would see it: a pointer field is unset when absent
  * or null, a value field (string, number, bool) also when it holds its zero value.
  */
-export type JsonObject = { [key: string]: unknown };
+import type { JsonObject } from '../object';
+export { type JsonObject } from '../object';
 
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -2,7 +2,8 @@
  * Defaulting of networking.k8s.io/v1 as kube-apiserver v1.25 does it (k8s.io/kubernetes
  * pkg/apis/networking/v1/defaults.go). Ingress paths have no pathType default in v1: it is required.
  */
-import { JsonObject, childObject, ensureObject, fillIfUnset, isEmptyCollection, objectItems } from './json-value';
+import { childObject, ensureObject, fillIfUnset, isEmptyCollection, objectItems } from './json-value';
+import type { JsonObject } from '../object';
 
 function defaultNetworkPolicy(policy: JsonObject): void {
   const spec = ensureObject(policy, 'spec');

@@ -11,13 +11,12 @@ import { batchV1Defaulters, batchV1beta1Defaulters } from './batch-v1-defaults';
 import { coreV1Defaulters } from './core-v1-defaults';
 import { discoveryV1Defaulters } from './discovery-v1-defaults';
 import { flowcontrolDefaulters } from './flowcontrol-defaults';
-import { JsonObject } from './json-value';
 import { networkingV1Defaulters } from './networking-v1-defaults';
 import { rbacV1Defaulters } from './rbac-v1-defaults';
 import { schedulingV1Defaulters } from './scheduling-v1-defaults';
 import { storageV1Defaulters } from './storage-v1-defaults';
-
-export type { JsonObject } from './json-value';
+import type { JsonObject } from '../object';
+export { type JsonObject } from '../object';
 
 type Defaulters = Readonly<Record<string, (object: JsonObject) => void>>;
 

@@ -4,8 +4,9 @@
  * count, ephemeral containers do not count; run it after applyDefaults so requests copied from
  * limits are seen.
  */
-import { JsonObject, childObject, objectItems } from './json-value';
+import { childObject, objectItems } from './json-value';
 import { QuantityValue, addQuantities, compareQuantities, parseQuantity } from './quantity-value';
+import type { JsonObject } from '../object';
 
 export type PodQosClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
 

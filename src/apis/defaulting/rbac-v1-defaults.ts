@@ -3,7 +3,8 @@
  * pkg/apis/rbac/v1/defaults.go): roleRef and User/Group subjects default to the RBAC API group;
  * ServiceAccount subjects belong to the core group, whose name is "" and so is never printed.
  */
-import { JsonObject, ensureObject, fillIfZero, objectItems } from './json-value';
+import { ensureObject, fillIfZero, objectItems } from './json-value';
+import type { JsonObject } from '../object';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 

@@ -4,7 +4,8 @@
  * initIPFamilyFields, and rest.go patchAllocatedValues). Allocating clusterIP and nodePorts
  * themselves is left to the caller's allocators.
  */
-import { JsonObject, childObject, deepCopy, isEmptyCollection, isUnset, isZero, objectItems } from './json-value';
+import { childObject, deepCopy, isEmptyCollection, isUnset, isZero, objectItems } from './json-value';
+import type { JsonObject } from '../object';
 
 const CLUSTER_DEFAULT_FAMILY = 'IPv4';
 

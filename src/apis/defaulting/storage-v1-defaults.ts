@@ -3,7 +3,8 @@
  * pkg/apis/storage/v1/defaults.go). CSIDriver.spec.seLinuxMount is left alone: its gate
  * (SELinuxMountReadWriteOncePod) is alpha in v1.25.
  */
-import { JsonObject, ensureObject, fillIfUnset, isEmptyCollection } from './json-value';
+import { ensureObject, fillIfUnset, isEmptyCollection } from './json-value';
+import type { JsonObject } from '../object';
 
 function defaultStorageClass(storageClass: JsonObject): void {
   fillIfUnset(storageClass, 'reclaimPolicy', 'Delete');

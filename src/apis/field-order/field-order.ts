@@ -13,8 +13,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { packagePath } from '../../util';
-
-export type JsonObject = { [key: string]: unknown };
+import type { JsonObject } from '../object';
+export { type JsonObject } from '../object';
 
 /**
  * What the generated file holds. A field's type is '' (written as it is: scalars, lists of

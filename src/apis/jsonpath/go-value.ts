@@ -6,13 +6,13 @@
  * are Go's: `fmt.Sprint` (`%v`) for text, `encoding/json` for objects and arrays, `%T` for type
  * names in error texts, and text/template's comparison rules for filters.
  */
+import type { JsonObject } from '../object';
+export { type JsonObject } from '../object';
 
 /** A float64 or uint8 that a plain JavaScript number would be mistaken for an int64. */
 export class GoScalar {
   constructor(readonly kind: 'float64' | 'uint8', readonly value: number) {}
 }
-
-export type JsonObject = { [key: string]: unknown };
 
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof GoScalar);

@@ -4,6 +4,9 @@
  *   const documents = new OpenApiDocuments(Catalogue.load());
  *   const apps = documents.v3Document('apis/apps/v1'); // { body, etag, hash }
  */
+
+export { type JsonObject, type JsonValue } from '../object';
+
 export { goJsonStringify } from './go-json';
 export {
   OpenApiDocuments,
@@ -14,4 +17,4 @@ export {
   type OpenApiV3DocumentBody,
   type OpenApiV3Index,
 } from './openapi-documents';
-export { buildSwaggerV2, convertSchema, type JsonObject, type JsonValue, type SwaggerV2Options } from './swagger-v2';
+export { buildSwaggerV2, convertSchema, type SwaggerV2Options } from './swagger-v2';

@@ -21,7 +21,8 @@ import { readFileSync } from 'node:fs';
 import { packagePath } from '../../util';
 import { Catalogue, type CatalogueGroupVersion } from '../catalogue';
 import { goJsonStringify } from './go-json';
-import { buildSwaggerV2, type JsonObject } from './swagger-v2';
+import { buildSwaggerV2 } from './swagger-v2';
+import type { JsonObject } from '../object';
 
 export interface OpenApiV3DocumentBody {
   body: Buffer;

@@ -28,7 +28,7 @@
  */
 import * as protobuf from 'protobufjs';
 import { packagePath } from '../../util';
-import type { JsonObject, JsonValue } from './swagger-v2';
+import { isJsonObject, type JsonObject } from '../object';
 
 /** Accept values kube-apiserver v1.25 answers with the protobuf document; the second is deprecated (client-go ≤ 1.26 sends it). */
 export const OPENAPI_V2_PROTOBUF_MEDIA_TYPES: string[] = [
@@ -111,7 +111,7 @@ function yamlScalar(value: null | boolean | number | string): string {
   }
 }
 
-function isNonEmptyCollection(value: JsonValue): value is JsonValue[] | JsonObject {
+function isNonEmptyCollection(value: unknown): value is unknown[] | JsonObject {
   return typeof value === 'object' && value !== null && Object.keys(value).length > 0;
 }
 
@@ -121,7 +121,7 @@ function nestedIndent(indent: number): number {
 }
 
 /** Lines of a value; the first line is written by the caller after its key or "- " indicator. */
-function yamlLines(value: JsonValue, indent: number): string[] {
+function yamlLines(value: unknown, indent: number): string[] {
   if (Array.isArray(value)) {
     if (value.length === 0) return ['[]'];
     return value.flatMap((item, index) => {
@@ -140,18 +140,19 @@ function yamlLines(value: JsonValue, indent: number): string[] {
       return [prefix, `${' '.repeat(childIndent)}${first}`, ...rest];
     });
   }
-  return [yamlScalar(value)];
+  // What is left of a JSON value after arrays and objects is a scalar.
+  return [yamlScalar(value as null | boolean | number | string)];
 }
 
 /** A JSON value as the YAML text gnostic stores in `Any.yaml` (yaml.v3 Marshal of the node). */
-export function gnosticYaml(value: JsonValue): string {
+export function gnosticYaml(value: unknown): string {
   return `${yamlLines(value, 0).join('\n')}\n`;
 }
 
 // ---------------------------------------------------------------------------------------------
 // The conversion, one converter per message, following gnostic's generated New<Message> functions.
 
-type Converter = (value: JsonValue, path: string) => Message;
+type Converter = (value: unknown, path: string) => Message;
 type FieldKind = 'string' | 'bool' | 'double' | 'int64' | 'strings' | 'any' | 'anys' | Converter | { list: Converter };
 
 interface MessageSpec {
@@ -164,24 +165,20 @@ interface MessageSpec {
   extensions: boolean;
 }
 
-function isObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function objectAt(value: JsonValue, path: string): JsonObject {
-  if (!isObject(value)) throw new GnosticError(path, `has unexpected value: ${JSON.stringify(value)}`);
+function objectAt(value: unknown, path: string): JsonObject {
+  if (!isJsonObject(value)) throw new GnosticError(path, `has unexpected value: ${JSON.stringify(value)}`);
   return value;
 }
 
 /** compiler.StringForScalarNode: strings, integers (their text) and null (""). */
-function stringOf(value: JsonValue, path: string): string {
+function stringOf(value: unknown, path: string): string {
   if (typeof value === 'string') return value;
   if (value === null) return '';
   if (typeof value === 'number' && Number.isInteger(value)) return String(value);
   throw new GnosticError(path, `has unexpected value: ${JSON.stringify(value)}`);
 }
 
-function anyOf(value: JsonValue): Message {
+function anyOf(value: unknown): Message {
   return { yaml: gnosticYaml(value) };
 }
 
@@ -191,7 +188,7 @@ function vendorExtensions(object: JsonObject): Message[] {
     .map(([name, value]) => ({ name, value: anyOf(value) }));
 }
 
-function fieldValue(kind: FieldKind, value: JsonValue, path: string): unknown {
+function fieldValue(kind: FieldKind, value: unknown, path: string): unknown {
   switch (kind) {
     case 'string':
       return stringOf(value, path);
@@ -251,7 +248,7 @@ function messageConverter(spec: MessageSpec): Converter {
 }
 
 /** A JSON map whose every entry becomes a Named* pair of `field`. */
-function namedMap(field: string, convert: (value: JsonValue, path: string) => unknown): Converter {
+function namedMap(field: string, convert: (value: unknown, path: string) => unknown): Converter {
   return (value, path) => {
     const pairs = Object.entries(objectAt(value, path)).map(([name, item]) => ({ name, value: convert(item, `${path}.${name}`) }));
     return pairs.length > 0 ? { [field]: pairs } : {};
@@ -277,10 +274,10 @@ function patternedMap(pattern: RegExp, field: string, convert: Converter): Conve
 }
 
 // Declared as functions so the recursive specs can refer to each other before their definition.
-function schema(value: JsonValue, path: string): Message {
+function schema(value: unknown, path: string): Message {
   return schemaConverter(value, path);
 }
-function primitivesItems(value: JsonValue, path: string): Message {
+function primitivesItems(value: unknown, path: string): Message {
   return primitivesItemsConverter(value, path);
 }
 
@@ -619,7 +616,7 @@ const encoded = new WeakMap<object, Buffer>();
 export function openApiV2ToProtobuf(swaggerJson: object): Buffer {
   const cached = encoded.get(swaggerJson);
   if (cached !== undefined) return cached;
-  const parsed = (swaggerJson instanceof Uint8Array ? JSON.parse(Buffer.from(swaggerJson).toString('utf8')) : swaggerJson) as JsonValue;
+  const parsed = (swaggerJson instanceof Uint8Array ? JSON.parse(Buffer.from(swaggerJson).toString('utf8')) : swaggerJson) as unknown;
   const message = document(parsed, '$root');
   const bytes = openApiV2DocumentType().encode(message).finish();
   const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -11,9 +11,8 @@
  * Paths and definitions are written with sorted keys, as Go marshals maps.
  */
 import { assert } from '../../util';
-
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
-export type JsonObject = { [key: string]: JsonValue };
+import { isJsonObject, type JsonObject } from '../object';
+export { type JsonValue, type JsonObject } from '../object';
 
 export interface SwaggerV2Options {
   /** `info.version`, e.g. "v1.25.16". */
@@ -24,24 +23,20 @@ const COMPONENT_PREFIX = '#/components/schemas/';
 const DEFINITION_PREFIX = '#/definitions/';
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'];
 
-function isObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function rewriteRef(ref: JsonValue): JsonValue {
+function rewriteRef(ref: unknown): unknown {
   assert(typeof ref === 'string' && ref.startsWith(COMPONENT_PREFIX), `unexpected OpenAPI $ref: ${JSON.stringify(ref)}`);
   return DEFINITION_PREFIX + ref.slice(COMPONENT_PREFIX.length);
 }
 
-function singleRefOf(allOf: JsonValue | undefined): JsonValue | undefined {
+function singleRefOf(allOf: unknown): unknown {
   if (!Array.isArray(allOf) || allOf.length !== 1) return undefined;
   const only = allOf[0];
-  return isObject(only) && Object.keys(only).length === 1 && typeof only.$ref === 'string' ? only.$ref : undefined;
+  return isJsonObject(only) && Object.keys(only).length === 1 && typeof only.$ref === 'string' ? only.$ref : undefined;
 }
 
 /** Converts one v3 schema to a v2 schema; never mutates its input. */
-export function convertSchema(schema: JsonValue): JsonValue {
-  if (!isObject(schema)) return schema;
+export function convertSchema(schema: unknown): unknown {
+  if (!isJsonObject(schema)) return schema;
   const wrappedRef = singleRefOf(schema.allOf);
   const converted: JsonObject = {};
   for (const [key, value] of Object.entries(schema)) {
@@ -51,7 +46,7 @@ export function convertSchema(schema: JsonValue): JsonValue {
         break;
       case 'allOf':
         if (wrappedRef !== undefined) converted.$ref = rewriteRef(wrappedRef);
-        else converted.allOf = (value as JsonValue[]).map(convertSchema);
+        else converted.allOf = (value as unknown[]).map(convertSchema);
         break;
       case 'default':
         // swagger 2.0 ignores a reference's siblings; kube-apiserver's v2 document has no default beside a $ref.
@@ -78,30 +73,30 @@ export function convertSchema(schema: JsonValue): JsonValue {
   return converted;
 }
 
-function convertParameter(parameter: JsonValue): JsonObject {
-  assert(isObject(parameter), 'OpenAPI parameter is not an object');
+function convertParameter(parameter: unknown): JsonObject {
+  assert(isJsonObject(parameter), 'OpenAPI parameter is not an object');
   const converted: JsonObject = {};
   for (const [key, value] of Object.entries(parameter)) {
-    if (key === 'schema' && isObject(value)) Object.assign(converted, convertSchema(value));
+    if (key === 'schema' && isJsonObject(value)) Object.assign(converted, convertSchema(value));
     else converted[key] = value;
   }
   return converted;
 }
 
-function preferredSchema(content: JsonObject): JsonValue | undefined {
+function preferredSchema(content: JsonObject): unknown {
   const entry = content['application/json'] ?? Object.values(content)[0];
-  return isObject(entry) ? entry.schema : undefined;
+  return isJsonObject(entry) ? entry.schema : undefined;
 }
 
 function convertOperation(operation: JsonObject, method: string): JsonObject {
-  const requestContent = isObject(operation.requestBody) && isObject(operation.requestBody.content) ? operation.requestBody.content : undefined;
+  const requestContent = isJsonObject(operation.requestBody) && isJsonObject(operation.requestBody.content) ? operation.requestBody.content : undefined;
   const consumes = requestContent === undefined ? ['*/*'] : Object.keys(requestContent);
   const produced = new Set<string>();
   const responses: JsonObject = {};
   for (const [code, response] of Object.entries(operation.responses as JsonObject)) {
-    assert(isObject(response), `OpenAPI response ${code} is not an object`);
+    assert(isJsonObject(response), `OpenAPI response ${code} is not an object`);
     const converted: JsonObject = { description: response.description ?? '' };
-    if (isObject(response.content)) {
+    if (isJsonObject(response.content)) {
       for (const type of Object.keys(response.content)) produced.add(type);
       const schema = preferredSchema(response.content);
       if (schema !== undefined) converted.schema = convertSchema(schema);
@@ -116,7 +111,7 @@ function convertOperation(operation: JsonObject, method: string): JsonObject {
     // Deletes take an optional DeleteOptions body; every other body is required.
     parameters.push({ in: 'body', name: 'body', ...(method === 'delete' ? {} : { required: true }), schema: convertSchema(schema) });
   }
-  for (const parameter of (operation.parameters as JsonValue[] | undefined) ?? []) parameters.push(convertParameter(parameter));
+  for (const parameter of (operation.parameters as unknown[] | undefined) ?? []) parameters.push(convertParameter(parameter));
 
   const converted: JsonObject = {};
   if (operation.description !== undefined) converted.description = operation.description;
@@ -137,15 +132,15 @@ function convertPathItem(item: JsonObject): JsonObject {
   const converted: JsonObject = {};
   for (const method of HTTP_METHODS) {
     const operation = item[method];
-    if (isObject(operation)) converted[method] = convertOperation(operation, method);
+    if (isJsonObject(operation)) converted[method] = convertOperation(operation, method);
   }
   if (Array.isArray(item.parameters)) converted.parameters = item.parameters.map(convertParameter);
   return converted;
 }
 
-function sortedObject(entries: Map<string, JsonValue>): JsonObject {
+function sortedObject(entries: Map<string, unknown>): JsonObject {
   const sorted: JsonObject = {};
-  for (const key of [...entries.keys()].sort()) sorted[key] = entries.get(key) as JsonValue;
+  for (const key of [...entries.keys()].sort()) sorted[key] = entries.get(key) as unknown;
   return sorted;
 }
 
@@ -154,15 +149,15 @@ function sortedObject(entries: Map<string, JsonValue>): JsonObject {
  *   is taken from the first (they are identical: every document is generated from the same types)
  */
 export function buildSwaggerV2(documents: JsonObject[], options: SwaggerV2Options): JsonObject {
-  const paths = new Map<string, JsonValue>();
-  const definitions = new Map<string, JsonValue>();
+  const paths = new Map<string, unknown>();
+  const definitions = new Map<string, unknown>();
   for (const document of documents) {
     for (const [path, item] of Object.entries(document.paths as JsonObject)) {
-      assert(isObject(item), `OpenAPI path item "${path}" is not an object`);
+      assert(isJsonObject(item), `OpenAPI path item "${path}" is not an object`);
       if (!paths.has(path)) paths.set(path, convertPathItem(item));
     }
     const components = document.components;
-    const schemas = isObject(components) && isObject(components.schemas) ? components.schemas : {};
+    const schemas = isJsonObject(components) && isJsonObject(components.schemas) ? components.schemas : {};
     for (const [name, schema] of Object.entries(schemas)) {
       if (!definitions.has(name)) definitions.set(name, convertSchema(schema));
     }

@@ -31,8 +31,9 @@ import { quantityDecodeError } from './go-quantity';
 import { formatGoTime, GO_ZERO_TIME_MILLIS, parseGoTime, type GoTimeLayout } from './go-time';
 import { elementTypeName, goStructName, goTypeName, namedFieldType } from './go-type-names';
 import { OpenApiSchemas, resolveSchema, splitApiVersion, type OpenApiSchema, type SchemaTable } from './openapi-schemas';
+import type { JsonObject } from '../object';
+export { type JsonObject } from '../object';
 
-export type JsonObject = { [key: string]: unknown };
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 /** What the Go struct is filled from: JSON text (bodies, JSON and merge patches) or the unstructured converter (strategic merge patches). */
 export type DecodeSource = 'json' | 'unstructured';

@@ -14,9 +14,9 @@ import {
   at,
   column,
   nameOf,
-  type JsonObject,
   type KindPrinter,
 } from './printer-support';
+import type { JsonObject } from '../object';
 
 /** formatHPAMetrics shows at most this many metrics, then "+ N more...". */
 const MAX_SHOWN_METRICS = 2;

@@ -15,11 +15,11 @@ import {
   metadataOf,
   nameOf,
   wideColumn,
-  type JsonObject,
   type KindPrinter,
   type PrintContext,
   type PrintedRow,
 } from './printer-support';
+import type { JsonObject } from '../object';
 
 // ---------------------------------------------------------------- networking.k8s.io
 

@@ -17,10 +17,10 @@ import {
   column,
   compareBytes,
   nameOf,
-  type JsonObject,
   type KindPrinter,
   type TableCell,
 } from './printer-support';
+import type { JsonObject } from '../object';
 
 // ---------------------------------------------------------------- certificates.k8s.io
 

@@ -24,12 +24,12 @@ import {
   parseTime,
   sortedUnique,
   wideColumn,
-  type JsonObject,
   type KindPrinter,
   type PrintContext,
   type PrintedRow,
   type TableRowCondition,
 } from './printer-support';
+import type { JsonObject } from '../object';
 
 // ---------------------------------------------------------------- pods
 

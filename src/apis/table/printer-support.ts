@@ -4,8 +4,8 @@
  */
 import { labelSelectorFromObject, type LabelSelectorObject } from '../selectors';
 import { humanDuration } from './human-duration';
-
-export type JsonObject = { [key: string]: unknown };
+import type { JsonObject } from '../object';
+export { type JsonObject } from '../object';
 
 /** metav1.TableColumnDefinition: every field is serialized, even when empty. */
 export interface TableColumnDefinition {

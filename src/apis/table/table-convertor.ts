@@ -57,13 +57,13 @@ import {
   metadataOf,
   nameOf,
   parseTime,
-  type JsonObject,
   type KindPrinter,
   type TableCell,
   type TableColumnDefinition,
   type TableRowCondition,
 } from './printer-support';
 import { csiDriverPrinter, csiNodePrinter, csiStorageCapacityPrinter, volumeAttachmentPrinter } from './storage-printers';
+import type { JsonObject } from '../object';
 
 export type TableApiVersion = 'meta.k8s.io/v1' | 'meta.k8s.io/v1beta1';
 

@@ -11,10 +11,11 @@
  */
 import { FieldPath } from './field-path';
 import { FieldError, duplicate, invalid, notSupported, required } from './field-error';
-import { JsonObject, objectAt, objectsAt, stringAt, stringsAt } from './json-value';
+import { objectAt, objectsAt, stringAt, stringsAt } from './json-value';
 import { validateLabelSelector } from './label-selector';
 import { isDNS1035Label, isDNS1123Subdomain, isValidPortNum, nameIsDNSSubdomain } from './name-validation';
 import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
+import type { JsonObject } from '../object';
 
 const ACCEPTED_REVIEW_VERSIONS = ['v1', 'v1beta1'];
 const FAILURE_POLICIES = ['Fail', 'Ignore'];

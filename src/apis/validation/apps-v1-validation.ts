@@ -4,11 +4,12 @@
  */
 import { FieldPath } from './field-path';
 import { FieldError, GoValue, forbidden, goQuote, goStringMap, invalid, notSupported, required } from './field-error';
-import { JsonObject, defaultedString, objectAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt } from './json-value';
+import { defaultedString, objectAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt } from './json-value';
 import { goLabelSelector, selectorIsEmpty, selectorMatches, validateLabelSelector, validateLabels } from './label-selector';
 import { fieldImmutableErrorMsg, isNegativeErrorMsg, isValidPercent, nameIsDNSSubdomain } from './name-validation';
 import { metadataOf, validateAnnotations, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
 import { validatePodTemplateSpec } from './pod-validation';
+import type { JsonObject } from '../object';
 
 const metadata = FieldPath.root('metadata');
 const specPath = FieldPath.root('spec');

@@ -1,9 +1,10 @@
 /** autoscaling v1 and v2 HorizontalPodAutoscaler (pkg/apis/autoscaling/validation, v1.25); metric sources are checked only for their type. */
 import { FieldPath } from './field-path';
 import { FieldError, invalid, notSupported, required } from './field-error';
-import { JsonObject, objectAt, objectsAt, optionalNumberAt, stringAt } from './json-value';
+import { objectAt, objectsAt, optionalNumberAt, stringAt } from './json-value';
 import { isValidPathSegmentName, nameIsDNSSubdomain } from './name-validation';
 import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
+import type { JsonObject } from '../object';
 
 const metadata = FieldPath.root('metadata');
 const specPath = FieldPath.root('spec');

@@ -4,12 +4,13 @@
  */
 import { FieldPath } from './field-path';
 import { FieldError, GoValue, duplicate, goStringMap, invalid, notSupported, required } from './field-error';
-import { JsonObject, byteLength, defaultedString, objectAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt, stringsAt } from './json-value';
+import { byteLength, defaultedString, objectAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt, stringsAt } from './json-value';
 import { goLabelSelector, selectorMatches, validateLabelSelector } from './label-selector';
 import { cronScheduleError } from './cron-schedule';
 import { fieldImmutableErrorMsg, isDNS1123Label, isNegativeErrorMsg, nameIsDNSSubdomain } from './name-validation';
 import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
 import { validatePodTemplateSpec } from './pod-validation';
+import type { JsonObject } from '../object';
 
 const metadata = FieldPath.root('metadata');
 const maxParallelismForIndexedJob = 100000;

@@ -18,10 +18,11 @@
  */
 import { FieldPath } from './field-path';
 import { GoValue, duplicate, forbidden, goQuote, invalid, notSupported, required, tooLong, type FieldError } from './field-error';
-import { JsonObject, objectAt, objectsAt, optionalNumberAt, stringAt, stringsAt } from './json-value';
+import { objectAt, objectsAt, optionalNumberAt, stringAt, stringsAt } from './json-value';
 import { isDNS1123Label, isDNS1123Subdomain } from './name-validation';
 import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
 import { CertificateRequestError, certificateChainError, certificateRequestSignatureError, parseCertificateRequestPem } from './certificate-request';
+import type { JsonObject } from '../object';
 
 export const LEGACY_UNKNOWN_SIGNER_NAME = 'kubernetes.io/legacy-unknown';
 

@@ -4,7 +4,7 @@
  */
 import { FieldPath } from './field-path';
 import { FieldError, GoValue, duplicate, forbidden, goQuote, invalid, notSupported, required, tooLong } from './field-error';
-import { JsonObject, byteLength, defaultedString, isJsonObject, objectAt, objectsAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt, stringsAt } from './json-value';
+import { byteLength, defaultedString, isJsonObject, objectAt, objectsAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt, stringsAt } from './json-value';
 import { validateLabelName, validateLabelSelector, validateLabels } from './label-selector';
 import {
   fieldImmutableErrorMsg,
@@ -24,6 +24,7 @@ import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './obje
 import { validateDNS1123Label, validatePortNumOrName, validateTaintEffect } from './pod-validation';
 import { quantityText, quantityValue } from './quantity';
 import { specDiff } from './spec-diff';
+import type { JsonObject } from '../object';
 
 /** core.MaxSecretSize, which also bounds ConfigMaps. */
 const maxSecretSize = 1024 * 1024;

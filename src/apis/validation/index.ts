@@ -1,4 +1,6 @@
-export type { JsonObject } from './json-value';
+
+export { type JsonObject } from '../object';
+
 export type { FieldError, FieldErrorType } from './field-error';
 export { GoValue, fieldErrorCause, fieldErrorMessage, formatGoValue, goQuote, invalidMessage, qualifiedKind, required, invalid, notSupported, tooLong, forbidden } from './field-error';
 export { FieldPath } from './field-path';

@@ -3,7 +3,8 @@
  * may be absent or of the wrong shape; these readers turn "absent or wrong" into Go's zero values,
  * which is what kube-apiserver's typed structs would hold at validation time.
  */
-export type JsonObject = { [key: string]: unknown };
+import type { JsonObject } from '../object';
+export { type JsonObject } from '../object';
 
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -4,8 +4,9 @@
  */
 import { FieldPath } from './field-path';
 import { FieldError, GoValue, forbidden, goQuote, goStringMap, goStringSlice, invalid, required } from './field-error';
-import { JsonObject, objectAt, objectsAt, stringAt, stringMapAt, stringsAt } from './json-value';
+import { objectAt, objectsAt, stringAt, stringMapAt, stringsAt } from './json-value';
 import { isQualifiedName, isValidLabelValue } from './name-validation';
+import type { JsonObject } from '../object';
 
 export function validateLabelName(name: string, path: FieldPath): FieldError[] {
   return isQualifiedName(name).map((msg) => invalid(path, name, msg));

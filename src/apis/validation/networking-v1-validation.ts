@@ -1,7 +1,7 @@
 /** networking.k8s.io/v1 Ingress and NetworkPolicy (pkg/apis/networking/validation, v1.25). */
 import { FieldPath } from './field-path';
 import { FieldError, GoValue, forbidden, invalid, notSupported, required } from './field-error';
-import { JsonObject, objectAt, objectsAt, optionalNumberAt, stringAt, stringsAt } from './json-value';
+import { objectAt, objectsAt, optionalNumberAt, stringAt, stringsAt } from './json-value';
 import { validateLabelSelector } from './label-selector';
 import {
   isDNS1123Subdomain,
@@ -15,6 +15,7 @@ import {
   parseIP,
 } from './name-validation';
 import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
+import type { JsonObject } from '../object';
 
 const metadata = FieldPath.root('metadata');
 

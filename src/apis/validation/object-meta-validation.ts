@@ -6,9 +6,10 @@
  */
 import { FieldPath } from './field-path';
 import { FieldError, GoValue, forbidden, goQuote, goStringSlice, invalid, required, tooLong } from './field-error';
-import { JsonObject, byteLength, objectAt, objectsAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt, stringsAt } from './json-value';
+import { byteLength, objectAt, objectsAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt, stringsAt } from './json-value';
 import { validateLabelName, validateLabels } from './label-selector';
 import { NameValidator, fieldImmutableErrorMsg, isNegativeErrorMsg, isQualifiedName, nameIsDNSLabel } from './name-validation';
+import type { JsonObject } from '../object';
 
 const totalAnnotationSizeLimitBytes = 256 * 1024;
 const fieldManagerMaxLength = 128;

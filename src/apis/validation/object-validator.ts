@@ -13,7 +13,7 @@
  */
 import { FieldPath } from './field-path';
 import type { FieldError } from './field-error';
-import { JsonObject, stringAt } from './json-value';
+import { stringAt } from './json-value';
 import { nameIsDNSSubdomain } from './name-validation';
 import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
 import { validatePod, validatePodStatusUpdate, validatePodUpdate } from './pod-validation';
@@ -67,6 +67,7 @@ import {
 import { validatePriorityClass, validatePriorityClassUpdate } from './scheduling-v1-validation';
 import { validateApiService, validateApiServiceStatusUpdate, validateApiServiceUpdate } from './apiregistration-v1-validation';
 import { validateCertificateSigningRequestCreate, validateCertificateSigningRequestStatusUpdate, validateCertificateSigningRequestUpdate } from './certificates-v1-validation';
+import type { JsonObject } from '../object';
 
 interface KindRules {
   create(object: JsonObject, namespaced: boolean): FieldError[];

@@ -5,7 +5,7 @@
  */
 import { FieldPath } from './field-path';
 import { FieldError, GoValue, duplicate, forbidden, invalid, notFound, notSupported, required } from './field-error';
-import { JsonObject, arrayAt, defaultedString, objectAt, objectsAt, optionalNumberAt, semanticEqual, stringAt, stringsAt } from './json-value';
+import { arrayAt, defaultedString, objectAt, objectsAt, optionalNumberAt, semanticEqual, stringAt, stringsAt } from './json-value';
 import { validateLabelName, validateLabelSelector, validateLabels } from './label-selector';
 import {
   inclusiveRangeError,
@@ -25,6 +25,7 @@ import {
 import { metadataOf, validateAnnotations, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
 import { quantityText, quantityValue } from './quantity';
 import { specDiff } from './spec-diff';
+import type { JsonObject } from '../object';
 
 const maxInt32 = 2147483647;
 const supportedPortProtocols = ['SCTP', 'TCP', 'UDP'];

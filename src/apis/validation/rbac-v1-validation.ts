@@ -4,10 +4,11 @@
  */
 import { FieldPath } from './field-path';
 import { FieldError, GoValue, goQuote, invalid, notSupported, required } from './field-error';
-import { JsonObject, objectAt, objectsAt, stringAt, stringsAt } from './json-value';
+import { objectAt, objectsAt, stringAt, stringsAt } from './json-value';
 import { validateLabelSelector } from './label-selector';
 import { isValidPathSegmentName, nameIsDNSSubdomain, nameIsPathSegment } from './name-validation';
 import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
+import type { JsonObject } from '../object';
 
 const rbacGroup = 'rbac.authorization.k8s.io';
 const metadata = FieldPath.root('metadata');

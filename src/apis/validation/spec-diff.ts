@@ -3,7 +3,8 @@
  * structs; this prints the same shape (a `- `/`+ ` line per changed top-level field, Go field
  * names) with JSON values, which is as much as the wire form can say.
  */
-import { JsonObject, semanticEqual } from './json-value';
+import { semanticEqual } from './json-value';
+import type { JsonObject } from '../object';
 
 export function specDiff(goTypeName: string, old: JsonObject, next: JsonObject): string {
   const lines = [`  ${goTypeName}{`];

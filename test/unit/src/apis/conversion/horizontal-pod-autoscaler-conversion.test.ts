@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
-import { convertVersion, type JsonObject } from '../../../../../src/apis/conversion';
+import { convertVersion } from '../../../../../src/apis/conversion';
 import { packagePath } from '../../../../../src/util';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 // Facts in this file: k8s.io/kubernetes pkg/apis/autoscaling/v1/conversion.go, v2/conversion.go,
 // v2beta2/conversion.go and annotations.go (release-1.25), and k8s.io/api autoscaling/v1 types.go.

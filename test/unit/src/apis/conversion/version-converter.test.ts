@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { Catalogue } from '../../../../../src/apis/catalogue';
-import { convertVersion, needsConversion, type JsonObject } from '../../../../../src/apis/conversion';
+import { convertVersion, needsConversion } from '../../../../../src/apis/conversion';
 import { packagePath } from '../../../../../src/util';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 function fixture(name: string): JsonObject {
   return JSON.parse(readFileSync(packagePath('test', 'fixtures', 'k8s-testdata-v1.25', `${name}.json`), 'utf8')) as JsonObject;

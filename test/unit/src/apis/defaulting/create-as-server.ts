@@ -1,5 +1,6 @@
-import { JsonObject, applyDefaults } from '../../../../../src/apis/defaulting';
+import { applyDefaults } from '../../../../../src/apis/defaulting';
 import { strategyOfObject } from '../../registry/strategies/strategy-of-object';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 /** What a create returns, minus server-assigned metadata: decode defaults, then the create strategy. */
 export function createdAsServer(sent: JsonObject): JsonObject {

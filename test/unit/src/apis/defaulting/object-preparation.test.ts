@@ -1,7 +1,8 @@
 import { expect } from 'chai';
-import { JsonObject, applyDefaults } from '../../../../../src/apis/defaulting';
+import { applyDefaults } from '../../../../../src/apis/defaulting';
 import { strategyOfObject } from '../../registry/strategies/strategy-of-object';
 import { createdAsServer } from './create-as-server';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 // Facts: k8s.io/apiserver v1.25 pkg/registry/rest/update.go BeforeUpdate (generation not settable) and
 // k8s.io/kubernetes pkg/registry/<group>/<resource>/strategy.go PrepareForUpdate of each kind below.

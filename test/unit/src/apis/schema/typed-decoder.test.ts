@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { typedDecode, TypedDecodeError, TypedDecoder, type FieldValidation, type JsonObject } from '../../../../../src/apis/schema';
+import { typedDecode, TypedDecodeError, TypedDecoder, type FieldValidation } from '../../../../../src/apis/schema';
 import { packagePath } from '../../../../../src/util';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 function deployment(spec: JsonObject, extra: JsonObject = {}): JsonObject {
   return { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec, ...extra };

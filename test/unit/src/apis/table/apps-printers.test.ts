@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { JsonObject } from '../../../../../src/apis/table';
 import { ago, cellsOf, columnShapes, shapes } from './table-test-support';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 // Columns and cells: kubernetes pkg/printers/internalversion/printers.go at v1.25 (printDeployment,
 // printReplicaSet, printStatefulSet, printDaemonSet), rendered wide as the apiserver does.

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { JsonObject } from '../../../../../src/apis/table';
 import { ago, cellsOf, columnDescriptions, columnShapes, rowOf, shapes } from './table-test-support';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 // Column definitions and cell rules: kubernetes pkg/printers/internalversion/printers.go at v1.25
 // (AddHandlers and the print* functions), rendered wide as the apiserver TableConvertor does.

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
-import { hasCustomColumns, toTable, type JsonObject } from '../../../../../src/apis/table';
+import { hasCustomColumns, toTable } from '../../../../../src/apis/table';
 import { NOW, ago } from './table-test-support';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 // metav1.ObjectMeta{}.SwaggerDoc() in k8s.io/apimachinery v1.25 (also the v1.25 OpenAPI ObjectMeta descriptions).
 const NAME_DESCRIPTION =

@@ -1,4 +1,5 @@
-import { toTable, type JsonObject } from '../../../../../src/apis/table';
+import { toTable } from '../../../../../src/apis/table';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 /** 2023-01-10T12:00:00Z: every fixture's ages are measured from here. */
 export const NOW = Date.parse('2023-01-10T12:00:00Z');

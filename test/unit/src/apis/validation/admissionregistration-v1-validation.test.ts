@@ -1,6 +1,7 @@
 import { expect } from 'chai';
-import { validateCreate, validateUpdate, type JsonObject } from '../../../../../src/apis/validation';
+import { validateCreate, validateUpdate } from '../../../../../src/apis/validation';
 import { fieldErrorMessage } from '../../../../../src/apis/validation/field-error';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 function webhook(extra: JsonObject = {}): JsonObject {
   return {

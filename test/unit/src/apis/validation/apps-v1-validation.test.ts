@@ -1,6 +1,7 @@
 import { expect } from 'chai';
-import { validateCreate, validateStatusUpdate, validateUpdate, type JsonObject } from '../../../../../src/apis/validation';
+import { validateCreate, validateStatusUpdate, validateUpdate } from '../../../../../src/apis/validation';
 import { deployment, edited, messages } from './fixtures';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 const spec = (o: JsonObject): JsonObject => o['spec'] as JsonObject;
 const template = (o: JsonObject): JsonObject => spec(o)['template'] as JsonObject;

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
-import { cronScheduleError, validateCreate, validateStatusUpdate, validateUpdate, withGeneratedJobSelector, type JsonObject } from '../../../../../src/apis/validation';
+import { cronScheduleError, validateCreate, validateStatusUpdate, validateUpdate, withGeneratedJobSelector } from '../../../../../src/apis/validation';
 import { cronJob, edited, job, messages } from './fixtures';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 const spec = (o: JsonObject): JsonObject => o['spec'] as JsonObject;
 const podSpecOf = (o: JsonObject): JsonObject => (spec(o)['template'] as JsonObject)['spec'] as JsonObject;

@@ -5,11 +5,11 @@ import {
   validateCreate,
   validateStatusUpdate,
   validateUpdate,
-  type JsonObject,
 } from '../../../../../src/apis/validation';
 import { makeCsr } from '../../../../support/test-csr';
 import { createTestCa, issueClientCertificate } from '../../../../support/test-pki';
 import { edited, messages } from './fixtures';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 const request = makeCsr({ commonName: 'alice', organizations: ['devs'] });
 

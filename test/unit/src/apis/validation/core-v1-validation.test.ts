@@ -1,6 +1,7 @@
 import { expect } from 'chai';
-import { validateCreate, validateUpdate, type JsonObject } from '../../../../../src/apis/validation';
+import { validateCreate, validateUpdate } from '../../../../../src/apis/validation';
 import { edited, messages, service } from './fixtures';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 const configKeyMsg =
   "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";

@@ -1,5 +1,6 @@
 /** Valid, defaulted v1.25 objects that tests break one field at a time. */
-import { fieldErrorMessage, type FieldError, type JsonObject } from '../../../../../src/apis/validation';
+import { fieldErrorMessage, type FieldError } from '../../../../../src/apis/validation';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 export function messages(errors: FieldError[]): string[] {
   return errors.map(fieldErrorMessage);

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
-import { invalidMessage, validateCreate, validateUpdate, type JsonObject } from '../../../../../src/apis/validation';
+import { invalidMessage, validateCreate, validateUpdate } from '../../../../../src/apis/validation';
 import { edited, messages } from './fixtures';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 const meta = (name: string): JsonObject => ({ name, namespace: 'default', resourceVersion: '1' });
 const clusterMeta = (name: string): JsonObject => ({ name, resourceVersion: '1' });

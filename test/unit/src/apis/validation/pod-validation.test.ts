@@ -1,7 +1,8 @@
 import { expect } from 'chai';
-import { validateCreate, validateStatusUpdate, validateUpdate, type JsonObject } from '../../../../../src/apis/validation';
+import { validateCreate, validateStatusUpdate, validateUpdate } from '../../../../../src/apis/validation';
 import { podUpdateForbiddenMessage } from '../../../../../src/apis/validation/pod-validation';
 import { edited, messages, pod } from './fixtures';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 const labelMsg =
   "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
