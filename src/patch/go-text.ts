@@ -9,7 +9,8 @@
  *   and the 422 for an undecodable strategic merge patch print the patch.
  * - `goFormatS`: fmt's %s of the same values, where a message formats a `$patch` value with %s.
  */
-import { isJsonObject, setMember, type JsonObject, type JsonValue } from './json-value';
+import { isJsonObject, setMember } from './json-value';
+import type { JsonObject, JsonValue } from '../apis/object';
 
 /** Go compares strings byte by byte in UTF-8, which is code point order, not UTF-16 order. */
 export function compareGoStrings(left: string, right: string): number {
@@ -46,7 +47,7 @@ export class GoMapOrder {
     if (value === null || typeof value !== 'object') return;
     this.decoded.add(value);
     const children = Array.isArray(value) ? value : Object.values(value);
-    for (const child of children) this.markDecodedDeep(child);
+    for (const child of children) this.markDecodedDeep(child as JsonValue);
   }
 
   /** encoding/json's Marshal of `value` as the library holds it. */
@@ -133,7 +134,7 @@ function goNumberV(value: number): string {
 export function goFormatV(value: JsonValue | undefined): string {
   if (value === null || value === undefined) return '<nil>';
   if (Array.isArray(value)) return `[${value.map(goFormatV).join(' ')}]`;
-  if (isJsonObject(value)) return `map[${sortedKeys(value).map((key) => `${key}:${goFormatV(value[key])}`).join(' ')}]`;
+  if (isJsonObject(value)) return `map[${sortedKeys(value).map((key) => `${key}:${goFormatV(value[key] as JsonValue)}`).join(' ')}]`;
   if (typeof value === 'number') return goNumberV(value);
   return String(value);
 }
@@ -142,7 +143,7 @@ export function goFormatV(value: JsonValue | undefined): string {
 export function goFormatS(value: JsonValue | undefined): string {
   if (value === null || value === undefined) return '%!s(<nil>)';
   if (Array.isArray(value)) return `[${value.map(goFormatS).join(' ')}]`;
-  if (isJsonObject(value)) return `map[${sortedKeys(value).map((key) => `${key}:${goFormatS(value[key])}`).join(' ')}]`;
+  if (isJsonObject(value)) return `map[${sortedKeys(value).map((key) => `${key}:${goFormatS(value[key] as JsonValue)}`).join(' ')}]`;
   if (typeof value === 'string') return value;
   if (typeof value === 'boolean') return `%!s(bool=${String(value)})`;
   return isGoInteger(value) ? `%!s(int64=${String(value)})` : `%!s(float64=${goFloatV(value)})`;

@@ -9,15 +9,15 @@
  *   check, before any merging (forKind returns undefined for them);
  * - server-side apply (application/apply-patch+yaml) is a different mechanism and is not here.
  */
+export { type JsonObject as ObjectValue, type JsonObject, type JsonValue } from '../apis/object';
 export { applyJsonPatch, applyJsonPatchMarshaled, type FieldValidation, type PatchDecodeOptions } from './json-patch';
 export { applyMergePatch, applyMergePatchMarshaled } from './merge-patch';
 export { applyStrategicMergePatch, applyStrategicMergePatchKeepingPatch } from './strategic-merge-patch';
 export {
-  JSON_PATCH_TYPE, MERGE_PATCH_TYPE, STRATEGIC_MERGE_PATCH_TYPE, patchObject,
-  type ObjectValue, type PatchBody, type PatchDecode, type PatchedObject, type PatchObjectOptions,
+  JSON_PATCH_TYPE, MERGE_PATCH_TYPE, STRATEGIC_MERGE_PATCH_TYPE, patchObject, type PatchBody, type PatchDecode, type PatchedObject, type PatchObjectOptions,
 } from './patch-object';
 export { GoMapOrder, goFormatS, goFormatV, goJsonString, type MarshaledDocument } from './go-text';
 export { PatchLookupError, PatchSchema, PatchSchemaNode, type PatchLookup, type PatchMeta } from './patch-schema';
 export { GENERIC_UNPROCESSABLE_MESSAGE, MAX_JSON_PATCH_OPERATIONS, PatchError, isPatchError } from './patch-error';
 export { customResourceTypeMetaInvalid, typeMetaChangeRefusal, type RegisteredKind, type TypeMeta } from './type-meta-change';
-export { deepCopy, deepEqual, isJsonObject, type JsonObject, type JsonValue } from './json-value';
+export { deepCopy, deepEqual, isJsonObject } from './json-value';

@@ -21,8 +21,9 @@
  * operation walked through, tested or landed in are written with sorted keys, the rest as they were.
  */
 import { GoMapOrder, type MarshaledDocument } from './go-text';
-import { deepCopy, deepEqual, goJsonKind, hasOwn, isJsonObject, setMember, type JsonObject, type JsonValue } from './json-value';
+import { deepCopy, deepEqual, goJsonKind, hasOwn, isJsonObject, setMember } from './json-value';
 import { MAX_JSON_PATCH_OPERATIONS, PatchError } from './patch-error';
+import type { JsonObject, JsonValue } from '../apis/object';
 
 /** The `fieldValidation` query parameter; v1.25 treats an empty one as Warn. */
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
@@ -179,7 +180,7 @@ function invalidIndex(index: number): Lookup {
 
 function get(container: Container, key: string): Lookup {
   if (!Array.isArray(container)) {
-    return { ok: true, value: hasOwn(container, key) ? container[key] : undefined };
+    return { ok: true, value: hasOwn(container, key) ? (container[key] as JsonValue) : undefined };
   }
   let index = parseIndex(key);
   if (index === undefined) return { ok: false, error: `strconv.Atoi: parsing "${key}": invalid syntax` };

@@ -1,39 +1,16 @@
 /**
- * JSON values as the patch code sees them: what JSON.parse returns. The helpers here exist because
- * every patch algorithm copies before it mutates (Go's versions mutate their inputs; ours must not
- * touch the caller's objects) and because an own "__proto__" member is legal JSON that plain
- * assignment would turn into a prototype change.
+ * JSON values as the patch code sees them: src/apis/object's model (what JSON.parse returns),
+ * whose deepCopy and setMember every patch algorithm uses, because it copies before it mutates
+ * (Go's versions mutate their inputs; ours must not touch the caller's objects) and because an own
+ * "__proto__" member is legal JSON that plain assignment would turn into a prototype change. The
+ * helpers defined here are the patch code's own: member tests, structural equality, Go's type words.
  */
+import { deepCopy, isJsonObject, setMember, type JsonObject, type JsonValue } from '../apis/object';
 
-export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
-export type JsonObject = { [key: string]: JsonValue };
-
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { deepCopy, isJsonObject, setMember, type JsonObject, type JsonValue };
 
 export function hasOwn(object: JsonObject, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(object, key);
-}
-
-/** Sets a member even when its name is "__proto__". */
-export function setMember(object: JsonObject, key: string, value: JsonValue): void {
-  if (key === '__proto__') {
-    Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
-  } else {
-    object[key] = value;
-  }
-}
-
-export function deepCopy<T extends JsonValue>(value: T): T;
-export function deepCopy(value: JsonValue): JsonValue {
-  if (Array.isArray(value)) return value.map((item) => deepCopy(item));
-  if (isJsonObject(value)) {
-    const copy: JsonObject = {};
-    for (const key of Object.keys(value)) setMember(copy, key, deepCopy(value[key] as JsonValue));
-    return copy;
-  }
-  return value;
 }
 
 /** Structural equality; member order does not matter, array order does. */

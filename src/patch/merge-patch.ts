@@ -18,9 +18,10 @@
  * nulls), are written with sorted keys; the rest as they were.
  */
 import { GoMapOrder, type MarshaledDocument } from './go-text';
-import { deepCopy, goJsonKind, hasOwn, isJsonObject, setMember, type JsonObject, type JsonValue } from './json-value';
+import { deepCopy, goJsonKind, hasOwn, isJsonObject, setMember } from './json-value';
 import type { PatchDecodeOptions } from './json-patch';
 import { PatchError } from './patch-error';
+import type { JsonObject, JsonValue } from '../apis/object';
 
 /** evanphx/json-patch ErrBadJSONPatch. */
 const BAD_MERGE_PATCH = 'Invalid JSON Patch';
@@ -61,7 +62,7 @@ function mergeObjects(target: JsonObject, patch: JsonObject, order: GoMapOrder):
     if (current === null || current === undefined) {
       setMember(target, key, pruneNulls(value, order));
     } else {
-      setMember(target, key, mergeValue(current, value, order));
+      setMember(target, key, mergeValue(current as JsonValue, value, order));
     }
   }
 }

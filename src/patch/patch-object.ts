@@ -14,19 +14,18 @@ import { TypedDecodeError, findDuplicateFields, type DecodeSource } from '../api
 import { goQuote } from '../apis/validation';
 import { goFormatV, type MarshaledDocument } from './go-text';
 import { applyJsonPatchMarshaled, type FieldValidation } from './json-patch';
-import { goJsonKind, isJsonObject, type JsonObject, type JsonValue } from './json-value';
+import { goJsonKind, isJsonObject } from './json-value';
 import { applyMergePatchMarshaled } from './merge-patch';
 import { PatchError } from './patch-error';
 import { PatchSchema } from './patch-schema';
 import { applyStrategicMergePatchKeepingPatch } from './strategic-merge-patch';
 import type { TypeMeta } from './type-meta-change';
+import type { JsonObject, JsonValue } from '../apis/object';
+export { type JsonObject as ObjectValue } from '../apis/object';
 
 export const JSON_PATCH_TYPE = 'application/json-patch+json';
 export const MERGE_PATCH_TYPE = 'application/merge-patch+json';
 export const STRATEGIC_MERGE_PATCH_TYPE = 'application/strategic-merge-patch+json';
-
-/** An object as the rest of the server holds it (its members are JSON values). */
-export type ObjectValue = { [key: string]: unknown };
 
 /** The request body: its text (for repeated keys) and its parsed value. */
 export interface PatchBody {
@@ -38,7 +37,7 @@ export interface PatchBody {
  * Decoding into the kind's type, from JSON or from an unstructured map; it throws TypedDecodeError
  * for a value the type cannot hold, and returns strict decoding errors as warnings under Warn.
  */
-export type PatchDecode = (object: ObjectValue, fieldValidation: FieldValidation, source: DecodeSource) => { object: ObjectValue; warnings: string[] };
+export type PatchDecode = (object: JsonObject, fieldValidation: FieldValidation, source: DecodeSource) => { object: JsonObject; warnings: string[] };
 
 export interface PatchObjectOptions {
   readonly fieldValidation: FieldValidation;
@@ -53,7 +52,7 @@ export interface PatchObjectOptions {
 }
 
 export interface PatchedObject {
-  readonly object: ObjectValue;
+  readonly object: JsonObject;
   /** `Warning` header texts (fieldValidation=Warn). */
   readonly warnings: string[];
 }
@@ -76,7 +75,7 @@ interface AppliedPatch {
   invalidValue(): string;
 }
 
-export function patchObject(patchType: string, currentObject: ObjectValue, body: PatchBody, options: PatchObjectOptions): PatchedObject {
+export function patchObject(patchType: string, currentObject: JsonObject, body: PatchBody, options: PatchObjectOptions): PatchedObject {
   const level = options.fieldValidation;
   const current = currentObject as JsonObject;
   const applied = applyBody(patchType, current, body, level, options.schemas ?? PatchSchema.load());
@@ -87,7 +86,7 @@ export function patchObject(patchType: string, currentObject: ObjectValue, body:
     if (level === 'Strict' && bodyStrictErrors.length > 0) throw refuse(`strict decoding error: ${bodyStrictErrors.join(', ')}`);
     return { object, warnings: level === 'Warn' ? bodyStrictErrors : [] };
   }
-  let decoded: { object: ObjectValue; warnings: string[] };
+  let decoded: { object: JsonObject; warnings: string[] };
   try {
     // Strict errors are collected as under Warn, so that the patch body's own come first.
     decoded = options.decode(object, level === 'Strict' ? 'Warn' : level, applied.source);

@@ -22,9 +22,10 @@
  * (PatchSchemaNode.lookupListToOrder), which fails as kube's reflection-based lookup does.
  */
 import { goFormatS, goFormatV } from './go-text';
-import { deepCopy, goJsonKind, hasOwn, isJsonObject, setMember, type JsonObject, type JsonValue } from './json-value';
+import { deepCopy, goJsonKind, hasOwn, isJsonObject, setMember } from './json-value';
 import { PatchError } from './patch-error';
 import { PatchLookupError, type PatchLookup, type PatchSchemaNode } from './patch-schema';
+import type { JsonObject, JsonValue } from '../apis/object';
 
 const DIRECTIVE_MARKER = '$patch';
 const DELETE_DIRECTIVE = 'delete';
@@ -127,7 +128,7 @@ function sameScalar(left: JsonValue | undefined, right: JsonValue | undefined): 
 // ---- maps ----
 
 function mergeMap(original: JsonObject, patch: JsonObject, schema: PatchSchemaNode | undefined): JsonObject {
-  if (hasOwn(patch, DIRECTIVE_MARKER)) return handleDirectiveInMergeMap(patch[DIRECTIVE_MARKER], patch);
+  if (hasOwn(patch, DIRECTIVE_MARKER)) return handleDirectiveInMergeMap(patch[DIRECTIVE_MARKER] as JsonValue, patch);
 
   applyRetainKeysDirective(original, patch);
   mergePatchIntoOriginal(original, patch, schema);
@@ -257,8 +258,8 @@ function mergePatchIntoOriginal(original: JsonObject, patch: JsonObject, schema:
     const foundPatch = hasOwn(patch, listKey);
     const originalList = original[listKey];
     const patchList = patch[listKey];
-    if (foundOriginal && !Array.isArray(originalList)) throw badArgType('[]interface {}', originalList);
-    if (foundPatch && !Array.isArray(patchList)) throw badArgType('[]interface {}', patchList);
+    if (foundOriginal && !Array.isArray(originalList)) throw badArgType('[]interface {}', originalList as JsonValue);
+    if (foundPatch && !Array.isArray(patchList)) throw badArgType('[]interface {}', patchList as JsonValue);
     const originalItems = foundOriginal ? (originalList as JsonValue[]) : [];
     const patchItems = foundPatch ? (patchList as JsonValue[]) : [];
 
@@ -308,7 +309,7 @@ function mergeKeyValueEqual(left: JsonValue, right: JsonValue, mergeKey: string)
   if (!isJsonObject(right)) throw badArgType('map[string]interface {}', right);
   if (!hasOwn(left, mergeKey)) throw noMergeKey(left, mergeKey);
   if (!hasOwn(right, mergeKey)) throw noMergeKey(right, mergeKey);
-  return sameScalar(left[mergeKey], right[mergeKey]);
+  return sameScalar(left[mergeKey] as JsonValue, right[mergeKey] as JsonValue);
 }
 
 // ---- lists ----
@@ -388,7 +389,7 @@ function mergeSliceWithSpecialElements(original: JsonValue[], patch: JsonValue[]
     } else if (directive === MERGE_DIRECTIVE) {
       throw new MergeFailure('merging lists cannot yet be specified in the patch');
     } else {
-      throw badPatchType(directive, map);
+      throw badPatchType(directive as JsonValue, map);
     }
   }
   return replace ? [plain, []] : [remaining, plain];
@@ -397,7 +398,7 @@ function mergeSliceWithSpecialElements(original: JsonValue[], patch: JsonValue[]
 function deleteMatchingEntries(original: JsonValue[], mergeKey: string, value: JsonValue): JsonValue[] {
   return original.filter((item, index) => {
     if (!isJsonObject(item)) throw new MergeFailure(`value for key ${index} is not a map`);
-    return !(hasOwn(item, mergeKey) && sameScalar(item[mergeKey], value));
+    return !(hasOwn(item, mergeKey) && sameScalar(item[mergeKey] as JsonValue, value));
   });
 }
 
@@ -419,7 +420,7 @@ function findMapInSliceBasedOnKeyValue(list: JsonValue[], key: string, value: Js
   for (let index = 0; index < list.length; index++) {
     const item = list[index];
     if (!isJsonObject(item)) throw new MergeFailure(`value for key ${index} is not a map`);
-    if (hasOwn(item, key) && sameScalar(item[key], value)) return index;
+    if (hasOwn(item, key) && sameScalar(item[key] as JsonValue, value)) return index;
   }
   return -1;
 }
@@ -547,7 +548,7 @@ function mergeSortedSlice(left: JsonValue[], right: JsonValue[], serverOrder: Js
 function indexOf(list: JsonValue[], item: JsonValue, mergeKey: string, kind: ElementKind): number {
   const valueOf = (value: JsonValue | undefined): JsonValue | undefined => {
     if (kind === 'scalar') return value;
-    return isJsonObject(value) ? value[mergeKey] : undefined;
+    return isJsonObject(value) ? (value[mergeKey] as JsonValue) : undefined;
   };
   const wanted = valueOf(item);
   return list.findIndex((candidate) => sameScalarOrBothMissing(valueOf(candidate), wanted));

@@ -11,7 +11,6 @@
  * The texts are the built-in scheme's (k8s.io/kubernetes pkg/api/legacyscheme): the groups of
  * other schemes (apiextensions.k8s.io, apiregistration.k8s.io) are let through too.
  */
-
 import { FieldPath, fieldErrorCause, invalid, invalidMessage, qualifiedKind, type FieldError } from '../apis/validation';
 import { errors, type ApiError } from '../util';
 

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { GoMapOrder, goFormatS, goFormatV, goJsonString, type JsonObject } from '../../../../src/patch';
+import { GoMapOrder, goFormatS, goFormatV, goJsonString } from '../../../../src/patch';
+import type { JsonObject } from '../../../../src/apis/object';
 
 // Expected texts are what Go 1.19 (kube-apiserver v1.25's toolchain) prints: fmt's %v and %s of the
 // values json.Unmarshal gives (integers kept as int64, as kube decodes patches), and encoding/json's

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { applyJsonPatch, applyJsonPatchMarshaled, GENERIC_UNPROCESSABLE_MESSAGE, PatchError, type JsonValue } from '../../../../src/patch';
+import { applyJsonPatch, applyJsonPatchMarshaled, GENERIC_UNPROCESSABLE_MESSAGE, PatchError } from '../../../../src/patch';
+import type { JsonValue } from '../../../../src/apis/object';
 
 interface Case {
   name: string;

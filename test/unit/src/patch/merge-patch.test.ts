@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { applyMergePatch, PatchError, type JsonValue } from '../../../../src/patch';
+import { applyMergePatch, PatchError } from '../../../../src/patch';
+import type { JsonValue } from '../../../../src/apis/object';
 
 // Our own table after the examples of RFC 7386 appendix A, on object documents (the only kind
 // kube-apiserver patches).

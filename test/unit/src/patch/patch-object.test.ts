@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { TypedDecoder, type DecodeSource } from '../../../../src/apis/schema';
 import {
-  GENERIC_UNPROCESSABLE_MESSAGE, JSON_PATCH_TYPE, MERGE_PATCH_TYPE, PatchError, STRATEGIC_MERGE_PATCH_TYPE, patchObject,
-  type FieldValidation, type ObjectValue,
+  GENERIC_UNPROCESSABLE_MESSAGE, JSON_PATCH_TYPE, MERGE_PATCH_TYPE, PatchError, STRATEGIC_MERGE_PATCH_TYPE, patchObject, type FieldValidation,
 } from '../../../../src/patch';
+import type { JsonObject } from '../../../../src/apis/object';
 
 /**
  * Hostile PATCH bodies against kube-apiserver v1.25's answers: the patch libraries it vendors
@@ -21,23 +21,23 @@ interface Refusal {
 
 interface Case {
   name: string;
-  current?: ObjectValue;
+  current?: JsonObject;
   /** The body; a string is sent as it is (to repeat keys). */
   body: unknown;
   fieldValidation?: FieldValidation;
   /** The patched, typed object. */
-  applied?: ObjectValue;
+  applied?: JsonObject;
   warnings?: string[];
   refused?: Refusal;
 }
 
-const decode = (object: ObjectValue, level: FieldValidation, source: DecodeSource) => TypedDecoder.shared().decode(object, level, undefined, source);
+const decode = (object: JsonObject, level: FieldValidation, source: DecodeSource) => TypedDecoder.shared().decode(object, level, undefined, source);
 
-function configMap(): ObjectValue {
+function configMap(): JsonObject {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'default' }, data: { a: '1' } };
 }
 
-function deployment(): ObjectValue {
+function deployment(): JsonObject {
   return {
     apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'default', labels: { app: 'd' } },
     spec: {
@@ -84,7 +84,7 @@ function check(patchType: string, c: Case): void {
   });
 }
 
-const withData = (data: ObjectValue): ObjectValue => ({ ...configMap(), data });
+const withData = (data: JsonObject): JsonObject => ({ ...configMap(), data });
 
 describe('src/patch patchObject: hostile JSON patches', () => {
   const cases: Case[] = [
@@ -251,11 +251,11 @@ describe('src/patch patchObject: hostile merge patches', () => {
 });
 
 describe('src/patch patchObject: hostile strategic merge patches', () => {
-  const withSpec = (spec: ObjectValue): ObjectValue => {
+  const withSpec = (spec: JsonObject): JsonObject => {
     const object = deployment();
-    return { ...object, spec: { ...(object.spec as ObjectValue), ...spec } };
+    return { ...object, spec: { ...(object.spec as JsonObject), ...spec } };
   };
-  const podSpec = (patch: ObjectValue): ObjectValue => ({ spec: { template: { spec: patch } } });
+  const podSpec = (patch: JsonObject): JsonObject => ({ spec: { template: { spec: patch } } });
   const rollingUpdate = withSpec({ strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } });
   const cases: Case[] = [
     // kubectl's own command tests (test/cmd/core.sh) expect this text for `kubectl patch -p '{"metadata":{"labels":"invalid"}}'`.
