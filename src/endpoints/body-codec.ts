@@ -10,8 +10,8 @@ import { MAX_BODY_DEPTH, errors, nestsDeeperThan } from '../util';
 import { goJsonStringify } from '../apis/openapi/go-json';
 import type { Representation } from './negotiation';
 import { MAX_REQUEST_BODY_BYTES } from './request-context';
-
-export type JsonObject = { [key: string]: unknown };
+import type { JsonObject } from '../apis/object';
+export { type JsonObject } from '../apis/object';
 
 export interface ProtobufObjectCodec {
   supports(apiVersion: string, kind: string): boolean;

@@ -3,12 +3,14 @@
  * filters fill, negotiation and the one response writer, body codecs, and one handler per verb.
  * src/http builds the filter chain in front of these; nothing here imports src/http.
  */
+export { type JsonObject } from '../apis/object';
+
 export { ResourceEndpoints } from './resource-endpoints';
 export { RequestContext, MAX_REQUEST_BODY_BYTES, type BodySource, type RequestHeaders } from './request-context';
 export { parseRequestInfo, decodePathSegments, type RequestInfo, type ResourceRequestInfo, type NonResourceRequestInfo, type Verb } from './request-info';
 export { ResponseWriter, isPrettyPrint, type HttpResponse, type InOrder, type RepresentationOffer, type StreamTracker, type WatchSink } from './response-writer';
 export { isLongRunning, requestTimeoutMs, MAX_REQUEST_TIMEOUT_MS } from './request-deadline';
-export { BodyCodec, refuseTooDeep, yamlBodyError, type ProtobufObjectCodec, type JsonObject, type YamlBodyReader } from './body-codec';
+export { BodyCodec, refuseTooDeep, yamlBodyError, type ProtobufObjectCodec, type YamlBodyReader } from './body-codec';
 export { negotiateResponse, parseMediaRanges, requestRepresentation, mediaTypeOf, type Representation, type ResponseChoice, type MediaRange } from './negotiation';
 export type { ApplyPatch, EndpointsConfig, FieldValidationLevel, ResourceResolver, ServerSideApply, TypedDecode, VirtualCreate, VirtualCreateResult, VirtualRead } from './request-scope';
 export { RequestScope } from './request-scope';

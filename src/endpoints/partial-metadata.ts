@@ -7,7 +7,7 @@
  * the other applies is a 406, as in v1.25.
  */
 import { ApiError } from '../util';
-import type { JsonObject } from './body-codec';
+import type { JsonObject } from '../apis/object';
 
 export function asPartialObjectMetadata(object: JsonObject, apiVersion: string): JsonObject {
   return { kind: 'PartialObjectMetadata', apiVersion, metadata: object.metadata ?? {} };

@@ -10,7 +10,7 @@ import { inStage, inStageSync, type TraceContext } from '../observability/spans'
 import { parseFieldSelector, parseLabelSelector, SelectorParseError, validateFieldSelector } from '../apis/selectors';
 import { apiVersionOf, type DeleteOptions, type GenericRegistry, type ResetField, type ResourceStrategy, type ServedResource } from '../registry';
 import type { ObjectStore, WatchCache } from '../storage';
-import type { BodyCodec, JsonObject } from './body-codec';
+import type { BodyCodec } from './body-codec';
 import { requestRepresentation, type Representation } from './negotiation';
 import { dryRunValues, int64Query, optionsInvalidError, validateWriteOptions, type WriteOptionsKind } from './request-options';
 import { FieldPath, notSupported } from '../apis/validation';
@@ -18,6 +18,7 @@ import type { RequestContext } from './request-context';
 import type { ResourceRequestInfo } from './request-info';
 import type { InOrder, RepresentationOffer } from './response-writer';
 import type { ConnectConfig } from './handlers/connect';
+import type { JsonObject } from '../apis/object';
 
 export type FieldValidationLevel = 'Ignore' | 'Warn' | 'Strict';
 

@@ -12,8 +12,9 @@
  */
 import { ApiError } from '../util';
 import { inGoOrder } from '../apis/field-order';
-import type { BodyCodec, JsonObject } from './body-codec';
+import type { BodyCodec } from './body-codec';
 import { mediaTypeOf, negotiateResponse, type Representation, type ResponseChoice } from './negotiation';
+import type { JsonObject } from '../apis/object';
 
 /** What node:http and node:http2 compatibility responses both offer. */
 export interface HttpResponse {

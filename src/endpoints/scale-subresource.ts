@@ -6,8 +6,8 @@
  */
 import { labelSelectorFromObject, labelSelectorFromSet } from '../apis/selectors';
 import { errors } from '../util';
-import type { JsonObject } from './body-codec';
 import { PATCH_CONTENT_TYPES, optionsBody, type RequestScope } from './request-scope';
+import type { JsonObject } from '../apis/object';
 
 const SCALE_API_VERSION = 'autoscaling/v1';
 

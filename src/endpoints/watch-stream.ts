@@ -18,12 +18,13 @@
 import { ApiError, errors } from '../util';
 import { apiVersionOf, parseResourceVersion, toApiError, type GenericRegistry, type ServedResource } from '../registry';
 import { encodedEvent, type CacheSubscription, type CachedEvent, type ListenerBatch, type ObjectStore, type WatchCache } from '../storage';
-import type { BodyCodec, JsonObject } from './body-codec';
+import type { BodyCodec } from './body-codec';
 import { mediaTypeOf, type Representation } from './negotiation';
 import type { WatchSink } from './response-writer';
 import { asPartialObjectMetadata } from './partial-metadata';
 import { inGoOrder, isBuiltInKind } from '../apis/field-order';
 import { goJsonStringify } from '../apis/openapi/go-json';
+import type { JsonObject } from '../apis/object';
 
 export interface WatchStreamOptions {
   registry: GenericRegistry;

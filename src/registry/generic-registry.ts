@@ -23,6 +23,7 @@ import { goJsonStringify } from '../apis/openapi/go-json';
 import { EXPIRED_CONTINUE_MESSAGE, encodeContinueToken, planGet, type ListPlan, type ReadMode } from './list-options';
 import type { ResetField, ResourceStrategy, UpdateSubresource } from './strategy';
 import { apiVersionOf, resourceKeyPrefix, type ServedResource } from './served-resource';
+import type { JsonObject } from '../apis/object';
 
 export interface WriteOptions {
   dryRun: boolean;

@@ -6,7 +6,8 @@
  */
 import { randomInt } from 'node:crypto';
 import { errors } from '../util';
-import type { JsonObject, ObjectStore, SideKeys } from '../storage';
+import type { ObjectStore, SideKeys } from '../storage';
+import type { JsonObject } from '../apis/object';
 
 export const SERVICE_IP_PREFIX = '/registry/ranges/serviceips/';
 export const NODE_PORT_PREFIX = '/registry/ranges/servicenodeports/';

@@ -12,8 +12,8 @@
 import type { FieldLabelConversion } from '../apis/selectors';
 import type { UserInfo } from '../authn';
 import type { StatusCause } from '../util';
-
-export type JsonObject = { [key: string]: unknown };
+import type { JsonObject } from '../apis/object';
+export { type JsonObject } from '../apis/object';
 
 /** The subresource an update goes through; `finalize` is namespaces/finalize, `approval` certificatesigningrequests/approval. */
 export type UpdateSubresource = '' | 'status' | 'finalize' | 'approval';

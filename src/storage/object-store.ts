@@ -13,8 +13,8 @@ import { KvError, isKvError, isStoreUnavailable, prefixEnd, type Compare, type R
 import { StorageError } from './errors';
 import type { StoredValueTransformer } from './encryption';
 import { decodeStoredJson, storedForm, withResourceVersion } from './stored-json';
-
-export type JsonObject = { [key: string]: unknown };
+import type { JsonObject } from '../apis/object';
+export { type JsonObject } from '../apis/object';
 
 export interface StoredObject {
   key: string;

@@ -19,7 +19,7 @@
  * object holds any more is collected, and its entry removed after it.
  */
 import { createHash } from 'node:crypto';
-import type { JsonObject } from './object-store';
+import type { JsonObject } from '../apis/object';
 
 /** Subtrees whose JSON is at most this long are keyed by it; longer ones by its digest. */
 const TEXT_KEY_MAX = 64;

@@ -13,7 +13,7 @@
  * object's own (names, uids, timestamps) are what fills the table, and what a restart lets go.
  * Sharing an equal string changes nothing a reader can see: strings are immutable.
  */
-import type { JsonObject } from './object-store';
+import type { JsonObject } from '../apis/object';
 
 /** Longer values are rarely shared (a certificate, an annotation of JSON), and cost the most to hash. */
 const SHARED_LENGTH_MAX = 64;

@@ -35,8 +35,7 @@
  */
 import { compareGoStrings, inGoOrder, isBuiltInKind, objectMetaFields } from '../apis/field-order';
 import { goJsonStringify } from '../apis/openapi/go-json';
-
-type JsonObject = { [key: string]: unknown };
+import type { JsonObject } from '../apis/object';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -30,7 +30,8 @@ import { performance } from 'node:perf_hooks';
 import { StorageError } from './errors';
 import { SharedFieldSets } from './shared-field-sets';
 import { SharedStrings } from './shared-strings';
-import type { JsonObject, ObjectStore, StoreWatch, StoreWatchEvent } from './object-store';
+import type { ObjectStore, StoreWatch, StoreWatchEvent } from './object-store';
+import type { JsonObject } from '../apis/object';
 
 export interface CachedEvent extends StoreWatchEvent {
   /** Serialized forms, filled on first use. */

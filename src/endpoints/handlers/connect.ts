@@ -21,8 +21,8 @@ import {
   isProxyableAddress, joinHostPort, kubeletEndpoint, proxyRequest, proxyUpgrade, reachFailure, sendToBackend, streamBody, upgradeFailure, UnknownReasonError,
   type LinkRewriting, type ProxyTransport,
 } from '../../proxy';
-import type { JsonObject } from '../body-codec';
 import type { RequestScope } from '../request-scope';
+import type { JsonObject } from '../../apis/object';
 
 /** A CONNECT request as admission sees it (the options object is the request's object). */
 export interface ConnectAdmissionAttributes {

@@ -4,8 +4,8 @@
  * when its kind returns deleted objects, else a Success Status naming it.
  */
 import { metadataOf } from '../../registry';
-import type { JsonObject } from '../body-codec';
 import type { RequestScope } from '../request-scope';
+import type { JsonObject } from '../../apis/object';
 
 export async function deleteObject(scope: RequestScope): Promise<void> {
   const options = await scope.deleteOptions();

@@ -1,9 +1,9 @@
 /** GET of one object (spec 01 §4.2), or of its scale subresource; resourceVersion rules of §4.4. */
-import type { JsonObject } from '../body-codec';
 import type { RequestScope } from '../request-scope';
 import { getScale } from '../scale-subresource';
 import { maybeWriteTable } from './table-response';
 import { asPartialObjectMetadata, partialKindMismatch } from '../partial-metadata';
+import type { JsonObject } from '../../apis/object';
 
 export async function get(scope: RequestScope): Promise<void> {
   if (scope.subresource === 'scale') return getScale(scope);

@@ -2,11 +2,12 @@
  * LIST (spec 01 §2.2, §4.4, §4.5): one page or the whole collection, filtered by selectors. An
  * unpaged JSON list is streamed a page at a time at the client's pace, never held whole.
  */
-import { apiVersionOf, planList, type ItemJson, type JsonObject } from '../../registry';
+import { apiVersionOf, planList, type ItemJson } from '../../registry';
 import { int64Query, type RequestScope } from '../request-scope';
 import { maybeWriteTable, tableRequest } from './table-response';
 import { asPartialObjectMetadataList, partialKindMismatch } from '../partial-metadata';
 import { isBuiltInKind } from '../../apis/field-order';
+import type { JsonObject } from '../../apis/object';
 
 const COMMA = Buffer.from(',');
 

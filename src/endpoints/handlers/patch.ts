@@ -7,9 +7,9 @@
  */
 import { ApiError, errors } from '../../util';
 import type { UpdateSubresource } from '../../registry';
-import type { JsonObject } from '../body-codec';
 import { APPLY_PATCH_TYPE, optionsBody, type RequestScope, type ServerSideApply } from '../request-scope';
 import { patchScale } from '../scale-subresource';
+import type { JsonObject } from '../../apis/object';
 
 export async function patch(scope: RequestScope): Promise<void> {
   if (scope.subresource === 'scale') return patchScale(scope);

@@ -4,8 +4,9 @@
  * with the strategy's Table instead of objects. JSON only, as in v1.25.
  */
 import { errors } from '../../util';
-import type { IncludeObject, JsonObject, TableRequest } from '../../registry';
+import type { IncludeObject, TableRequest } from '../../registry';
 import type { RequestScope } from '../request-scope';
+import type { JsonObject } from '../../apis/object';
 
 /** The Table the client asked for, or undefined when it asked for objects. Negotiates the request's representation. */
 export function tableRequest(scope: RequestScope): TableRequest | undefined {

@@ -5,12 +5,12 @@
  * (`/watch/namespaces/NS/RESOURCE/NAME`) watches that name, as a field selector on metadata.name
  * would.
  */
-import type { JsonObject } from '../body-codec';
 import { parseFieldSelector } from '../../apis/selectors';
 import { errors } from '../../util';
 import { int64Query, type RequestScope } from '../request-scope';
 import { WatchStream } from '../watch-stream';
 import { tableRequest } from './table-response';
+import type { JsonObject } from '../../apis/object';
 
 export async function watch(scope: RequestScope, activeWatches: Set<WatchStream>): Promise<void> {
   const table = tableRequest(scope);

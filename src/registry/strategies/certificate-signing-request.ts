@@ -20,6 +20,7 @@ import type { UserInfo } from '../../authn';
 import type { CreateContext, JsonObject, ResourceStrategy, ValidationFailure } from '../strategy';
 import { defineStrategy } from './define-strategy';
 import { emptyStatus, withStatus, type KindRules } from './kind-rules';
+import type { JsonObject } from '../../apis/object';
 
 type Condition = { [key: string]: unknown };
 

@@ -3,9 +3,9 @@
  * travels in apps/v1 as an annotation, counting template changes.
  */
 import { childObject, semanticallyEqual } from '../../apis/defaulting';
-import type { JsonObject } from '../strategy';
 import { annotationsOf } from './object-fields';
 import { workload, type KindRules } from './kind-rules';
+import type { JsonObject } from '../../apis/object';
 
 const TEMPLATE_GENERATION_ANNOTATION = 'deprecated.daemonset.template.generation';
 

@@ -8,8 +8,9 @@ import { applyDefaults, deepCopy, ensureObject, semanticallyEqual } from '../../
 import { selectableFields } from '../../apis/selectors';
 import { toTable } from '../../apis/table';
 import { fieldErrorCause, invalidMessage, qualifiedKind, validateCreate, validateStatusUpdate, validateUpdate, type FieldError } from '../../apis/validation';
-import type { JsonObject, ResetField, ResourceStrategy, UpdateSubresource, ValidationFailure } from '../strategy';
+import type { ResetField, ResourceStrategy, UpdateSubresource, ValidationFailure } from '../strategy';
 import type { KindRules } from './kind-rules';
+import type { JsonObject } from '../../apis/object';
 
 function failure(object: JsonObject, fieldErrors: FieldError[]): ValidationFailure | undefined {
   if (fieldErrors.length === 0) return undefined;

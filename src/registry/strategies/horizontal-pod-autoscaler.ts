@@ -1,6 +1,6 @@
 /** HorizontalPodAutoscalers: each served version encodes the empty status differently (v2 made most fields omitempty). */
-import type { JsonObject } from '../strategy';
 import { withStatus, type KindRules } from './kind-rules';
+import type { JsonObject } from '../../apis/object';
 
 function initialAutoscalerStatus(autoscaler: JsonObject): JsonObject {
   switch (autoscaler.apiVersion) {

@@ -3,9 +3,9 @@
  * generated selector on controller-uid, and the alpha podFailurePolicy dropped.
  */
 import { childObject, defaultJob, ensureObject, isUnset } from '../../apis/defaulting';
-import type { JsonObject } from '../strategy';
 import { annotationsOf, dropEmptyAnnotations } from './object-fields';
 import { emptyStatus, workload, type KindRules } from './kind-rules';
+import type { JsonObject } from '../../apis/object';
 
 const JOB_TRACKING_ANNOTATION = 'batch.kubernetes.io/job-tracking';
 

@@ -4,7 +4,8 @@
  * `defineStrategy` (define-strategy.ts) turns these rules into a full ResourceStrategy; each
  * kind that needs more than the defaults has its rules in a file of its own beside this one.
  */
-import type { JsonObject, ResetField, UpdateSubresource } from '../strategy';
+import type { ResetField, UpdateSubresource } from '../strategy';
+import type { JsonObject } from '../../apis/object';
 
 export interface KindRules {
   /** The status a new object gets; absent when the type keeps what the client sent, or has none. */

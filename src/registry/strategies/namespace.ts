@@ -5,9 +5,9 @@
  * is not empty.
  */
 import { ensureObject } from '../../apis/defaulting';
-import type { JsonObject } from '../strategy';
 import { keepOldField } from './object-fields';
 import { withStatus, type KindRules } from './kind-rules';
+import type { JsonObject } from '../../apis/object';
 
 function hasSpecFinalizers(namespace: JsonObject): boolean {
   const finalizers = (namespace.spec as JsonObject | undefined)?.finalizers;

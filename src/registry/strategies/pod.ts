@@ -4,9 +4,9 @@
  * deleted gracefully; DELETE answers with the pod.
  */
 import { applySeccompVersionSkew, podQosClass } from '../../apis/defaulting';
-import type { JsonObject } from '../strategy';
 import { keepOldField, metadataObject } from './object-fields';
 import { withStatus, type KindRules } from './kind-rules';
+import type { JsonObject } from '../../apis/object';
 
 /** The grace period of a delete (CheckGracefulDelete): the request's value wins over the pod's own (default 30). */
 function podGracePeriodSeconds(pod: JsonObject, requested: number | undefined): number {

@@ -3,8 +3,8 @@
  * keys winning) when it converts the request to its internal type, so it is never stored nor
  * returned. Validation already reads the merged view; canonicalize performs the merge.
  */
-import type { JsonObject } from '../strategy';
 import type { KindRules } from './kind-rules';
+import type { JsonObject } from '../../apis/object';
 
 function mergeStringData(secret: JsonObject): void {
   const stringData = secret.stringData;

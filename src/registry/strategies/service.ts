@@ -7,8 +7,8 @@
  * transaction.
  */
 import { childObject, deepCopy, initServiceIpFamilies, patchAllocatedServiceValues } from '../../apis/defaulting';
-import type { JsonObject } from '../strategy';
 import { withStatus, type KindRules } from './kind-rules';
+import type { JsonObject } from '../../apis/object';
 
 function clusterIpOf(spec: JsonObject): string {
   return typeof spec.clusterIP === 'string' ? spec.clusterIP : '';

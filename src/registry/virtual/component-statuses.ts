@@ -15,7 +15,7 @@
  * kube lists them in no fixed order; here the order is scheduler, controller-manager, etcd-<i>.
  */
 import { request as httpsRequest } from 'node:https';
-import type { JsonObject } from '../strategy';
+import type { JsonObject } from '../../apis/object';
 
 /** What a component's health check found: Healthy True/False/Unknown, its answer, and the failure. */
 export interface ComponentHealth {

@@ -8,7 +8,7 @@
 import { errors, type ApiError } from '../../util';
 import type { GenericRegistry } from '../generic-registry';
 import type { ServedResource } from '../served-resource';
-import type { JsonObject } from '../strategy';
+import type { JsonObject } from '../../apis/object';
 
 export interface BindingTarget {
   /** The pod's name: the URL's for pods/NAME/binding, the Binding's for bindings. */

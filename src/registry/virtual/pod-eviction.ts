@@ -13,7 +13,7 @@ import { labelSelectorFromObject } from '../../apis/selectors';
 import { ApiError, errors } from '../../util';
 import type { DeleteOptions, GenericRegistry } from '../generic-registry';
 import type { ServedResource } from '../served-resource';
-import type { JsonObject } from '../strategy';
+import type { JsonObject } from '../../apis/object';
 
 /** v1.25's cap on status.disruptedPods (MaxDisruptedPodSize). */
 const MAX_DISRUPTED_PODS = 2000;

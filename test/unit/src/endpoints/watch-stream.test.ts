@@ -2,10 +2,11 @@ import { expect } from 'chai';
 import { BodyCodec } from '../../../../src/endpoints/body-codec';
 import type { GenericRegistry } from '../../../../src/registry/generic-registry';
 import type { ServedResource } from '../../../../src/registry/served-resource';
-import type { JsonObject, ObjectStore, StoreWatchEvent } from '../../../../src/storage/object-store';
+import type { ObjectStore, StoreWatchEvent } from '../../../../src/storage/object-store';
 import { WatchCache } from '../../../../src/storage/watch-cache';
 import { WatchStream } from '../../../../src/endpoints/watch-stream';
 import type { WatchSink } from '../../../../src/endpoints/response-writer';
+import type { JsonObject } from '../../../../src/apis/object';
 
 const CONFIGMAPS: ServedResource = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', listKind: 'ConfigMapList', namespaced: true, verbs: ['watch'], subresources: [] };
 

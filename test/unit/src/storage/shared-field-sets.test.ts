@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import type { JsonObject } from '../../../../src/storage/object-store';
 import { SharedFieldSets } from '../../../../src/storage/shared-field-sets';
 import { fedWatchCache } from '../../../support/watch-cache-feed';
+import type { JsonObject } from '../../../../src/apis/object';
 
 /** A Pod with the managedFields a client writes: the same set of fields for every Pod of one template. */
 function pod(name: string, revision: number, fieldsV1: JsonObject = { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } }, 'f:spec': { 'f:containers': { 'k:{"name":"app"}': { '.': {}, 'f:image': {} } } } }): JsonObject {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import type { JsonObject } from '../../../../src/storage/object-store';
 import { SharedStrings } from '../../../../src/storage/shared-strings';
 import { fedWatchCache } from '../../../support/watch-cache-feed';
+import type { JsonObject } from '../../../../src/apis/object';
 
 function pod(i: number): JsonObject {
   return {

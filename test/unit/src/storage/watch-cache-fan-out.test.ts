@@ -8,8 +8,9 @@ import { expect } from 'chai';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type { JsonObject, ObjectStore, StoreWatchEvent } from '../../../../src/storage/object-store';
+import type { ObjectStore, StoreWatchEvent } from '../../../../src/storage/object-store';
 import { WatchCache, type CachedEvent } from '../../../../src/storage/watch-cache';
+import type { JsonObject } from '../../../../src/apis/object';
 
 /** A store at revision 10 whose watch the test feeds by hand. */
 class HandFedStore {

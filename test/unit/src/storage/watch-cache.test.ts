@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { StorageError } from '../../../../src/storage/errors';
 import { toApiError } from '../../../../src/registry/errors';
-import type { JsonObject, ObjectStore, StoreWatchEvent } from '../../../../src/storage/object-store';
+import type { ObjectStore, StoreWatchEvent } from '../../../../src/storage/object-store';
 import { WatchCache, encodedEvent, type CachedEvent } from '../../../../src/storage/watch-cache';
+import type { JsonObject } from '../../../../src/apis/object';
 
 /** A store whose list and watch the test drives by hand. */
 class FakeStore {

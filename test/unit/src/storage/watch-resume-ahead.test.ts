@@ -7,9 +7,10 @@
  * events newer than the revision it started from, however far behind the replica is.
  */
 import { expect } from 'chai';
-import type { JsonObject, ObjectStore, StoreWatchEvent } from '../../../../src/storage/object-store';
+import type { ObjectStore, StoreWatchEvent } from '../../../../src/storage/object-store';
 import type { ApiError } from '../../../../src/util';
 import { WatchCache, type CachedEvent } from '../../../../src/storage/watch-cache';
+import type { JsonObject } from '../../../../src/apis/object';
 
 /** A store at revision 10 whose watch the test feeds by hand. */
 class LaggingStore {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
-import { strategyFor, type JsonObject } from '../../../../../src/registry';
+import { strategyFor } from '../../../../../src/registry';
 import { makeCsr } from '../../../../support/test-csr';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 const strategy = strategyFor({ group: 'certificates.k8s.io', resource: 'certificatesigningrequests', kind: 'CertificateSigningRequest' });
 const request = makeCsr({ commonName: 'alice' });

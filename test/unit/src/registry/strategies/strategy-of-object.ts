@@ -1,6 +1,6 @@
 import { defineStrategy, strategyFor } from '../../../../../src/registry/strategies';
 import type { ResourceStrategy } from '../../../../../src/registry';
-import type { JsonObject } from '../../../../../src/apis/defaulting';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 /**
  * The strategy the registry uses for an object of this apiVersion and kind. The resource name
