@@ -11,8 +11,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import type { JsonObject } from '../storage';
 import { AdmissionError } from './errors';
+import type { JsonObject } from '../apis/object';
 
 export const ADMISSION_CONFIG_GROUP = 'apiserver.config.k8s.io';
 const ADMISSION_CONFIG_VERSIONS = ['v1', 'v1alpha1'];

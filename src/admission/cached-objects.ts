@@ -11,8 +11,9 @@
  * watch broke) the subscription ends; the index rebuilds once the cache is ready again, and
  * until then reads fall through to the cache itself (which answers NotReady while filling).
  */
-import type { JsonObject, WatchCache } from '../storage';
+import type { WatchCache } from '../storage';
 import type { AdmissionObjects } from './plugin-registry';
+import type { JsonObject } from '../apis/object';
 
 export interface CachedObjectsOptions {
   /** Key prefixes to index, each ending in '/' (`/registry/limitranges/`). */

@@ -4,9 +4,9 @@
  * UniversalDecoders do: apiVersion and kind must name a registered version of the plugin's
  * type, with apimachinery's messages when they do not.
  */
-import type { JsonObject } from '../storage';
 import type { AdmissionPluginConfig } from './admission-config';
 import { PluginConfigError } from './errors';
+import type { JsonObject } from '../apis/object';
 
 export interface ConfigType {
   readonly group: string;

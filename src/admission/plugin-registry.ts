@@ -14,11 +14,11 @@
  * `client`, as the server itself, so they pass admission again with no user.
  */
 import type { AuthorizationAttributes, AuthorizationResult } from '../authz';
-import type { JsonObject } from '../storage';
 import type { AdmissionPlugin } from './admission-chain';
 import type { AdmissionConfigProvider, AdmissionPluginConfig } from './admission-config';
 import { AdmissionError } from './errors';
 import type { LogLine } from '../observability/logger';
+import type { JsonObject } from '../apis/object';
 
 export type { AdmissionPluginConfig } from './admission-config';
 

@@ -5,8 +5,8 @@
  * JSON objects.
  */
 import { ApiError, errors } from '../util';
-import type { JsonObject } from '../storage';
 import type { AdmissionAttributes, AdmissionOperation } from './admission-chain';
+import type { JsonObject } from '../apis/object';
 
 /** Key prefixes (with the trailing '/') of the resources plugins read. */
 export const KEY_PREFIX = {

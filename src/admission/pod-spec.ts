@@ -4,8 +4,8 @@
  * pkg/util/tolerations merges and checks them, and the pod's QoS class.
  */
 import { podQosClass } from '../apis/defaulting';
-import type { JsonObject } from '../storage';
 import { arrayField, objectField, stringField } from './plugin-support';
+import type { JsonObject } from '../apis/object';
 
 export type ContainerKind = 'initContainers' | 'containers' | 'ephemeralContainers';
 

@@ -14,7 +14,8 @@ import { Agent, request } from 'undici';
 import { errors } from '../util';
 import type { ServiceResolver } from '../admission';
 import type { WebhookClientConfig } from './crd-model';
-import { isObject, type JsonObject } from './json-schema';
+import { isObject } from './json-schema';
+import type { JsonObject } from '../apis/object';
 
 const TIMEOUT_MS = 30_000;
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;

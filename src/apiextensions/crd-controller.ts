@@ -20,7 +20,8 @@ import type { GenericRegistry, ServedResource } from '../registry';
 import { ApiError } from '../util';
 import { acceptedNames, CLEANUP_FINALIZER, crdGroup, crdName, isConditionTrue, specNames, withCondition, type CrdCondition, type CrdNames } from './crd-model';
 import type { CustomResourceIndex } from './custom-resource-index';
-import { isObject, type JsonObject } from './json-schema';
+import { isObject } from './json-schema';
+import type { JsonObject } from '../apis/object';
 
 export interface CrdControllerOptions {
   registry: GenericRegistry;

@@ -4,7 +4,8 @@
  * conversion strategy and its conditions. Plain JSON in, typed views out; never changes the CRD.
  * Field names are those of k8s.io/apiextensions-apiserver pkg/apis/apiextensions/v1 types.go.
  */
-import { isObject, type JsonObject, type JsonSchemaProps } from './json-schema';
+import { isObject, type JsonSchemaProps } from './json-schema';
+import type { JsonObject } from '../apis/object';
 
 export const CRD_GROUP = 'apiextensions.k8s.io';
 export const CRD_RESOURCE = 'customresourcedefinitions';

@@ -13,7 +13,8 @@ import { fieldErrorCause, invalidMessage, qualifiedKind, type FieldError } from 
 import type { ResourceStrategy, UpdateSubresource, ValidationFailure } from '../registry';
 import { CLEANUP_FINALIZER, CRD_GROUP, CRD_KIND, versionsOf, withCondition } from './crd-model';
 import { validateCrdCreate, validateCrdStatusUpdate, validateCrdUpdate } from './crd-validation';
-import { isObject, type JsonObject } from './json-schema';
+import { isObject } from './json-schema';
+import type { JsonObject } from '../apis/object';
 
 function metadataOf(object: JsonObject): JsonObject {
   if (!isObject(object.metadata)) object.metadata = {};

@@ -15,8 +15,9 @@ import { validateGenericObjectMeta, validateGenericObjectMetaUpdate } from '../a
 import { validateSchemaRules } from './cel/schema-rules';
 import { crdSpec, isConditionTrue, namesOf, versionsOf } from './crd-model';
 import { compileGoRegexp } from './go-regexp';
-import { additionalSchema, isObject, type JsonObject, type JsonSchemaProps } from './json-schema';
+import { additionalSchema, isObject, type JsonSchemaProps } from './json-schema';
 import { validateAgainstSchema } from './schema-validation';
+import type { JsonObject } from '../apis/object';
 
 
 // printerColumnDatatypes and customResourceColumnDefinitionFormats, in the sorted order of their messages.

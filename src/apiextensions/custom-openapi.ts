@@ -9,7 +9,8 @@
  * kubectl explain maps a resource to its kind.
  */
 import type { CustomServedResource } from './custom-resource-index';
-import { additionalSchema, isObject, preservesUnknown, type JsonObject, type JsonSchemaProps } from './json-schema';
+import { additionalSchema, isObject, preservesUnknown, type JsonSchemaProps } from './json-schema';
+import type { JsonObject } from '../apis/object';
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 const API_VERSION_DESCRIPTION = 'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources';

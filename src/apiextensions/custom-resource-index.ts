@@ -26,10 +26,11 @@ import { errors } from '../util';
 import { CRD_GROUP, CRD_RESOURCE, crdName, conversionOf, isConditionTrue, isNamespaced, specNames, versionsOf, type CrdVersion } from './crd-model';
 import { customResourceDefinitionStrategy } from './crd-strategy';
 import { customResourceStrategy } from './custom-resource-strategy';
-import type { JsonObject, JsonSchemaProps } from './json-schema';
+import type { JsonSchemaProps } from './json-schema';
 import { pruneNonNullableNulls, pruneObject } from './pruning';
 import { withSchemaDefaults } from './defaulting';
 import { ConversionWebhookClient } from './conversion-webhook';
+import type { JsonObject } from '../apis/object';
 
 export const CRD_KEY_PREFIX = `/registry/${CRD_GROUP}/${CRD_RESOURCE}/`;
 const CUSTOM_RESOURCE_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];

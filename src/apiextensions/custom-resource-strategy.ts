@@ -20,9 +20,10 @@ import type { CrdVersion, ScaleSubresource } from './crd-model';
 import { applySchemaDefaults } from './defaulting';
 import { goSprint } from '../apis/jsonpath';
 import { customResourceFieldLabelConversion } from '../apis/selectors';
-import { isObject, type JsonObject } from './json-schema';
+import { isObject } from './json-schema';
 import { PrinterColumns } from './printer-columns';
 import { validateAgainstSchema } from './schema-validation';
+import type { JsonObject } from '../apis/object';
 
 export interface CustomResourceDescription {
   group: string;

@@ -4,8 +4,8 @@
  * and the few questions every other module asks of a schema node. Schemas are plain JSON from the
  * store: nothing here trusts a field's type without checking it.
  */
-
-export type JsonObject = { [key: string]: unknown };
+import type { JsonObject } from '../apis/object';
+export { type JsonObject } from '../apis/object';
 
 export interface ValidationRule {
   rule: string;

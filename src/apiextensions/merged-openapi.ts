@@ -10,7 +10,7 @@ import { goJsonStringify, type OpenApiDocuments } from '../apis/openapi';
 import { OPENAPI_V2_PROTOBUF_CONTENT_TYPE, openApiV2ToProtobuf } from '../apis/openapi/openapi-v2-protobuf';
 import { customOpenApiV2Definitions, customOpenApiV3Document, metaSchemasOf } from './custom-openapi';
 import type { CustomResourceIndex } from './custom-resource-index';
-import type { JsonObject } from './json-schema';
+import type { JsonObject } from '../apis/object';
 
 export class MergedOpenApi {
   private revision = -1;

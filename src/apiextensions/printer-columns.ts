@@ -21,7 +21,8 @@ import { JsonPath } from '../apis/jsonpath';
 import { CREATION_TIMESTAMP_DESCRIPTION, OBJECT_NAME_DESCRIPTION, humanDuration } from '../apis/table';
 import type { TableRequest } from '../registry';
 import type { PrinterColumn } from './crd-model';
-import { isObject, type JsonObject } from './json-schema';
+import { isObject } from './json-schema';
+import type { JsonObject } from '../apis/object';
 
 const AGE_COLUMN: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: CREATION_TIMESTAMP_DESCRIPTION, priority: 0 };
 

@@ -9,7 +9,8 @@
  * allows null nor gives a default is dropped rather than refused; a null with a default is left
  * for defaulting to replace.
  */
-import { additionalSchema, isObject, preservesUnknown, type JsonObject, type JsonSchemaProps } from './json-schema';
+import { additionalSchema, isObject, preservesUnknown, type JsonSchemaProps } from './json-schema';
+import type { JsonObject } from '../apis/object';
 
 /** The fields of metav1.ObjectMeta (v1.25). */
 const OBJECT_META_FIELDS = new Set([

@@ -9,15 +9,15 @@
  * sets, and the structured merge itself (sigs.k8s.io/structured-merge-diff v4 merge.Updater).
  */
 import { ApiError, errors } from '../util';
-import { FieldSet, fieldElement, goJson, goQuote, pathToString, type FieldPath, type JsonObject } from './field-set';
+import { FieldSet, fieldElement, goJson, goQuote, pathToString, type FieldPath } from './field-set';
 import {
   decodeManagedFields, encodeManagedFields, isManagedFieldsReset, managerKey, ManagedFieldsDecodeError,
   type ManagedFieldSets, type ManagedFieldsOperation, type ManagerFields, type ManagerIdentity,
 } from './managed-fields';
 import { topologyForKind, type TopologyNode } from './schema-topology';
 import { compareValues, deepCopy, type Comparison, fieldSetOf, isJsonObject, isSameComparison, mergeValues, pruneValue, reconcileFieldSet } from './structured-value';
-
-export type { JsonObject } from './field-set';
+import type { JsonObject } from '../apis/object';
+export { type JsonObject } from '../apis/object';
 
 /** One field another manager owns and the apply would change. */
 export interface ApplyConflict {

@@ -9,8 +9,8 @@
  * a member and has children. Elements are kept in structured-merge-diff's order so that the
  * encoding is byte-identical to what Kubernetes writes.
  */
-
-export type JsonObject = { [key: string]: unknown };
+import type { JsonObject } from '../apis/object';
+export { type JsonObject } from '../apis/object';
 
 export interface KeyField {
   readonly name: string;

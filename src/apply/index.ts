@@ -1,6 +1,7 @@
+export { type JsonObject } from '../apis/object';
+
 export {
-  apply, applyConflictMessage, applyConflictStatus, ApplyConflictError, describeManager, fieldsOf, managerFromUserAgent, updateManagedFields,
-  type ApplyConflict, type ApplyOptions, type ManagedFieldsConverter, type JsonObject, type UpdateOptions,
+  apply, applyConflictMessage, applyConflictStatus, ApplyConflictError, describeManager, fieldsOf, managerFromUserAgent, updateManagedFields, type ApplyConflict, type ApplyOptions, type ManagedFieldsConverter, type UpdateOptions,
 } from './apply';
 export {
   FieldSet, FieldSetDecodeError, comparePathElements, fieldElement, indexElement, keyElement, valueElement, pathToString, parsePathElement, serializePathElement,

@@ -6,7 +6,8 @@
  * A manager's identity is its name, operation and subresource, plus the apiVersion for `Update`
  * entries (an applier keeps one entry whatever version it applies in).
  */
-import { FieldSet, FieldSetDecodeError, goQuote, type JsonObject } from './field-set';
+import { FieldSet, FieldSetDecodeError, goQuote } from './field-set';
+import type { JsonObject } from '../apis/object';
 
 export type ManagedFieldsOperation = 'Apply' | 'Update';
 

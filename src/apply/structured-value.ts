@@ -6,10 +6,10 @@
  * remove.go).
  */
 import {
-  FieldSet, fieldElement, goQuote, indexElement, keyElement, pathToString, serializePathElement, valueElement, valuesEqual,
-  type FieldPath, type JsonObject, type KeyField, type PathElement,
+  FieldSet, fieldElement, goQuote, indexElement, keyElement, pathToString, serializePathElement, valueElement, valuesEqual, type FieldPath, type KeyField, type PathElement,
 } from './field-set';
 import type { TopologyNode } from './schema-topology';
+import type { JsonObject } from '../apis/object';
 
 /** A value the engine cannot place in its schema (a map list item without its key, ...). */
 export class ApplyTypeError extends Error {

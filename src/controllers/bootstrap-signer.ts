@@ -26,6 +26,7 @@ import { ApiError } from '../util';
 import { TOKEN_SECRETS_PREFIX, expirationOf, isBootstrapTokenSecret, signingToken } from './bootstrap-token-secret';
 import { controllerServiceAccount } from './csr-status';
 import { WorkQueue } from './work-queue';
+import type { JsonObject } from '../apis/object';
 
 export const CLUSTER_INFO_NAMESPACE = 'kube-public';
 export const CLUSTER_INFO_NAME = 'cluster-info';
@@ -59,8 +60,8 @@ function dataOf(configMap: JsonObject): Record<string, string> {
 }
 
 export class BootstrapSigner {
-  private readonly secrets: FeedMirror<FeedObject>;
-  private readonly configMaps: FeedMirror<FeedObject>;
+  private readonly secrets: FeedMirror<JsonObject>;
+  private readonly configMaps: FeedMirror<JsonObject>;
   private readonly queue: WorkQueue;
   private readonly now: () => number;
 

@@ -6,7 +6,8 @@
  * subscription are taken in one synchronous step from the same revision. Nothing here reads the
  * store.
  */
-import type { JsonObject, WatchCache } from '../storage';
+import type { WatchCache } from '../storage';
+import type { JsonObject } from '../apis/object';
 
 export type InformerEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 

@@ -27,6 +27,7 @@ import type { JsonObject } from '../storage';
 import { ApiError } from '../util';
 import { CERTIFICATE_CONTROLLER_USER, CSR_KEY_PREFIX, appendCondition, approvalState, csrSpec, issuedCertificate, parsedRequestOf, signerNameOf, timestamp, usagesOf } from './csr-status';
 import { MirroredController } from './mirrored-controller';
+import type { JsonObject } from '../apis/object';
 
 export interface CsrApprovingControllerOptions {
   readonly registry: Pick<GenericRegistry, 'guaranteedUpdate'>;
@@ -114,7 +115,7 @@ export class CsrApprovingController extends MirroredController {
     this.now = options.now ?? Date.now;
   }
 
-  protected wants(csr: FeedObject): boolean {
+  protected wants(csr: JsonObject): boolean {
     return isPending(csr) && signerNameOf(csr) === KUBE_APISERVER_CLIENT_KUBELET_SIGNER;
   }
 

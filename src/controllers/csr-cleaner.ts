@@ -21,6 +21,7 @@ import type { ServedResource } from '../registry';
 import type { JsonObject } from '../storage';
 import { ApiError } from '../util';
 import { CERTIFICATE_CONTROLLER_USER, CSR_KEY_PREFIX, csrConditions, issuedCertificate } from './csr-status';
+import type { JsonObject } from '../apis/object';
 
 export const APPROVED_EXPIRATION_MS = 60 * 60 * 1000;
 export const DENIED_EXPIRATION_MS = 60 * 60 * 1000;
@@ -78,7 +79,7 @@ export function cleanupReason(csr: JsonObject, now: number): string | undefined 
 }
 
 export class CsrCleaner {
-  private readonly mirror: FeedMirror<FeedObject>;
+  private readonly mirror: FeedMirror<JsonObject>;
   private timer?: NodeJS.Timeout;
   private stopped = true;
   private running: Promise<number> | undefined;

@@ -34,6 +34,7 @@ import {
   usagesOf,
 } from './csr-status';
 import { MirroredController } from './mirrored-controller';
+import type { JsonObject } from '../apis/object';
 
 export interface CsrSigningControllerOptions {
   readonly registry: Pick<GenericRegistry, 'guaranteedUpdate'>;
@@ -63,7 +64,7 @@ export class CsrSigningController extends MirroredController {
     this.now = options.now ?? Date.now;
   }
 
-  protected wants(csr: FeedObject): boolean {
+  protected wants(csr: JsonObject): boolean {
     return wantsSigning(csr, this.options.authorities);
   }
 

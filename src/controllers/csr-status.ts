@@ -11,6 +11,7 @@
 import { SERVICE_ACCOUNTS_GROUP, AUTHENTICATED_GROUP, SERVICE_ACCOUNT_USER_PREFIX, type UserInfo } from '../authn';
 import type { JsonObject } from '../storage';
 import { CertificateRequestError, parseCertificateRequestPem, type CertificateRequest } from '../apis/validation';
+import type { JsonObject } from '../apis/object';
 
 export const CSR_KEY_PREFIX = '/registry/certificatesigningrequests/';
 

@@ -22,9 +22,10 @@
  */
 import { ApiError } from '../util';
 import type { GenericRegistry, ServedResource } from '../registry';
-import type { JsonObject, WatchCache } from '../storage';
+import type { WatchCache } from '../storage';
 import { AUTO_UPDATE_ANNOTATION, MANDATORY_FLOW_SCHEMA_NAMES, MANDATORY_PRIORITY_LEVEL_NAMES, mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from '../flowcontrol';
 import { InformedController } from './informed-controller';
+import type { JsonObject } from '../apis/object';
 
 const FLOW_SCHEMAS = '/registry/flowschemas/';
 const PRIORITY_LEVELS = '/registry/prioritylevelconfigurations/';

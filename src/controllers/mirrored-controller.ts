@@ -7,6 +7,7 @@
  */
 import { FeedMirror, type FeedObject, type ObjectFeed } from '../authz';
 import { WorkQueue, type WorkQueueOptions } from './work-queue';
+import type { JsonObject } from '../apis/object';
 
 export interface MirroredControllerSettings {
   readonly feed: ObjectFeed;
@@ -17,7 +18,7 @@ export interface MirroredControllerSettings {
 }
 
 export abstract class MirroredController {
-  protected readonly mirror: FeedMirror<FeedObject>;
+  protected readonly mirror: FeedMirror<JsonObject>;
   protected readonly queue: WorkQueue;
 
   constructor(settings: MirroredControllerSettings) {
@@ -45,7 +46,7 @@ export abstract class MirroredController {
   }
 
   /** Whether a created or changed object needs handling (called from the mirror's change step: keep it cheap). */
-  protected abstract wants(object: FeedObject): boolean;
+  protected abstract wants(object: JsonObject): boolean;
 
   /** Handles one mirrored key; a throw or `false` retries it later (WorkQueue's contract). */
   protected abstract handle(key: string): Promise<boolean | void>;

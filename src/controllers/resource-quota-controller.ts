@@ -13,8 +13,9 @@
 import { calculateUsage, equalLists, resourceListJson, resourceListOf, type QuotaObjectSource } from '../admission';
 import { ApiError } from '../util';
 import type { GenericRegistry, ServedResource } from '../registry';
-import type { JsonObject, WatchCache } from '../storage';
+import type { WatchCache } from '../storage';
 import { InformedController } from './informed-controller';
+import type { JsonObject } from '../apis/object';
 
 const QUOTAS = '/registry/resourcequotas/';
 const ROOT = '/registry/';

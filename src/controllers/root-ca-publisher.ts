@@ -9,9 +9,10 @@
  */
 import { ApiError } from '../util';
 import type { GenericRegistry, ServedResource } from '../registry';
-import type { JsonObject, WatchCache } from '../storage';
+import type { WatchCache } from '../storage';
 import { isNamespaceTerminating } from './service-account-controller';
 import { InformedController } from './informed-controller';
+import type { JsonObject } from '../apis/object';
 
 export const ROOT_CA_CONFIG_MAP = 'kube-root-ca.crt';
 export const DESCRIPTION_ANNOTATION = 'kubernetes.io/description';

@@ -9,8 +9,9 @@
  */
 import { ApiError } from '../util';
 import type { GenericRegistry, ServedResource } from '../registry';
-import type { JsonObject, WatchCache } from '../storage';
+import type { WatchCache } from '../storage';
 import { InformedController } from './informed-controller';
+import type { JsonObject } from '../apis/object';
 
 const NAMESPACES = '/registry/namespaces/';
 const SERVICE_ACCOUNTS = '/registry/serviceaccounts/';

@@ -15,6 +15,7 @@ import { ApiError } from '../util';
 import { TOKEN_NAMESPACE, TOKEN_SECRETS_PREFIX, expirationOf, isBootstrapTokenSecret } from './bootstrap-token-secret';
 import { controllerServiceAccount } from './csr-status';
 import { MirroredController } from './mirrored-controller';
+import type { JsonObject } from '../apis/object';
 
 export const TOKEN_CLEANER_USER = controllerServiceAccount('token-cleaner');
 
@@ -37,7 +38,7 @@ export class TokenCleaner extends MirroredController {
     this.now = options.now ?? Date.now;
   }
 
-  protected wants(secret: FeedObject): boolean {
+  protected wants(secret: JsonObject): boolean {
     return isBootstrapTokenSecret(secret);
   }
 

@@ -16,8 +16,9 @@
 import type { ServiceAccountTokenSigner } from '../authn';
 import { ApiError } from '../util';
 import type { GenericRegistry, ServedResource } from '../registry';
-import type { JsonObject, WatchCache } from '../storage';
+import type { WatchCache } from '../storage';
 import { InformedController } from './informed-controller';
+import type { JsonObject } from '../apis/object';
 
 export const TOKEN_SECRET_TYPE = 'kubernetes.io/service-account-token';
 export const ACCOUNT_NAME_ANNOTATION = 'kubernetes.io/service-account.name';

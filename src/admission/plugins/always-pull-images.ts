@@ -4,11 +4,11 @@
  * Always, so a node's cached image cannot be used without the pull credentials; validation
  * refuses such a pod whose policy a later plugin changed back.
  */
-import type { JsonObject } from '../../storage';
 import type { AdmissionAttributes } from '../admission-chain';
 import type { AdmissionPluginFactory } from '../plugin-registry';
 import { admissionForbidden, ensureSpec, objectField, stringField } from '../plugin-support';
 import { visitContainers } from '../pod-spec';
+import type { JsonObject } from '../../apis/object';
 
 function images(pod: JsonObject | undefined): Set<string> {
   const found = new Set<string>();

@@ -6,9 +6,9 @@
  * are left alone.
  */
 import { errors } from '../../util';
-import type { JsonObject } from '../../storage';
 import type { AdmissionPluginFactory } from '../plugin-registry';
 import { ensureSpec, KEY_PREFIX, metadataOf, stringField, stringMap } from '../plugin-support';
+import type { JsonObject } from '../../apis/object';
 
 export const defaultIngressClassPlugin: AdmissionPluginFactory = (_config, deps) => ({
   name: 'DefaultIngressClass',

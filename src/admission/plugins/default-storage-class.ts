@@ -4,9 +4,9 @@
  * annotation) gets the StorageClass annotated storageclass.kubernetes.io/is-default-class=true;
  * none marked: nothing; several marked: the create is refused (v1.25 refuses rather than choose).
  */
-import type { JsonObject } from '../../storage';
 import type { AdmissionPluginFactory } from '../plugin-registry';
 import { admissionForbidden, ensureSpec, KEY_PREFIX, metadataOf, stringField, stringMap } from '../plugin-support';
+import type { JsonObject } from '../../apis/object';
 
 const DEFAULT_ANNOTATION = 'storageclass.kubernetes.io/is-default-class';
 const BETA_DEFAULT_ANNOTATION = 'storageclass.beta.kubernetes.io/is-default-class';

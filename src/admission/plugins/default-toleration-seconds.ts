@@ -4,10 +4,10 @@
  * gets `Exists`/`NoExecute` tolerations of them for --default-not-ready-toleration-seconds and
  * --default-unreachable-toleration-seconds (300 each), on create and update.
  */
-import type { JsonObject } from '../../storage';
 import type { AdmissionPluginFactory } from '../plugin-registry';
 import { ensureSpec } from '../plugin-support';
 import { tolerationsOf } from '../pod-spec';
+import type { JsonObject } from '../../apis/object';
 
 export const NOT_READY_TAINT = 'node.kubernetes.io/not-ready';
 export const UNREACHABLE_TAINT = 'node.kubernetes.io/unreachable';

@@ -8,12 +8,12 @@
  * Configuration with `limits[]`.
  */
 import { ApiError } from '../../util';
-import type { JsonObject } from '../../storage';
 import type { AdmissionAttributes } from '../admission-chain';
 import { aggregateMessage, PluginConfigError } from '../errors';
 import type { AdmissionPluginFactory } from '../plugin-registry';
 import { decodeConfig, fieldErrorsMessage } from '../plugin-config';
 import { objectField, stringField } from '../plugin-support';
+import type { JsonObject } from '../../apis/object';
 
 export type LimitType = 'Server' | 'Namespace' | 'User' | 'SourceAndObject';
 const LIMIT_TYPES: readonly LimitType[] = ['Server', 'Namespace', 'User', 'SourceAndObject'];

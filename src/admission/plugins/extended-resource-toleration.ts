@@ -4,10 +4,10 @@
  * with a domain other than kubernetes.io, such as example.com/gpu) tolerates the NoSchedule
  * taints named after them, so nodes holding them can be tainted to keep other pods away.
  */
-import type { JsonObject } from '../../storage';
 import type { AdmissionPluginFactory } from '../plugin-registry';
 import { arrayField, ensureSpec, objectField } from '../plugin-support';
 import { tolerationsOf, type Toleration } from '../pod-spec';
+import type { JsonObject } from '../../apis/object';
 
 /** helper.IsExtendedResourceName: not native (no '/' or a kubernetes.io domain) and not a quota `requests.` name. */
 export function isExtendedResourceName(name: string): boolean {

@@ -8,12 +8,12 @@
  * with every failure (`[a, b]` when several). Pod updates are not checked (containers cannot
  * change). Objects being deleted are let through. LimitRanges come from the watch cache.
  */
-import type { JsonObject } from '../../storage';
 import type { AdmissionAttributes } from '../admission-chain';
 import { aggregateMessage } from '../errors';
 import type { AdmissionPluginFactory } from '../plugin-registry';
 import { admissionForbidden, arrayField, ensureMetadata, ensureSpec, KEY_PREFIX, metadataOf, objectField, stringField } from '../plugin-support';
 import { add, compare, formatQuantity, integerValue, milliValue, quantityOf, resourceListOf, type Quantity } from '../quantity';
+import type { JsonObject } from '../../apis/object';
 
 export const LIMIT_RANGER_ANNOTATION = 'kubernetes.io/limit-ranger';
 /** resource.MaxMilliValue: beyond it, milli-values would overflow int64. */

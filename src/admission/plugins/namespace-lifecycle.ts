@@ -13,10 +13,10 @@
  * racing the deletion is not let in by a stale cache.
  */
 import { ApiError, errors } from '../../util';
-import type { JsonObject } from '../../storage';
 import type { AdmissionAttributes } from '../admission-chain';
 import type { AdmissionPluginFactory } from '../plugin-registry';
 import { admissionForbidden, namespaceKey, objectField, stringField } from '../plugin-support';
+import type { JsonObject } from '../../apis/object';
 
 export const IMMORTAL_NAMESPACES: ReadonlySet<string> = new Set(['default', 'kube-system', 'kube-public']);
 const FORCE_LIVE_LOOKUP_TTL_MS = 30_000;

@@ -20,6 +20,7 @@ import type { AdmissionPluginFactory } from '../plugin-registry';
 import { admissionForbidden, arrayField, KEY_PREFIX, metadataOf, nameOf, namespacedKey, objectField, stringField, stringMap } from '../plugin-support';
 import { podConfigMapNames, podSecretNames } from '../pod-spec';
 import { MIRROR_POD_ANNOTATION } from './service-account';
+import type { JsonObject } from '../../apis/object';
 
 const NODE_USER_PREFIX = 'system:node:';
 const NODE_LEASE_NAMESPACE = 'kube-node-lease';

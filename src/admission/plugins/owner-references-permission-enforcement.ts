@@ -5,10 +5,10 @@
  * `update` on the owner's `finalizers` subresource, since it can hold up the owner's deletion.
  * pods/status writes are exempt (kubelets).
  */
-import type { JsonObject } from '../../storage';
 import type { AdmissionAttributes } from '../admission-chain';
 import type { AdmissionPluginFactory } from '../plugin-registry';
 import { admissionForbidden, arrayField, metadataOf, stringField } from '../plugin-support';
+import type { JsonObject } from '../../apis/object';
 
 function ownerReferences(object: JsonObject | undefined): JsonObject[] {
   return arrayField(metadataOf(object), 'ownerReferences');

@@ -8,11 +8,11 @@
  * v1.25 reads it (a file in that legacy shape may also be --admission-control-config-file).
  */
 import { errors } from '../../util';
-import type { JsonObject } from '../../storage';
 import type { AdmissionAttributes } from '../admission-chain';
 import { PluginConfigError } from '../errors';
 import type { AdmissionPluginFactory } from '../plugin-registry';
 import { ensureSpec, metadataOf, nameOf, namespaceKey, objectField, stringMap } from '../plugin-support';
+import type { JsonObject } from '../../apis/object';
 
 export const NODE_SELECTOR_ANNOTATION = 'scheduler.alpha.kubernetes.io/node-selector';
 

@@ -10,12 +10,12 @@
  * with 500; so does this plugin.
  */
 import { errors } from '../../util';
-import type { JsonObject } from '../../storage';
 import type { AdmissionAttributes } from '../admission-chain';
 import type { AdmissionPluginFactory } from '../plugin-registry';
 import { decodeConfig } from '../plugin-config';
 import { ensureSpec, internalFailure, metadataOf, namespaceKey, objectField, stringMap } from '../plugin-support';
 import { isBestEffort, mergeTolerations, tolerationsAllowed, tolerationsOf, type Toleration } from '../pod-spec';
+import type { JsonObject } from '../../apis/object';
 
 export const DEFAULT_TOLERATIONS_ANNOTATION = 'scheduler.alpha.kubernetes.io/defaultTolerations';
 export const TOLERATIONS_WHITELIST_ANNOTATION = 'scheduler.alpha.kubernetes.io/tolerationsWhitelist';

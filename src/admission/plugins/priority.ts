@@ -8,10 +8,10 @@
  * PriorityClass registry; the answer is the same 403). The classes come from the watch cache.
  */
 import { errors } from '../../util';
-import type { JsonObject } from '../../storage';
 import type { AdmissionAttributes } from '../admission-chain';
 import type { AdmissionPluginFactory } from '../plugin-registry';
 import { admissionForbidden, ensureSpec, KEY_PREFIX, metadataOf, objectField, stringField } from '../plugin-support';
+import type { JsonObject } from '../../apis/object';
 
 /** The classes every cluster has (schedulingapiv1.SystemPriorityClasses), created at start by the server. */
 export const SYSTEM_PRIORITY_CLASSES: readonly JsonObject[] = [

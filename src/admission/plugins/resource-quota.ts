@@ -20,7 +20,6 @@
  * usage needs a covering quota (`insufficient quota to consume: ...`).
  */
 import { ApiError } from '../../util';
-import type { JsonObject } from '../../storage';
 import type { AdmissionAttributes } from '../admission-chain';
 import { PluginConfigError } from '../errors';
 import type { AdmissionPluginFactory } from '../plugin-registry';
@@ -28,6 +27,7 @@ import { admissionForbidden, arrayField, KEY_PREFIX, metadataOf, namespacedKey, 
 import { resourceListJson, resourceListOf } from '../quantity';
 import { evaluatorFor, quotaMatches, type QuotaEvaluator } from '../quota/evaluators';
 import { addLists, equalLists, lessThanOrEqual, mask, negativeNames, prettyPrint, removeZeros, subtractNonNegative, type ResourceList } from '../quota/resource-list';
+import type { JsonObject } from '../../apis/object';
 
 const RETRIES = 3;
 const RESOURCE_QUOTAS = { group: '', version: 'v1', resource: 'resourcequotas' };

@@ -4,12 +4,12 @@
  * scheduling constraints (nodeSelector merged, a conflicting value refused; tolerations merged);
  * an unknown class is refused, and so is an overhead the class does not define.
  */
-import type { JsonObject } from '../../storage';
 import type { AdmissionAttributes } from '../admission-chain';
 import type { AdmissionPluginFactory } from '../plugin-registry';
 import { admissionForbidden, ensureSpec, KEY_PREFIX, objectField, stringField, stringMap } from '../plugin-support';
 import { mergeTolerations, tolerationsOf, type Toleration } from '../pod-spec';
 import { compare, resourceListOf } from '../quantity';
+import type { JsonObject } from '../../apis/object';
 
 function sameResources(a: unknown, b: unknown): boolean {
   const left = resourceListOf(a);

@@ -4,9 +4,9 @@
  * and PersistentVolumeClaims get the kubernetes.io/pv-protection and kubernetes.io/pvc-protection
  * finalizers, which the protection controller removes once nothing uses them.
  */
-import type { JsonObject } from '../../storage';
 import type { AdmissionPluginFactory } from '../plugin-registry';
 import { ensureMetadata } from '../plugin-support';
+import type { JsonObject } from '../../apis/object';
 
 const FINALIZERS: Record<string, string> = {
   persistentvolumes: 'kubernetes.io/pv-protection',

@@ -3,9 +3,9 @@
  * the node.kubernetes.io/not-ready:NoSchedule taint (unless it has one of that key and effect),
  * so nothing is scheduled on it before the node lifecycle controller sees it ready.
  */
-import type { JsonObject } from '../../storage';
 import type { AdmissionPluginFactory } from '../plugin-registry';
 import { arrayField, ensureSpec, stringField } from '../plugin-support';
+import type { JsonObject } from '../../apis/object';
 
 export const taintNodesByConditionPlugin: AdmissionPluginFactory = () => ({
   name: 'TaintNodesByCondition',

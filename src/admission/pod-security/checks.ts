@@ -8,9 +8,9 @@
  * ("host namespaces") and a detail ("hostNetwork=true") with kube's exact wording, since
  * clients and people read them in warnings and 403s.
  */
-import type { JsonObject } from '../../storage';
 import { arrayField, objectField, stringField, stringMap } from '../plugin-support';
 import { visitContainers } from '../pod-spec';
+import type { JsonObject } from '../../apis/object';
 
 export type Level = 'privileged' | 'baseline' | 'restricted';
 

@@ -7,8 +7,8 @@
  * each group in check-id order, so messages are stable. `latest`, and versions newer than this
  * server knows, mean v1.25.
  */
-import type { JsonObject } from '../../storage';
 import { CHECKS, type Check, type CheckResult, type Level } from './checks';
+import type { JsonObject } from '../../apis/object';
 
 export type { Level } from './checks';
 

@@ -7,11 +7,10 @@
  */
 import * as path from 'node:path';
 import { WebhookConfigurationError } from './errors';
+import type { JsonObject } from '../../apis/object';
 
-type Json = Record<string, unknown>;
-
-function record(value: unknown): Json | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
+function record(value: unknown): JsonObject | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
 }
 
 export interface WebhookAdmissionConfiguration {

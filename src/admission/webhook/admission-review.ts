@@ -21,6 +21,7 @@ import { ApiError, type StatusDetails, type StatusReason } from '../../util';
 import type { UserInfo } from '../../authn';
 import type { JsonObject } from '../../storage';
 import { inGoOrder } from '../../apis/field-order';
+import type { JsonObject } from '../../apis/object';
 
 export type AdmissionReviewVersion = 'v1' | 'v1beta1';
 

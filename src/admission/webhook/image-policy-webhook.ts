@@ -24,10 +24,10 @@ import { readFileSync } from 'node:fs';
 import { errors } from '../../util';
 import { parseWebhookKubeconfig, type WebhookClientConfig } from '../../authn';
 import type { AdmissionAttributes } from '../admission-chain';
-import type { JsonObject } from '../../storage';
 import { WebhookConfigurationError, errorText } from './errors';
 import type { WebhookAdmissionPlugin } from './webhook-plugins';
 import type { LogLine } from '../../observability/logger';
+import type { JsonObject } from '../../apis/object';
 
 export const IMAGE_POLICY_WEBHOOK_PLUGIN = 'ImagePolicyWebhook';
 const AUDIT_KEY_PREFIX = 'imagepolicywebhook.image-policy.k8s.io/';
@@ -45,10 +45,8 @@ export interface ImagePolicyConfiguration {
   readonly defaultAllow: boolean;
 }
 
-type Json = Record<string, unknown>;
-
-function record(value: unknown): Json | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
+function record(value: unknown): JsonObject | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
 }
 
 function ms(value: number): string {
@@ -89,12 +87,12 @@ class BackendError extends Error {
 const RETRYABLE_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 
 interface CacheEntry {
-  status: Json;
+  status: JsonObject;
   expiresAt: number;
 }
 
 /** The ImageReview spec of a pod request, or undefined when the plugin does not look at it. */
-function reviewSpec(attributes: AdmissionAttributes): Json | undefined {
+function reviewSpec(attributes: AdmissionAttributes): JsonObject | undefined {
   const subresource = attributes.subresource;
   if (attributes.group !== '' || attributes.resource !== 'pods' || (subresource !== '' && subresource !== 'ephemeralcontainers')) return undefined;
   const pod = attributes.object;
@@ -106,7 +104,7 @@ function reviewSpec(attributes: AdmissionAttributes): Json | undefined {
   for (const [key, value] of Object.entries(record(record(pod.metadata)?.annotations) ?? {})) {
     if (key.includes('.image-policy.k8s.io/') && typeof value === 'string') annotations[key] = value;
   }
-  const out: Json = {};
+  const out: JsonObject = {};
   if (containers.length > 0) out.containers = containers.map((c) => (typeof c.image === 'string' && c.image !== '' ? { image: c.image } : {}));
   if (Object.keys(annotations).length > 0) out.annotations = Object.fromEntries(Object.keys(annotations).sort().map((k) => [k, annotations[k]]));
   if (attributes.namespace !== '') out.namespace = attributes.namespace;
@@ -132,7 +130,7 @@ export function imagePolicyWebhook(configuration: unknown, deps: { log: LogLine;
   ready.catch(() => undefined);
   const cache = new Map<string, CacheEntry>();
 
-  async function post(body: string): Promise<Json> {
+  async function post(body: string): Promise<JsonObject> {
     await ready;
     const target = client as WebhookClientConfig;
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
@@ -160,7 +158,7 @@ export function imagePolicyWebhook(configuration: unknown, deps: { log: LogLine;
     return record(parsed.status) ?? {};
   }
 
-  async function review(spec: Json): Promise<Json> {
+  async function review(spec: JsonObject): Promise<JsonObject> {
     const key = JSON.stringify(spec);
     const cached = cache.get(key);
     if (cached !== undefined && cached.expiresAt > now()) return cached.status;
@@ -194,7 +192,7 @@ export function imagePolicyWebhook(configuration: unknown, deps: { log: LogLine;
     async validate(attributes: AdmissionAttributes): Promise<void> {
       const spec = reviewSpec(attributes);
       if (spec === undefined) return;
-      let status: Json;
+      let status: JsonObject;
       try {
         status = await review(spec);
       } catch (err) {
@@ -203,7 +201,7 @@ export function imagePolicyWebhook(configuration: unknown, deps: { log: LogLine;
         attributes.recorder?.annotate(`${AUDIT_KEY_PREFIX}failed-open`, 'true');
         // The pod is marked as admitted without a decision (v1.25 still writes this annotation).
         const pod = attributes.object as JsonObject;
-        const metadata = (record(pod.metadata) ?? (pod.metadata = {})) as Json;
+        const metadata = (record(pod.metadata) ?? (pod.metadata = {})) as JsonObject;
         metadata.annotations = { ...(record(metadata.annotations) ?? {}), [FAILED_OPEN_ANNOTATION]: 'true' };
         return;
       }

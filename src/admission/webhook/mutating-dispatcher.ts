@@ -26,13 +26,13 @@
  */
 import { ApiError, errors } from '../../util';
 import type { AdmissionAttributes } from '../admission-chain';
-import { deepEqual, isPatchError, applyJsonPatch, type JsonValue } from '../../patch';
-import type { JsonObject } from '../../storage';
+import { deepEqual, isPatchError, applyJsonPatch } from '../../patch';
 import { rejectionStatus, type AdmissionResponse } from './admission-review';
 import { CallingWebhookError, WebhookRejectionError, errorText, isCallingWebhookError, isWebhookRejectionError } from './errors';
 import { callWebhook, type DispatcherDeps } from './webhook-call';
 import { apiVersionOf, invocationFor, requestViewOf, VersionedObjects, type RequestView, type WebhookInvocation } from './webhook-invocation';
 import type { WebhookAccessor } from './webhook-accessor';
+import type { JsonObject, JsonValue } from '../../apis/object';
 
 export const PATCH_AUDIT_ANNOTATION_PREFIX = 'patch.webhook.admission.k8s.io/';
 export const MUTATION_AUDIT_ANNOTATION_PREFIX = 'mutation.webhook.admission.k8s.io/';

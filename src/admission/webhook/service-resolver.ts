@@ -8,7 +8,7 @@
  * for `<service>.<namespace>.svc`, whatever address the connection goes to.
  */
 import { ApiError, errors } from '../../util';
-import type { JsonObject } from '../../storage';
+import type { JsonObject } from '../../apis/object';
 
 export interface ResolvedEndpoint {
   readonly host: string;

@@ -8,7 +8,7 @@
  * index keeps two webhooks of one configuration with the same name apart.
  */
 import { labelSelectorFromObject, type LabelSelector, type LabelSelectorObject } from '../../apis/selectors';
-import type { JsonObject } from '../../storage';
+import type { JsonObject } from '../../apis/object';
 
 export type WebhookType = 'mutating' | 'validating';
 export type FailurePolicy = 'Fail' | 'Ignore';

@@ -21,6 +21,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseDocument } from 'yaml';
 import { WebhookConfigurationError, errorText } from './errors';
+import type { JsonObject } from '../../apis/object';
 
 export interface WebhookCredentials {
   readonly clientCertPem?: string;
@@ -40,10 +41,8 @@ export interface CredentialsResolver {
 
 const ANONYMOUS: WebhookCredentials = { entry: '' };
 
-type Json = Record<string, unknown>;
-
-function record(value: unknown): Json | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
+function record(value: unknown): JsonObject | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
 }
 
 function text(value: unknown): string | undefined {
@@ -112,7 +111,7 @@ function decodeData(value: string, what: string, file: string): string {
   return Buffer.from(value, 'base64').toString('utf8');
 }
 
-function credentialsOf(name: string, user: Json, base: string, file: string): WebhookCredentials {
+function credentialsOf(name: string, user: JsonObject, base: string, file: string): WebhookCredentials {
   const where = `user ${JSON.stringify(name)}`;
   if (user['auth-provider'] !== undefined && user['auth-provider'] !== null) return { entry: name, unusable: 'auth provider not supported' };
   const certData = text(user['client-certificate-data']);

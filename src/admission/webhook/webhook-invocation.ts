@@ -16,10 +16,10 @@
  */
 import type { AdmissionAttributes } from '../admission-chain';
 import { errors } from '../../util';
-import type { JsonObject } from '../../storage';
 import { ruleMatches, type RuleAttributes } from './rules';
 import type { GroupVersionKind, GroupVersionResource } from './admission-review';
 import type { ParsedSelector, WebhookAccessor } from './webhook-accessor';
+import type { JsonObject } from '../../apis/object';
 
 export interface ResourceCatalog {
   /** The served resources that share storage with this one, itself included, in the server's order. */

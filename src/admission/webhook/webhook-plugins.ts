@@ -32,6 +32,7 @@ import type { NamespaceLookup, ResourceCatalog } from './webhook-invocation';
 import { CachedWebhookSource, type WebhookSource } from './webhook-source';
 import type { WebhookType } from './webhook-accessor';
 import type { LogLine } from '../../observability/logger';
+import type { JsonObject } from '../../apis/object';
 
 export const MUTATING_WEBHOOK_PLUGIN = 'MutatingAdmissionWebhook';
 export const VALIDATING_WEBHOOK_PLUGIN = 'ValidatingAdmissionWebhook';

@@ -11,6 +11,7 @@
 import { FeedMirror, type ObjectFeed } from '../../authz';
 import type { JsonObject } from '../../storage';
 import { webhooksOf, type WebhookAccessor, type WebhookType } from './webhook-accessor';
+import type { JsonObject } from '../../apis/object';
 
 export const MUTATING_CONFIGURATIONS_PREFIX = '/registry/mutatingwebhookconfigurations/';
 export const VALIDATING_CONFIGURATIONS_PREFIX = '/registry/validatingwebhookconfigurations/';

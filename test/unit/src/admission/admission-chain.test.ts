@@ -4,8 +4,8 @@ import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { AdmissionChain, type AdmissionPlugin } from '../../../../src/admission';
 import { startTracing } from '../../../../src/observability/tracing';
 import { parseTracingConfiguration } from '../../../../src/observability/tracing-config';
-import type { JsonObject } from '../../../../src/storage';
 import { attributes, pod, refusal } from './plugin-harness';
+import type { JsonObject } from '../../../../src/apis/object';
 
 function recorder(name: string, calls: string[], options: { reinvoke?: boolean; refuse?: boolean } = {}): AdmissionPlugin {
   return {

@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import { CachedObjects, KEY_PREFIX } from '../../../../src/admission';
 import { resourceKeyPrefix } from '../../../../src/registry';
-import { ObjectStore, WatchCache, type JsonObject } from '../../../../src/storage';
+import { ObjectStore, WatchCache } from '../../../../src/storage';
 import { memoryKv } from '../../../support/memory-kv';
 import { until } from '../../../support/until';
+import type { JsonObject } from '../../../../src/apis/object';
 
 const limitRange = (namespace: string, name: string): JsonObject => ({ apiVersion: 'v1', kind: 'LimitRange', metadata: { name, namespace }, spec: { limits: [] } });
 

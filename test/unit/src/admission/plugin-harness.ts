@@ -8,8 +8,8 @@ import { expect } from 'chai';
 import { AdmissionChain, DEFAULT_ADMISSION_FLAG_VALUES, type AdmissionPluginRegistry, pluginConfigFromText, type AdmissionAttributes, type AdmissionObjects, type AdmissionPlugin, type AdmissionPluginDeps, type AdmissionPluginFactory } from '../../../../src/admission';
 import type { AuthorizationAttributes, AuthorizationResult } from '../../../../src/authz';
 import type { UserInfo } from '../../../../src/authn/user-info';
-import type { JsonObject } from '../../../../src/storage';
 import { ApiError } from '../../../../src/util';
+import type { JsonObject } from '../../../../src/apis/object';
 
 export class FakeObjects implements AdmissionObjects {
   /** What the cache holds. */

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import {
-  ApplyConflictError, FieldSet, apply, fieldElement, type FieldPath, applyConflictMessage, managerFromUserAgent, pathToString, updateManagedFields, type JsonObject,
+  ApplyConflictError, FieldSet, apply, fieldElement, type FieldPath, applyConflictMessage, managerFromUserAgent, pathToString, updateManagedFields,
 } from '../../../../src/apply';
 import { ApiError } from '../../../../src/util';
+import type { JsonObject } from '../../../../src/apis/object';
 
 const T0 = '2022-01-01T00:00:00Z';
 const T1 = '2022-01-01T00:01:00Z';

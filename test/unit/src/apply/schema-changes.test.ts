@@ -1,6 +1,7 @@
 import { expect } from 'chai';
-import { ApplyConflictError, FieldSet, apply, pathToString, topologyFromSchema, updateManagedFields, type JsonObject, type TopologyNode } from '../../../../src/apply';
+import { ApplyConflictError, FieldSet, apply, pathToString, topologyFromSchema, updateManagedFields, type TopologyNode } from '../../../../src/apply';
 import { convertVersion } from '../../../../src/apis/conversion';
+import type { JsonObject } from '../../../../src/apis/object';
 
 const NOW = '2022-01-01T00:00:00Z';
 

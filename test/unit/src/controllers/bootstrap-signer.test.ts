@@ -4,11 +4,11 @@ import { parse } from 'yaml';
 import { BootstrapSigner, computeDetachedSignature } from '../../../../src/controllers/bootstrap-signer';
 import { clusterInfoKubeconfig, publishClusterInfo, type ClusterInfoResources } from '../../../../src/controllers/bootstrap-cluster-info';
 import type { GenericRegistry } from '../../../../src/registry';
-import type { JsonObject } from '../../../../src/storage';
 import { ControllerHarness, Gate, electors, gatedRegistry } from '../../../support/controller-harness';
 import { tokenSecret } from '../../../support/bootstrap-tokens';
 import { createTestCa } from '../../../support/test-pki';
 import { until } from '../../../support/until';
+import type { JsonObject } from '../../../../src/apis/object';
 
 const ca = createTestCa({ commonName: 'carina-ca' });
 

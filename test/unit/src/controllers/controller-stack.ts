@@ -7,11 +7,12 @@
 import { AdmissionPluginRegistry, CachedObjects, DEFAULT_ADMISSION_FLAG_VALUES, buildAdmission, registerBuiltinPlugins, type AdmissionChain } from '../../../../src/admission';
 import { Catalogue } from '../../../../src/apis/catalogue';
 import { GenericRegistry, strategyFor, type ServedResource } from '../../../../src/registry';
-import { ObjectStore, WatchCache, type JsonObject } from '../../../../src/storage';
+import { ObjectStore, WatchCache } from '../../../../src/storage';
 import { ApiError } from '../../../../src/util';
 import { memoryKv } from '../../../support/memory-kv';
 import { until } from '../../../support/until';
 import { registerInertWebhookPlugins } from '../admission/plugin-harness';
+import type { JsonObject } from '../../../../src/apis/object';
 
 let catalogue: Catalogue | undefined;
 

@@ -3,10 +3,10 @@ import type { UserInfo } from '../../../../src/authn/user-info';
 import type { AuthorizationAttributes, AuthorizationResult } from '../../../../src/authz';
 import { CsrApprovingController } from '../../../../src/controllers/csr-approving-controller';
 import type { GenericRegistry } from '../../../../src/registry';
-import type { JsonObject } from '../../../../src/storage';
 import { ControllerHarness, Gate, electors, gatedRegistry } from '../../../support/controller-harness';
 import { csrObject, makeCsr, type CsrSpec } from '../../../support/test-csr';
 import { until } from '../../../support/until';
+import type { JsonObject } from '../../../../src/apis/object';
 
 const KUBELET_CLIENT = 'kubernetes.io/kube-apiserver-client-kubelet';
 const KUBELET_USAGES = ['digital signature', 'key encipherment', 'client auth'];

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { CsrCleaner, cleanupReason } from '../../../../src/controllers/csr-cleaner';
 import type { GenericRegistry } from '../../../../src/registry';
-import type { JsonObject } from '../../../../src/storage';
 import { ControllerHarness, Gate, electors, gatedRegistry } from '../../../support/controller-harness';
 import { csrObject, makeCsr } from '../../../support/test-csr';
 import { createTestCa, issueClientCertificate } from '../../../support/test-pki';
 import { until } from '../../../support/until';
+import type { JsonObject } from '../../../../src/apis/object';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

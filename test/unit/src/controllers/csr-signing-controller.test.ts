@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import { X509Certificate } from 'node:crypto';
 import { DEFAULT_CLUSTER_SIGNING_DURATION_MS, signingAuthorityFromPem, type SigningAuthority } from '../../../../src/certificates';
 import { CsrSigningController } from '../../../../src/controllers/csr-signing-controller';
-import type { JsonObject } from '../../../../src/storage';
 import { ControllerHarness, Gate, electors, gatedRegistry } from '../../../support/controller-harness';
 import { csrObject, makeCsr, type CsrSpec } from '../../../support/test-csr';
 import { createTestCa } from '../../../support/test-pki';
 import { until } from '../../../support/until';
+import type { JsonObject } from '../../../../src/apis/object';
 
 const ALICE = { name: 'alice', uid: 'a-1', groups: ['system:authenticated'], extra: {} };
 const KUBELET_USAGES = ['digital signature', 'key encipherment', 'client auth'];

@@ -3,8 +3,8 @@ import { Catalogue } from '../../../../src/apis/catalogue';
 import { FlowControlBootstrap, shouldUpdateSpec } from '../../../../src/controllers/flowcontrol-bootstrap';
 import { suggestedFlowSchemas, suggestedPriorityLevels } from '../../../../src/flowcontrol';
 import type { ServedResource } from '../../../../src/registry';
-import type { JsonObject } from '../../../../src/storage';
 import { controllerStack, type ControllerStack } from './controller-stack';
+import type { JsonObject } from '../../../../src/apis/object';
 
 describe('flowcontrol bootstrap: v1.25\'s autoupdate-spec rule', () => {
   it('follows a boolean annotation, else updates only what the server alone wrote (generation 1)', () => {

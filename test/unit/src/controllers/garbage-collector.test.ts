@@ -3,7 +3,8 @@ import { errors } from '../../../../src/util';
 import { GarbageCollector } from '../../../../src/controllers/garbage-collector';
 import type { GenericRegistry } from '../../../../src/registry/generic-registry';
 import type { ServedResource } from '../../../../src/registry/served-resource';
-import type { JsonObject, ObjectStore } from '../../../../src/storage/object-store';
+import type { ObjectStore } from '../../../../src/storage/object-store';
+import type { JsonObject } from '../../../../src/apis/object';
 
 const CONFIGMAPS: ServedResource = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', listKind: 'ConfigMapList', namespaced: true, verbs: ['list', 'delete', 'get'], subresources: [] };
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ResourceQuotaController } from '../../../../src/controllers/resource-quota-controller';
-import type { JsonObject } from '../../../../src/storage';
 import { controllerStack, ns, type ControllerStack } from './controller-stack';
+import type { JsonObject } from '../../../../src/apis/object';
 
 const pod = (name: string, memory?: string): JsonObject => ({
   apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'nginx', ...(memory === undefined ? {} : { resources: { requests: { memory } } }) }] },

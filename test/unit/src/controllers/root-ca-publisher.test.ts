@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { DESCRIPTION, RootCaPublisher } from '../../../../src/controllers/root-ca-publisher';
-import type { JsonObject } from '../../../../src/storage';
 import { controllerStack, ns, type ControllerStack } from './controller-stack';
+import type { JsonObject } from '../../../../src/apis/object';
 
 const CA = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 

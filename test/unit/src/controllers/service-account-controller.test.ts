@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { LeaderElector } from '../../../../src/controllers/leader-election';
 import { ServiceAccountController } from '../../../../src/controllers/service-account-controller';
-import type { JsonObject } from '../../../../src/storage';
 import { controllerStack, ns, type ControllerStack } from './controller-stack';
+import type { JsonObject } from '../../../../src/apis/object';
 
 describe('ServiceAccountController', () => {
   let stack: ControllerStack;

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { TokenCleaner } from '../../../../src/controllers/token-cleaner';
 import type { GenericRegistry } from '../../../../src/registry';
-import type { JsonObject } from '../../../../src/storage';
 import { ControllerHarness, Gate, electors, gatedRegistry } from '../../../support/controller-harness';
 import { until } from '../../../support/until';
 import { tokenSecret } from '../../../support/bootstrap-tokens';
+import type { JsonObject } from '../../../../src/apis/object';
 
 describe('controllers: token cleaner (tokencleaner)', function () {
   this.timeout(20_000);

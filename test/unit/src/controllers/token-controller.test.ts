@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { TokenController } from '../../../../src/controllers/token-controller';
-import type { JsonObject } from '../../../../src/storage';
 import { controllerStack, ns, type ControllerStack } from './controller-stack';
+import type { JsonObject } from '../../../../src/apis/object';
 
 const CA = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 /** A signer whose "token" shows what it was asked to sign (no key needed). */

@@ -3,8 +3,8 @@ import forge from 'node-forge';
 import { certificateApprovalPlugin } from '../../../../../src/admission/plugins/certificate-approval';
 import { certificateSigningPlugin } from '../../../../../src/admission/plugins/certificate-signing';
 import { certificateSubjectRestrictionPlugin, requestOrganizations } from '../../../../../src/admission/plugins/certificate-subject-restriction';
-import type { JsonObject } from '../../../../../src/storage';
 import { admit, attributes, makePlugin, refusal, testDeps } from '../plugin-harness';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 const csrs = { group: 'certificates.k8s.io', resource: 'certificatesigningrequests', kind: 'CertificateSigningRequest', namespace: '' };
 

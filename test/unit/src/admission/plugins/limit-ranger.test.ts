@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { limitRangerPlugin } from '../../../../../src/admission/plugins/limit-ranger';
-import type { JsonObject } from '../../../../../src/storage';
 import { admit, attributes, makePlugin, pod, refusal, testDeps } from '../plugin-harness';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 const limitRange = (limits: JsonObject[]): JsonObject => ({ apiVersion: 'v1', kind: 'LimitRange', metadata: { name: 'limits', namespace: 'ns' }, spec: { limits } });
 

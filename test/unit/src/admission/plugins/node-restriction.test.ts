@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { nodeRestrictionPlugin, forbiddenNodeLabels } from '../../../../../src/admission/plugins/node-restriction';
 import type { UserInfo } from '../../../../../src/authn/user-info';
-import type { JsonObject } from '../../../../../src/storage';
 import { admit, attributes, makePlugin, pod, refusal, testDeps } from '../plugin-harness';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 const kubelet: UserInfo = { name: 'system:node:n1', uid: '', groups: ['system:nodes', 'system:authenticated'], extra: {} };
 const node = (name: string, extra: JsonObject = {}): JsonObject => ({ apiVersion: 'v1', kind: 'Node', metadata: { name, uid: `uid-${name}`, ...((extra.metadata as JsonObject | undefined) ?? {}) }, spec: { ...((extra.spec as JsonObject | undefined) ?? {}) } });

@@ -6,8 +6,8 @@ import { defaultIngressClassPlugin } from '../../../../../src/admission/plugins/
 import { denyServiceExternalIpsPlugin } from '../../../../../src/admission/plugins/deny-service-external-ips';
 import { limitPodHardAntiAffinityTopologyPlugin } from '../../../../../src/admission/plugins/limit-pod-hard-anti-affinity-topology';
 import { securityContextDenyPlugin } from '../../../../../src/admission/plugins/security-context-deny';
-import type { JsonObject } from '../../../../../src/storage';
 import { admit, attributes, makePlugin, pod, refusal, testDeps } from '../plugin-harness';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 describe('AlwaysAdmit and AlwaysDeny', () => {
   it('admit everything, and refuse every write with 403', async () => {

@@ -3,8 +3,8 @@ import { expect } from 'chai';
 import { ownerReferencesPermissionEnforcementPlugin } from '../../../../../src/admission/plugins/owner-references-permission-enforcement';
 import { podNodeSelectorPlugin } from '../../../../../src/admission/plugins/pod-node-selector';
 import { podTolerationRestrictionPlugin } from '../../../../../src/admission/plugins/pod-toleration-restriction';
-import type { JsonObject } from '../../../../../src/storage';
 import { admit, attributes, makePlugin, namespace, pod, refusal, testDeps } from '../plugin-harness';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 const configMap = (ownerReferences: JsonObject[]): JsonObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'ns', ownerReferences } });
 const owner = (block?: boolean): JsonObject => ({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'u1', ...(block === undefined ? {} : { blockOwnerDeletion: block }) });

@@ -5,8 +5,8 @@ import { alwaysPullImagesPlugin } from '../../../../../src/admission/plugins/alw
 import { defaultTolerationSecondsPlugin } from '../../../../../src/admission/plugins/default-toleration-seconds';
 import { extendedResourceTolerationPlugin } from '../../../../../src/admission/plugins/extended-resource-toleration';
 import { taintNodesByConditionPlugin } from '../../../../../src/admission/plugins/taint-nodes-by-condition';
-import type { JsonObject } from '../../../../../src/storage';
 import { admit, attributes, makePlugin, pod, refusal, testDeps } from '../plugin-harness';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 describe('DefaultTolerationSeconds', () => {
   it('adds the not-ready and unreachable NoExecute tolerations for the flags\' seconds', async () => {

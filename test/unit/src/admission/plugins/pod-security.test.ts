@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { podSecurityPlugin } from '../../../../../src/admission/plugins/pod-security';
-import type { JsonObject } from '../../../../../src/storage';
 import { ALICE, admit, attributes, makePlugin, namespace, pod, refusal, testDeps, type Recorded } from '../plugin-harness';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 const RESTRICTED_VIOLATIONS = 'allowPrivilegeEscalation != false (container "c" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (container "c" must set securityContext.capabilities.drop=["ALL"]), runAsNonRoot != true (pod or container "c" must set securityContext.runAsNonRoot=true), seccompProfile (pod or container "c" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")';
 

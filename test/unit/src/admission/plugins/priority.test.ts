@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { priorityPlugin } from '../../../../../src/admission/plugins/priority';
-import type { JsonObject } from '../../../../../src/storage';
 import { admit, attributes, makePlugin, pod, refusal, testDeps } from '../plugin-harness';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 const priorityClass = (name: string, value: number, extra: JsonObject = {}): JsonObject => ({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value, preemptionPolicy: 'PreemptLowerPriority', ...extra });
 const classes = { group: 'scheduling.k8s.io', resource: 'priorityclasses', kind: 'PriorityClass', namespace: '' };

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { resourceQuotaPlugin } from '../../../../../src/admission/plugins/resource-quota';
-import type { JsonObject } from '../../../../../src/storage';
 import { ApiError } from '../../../../../src/util';
 import { admit, attributes, makePlugin, pod, refusal, testDeps } from '../plugin-harness';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 const quota = (name: string, hard: JsonObject, used: JsonObject | undefined, resourceVersion = '10'): JsonObject => ({
   apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name, namespace: 'ns', resourceVersion }, spec: { hard }, status: used === undefined ? { hard } : { hard, used },

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { runtimeClassPlugin } from '../../../../../src/admission/plugins/runtime-class';
-import type { JsonObject } from '../../../../../src/storage';
 import { admit, attributes, makePlugin, pod, refusal, testDeps } from '../plugin-harness';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 const runtimeClass = (extra: JsonObject): JsonObject => ({ apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: 'kata' }, handler: 'kata', ...extra });
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { serviceAccountPlugin, mountServiceAccountToken } from '../../../../../src/admission/plugins/service-account';
-import type { JsonObject } from '../../../../../src/storage';
 import { admit, attributes, makePlugin, pod, refusal, testDeps } from '../plugin-harness';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 const account = (name: string, extra: JsonObject = {}): JsonObject => ({ apiVersion: 'v1', kind: 'ServiceAccount', ...extra, metadata: { name, namespace: 'ns', ...((extra.metadata as JsonObject | undefined) ?? {}) } });
 

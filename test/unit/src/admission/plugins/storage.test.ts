@@ -3,8 +3,8 @@ import { expect } from 'chai';
 import { defaultStorageClassPlugin } from '../../../../../src/admission/plugins/default-storage-class';
 import { persistentVolumeClaimResizePlugin } from '../../../../../src/admission/plugins/persistent-volume-claim-resize';
 import { storageObjectInUseProtectionPlugin } from '../../../../../src/admission/plugins/storage-object-in-use-protection';
-import type { JsonObject } from '../../../../../src/storage';
 import { admit, attributes, makePlugin, refusal, testDeps } from '../plugin-harness';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 const claims = { resource: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim' };
 const claim = (spec: JsonObject = {}, extra: JsonObject = {}): JsonObject => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data', namespace: 'ns' }, spec: { resources: { requests: { storage: '1Gi' } }, ...spec }, ...extra });

@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { evaluatePod, forbiddenDetail, policyToEvaluate, PRIVILEGED_LATEST, type LevelVersion } from '../../../../../src/admission/pod-security/policy';
-import type { JsonObject } from '../../../../../src/storage';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 /** A container that passes every restricted check. */
 const good = (name: string, extra: JsonObject = {}): JsonObject => ({

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { calculateUsage, evaluatorFor } from '../../../../../src/admission';
 import { claimEvaluator, podEvaluator, quotaMatches, serviceEvaluator } from '../../../../../src/admission/quota/evaluators';
 import { resourceListJson } from '../../../../../src/admission/quantity';
-import type { JsonObject } from '../../../../../src/storage';
 import { pod } from '../plugin-harness';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 const usage = (evaluator: typeof podEvaluator, object: JsonObject) => resourceListJson(evaluator.usage(object, Date.parse('2025-01-01T00:00:00Z')));
 const quota = (hard: JsonObject, spec: JsonObject = {}): JsonObject => ({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q', namespace: 'ns' }, spec: { hard, ...spec }, status: { hard, used: {} } });

@@ -3,8 +3,8 @@ import { AdmissionChain, type AdmissionAttributes, type AdmissionPlugin } from '
 import { CircuitBreaker } from '../../../../../src/admission/webhook/circuit-breaker';
 import { mutatingAdmissionWebhook } from '../../../../../src/admission/webhook/webhook-plugins';
 import { ApiError } from '../../../../../src/util';
-import type { JsonObject } from '../../../../../src/storage';
 import { FakeCaller, Recorder, allow, configuration, deny, hook, patchWith, pluginDeps, pod, unreachable, type Json } from './webhook-test-kit';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 function createPod(object: JsonObject, recorder: Recorder, extra: Partial<AdmissionAttributes> = {}): AdmissionAttributes {
   return { operation: 'CREATE', group: '', version: 'v1', resource: 'pods', subresource: '', kind: 'Pod', namespace: 'default', name: String((object.metadata as Json).name), object, dryRun: false, recorder, userInfo: { name: 'alice', uid: '', groups: ['system:authenticated'], extra: {} }, options: { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1' }, ...extra };

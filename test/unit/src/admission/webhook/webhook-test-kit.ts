@@ -14,7 +14,7 @@ import type { WebhookAnswer, WebhookCaller } from '../../../../../src/admission/
 import type { ResourceCatalog } from '../../../../../src/admission/webhook/webhook-invocation';
 import type { WebhookPluginDeps } from '../../../../../src/admission/webhook/webhook-plugins';
 import { StaticWebhookSource } from '../../../../../src/admission/webhook/webhook-source';
-import type { JsonObject } from '../../../../../src/storage';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
