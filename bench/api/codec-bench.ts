@@ -5,8 +5,9 @@
  * ~2 KiB Pod, a 10,000-item ConfigMapList and a 10,000-item PodList. Medians of repeated runs.
  */
 import { performance } from 'node:perf_hooks';
-import { ProtobufCodec, type JsonObject } from '../../src/codec';
+import { ProtobufCodec } from '../../src/codec';
 import { median } from '../support/latency';
+import type { JsonObject } from '../../src/apis/object';
 
 export interface CodecRow {
   subject: string;

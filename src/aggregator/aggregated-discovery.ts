@@ -9,6 +9,7 @@
 import type { DiscoveryDocuments, JsonObject } from '../http';
 import { allApiServices, specOf, type ApiServiceLookup, type ApiServiceSpec } from './api-services';
 import type { AggregatedOpenApi } from './aggregated-openapi';
+import type { JsonObject } from '../apis/object';
 
 function remoteGroups(lookup: ApiServiceLookup, builtIn: ReadonlySet<string>): JsonObject[] {
   const byGroup = new Map<string, ApiServiceSpec[]>();

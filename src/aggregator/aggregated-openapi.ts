@@ -10,8 +10,7 @@ import { createHash } from 'node:crypto';
 import { goJsonStringify } from '../apis/openapi';
 import { OPENAPI_V2_PROTOBUF_CONTENT_TYPE, openApiV2ToProtobuf } from '../apis/openapi/openapi-v2-protobuf';
 import { sendToBackend, type ProxyTransport } from '../proxy';
-
-type JsonObject = Record<string, unknown>;
+import type { JsonObject } from '../apis/object';
 
 interface ExtensionSpecs {
   v2?: { paths: JsonObject; definitions: JsonObject };

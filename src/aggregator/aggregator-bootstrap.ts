@@ -12,7 +12,7 @@
 import { X509Certificate } from 'node:crypto';
 import { isApiError } from '../util';
 import type { GenericRegistry, ServedResource } from '../registry';
-import type { JsonObject } from '../storage';
+import type { JsonObject } from '../apis/object';
 
 /** kube-apiserver v1.25's apiVersionPriorities: [groupPriorityMinimum, versionPriority]. */
 const PRIORITIES: Record<string, [number, number]> = {

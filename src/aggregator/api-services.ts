@@ -7,8 +7,9 @@
  */
 import type { ServedResource } from '../registry';
 import { resourceKeyPrefix } from '../registry';
-import type { JsonObject, WatchCache } from '../storage';
+import type { WatchCache } from '../storage';
 import { joinHostPort, type ProxyTransport } from '../proxy';
+import type { JsonObject } from '../apis/object';
 
 export interface ApiServiceSpec {
   group?: string;

@@ -9,10 +9,10 @@
  * passes); only those with the replica's duties write the conditions (`writeStatus`).
  */
 import type { GenericRegistry } from '../registry';
-import type { JsonObject } from '../storage';
 import { sendToBackend } from '../proxy';
 import { allApiServices, resolveEndpoint, specOf, transportFor, type ApiServiceLookup } from './api-services';
 import type { AggregatedOpenApi } from './aggregated-openapi';
+import type { JsonObject } from '../apis/object';
 
 const DISCOVERY_CHECK_TIMEOUT_MS = 5000;
 

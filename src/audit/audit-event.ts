@@ -38,13 +38,13 @@ export function microTime(date: Date): string {
   return `${date.toISOString().slice(0, 23)}000Z`;
 }
 
-function record(value: unknown): Json | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
+function record(value: unknown): JsonObject | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
 }
 
-function userJson(user: UserInfo | undefined): Json {
+function userJson(user: UserInfo | undefined): JsonObject {
   if (user === undefined) return {};
-  const out: Json = {};
+  const out: JsonObject = {};
   if (user.name !== '') out.username = user.name;
   if (user.uid !== '') out.uid = user.uid;
   if (user.groups.length > 0) out.groups = [...user.groups];
@@ -70,7 +70,7 @@ function decodeBody(body: { contentType: string; bytes: Buffer; yamlAsJson?: str
 function withoutManagedFields(value: unknown): unknown {
   const object = record(value);
   if (object === undefined) return value;
-  let out: Json = object;
+  let out: JsonObject = object;
   const metadata = record(object.metadata);
   if (metadata !== undefined && 'managedFields' in metadata) {
     const { managedFields: _dropped, ...rest } = metadata;
@@ -100,7 +100,7 @@ export function withoutCredentials(value: unknown): unknown {
     return status === undefined || !('token' in status) ? object : { ...object, status: { ...status, token: '' } };
   }
   if (kind === 'Secret') {
-    const out: Json = { ...object };
+    const out: JsonObject = { ...object };
     if ('data' in out) out.data = blankValues(out.data);
     if ('stringData' in out) out.stringData = blankValues(out.stringData);
     return out;
@@ -109,12 +109,12 @@ export function withoutCredentials(value: unknown): unknown {
   return object;
 }
 
-function objectRefOf(record: AuditRecord, requestObject: unknown): Json | undefined {
+function objectRefOf(record: AuditRecord, requestObject: unknown): JsonObject | undefined {
   const info = record.info;
   if (info === undefined || !info.isResourceRequest) return undefined;
-  const fromBody = (record.verb === 'create' || record.verb === 'update') ? (recordOf(requestObject)?.metadata as Json | undefined) : undefined;
+  const fromBody = (record.verb === 'create' || record.verb === 'update') ? (recordOf(requestObject)?.metadata as JsonObject | undefined) : undefined;
   const text = (value: unknown) => (typeof value === 'string' ? value : '');
-  const ref: Json = {};
+  const ref: JsonObject = {};
   if (info.resource !== '') ref.resource = info.resource;
   const namespace = info.namespace !== '' ? info.namespace : text(fromBody?.namespace);
   if (namespace !== '') ref.namespace = namespace;
@@ -130,15 +130,15 @@ function objectRefOf(record: AuditRecord, requestObject: unknown): Json | undefi
   return ref;
 }
 
-function recordOf(value: unknown): Json | undefined {
+function recordOf(value: unknown): JsonObject | undefined {
   return record(value);
 }
 
-function responseStatusOf(auditRecord: AuditRecord): Json | undefined {
+function responseStatusOf(auditRecord: AuditRecord): JsonObject | undefined {
   if (auditRecord.authenticationFailure !== undefined) return { metadata: {}, message: auditRecord.authenticationFailure, code: auditRecord.responseCode };
   const status = auditRecord.responseStatus;
   if (status !== undefined) {
-    const out: Json = { metadata: {} };
+    const out: JsonObject = { metadata: {} };
     for (const field of ['status', 'message', 'reason', 'details'] as const) {
       const value = status[field];
       if (value !== undefined && value !== '' && value !== null) out[field] = value;
@@ -150,10 +150,10 @@ function responseStatusOf(auditRecord: AuditRecord): Json | undefined {
 }
 
 /** The Event of one record, ready for JSON.stringify. */
-export function auditEventOf(auditRecord: AuditRecord, protobuf?: ProtobufBodyDecoder): Json {
+export function auditEventOf(auditRecord: AuditRecord, protobuf?: ProtobufBodyDecoder): JsonObject {
   const level = auditRecord.level;
   const decoded = auditRecord.requestBody !== undefined ? decodeBody(auditRecord.requestBody, protobuf) : undefined;
-  const event: Json = {
+  const event: JsonObject = {
     kind: 'Event',
     apiVersion: 'audit.k8s.io/v1',
     level,

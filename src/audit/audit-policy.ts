@@ -20,6 +20,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import type { AuditLevel, AuditPolicyDecision, AuditRequestAttributes, AuditStage } from './audit-contract';
 import { AuditError, errorText } from './errors';
+import type { JsonObject } from '../apis/object';
 
 export interface GroupResources {
   readonly group: string;
@@ -49,10 +50,8 @@ const LEVELS: readonly AuditLevel[] = ['None', 'Metadata', 'Request', 'RequestRe
 const STAGES: readonly AuditStage[] = ['RequestReceived', 'ResponseStarted', 'ResponseComplete', 'Panic'];
 const VERSIONS = new Set(['audit.k8s.io/v1', 'audit.k8s.io/v1beta1', 'audit.k8s.io/v1alpha1']);
 
-type Json = Record<string, unknown>;
-
-function record(value: unknown): Json | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
+function record(value: unknown): JsonObject | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
 }
 
 function strings(value: unknown, path: string, errors: string[]): string[] {
@@ -126,7 +125,7 @@ function ruleOf(raw: unknown, path: string, errors: string[]): PolicyRule | unde
 
 /** Parses and validates a policy document's text; AuditError INVALID_POLICY with every error, one per line. */
 export function parseAuditPolicy(text: string, source = 'policy'): AuditPolicy {
-  let document: Json | undefined;
+  let document: JsonObject | undefined;
   try {
     document = record(parse(text) as unknown);
   } catch (err) {

@@ -24,8 +24,9 @@ import { timingSafeEqual } from 'node:crypto';
 import type { AuthenticationResult, TokenAuthenticator } from './authenticator';
 import { NOT_MINE, authenticationFailed } from './authenticator';
 import { errorText } from './errors';
-import { deletionTimeOf, resourceVersionOf, secretDataOf, uidOf, type KubeObject, type ObjectLookup } from './object-lookup';
+import { deletionTimeOf, resourceVersionOf, secretDataOf, uidOf, type ObjectLookup } from './object-lookup';
 import { BOOTSTRAPPERS_GROUP } from './user-info';
+import type { JsonObject } from '../apis/object';
 
 export const BOOTSTRAP_TOKEN_PATTERN = /^([a-z0-9]{6})\.([a-z0-9]{16})$/;
 export const BOOTSTRAP_TOKEN_SECRET_PREFIX = 'bootstrap-token-';
@@ -51,7 +52,7 @@ export interface BootstrapTokenOptions {
 }
 
 /** `expiration` of a bootstrap token Secret: undefined when none, NaN when unparsable. */
-function expirationOf(secret: KubeObject): number | undefined {
+function expirationOf(secret: JsonObject): number | undefined {
   const text = secretDataOf(secret, BOOTSTRAP_KEYS.expiration);
   if (text === undefined || text === '') return undefined;
   // RFC 3339 as Go's time.Parse(time.RFC3339) accepts it.
@@ -59,7 +60,7 @@ function expirationOf(secret: KubeObject): number | undefined {
   return Date.parse(text);
 }
 
-function isExpired(secret: KubeObject, nowMs: number): boolean {
+function isExpired(secret: JsonObject, nowMs: number): boolean {
   const expiration = expirationOf(secret);
   if (expiration === undefined) return false;
   return Number.isNaN(expiration) || expiration - nowMs <= 0;
@@ -89,7 +90,7 @@ export class BootstrapTokenAuthenticator implements TokenAuthenticator {
     if (match === null) return NOT_MINE;
     const [, id, tokenSecret] = match;
     const secretName = BOOTSTRAP_TOKEN_SECRET_PREFIX + id;
-    let secret: KubeObject | undefined;
+    let secret: JsonObject | undefined;
     try {
       secret = this.options.secrets(SYSTEM_NAMESPACE, secretName);
     } catch (error) {

@@ -12,6 +12,8 @@
  * const outcome = await auth.requests.authenticate({ headers: distinctHeaders(req.rawHeaders), peerCertificates });
  * ```
  */
+export { type JsonObject as KubeObject } from '../apis/object';
+
 export {
   NOT_MINE,
   authenticationFailed,
@@ -37,7 +39,7 @@ export {
 } from './user-info';
 export { AuthnError, isAuthnError, type AuthnErrorCode } from './errors';
 export { distinctHeaders, type HeaderMap } from './headers';
-export type { KubeObject, ObjectLookup, ServiceAccountLookups } from './object-lookup';
+export type { ObjectLookup, ServiceAccountLookups } from './object-lookup';
 
 export { buildAuthentication, type Authentication, type AuthenticationDependencies, type AuthenticationOptions } from './authentication-config';
 export { RequestAuthentication, describeFailures, type RequestAuthenticationOptions, type RequestAuthenticationOutcome } from './request-authentication';

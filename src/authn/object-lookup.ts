@@ -12,10 +12,10 @@
  *   `failed` outcome, never into an authenticated one.
  * - Returned objects are not modified by the caller.
  */
+import type { JsonObject } from '../apis/object';
+export { type JsonObject as KubeObject } from '../apis/object';
 
-export type KubeObject = { readonly [key: string]: unknown };
-
-export type ObjectLookup = (namespace: string, name: string) => KubeObject | undefined;
+export type ObjectLookup = (namespace: string, name: string) => JsonObject | undefined;
 
 /** The objects service-account token verification reads. */
 export interface ServiceAccountLookups {
@@ -30,17 +30,17 @@ function record(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
-export function metadataOf(object: KubeObject): Record<string, unknown> {
+export function metadataOf(object: JsonObject): Record<string, unknown> {
   return record(object.metadata) ?? {};
 }
 
-export function uidOf(object: KubeObject): string {
+export function uidOf(object: JsonObject): string {
   const uid = metadataOf(object).uid;
   return typeof uid === 'string' ? uid : '';
 }
 
 /** metadata.deletionTimestamp in milliseconds, undefined when the object is not being deleted. */
-export function deletionTimeOf(object: KubeObject): number | undefined {
+export function deletionTimeOf(object: JsonObject): number | undefined {
   const value = metadataOf(object).deletionTimestamp;
   if (typeof value !== 'string' || value === '') return undefined;
   const ms = Date.parse(value);
@@ -48,18 +48,18 @@ export function deletionTimeOf(object: KubeObject): number | undefined {
   return Number.isNaN(ms) ? 0 : ms;
 }
 
-export function resourceVersionOf(object: KubeObject): string {
+export function resourceVersionOf(object: JsonObject): string {
   const value = metadataOf(object).resourceVersion;
   return typeof value === 'string' ? value : '';
 }
 
 /** A Secret's `data[key]` decoded from base64 as UTF-8; undefined when absent or not a string. */
-export function secretDataOf(secret: KubeObject, key: string): string | undefined {
+export function secretDataOf(secret: JsonObject, key: string): string | undefined {
   const value = record(secret.data)?.[key];
   return typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : undefined;
 }
 
-export function stringField(object: KubeObject, ...path: string[]): string {
+export function stringField(object: JsonObject, ...path: string[]): string {
   let value: unknown = object;
   for (const key of path) value = record(value)?.[key];
   return typeof value === 'string' ? value : '';

@@ -34,7 +34,7 @@ import { compactVerify } from 'jose';
 import type { AuthenticationResult, TokenAuthenticator } from './authenticator';
 import { NOT_MINE, authenticationFailed } from './authenticator';
 import { aggregateMessage, errorText, quotedList } from './errors';
-import { deletionTimeOf, secretDataOf, uidOf, type KubeObject, type ObjectLookup, type ServiceAccountLookups } from './object-lookup';
+import { deletionTimeOf, secretDataOf, uidOf, type ObjectLookup, type ServiceAccountLookups } from './object-lookup';
 import type { ServiceAccountPublicKey } from './service-account-keys';
 import {
   BOUND_CLAIM,
@@ -46,6 +46,7 @@ import {
   type ObjectRef,
 } from './service-account-token';
 import type { UserInfo } from './user-info';
+import type { JsonObject } from '../apis/object';
 
 export const POD_NAME_EXTRA = 'authentication.kubernetes.io/pod-name';
 export const POD_UID_EXTRA = 'authentication.kubernetes.io/pod-uid';
@@ -243,7 +244,7 @@ class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
   }
 }
 
-function lookupObject(lookup: ObjectLookup, namespace: string, name: string, kind: string): KubeObject | undefined {
+function lookupObject(lookup: ObjectLookup, namespace: string, name: string, kind: string): JsonObject | undefined {
   try {
     return lookup(namespace, name);
   } catch (error) {
@@ -251,7 +252,7 @@ function lookupObject(lookup: ObjectLookup, namespace: string, name: string, kin
   }
 }
 
-function deletedLongAgo(object: KubeObject, nowMs: number): boolean {
+function deletedLongAgo(object: JsonObject, nowMs: number): boolean {
   const deletion = deletionTimeOf(object);
   return deletion !== undefined && deletion < nowMs - CLAIM_LEEWAY_MS;
 }

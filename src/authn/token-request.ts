@@ -27,6 +27,7 @@ import { ApiError, errors, type StatusCause } from '../util';
 import type { KubeObject, ObjectLookup } from './object-lookup';
 import { stringField, uidOf } from './object-lookup';
 import { EXPIRATION_EXTENSION_SECONDS, WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS, type ObjectRef, type ServiceAccountTokenSigner } from './service-account-token';
+import type { JsonObject } from '../apis/object';
 
 export const TOKEN_REQUEST_API_VERSION = 'authentication.k8s.io/v1';
 export const DEFAULT_TOKEN_EXPIRATION_SECONDS = 60 * 60;
@@ -44,7 +45,7 @@ export interface TokenRequestInput {
   /** The decoded request body. */
   readonly body: unknown;
   /** The account, from the watch cache; undefined when it does not exist. */
-  readonly serviceAccount: KubeObject | undefined;
+  readonly serviceAccount: JsonObject | undefined;
   readonly pods: ObjectLookup;
   readonly secrets: ObjectLookup;
   readonly signer: ServiceAccountTokenSigner;
@@ -64,10 +65,8 @@ export interface TokenRequestOutcome {
   readonly warnings: readonly string[];
 }
 
-type Json = Record<string, unknown>;
-
-function object(value: unknown): Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {};
+function object(value: unknown): JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : {};
 }
 
 /** apimachinery NewInvalid with one field error; the name is omitted from details when empty. */
@@ -141,7 +140,7 @@ export async function evaluateTokenRequest(input: TokenRequestInput): Promise<To
     const refName = typeof boundRef.name === 'string' ? boundRef.name : '';
     const refUid = typeof boundRef.uid === 'string' ? boundRef.uid : '';
     const gvk = groupVersionKind(typeof boundRef.apiVersion === 'string' ? boundRef.apiVersion : '', kind);
-    let found: KubeObject | undefined;
+    let found: JsonObject | undefined;
     if (gvk.group === '' && kind === 'Pod') {
       found = input.pods(input.namespace, refName);
       if (found === undefined) return errors.notFound({ group: '', resource: 'pods' }, refName);

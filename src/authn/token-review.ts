@@ -22,6 +22,7 @@ import { ApiError, errors } from '../util';
 import type { AuthenticationResult, TokenAuthenticator } from './authenticator';
 import { authenticateBearerToken, bearerTokenFromHeaders } from './bearer-token';
 import { ANONYMOUS, withAuthenticatedGroup } from './user-info';
+import type { JsonObject } from '../apis/object';
 
 export const TOKEN_REVIEW_VERSIONS = ['authentication.k8s.io/v1', 'authentication.k8s.io/v1beta1'] as const;
 
@@ -40,14 +41,12 @@ export interface TokenReviewInput {
   readonly anonymous?: boolean;
 }
 
-type Json = Record<string, unknown>;
-
-function object(value: unknown): Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {};
+function object(value: unknown): JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : {};
 }
 
 /** The reviewed TokenReview (201), or the ApiError v1.25 answers. Never throws an ApiError. */
-export async function reviewToken(input: TokenReviewInput): Promise<Json | ApiError> {
+export async function reviewToken(input: TokenReviewInput): Promise<JsonObject | ApiError> {
   const body = object(input.body);
   const spec = object(body.spec);
   const apiVersion = input.apiVersion ?? (TOKEN_REVIEW_VERSIONS.includes(body.apiVersion as never) ? (body.apiVersion as string) : TOKEN_REVIEW_VERSIONS[0]);
@@ -58,7 +57,7 @@ export async function reviewToken(input: TokenReviewInput): Promise<Json | ApiEr
 
   const metadata = { ...object(body.metadata) };
   if (!('creationTimestamp' in metadata)) metadata.creationTimestamp = null;
-  const review = (status: Json): Json => ({ kind: 'TokenReview', apiVersion, metadata, spec, status });
+  const review = (status: JsonObject): JsonObject => ({ kind: 'TokenReview', apiVersion, metadata, spec, status });
   if (input.tokens === undefined) return review({ user: {} });
 
   const requested = Array.isArray(spec.audiences) ? spec.audiences.filter((item): item is string => typeof item === 'string') : [];
@@ -79,7 +78,7 @@ export async function reviewToken(input: TokenReviewInput): Promise<Json | ApiEr
     return new ApiError(500, 'InternalError', 'Internal error occurred: error validating audiences', { causes: [{ message: 'error validating audiences' }] });
   }
   const user = withAuthenticatedGroup(result.user);
-  const userInfo: Json = {};
+  const userInfo: JsonObject = {};
   if (user.name !== '') userInfo.username = user.name;
   if (user.uid !== '') userInfo.uid = user.uid;
   if (user.groups.length > 0) userInfo.groups = [...user.groups];

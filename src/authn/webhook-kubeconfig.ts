@@ -14,6 +14,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { parseDocument } from 'yaml';
 import { AuthnError, errorText, fileMessage } from './errors';
+import type { JsonObject } from '../apis/object';
 
 export interface WebhookClientConfig {
   /** The URL TokenReviews are POSTed to, path included. */
@@ -27,17 +28,15 @@ export interface WebhookClientConfig {
   readonly basicAuth?: { readonly username: string; readonly password: string };
 }
 
-type Json = Record<string, unknown>;
-
-function record(value: unknown): Json | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
+function record(value: unknown): JsonObject | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
 }
 
 function invalid(file: string, what: string, line?: number): AuthnError {
   return new AuthnError('INVALID_WEBHOOK_CONFIG', fileMessage(file, line, what), { file, line });
 }
 
-function named(document: Json, list: string, body: string, name: string, file: string): Json | undefined {
+function named(document: JsonObject, list: string, body: string, name: string, file: string): JsonObject | undefined {
   const entries = document[list];
   if (entries === undefined || entries === null) return undefined;
   if (!Array.isArray(entries)) throw invalid(file, `${list} is not a list`);

@@ -7,8 +7,10 @@
  *     const result = await authz.authorizer.authorize(attributes);
  *     const failure = authorizationFailure(attributes, result); // undefined when allowed
  */
+export { type JsonObject as FeedObject } from '../apis/object';
+
 export type { AuthorizationAttributes, AuthorizationDecision, AuthorizationResult, Authorizer, NonResourceRule, ResourceRule, RuleResolver, RulesForUser } from './authorizer';
-export type { FeedEvent, FeedObject, ObjectFeed } from './object-feed';
+export type { FeedEvent, ObjectFeed } from './object-feed';
 export { AuthzError, type AuthzErrorCode } from './errors';
 /** Builds the chain for --authorization-mode; see authorization.ts. */
 export { createAuthorization, type Authorization, type AuthorizationConfig } from './authorization';

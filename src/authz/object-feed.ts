@@ -18,19 +18,19 @@ export interface FeedEvent {
   readonly type: WatchEventType;
   readonly key: string;
   /** For DELETED, the last state before deletion. */
-  readonly object: FeedObject;
-  readonly previous?: FeedObject;
+  readonly object: JsonObject;
+  readonly previous?: JsonObject;
   readonly revision: number;
 }
 
 export interface ObjectFeed {
   readonly isReady: boolean;
-  list(prefix: string): { items: FeedObject[]; revision: number };
+  list(prefix: string): { items: JsonObject[]; revision: number };
   subscribe(prefix: string, afterRevision: number, listener: (event: FeedEvent) => void, onReset: () => void): { cancel(): void };
 }
 
 /** `namespace/name`, or `name` for cluster-scoped objects: the key mirrors use. */
-export function objectKey(object: FeedObject): string {
+export function objectKey(object: JsonObject): string {
   const metadata = (object.metadata ?? {}) as { name?: string; namespace?: string };
   const name = metadata.name ?? '';
   return metadata.namespace ? `${metadata.namespace}/${name}` : name;
@@ -45,7 +45,7 @@ export interface MirrorChange<T> {
 
 export interface FeedMirrorOptions<T> {
   /** Turns a stored object into what the consumer keeps (parse once, not per request). */
-  convert: (object: FeedObject) => T;
+  convert: (object: JsonObject) => T;
   /** Told of every change after it is applied; a relist reports each key that differs. */
   onChange?: (changes: readonly MirrorChange<T>[]) => void;
   /** How often to look again while the feed is not ready. */
@@ -117,7 +117,7 @@ export class FeedMirror<T> {
       this.retryLater();
       return;
     }
-    let listed: { items: FeedObject[]; revision: number };
+    let listed: { items: JsonObject[]; revision: number };
     try {
       listed = this.feed.list(this.prefix);
     } catch (err) {

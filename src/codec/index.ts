@@ -1,5 +1,7 @@
+export { type JsonObject } from '../apis/object';
+
 export { ProtobufCodec } from './protobuf-codec';
-export type { JsonObject, TypeName, WatchEventJson } from './protobuf-codec';
+export type { TypeName, WatchEventJson } from './protobuf-codec';
 export { ProtobufCodecError } from './protobuf/protobuf-codec-error';
 export type { ProtobufCodecErrorReason } from './protobuf/protobuf-codec-error';
 export { EXPANDED_TEXT_BYTES_MAX, YamlCodecError, compareYamlV2Keys, decodeYaml, fromYaml, toYaml } from './yaml-codec';

@@ -24,8 +24,8 @@ import { WireWriter } from './protobuf/wire-writer';
 import { KindIndex } from './protobuf/kind-index';
 import { ProtobufCodecError } from './protobuf/protobuf-codec-error';
 import { WireToJson } from './protobuf/wire-to-json';
-
-export type JsonObject = { [key: string]: unknown };
+import type { JsonObject } from '../apis/object';
+export { type JsonObject } from '../apis/object';
 
 /** The apiVersion and kind that name an object's type. */
 export interface TypeName {

@@ -8,8 +8,8 @@ import { errors } from '../util';
 import { parseMediaRanges, type NonResourceRequestInfo, type RequestContext } from '../endpoints';
 import type { ApiMetrics } from '../observability/api-metrics';
 import { runHealthChecks, type HealthCheck } from './health-checks';
-
-export type JsonObject = { [key: string]: unknown };
+import type { JsonObject } from '../apis/object';
+export { type JsonObject } from '../apis/object';
 
 /** The documents served outside resource paths; each returns undefined for a path it does not know. */
 export interface DiscoveryDocuments {

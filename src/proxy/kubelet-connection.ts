@@ -6,6 +6,7 @@
  * status.daemonEndpoints.kubeletEndpoint, else the default port; always HTTPS.
  */
 import { UnknownReasonError } from './proxy-errors';
+import type { JsonObject } from '../apis/object';
 
 /** v1.25's default --kubelet-preferred-address-types. */
 export const DEFAULT_KUBELET_PREFERRED_ADDRESS_TYPES: readonly string[] = ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'];
@@ -17,8 +18,6 @@ export interface KubeletEndpoint {
   hostname: string;
   port: number;
 }
-
-type JsonObject = Record<string, unknown>;
 
 interface NodeAddress {
   type?: unknown;

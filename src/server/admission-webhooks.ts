@@ -25,7 +25,8 @@ import {
 } from '../admission';
 import type { ResourceResolver, TypedDecode } from '../endpoints';
 import { resourceKeyPrefix, strategyFor, type ServedResource } from '../registry';
-import type { JsonObject, ObjectStore, WatchCache } from '../storage';
+import type { ObjectStore, WatchCache } from '../storage';
+import type { JsonObject } from '../apis/object';
 
 /** A served resource as the catalogue describes it: subresources may name their own kind (scale, eviction). */
 export interface ServedResourceInfo extends ServedResource {

@@ -20,7 +20,7 @@ import { StorageMetrics } from '../observability/storage-metrics';
 import { StatusPage } from '../observability/status-page';
 import { deprecationOf } from '../apis/deprecations';
 import { GenericRegistry, ServiceAllocator, keyLayoutMoves, parseNodePortRange, resourceKeyPrefix, strategyFor, type AsyncConverter, type RegistryConfig, type ResourceStrategy, type ServedResource } from '../registry';
-import { ObjectStore, WatchCache, migrateKeyLayout, openStoreWatchCount, type JsonObject } from '../storage';
+import { ObjectStore, WatchCache, migrateKeyLayout, openStoreWatchCount } from '../storage';
 import { CRD_KEY_PREFIX } from '../apiextensions';
 import { EncryptionAtRest, type ValueTransformer } from '../storage';
 import { KubernetesServiceController } from '../controllers/kubernetes-service';

@@ -5,9 +5,10 @@
  * controllers and the store's members, as `kubectl get componentstatuses` shows it).
  */
 import type { KvClient } from '../../raft';
-import type { JsonObject, RequestScope, VirtualCreate, VirtualRead } from '../endpoints';
+import type { RequestScope, VirtualCreate, VirtualRead } from '../endpoints';
 import { bindPod, evictPod, listComponentStatuses, type DeleteOptions, type ServedResource } from '../registry';
 import { errors } from '../util';
+import type { JsonObject } from '../apis/object';
 
 function lookup(scope: RequestScope, group: string, version: string, resource: string): ServedResource {
   const found = scope.config.resolver.lookup(group, version, resource);

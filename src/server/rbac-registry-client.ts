@@ -9,7 +9,7 @@ import type { AdmissionAttributes, AdmissionPlugin } from '../admission';
 import { checkBindingEscalation, checkRoleEscalation, type Authorizer, type RbacAuthorizer, type RbacClient, type RbacKind, type RbacObject, type RoleRef } from '../authz';
 import { ApiError } from '../util';
 import type { GenericRegistry, ServedResource } from '../registry';
-import type { JsonObject } from '../storage';
+import type { JsonObject } from '../apis/object';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 const RESOURCE_OF: Record<RbacKind, string> = { ClusterRole: 'clusterroles', ClusterRoleBinding: 'clusterrolebindings', Role: 'roles', RoleBinding: 'rolebindings' };

@@ -34,6 +34,7 @@ import { STORE_PKI_FILES, pkiDirectory } from '../certificates';
 import type { JsonObject, VirtualCreate } from '../endpoints';
 import { authenticationFilter, authorizationFilter, auditFilter, impersonationFilter, requestInfoFilter, type Filter } from '../http';
 import type { WatchCache } from '../storage';
+import type { JsonObject } from '../apis/object';
 
 export interface ApiServerSecurity {
   authentication: AuthenticationOptions;

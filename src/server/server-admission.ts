@@ -26,7 +26,7 @@ import {
 import type { CircuitBreakerOptions } from '../admission';
 import type { Authorizer } from '../authz';
 import type { GenericRegistry, ServedResource } from '../registry';
-import type { JsonObject, ObjectStore, WatchCache } from '../storage';
+import type { ObjectStore, WatchCache } from '../storage';
 import { ApiError } from '../util';
 import { registerWebhookPlugins, type WebhookWiring } from './admission-webhooks';
 

@@ -7,9 +7,10 @@
 import { Catalogue } from '../../src/apis/catalogue';
 import { LeaderElector } from '../../src/controllers/leader-election';
 import { GenericRegistry, strategyFor, type ServedResource } from '../../src/registry';
-import { ObjectStore, WatchCache, type JsonObject } from '../../src/storage';
+import { ObjectStore, WatchCache } from '../../src/storage';
 import { memoryKv } from './memory-kv';
 import { until } from './until';
+import type { JsonObject } from '../../src/apis/object';
 
 export class ControllerHarness {
   private constructor(

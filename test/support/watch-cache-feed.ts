@@ -1,5 +1,6 @@
-import type { JsonObject, ObjectStore, StoreWatchEvent } from '../../src/storage/object-store';
+import type { ObjectStore, StoreWatchEvent } from '../../src/storage/object-store';
 import { WatchCache } from '../../src/storage/watch-cache';
+import type { JsonObject } from '../../src/apis/object';
 
 /**
  * A WatchCache over a stand-in store: filled with `items` at revision 10, then fed by `deliver`

@@ -20,6 +20,7 @@ import { AUTHENTICATED_GROUP, type UserInfo } from '../../authn';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer, NonResourceRule, ResourceRule, RuleResolver, RulesForUser } from '../authorizer';
 import { AuthzError } from '../errors';
 import { trimRightStars } from '../rbac/rule-matching';
+import type { JsonObject } from '../../apis/object';
 
 export const ABAC_GROUP_VERSION = 'abac.authorization.kubernetes.io/v1beta1';
 
@@ -33,16 +34,14 @@ export interface AbacPolicySpec {
   readonly nonResourcePath: string;
 }
 
-type Json = Record<string, unknown>;
-
-function field(object: Json, name: string, where: string): string {
+function field(object: JsonObject, name: string, where: string): string {
   const value = object[name];
   if (value === undefined || value === null) return '';
   if (typeof value !== 'string') throw new Error(`${where}.${name}: expected a string, got ${JSON.stringify(value)}`);
   return value;
 }
 
-function flag(object: Json, name: string, where: string): boolean {
+function flag(object: JsonObject, name: string, where: string): boolean {
   const value = object[name];
   if (value === undefined || value === null) return false;
   if (typeof value !== 'boolean') throw new Error(`${where}.${name}: expected a boolean, got ${JSON.stringify(value)}`);
@@ -58,12 +57,12 @@ export function parsePolicyLine(line: string): AbacPolicySpec {
     throw new Error(`invalid JSON: ${(err as Error).message}`);
   }
   if (decoded === null || typeof decoded !== 'object' || Array.isArray(decoded)) throw new Error('a policy line must be a JSON object');
-  const object = decoded as Json;
+  const object = decoded as JsonObject;
   const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
   const kind = typeof object.kind === 'string' ? object.kind : '';
   if (apiVersion === ABAC_GROUP_VERSION) {
     if (kind !== 'Policy') throw new Error(`no kind "${kind}" is registered for version "${apiVersion}"`);
-    const spec = (object.spec ?? {}) as Json;
+    const spec = (object.spec ?? {}) as JsonObject;
     let user = field(spec, 'user', 'spec');
     let group = field(spec, 'group', 'spec');
     if (user === '*' || group === '*') {

@@ -11,6 +11,7 @@
  * own edges, a delete removes them. `hasPathFrom` walks edges from an object until it reaches the
  * node (paths are at most four edges long).
  */
+import type { JsonObject } from '../../apis/object';
 
 export type VertexType = 'configmap' | 'node' | 'pod' | 'pv' | 'pvc' | 'secret' | 'serviceaccount' | 'volumeattachment';
 
@@ -20,17 +21,16 @@ export function vertex(type: VertexType, namespace: string, name: string): strin
   return `${type}/${namespace}/${name}`;
 }
 
-type Json = Record<string, unknown>;
-const obj = (v: unknown): Json => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});
-const arr = (v: unknown): Json[] => (Array.isArray(v) ? (v.map(obj)) : []);
+const obj = (v: unknown): JsonObject => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as JsonObject) : {});
+const arr = (v: unknown): JsonObject[] => (Array.isArray(v) ? (v.map(obj)) : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-function containersOf(spec: Json): Json[] {
+function containersOf(spec: JsonObject): JsonObject[] {
   return [...arr(spec.initContainers), ...arr(spec.containers), ...arr(spec.ephemeralContainers)];
 }
 
 /** podutil.VisitPodSecretNames. */
-export function podSecretNames(spec: Json): Set<string> {
+export function podSecretNames(spec: JsonObject): Set<string> {
   const names = new Set<string>();
   const add = (n: string): void => {
     if (n !== '') names.add(n);
@@ -51,7 +51,7 @@ export function podSecretNames(spec: Json): Set<string> {
 }
 
 /** podutil.VisitPodConfigmapNames. */
-export function podConfigMapNames(spec: Json): Set<string> {
+export function podConfigMapNames(spec: JsonObject): Set<string> {
   const names = new Set<string>();
   const add = (n: string): void => {
     if (n !== '') names.add(n);
@@ -68,7 +68,7 @@ export function podConfigMapNames(spec: Json): Set<string> {
 }
 
 /** The edges a pod contributes; none until it is bound to a node. */
-export function podEdges(pod: Json): Edge[] {
+export function podEdges(pod: JsonObject): Edge[] {
   const metadata = obj(pod.metadata);
   const spec = obj(pod.spec);
   const nodeName = str(spec.nodeName);
@@ -91,7 +91,7 @@ export function podEdges(pod: Json): Edge[] {
 }
 
 /** pvutil.VisitPVSecretNames, kubelet-visible references only: [namespace, name] pairs. */
-export function pvKubeletSecrets(pv: Json): Array<[string, string]> {
+export function pvKubeletSecrets(pv: JsonObject): Array<[string, string]> {
   const spec = obj(pv.spec);
   const claimNamespace = str(obj(spec.claimRef).namespace);
   const out: Array<[string, string]> = [];
@@ -113,7 +113,7 @@ export function pvKubeletSecrets(pv: Json): Array<[string, string]> {
   return out;
 }
 
-export function pvEdges(pv: Json): Edge[] {
+export function pvEdges(pv: JsonObject): Edge[] {
   const spec = obj(pv.spec);
   const claim = obj(spec.claimRef);
   if (spec.claimRef === undefined || spec.claimRef === null) return [];
@@ -123,7 +123,7 @@ export function pvEdges(pv: Json): Edge[] {
   return edges;
 }
 
-export function volumeAttachmentEdges(va: Json): Edge[] {
+export function volumeAttachmentEdges(va: JsonObject): Edge[] {
   const nodeName = str(obj(va.spec).nodeName);
   if (nodeName === '') return [];
   return [[vertex('volumeattachment', '', str(obj(va.metadata).name)), vertex('node', '', nodeName)]];

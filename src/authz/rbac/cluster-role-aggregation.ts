@@ -10,11 +10,12 @@
  * `retryMs`; the new version arriving from the feed queues the role again anyway.
  */
 import { labelSelectorFromObject } from '../../apis/selectors';
-import { FeedMirror, type FeedObject, type ObjectFeed } from '../object-feed';
+import { FeedMirror, type ObjectFeed } from '../object-feed';
 import { CLUSTER_ROLES_PREFIX } from './rbac-authorizer';
 import type { RbacClient } from './rbac-client';
 import { semanticEqual } from './policy-reconciler';
 import type { PolicyRule, RoleObject } from './types';
+import type { JsonObject } from '../../apis/object';
 
 export interface AggregationControllerOptions {
   log?: (line: string) => void;
@@ -50,7 +51,7 @@ export class ClusterRoleAggregationController {
   constructor(feed: ObjectFeed, private readonly client: RbacClient, private readonly options: AggregationControllerOptions = {}) {
     this.log = options.log ?? (() => undefined);
     this.roles = new FeedMirror(feed, CLUSTER_ROLES_PREFIX, {
-      convert: (object: FeedObject) => object as unknown as RoleObject,
+      convert: (object: JsonObject) => object as unknown as RoleObject,
       onChange: () => this.enqueueAggregated(),
       log: options.log,
     });

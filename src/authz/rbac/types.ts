@@ -2,7 +2,7 @@
  * rbac.authorization.k8s.io/v1 objects as stored (JSON), and their parsed, read-only forms
  * the authorizer keeps. Parsing normalises absent lists to empty ones, as Go's nil slices read.
  */
-import type { FeedObject } from '../object-feed';
+import type { JsonObject } from '../../apis/object';
 
 export const RBAC_GROUP = 'rbac.authorization.k8s.io';
 export const AUTOUPDATE_ANNOTATION = 'rbac.authorization.kubernetes.io/autoupdate';
@@ -119,12 +119,12 @@ export interface ParsedBinding {
   readonly roleRef: RoleRef;
 }
 
-export function parseRole(object: FeedObject): ParsedRole {
+export function parseRole(object: JsonObject): ParsedRole {
   const metadata = (object.metadata ?? {}) as ObjectMetaJson;
   return { name: metadata.name ?? '', namespace: metadata.namespace ?? '', rules: normalizeRules(object.rules) };
 }
 
-export function parseBinding(object: FeedObject): ParsedBinding {
+export function parseBinding(object: JsonObject): ParsedBinding {
   const metadata = (object.metadata ?? {}) as ObjectMetaJson;
   const subjects = Array.isArray(object.subjects) ? (object.subjects as Subject[]) : [];
   const ref = (object.roleRef ?? {}) as Partial<RoleRef>;

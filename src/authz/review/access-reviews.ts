@@ -17,13 +17,13 @@ import type { UserInfo } from '../../authn';
 import { ApiError, errors, type StatusCause } from '../../util';
 import type { AuthorizationAttributes, Authorizer, RuleResolver } from '../authorizer';
 import { goQuote } from '../rbac/go-text';
+import type { JsonObject } from '../../apis/object';
 
 export const AUTHORIZATION_GROUP = 'authorization.k8s.io';
 
 export type ReviewOutcome = { readonly ok: true; readonly object: Record<string, unknown> } | { readonly ok: false; readonly error: ApiError };
 
-type Json = Record<string, unknown>;
-const obj = (v: unknown): Json => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});
+const obj = (v: unknown): JsonObject => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as JsonObject) : {});
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const strs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
@@ -49,12 +49,12 @@ function printNonResource(value: unknown): string {
 }
 
 /** An approximation of %#v of metav1.ObjectMeta: the fields a client is likely to have set. */
-function printMeta(meta: Json): string {
+function printMeta(meta: JsonObject): string {
   const parts = [`Name:${goQuote(str(meta.name))}`, `GenerateName:${goQuote(str(meta.generateName))}`, `Namespace:${goQuote(str(meta.namespace))}`];
   return `v1.ObjectMeta{${parts.join(', ')}, ...}`;
 }
 
-function metaIsEmpty(meta: Json, allow: readonly string[]): boolean {
+function metaIsEmpty(meta: JsonObject, allow: readonly string[]): boolean {
   for (const [key, value] of Object.entries(meta)) {
     if (allow.includes(key) || key === 'managedFields' || value === null || value === undefined || value === '') continue;
     if (typeof value === 'object' && Object.keys(value as object).length === 0) continue;
@@ -63,7 +63,7 @@ function metaIsEmpty(meta: Json, allow: readonly string[]): boolean {
   return true;
 }
 
-function validateSpec(spec: Json, requireSubject: boolean): FieldError[] {
+function validateSpec(spec: JsonObject, requireSubject: boolean): FieldError[] {
   const errs: FieldError[] = [];
   const ra = spec.resourceAttributes;
   const na = spec.nonResourceAttributes;
@@ -75,7 +75,7 @@ function validateSpec(spec: Json, requireSubject: boolean): FieldError[] {
 }
 
 /** authorizationutil.ResourceAttributesFrom / NonResourceAttributesFrom. */
-export function attributesFromSpec(user: UserInfo, spec: Json): AuthorizationAttributes {
+export function attributesFromSpec(user: UserInfo, spec: JsonObject): AuthorizationAttributes {
   const ra = spec.resourceAttributes;
   if (ra !== undefined && ra !== null) {
     const r = obj(ra);
@@ -96,16 +96,16 @@ export function attributesFromSpec(user: UserInfo, spec: Json): AuthorizationAtt
   return { user, verb: str(n.verb), isResourceRequest: false, path: str(n.path), apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '' };
 }
 
-function userFromSpec(spec: Json): UserInfo {
+function userFromSpec(spec: JsonObject): UserInfo {
   const extra: Record<string, string[]> = {};
   for (const [key, values] of Object.entries(obj(spec.extra))) extra[key] = strs(values);
   return { name: str(spec.user), uid: str(spec.uid), groups: strs(spec.groups), extra };
 }
 
-async function decide(kind: string, body: Json, user: UserInfo, authorizer: Authorizer): Promise<ReviewOutcome> {
+async function decide(kind: string, body: JsonObject, user: UserInfo, authorizer: Authorizer): Promise<ReviewOutcome> {
   const spec = obj(body.spec);
   const result = await authorizer.authorize(attributesFromSpec(user, spec));
-  const status: Json = { allowed: result.decision === 'allow' };
+  const status: JsonObject = { allowed: result.decision === 'allow' };
   if (result.decision === 'deny') status.denied = true;
   if (result.reason !== '') status.reason = result.reason;
   if (result.error) status.evaluationError = result.error;
@@ -116,7 +116,7 @@ async function decide(kind: string, body: Json, user: UserInfo, authorizer: Auth
 }
 
 /** POST /apis/authorization.k8s.io/v1/subjectaccessreviews. */
-export async function evaluateSubjectAccessReview(body: Json, authorizer: Authorizer): Promise<ReviewOutcome> {
+export async function evaluateSubjectAccessReview(body: JsonObject, authorizer: Authorizer): Promise<ReviewOutcome> {
   const kind = 'SubjectAccessReview';
   const errs = validateSpec(obj(body.spec), true);
   const meta = obj(body.metadata);
@@ -126,7 +126,7 @@ export async function evaluateSubjectAccessReview(body: Json, authorizer: Author
 }
 
 /** POST /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews. */
-export async function evaluateLocalSubjectAccessReview(body: Json, requestNamespace: string, authorizer: Authorizer): Promise<ReviewOutcome> {
+export async function evaluateLocalSubjectAccessReview(body: JsonObject, requestNamespace: string, authorizer: Authorizer): Promise<ReviewOutcome> {
   const kind = 'LocalSubjectAccessReview';
   const meta = { ...obj(body.metadata) };
   // The create handler fills the namespace from the path, or refuses a different one.
@@ -151,7 +151,7 @@ export async function evaluateLocalSubjectAccessReview(body: Json, requestNamesp
 }
 
 /** POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews, for `user` (the requester). */
-export async function evaluateSelfSubjectAccessReview(body: Json, user: UserInfo | undefined, authorizer: Authorizer): Promise<ReviewOutcome> {
+export async function evaluateSelfSubjectAccessReview(body: JsonObject, user: UserInfo | undefined, authorizer: Authorizer): Promise<ReviewOutcome> {
   const kind = 'SelfSubjectAccessReview';
   const errs = validateSpec(obj(body.spec), false);
   const meta = obj(body.metadata);
@@ -162,21 +162,21 @@ export async function evaluateSelfSubjectAccessReview(body: Json, user: UserInfo
 }
 
 /** POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews, for `user` (the requester). */
-export async function evaluateSelfSubjectRulesReview(body: Json, user: UserInfo | undefined, resolver: RuleResolver): Promise<ReviewOutcome> {
+export async function evaluateSelfSubjectRulesReview(body: JsonObject, user: UserInfo | undefined, resolver: RuleResolver): Promise<ReviewOutcome> {
   if (user === undefined) return { ok: false, error: errors.badRequest('no user present on request') };
   const namespace = str(obj(body.spec).namespace);
   if (namespace === '') return { ok: false, error: errors.badRequest('no namespace on request') };
   const rules = await resolver.rulesFor(user, namespace);
-  const status: Json = {
+  const status: JsonObject = {
     resourceRules: rules.resourceRules.map((r) => {
-      const out: Json = { verbs: [...r.verbs] };
+      const out: JsonObject = { verbs: [...r.verbs] };
       if (r.apiGroups.length > 0) out.apiGroups = [...r.apiGroups];
       if (r.resources.length > 0) out.resources = [...r.resources];
       if (r.resourceNames.length > 0) out.resourceNames = [...r.resourceNames];
       return out;
     }),
     nonResourceRules: rules.nonResourceRules.map((r) => {
-      const out: Json = { verbs: [...r.verbs] };
+      const out: JsonObject = { verbs: [...r.verbs] };
       if (r.nonResourceURLs.length > 0) out.nonResourceURLs = [...r.nonResourceURLs];
       return out;
     }),

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { AuthzError } from '../errors';
+import type { JsonObject } from '../../apis/object';
 
 export interface WebhookEndpoint {
   /** The URL the SubjectAccessReview is POSTed to. */
@@ -23,11 +24,10 @@ export interface WebhookEndpoint {
   readonly insecureSkipTlsVerify: boolean;
 }
 
-type Json = Record<string, unknown>;
-const obj = (v: unknown): Json => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});
+const obj = (v: unknown): JsonObject => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as JsonObject) : {});
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-function named(list: unknown, key: string, name: string | undefined): Json | undefined {
+function named(list: unknown, key: string, name: string | undefined): JsonObject | undefined {
   const entries = Array.isArray(list) ? list.map(obj) : [];
   if (name === undefined) return entries.length === 1 ? obj(entries[0][key]) : undefined;
   const found = entries.find((e) => e.name === name);
@@ -40,7 +40,7 @@ function fail(file: string, why: string, cause?: unknown): never {
 
 /** Parses the kubeconfig `text` read from `file` (whose folder resolves relative paths). */
 export function parseWebhookKubeconfig(text: string, file: string): WebhookEndpoint {
-  let document: Json;
+  let document: JsonObject;
   try {
     document = obj(parseYaml(text));
   } catch (err) {
@@ -73,7 +73,7 @@ export function parseWebhookKubeconfig(text: string, file: string): WebhookEndpo
     if (decoded === '') fail(file, `${what} is not base64`);
     return decoded;
   };
-  const pem = (dataKey: string, fileKey: string, from: Json, what: string): string | undefined => {
+  const pem = (dataKey: string, fileKey: string, from: JsonObject, what: string): string | undefined => {
     if (str(from[dataKey]) !== '') return decode(str(from[dataKey]), dataKey);
     if (str(from[fileKey]) !== '') return readRelative(str(from[fileKey]), what);
     return undefined;

@@ -13,8 +13,7 @@ import type { ConversionPlans, FieldPlan, MessagePlan, ScalarType, SpecialKind, 
 import { parseGoDuration } from '../../util';
 import { parseRfc3339 } from './rfc3339';
 import type { WireWriter as Writer } from './wire-writer';
-
-type JsonObject = { [key: string]: unknown };
+import type { JsonObject } from '../../apis/object';
 
 const schemaPropsName = 'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps';
 

@@ -18,8 +18,7 @@ import { ProtobufCodecError } from './protobuf-codec-error';
 import type { ConversionPlans, FieldPlan, MessagePlan, ScalarType, SpecialKind, ValuePlan } from './conversion-plan';
 import { formatGoDuration } from '../../util';
 import { formatMicroTime, formatTime } from './rfc3339';
-
-type JsonObject = { [key: string]: unknown };
+import type { JsonObject } from '../../apis/object';
 
 /** Decodes the bytes of a RawExtension that start with the `k8s\0` envelope prefix. */
 export type EmbeddedDecoder = (raw: Uint8Array) => JsonObject;

@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { KvReplica } from '../../../raft';
 import { AdmissionChain, type AdmissionAttributes, type AdmissionPlugin, type SideEffects } from '../../../src/admission';
 import { GenericRegistry, strategyFor, type ServedResource } from '../../../src/registry';
-import { ObjectStore, type JsonObject } from '../../../src/storage';
+import { ObjectStore } from '../../../src/storage';
 import { ApiError } from '../../../src/util';
 import { freePort } from '../../support/raft-cluster';
+import type { JsonObject } from '../../../src/apis/object';
 
 const CONFIGMAPS: ServedResource = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', listKind: 'ConfigMapList', namespaced: true, verbs: ['create', 'get', 'list', 'update', 'patch', 'delete'], subresources: [] };
 

@@ -4,13 +4,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildAuthentication, type Authentication, type AuthenticationOptions } from '../../../../src/authn/authentication-config';
 import { distinctHeaders } from '../../../../src/authn/headers';
-import type { KubeObject, ServiceAccountLookups } from '../../../../src/authn/object-lookup';
+import type { ServiceAccountLookups } from '../../../../src/authn/object-lookup';
 import { generateServiceAccountKeyPair } from '../../../../src/authn/service-account-keys';
 import { CachedTokenAuthenticator } from '../../../../src/authn/token-cache';
 import { evaluateTokenRequest } from '../../../../src/authn/token-request';
 import { reviewToken } from '../../../../src/authn/token-review';
 import { ApiError } from '../../../../src/util/api-error';
 import { createTestCa, issueClientCertificate, type TestCertificate } from '../../../support/test-pki';
+import type { JsonObject } from '../../../../src/apis/object';
 
 const ISSUER = 'https://kubernetes.default.svc.cluster.local';
 const STATIC_TOKEN = 'static-token-0123456789';
@@ -19,7 +20,7 @@ describe('authn: authentication built from kube-apiserver options', () => {
   let dir: string;
   let clusterCa: TestCertificate;
   let proxyCa: TestCertificate;
-  let objects: Map<string, KubeObject>;
+  let objects: Map<string, JsonObject>;
   let logs: string[];
   let auth: Authentication;
 
@@ -61,7 +62,7 @@ describe('authn: authentication built from kube-apiserver options', () => {
 
   beforeEach(async () => {
     logs = [];
-    objects = new Map<string, KubeObject>([
+    objects = new Map<string, JsonObject>([
       ['serviceaccounts/apps/builder', { metadata: { name: 'builder', namespace: 'apps', uid: 'sa-uid' } }],
       ['pods/apps/web-0', { metadata: { name: 'web-0', namespace: 'apps', uid: 'pod-uid' }, spec: { serviceAccountName: 'builder' } }],
     ]);

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { BootstrapTokenAuthenticator } from '../../../../src/authn/bootstrap-token-authenticator';
-import type { KubeObject } from '../../../../src/authn/object-lookup';
+import type { JsonObject } from '../../../../src/apis/object';
 
 const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 const TOKEN = 'abcdef.0123456789abcdef';
 
-function secret(data: Record<string, string>, overrides: Record<string, unknown> = {}): KubeObject {
+function secret(data: Record<string, string>, overrides: Record<string, unknown> = {}): JsonObject {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -20,7 +20,7 @@ function secret(data: Record<string, string>, overrides: Record<string, unknown>
 const VALID = { 'token-id': 'abcdef', 'token-secret': '0123456789abcdef', 'usage-bootstrap-authentication': 'true' };
 
 describe('authn: bootstrap tokens', () => {
-  let stored: Map<string, KubeObject>;
+  let stored: Map<string, JsonObject>;
   let rejected: string[];
   let now: number;
 

@@ -2,10 +2,11 @@ import { expect } from 'chai';
 import { createHmac, generateKeyPairSync } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { AuthenticationResult, TokenAuthenticator } from '../../../../src/authn/authenticator';
-import type { KubeObject, ServiceAccountLookups } from '../../../../src/authn/object-lookup';
+import type { ServiceAccountLookups } from '../../../../src/authn/object-lookup';
 import { boundServiceAccountAuthenticator, legacyServiceAccountAuthenticator } from '../../../../src/authn/service-account-authenticator';
 import { parseSigningKeyPem, publicKeyOf, type ServiceAccountSigningKey } from '../../../../src/authn/service-account-keys';
 import { ServiceAccountTokenSigner } from '../../../../src/authn/service-account-token';
+import type { JsonObject } from '../../../../src/apis/object';
 
 const ISSUER = 'https://kubernetes.default.svc.cluster.local';
 const API_AUDIENCES = [ISSUER];
@@ -29,7 +30,7 @@ describe('authn: service-account tokens', () => {
   const otherKey = rsaSigningKey();
   const signer = new ServiceAccountTokenSigner(signingKey, ISSUER);
   const foreignSigner = new ServiceAccountTokenSigner(otherKey, ISSUER);
-  let objects: Map<string, KubeObject>;
+  let objects: Map<string, JsonObject>;
   let now: number;
 
   const lookups: ServiceAccountLookups = {

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { generateKeyPairSync } from 'node:crypto';
-import type { KubeObject } from '../../../../src/authn/object-lookup';
 import { boundServiceAccountAuthenticator } from '../../../../src/authn/service-account-authenticator';
 import { parseSigningKeyPem, publicKeyOf } from '../../../../src/authn/service-account-keys';
 import { ServiceAccountTokenSigner } from '../../../../src/authn/service-account-token';
 import { evaluateTokenRequest, type TokenRequestInput, type TokenRequestOutcome } from '../../../../src/authn/token-request';
 import { ApiError } from '../../../../src/util/api-error';
+import type { JsonObject } from '../../../../src/apis/object';
 
 const ISSUER = 'https://kubernetes.default.svc';
 const NOW = Date.parse('2026-05-01T10:00:00.500Z');
@@ -17,7 +17,7 @@ function claims(token: string): Record<string, unknown> {
 }
 
 describe('authn: TokenRequest', () => {
-  let objects: Map<string, KubeObject>;
+  let objects: Map<string, JsonObject>;
 
   beforeEach(() => {
     objects = new Map([

@@ -2,7 +2,8 @@
  * A tiny in-memory ObjectFeed for the authz tests: objects by key, a revision counter, and
  * subscribers told of every put and delete, as the watch cache tells them.
  */
-import type { FeedEvent, FeedObject, ObjectFeed } from '../../../../src/authz/object-feed';
+import type { FeedEvent, ObjectFeed } from '../../../../src/authz/object-feed';
+import type { JsonObject } from '../../../../src/apis/object';
 
 interface Sub {
   prefix: string;
@@ -11,13 +12,13 @@ interface Sub {
 }
 
 export class MemoryFeed implements ObjectFeed {
-  readonly objects = new Map<string, FeedObject>();
+  readonly objects = new Map<string, JsonObject>();
   revision = 0;
   isReady = true;
   private readonly subs = new Set<Sub>();
   listCalls = 0;
 
-  list(prefix: string): { items: FeedObject[]; revision: number } {
+  list(prefix: string): { items: JsonObject[]; revision: number } {
     if (!this.isReady) throw new Error('not ready');
     this.listCalls++;
     const items = [...this.objects.entries()].filter(([k]) => k.startsWith(prefix)).sort(([a], [b]) => (a < b ? -1 : 1)).map(([, o]) => o);
@@ -34,7 +35,7 @@ export class MemoryFeed implements ObjectFeed {
     return this.subs.size;
   }
 
-  put(key: string, object: FeedObject): void {
+  put(key: string, object: JsonObject): void {
     const previous = this.objects.get(key);
     this.revision++;
     const stored = { ...object, metadata: { ...(object.metadata as object), resourceVersion: String(this.revision) } };
@@ -75,11 +76,11 @@ export function user(name: string, groups: string[] = []): import('../../../../s
   return { name, uid: '', groups, extra: {} };
 }
 
-export const role = (ns: string, name: string, rules: unknown[]): FeedObject => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name, namespace: ns }, rules });
-export const clusterRole = (name: string, rules: unknown[], labels?: Record<string, string>): FeedObject => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name, ...(labels ? { labels } : {}) }, rules });
-export const roleBinding = (ns: string, name: string, roleKind: string, roleName: string, subjects: unknown[]): FeedObject => ({
+export const role = (ns: string, name: string, rules: unknown[]): JsonObject => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name, namespace: ns }, rules });
+export const clusterRole = (name: string, rules: unknown[], labels?: Record<string, string>): JsonObject => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name, ...(labels ? { labels } : {}) }, rules });
+export const roleBinding = (ns: string, name: string, roleKind: string, roleName: string, subjects: unknown[]): JsonObject => ({
   apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name, namespace: ns }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: roleKind, name: roleName }, subjects,
 });
-export const clusterRoleBinding = (name: string, roleName: string, subjects: unknown[]): FeedObject => ({
+export const clusterRoleBinding = (name: string, roleName: string, subjects: unknown[]): JsonObject => ({
   apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: roleName }, subjects,
 });

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ProtobufCodec, type JsonObject, type TypeName } from '../../../../src/codec';
+import { ProtobufCodec, type TypeName } from '../../../../src/codec';
 import { packagePath } from '../../../../src/util';
+import type { JsonObject } from '../../../../src/apis/object';
 
 // Go-encoded objects of every v1.25 kind, with their JSON: kubernetes/api testdata/HEAD at v0.25.16
 // (see the folder's README). The file name is <group>.<version>.<Kind>, with `core` for the core group.

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
-import { ProtobufCodec, ProtobufCodecError, type JsonObject } from '../../../../src/codec';
+import { ProtobufCodec, ProtobufCodecError } from '../../../../src/codec';
 import { packagePath } from '../../../../src/util';
 import { bytes, envelope, int, message } from './protobuf-wire';
+import type { JsonObject } from '../../../../src/apis/object';
 
 const codec = ProtobufCodec.load();
 
