@@ -5,7 +5,6 @@
  * store: nothing here trusts a field's type without checking it.
  */
 import type { JsonObject } from '../apis/object';
-export { type JsonObject } from '../apis/object';
 
 export interface ValidationRule {
   rule: string;

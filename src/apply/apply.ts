@@ -17,7 +17,6 @@ import {
 import { topologyForKind, type TopologyNode } from './schema-topology';
 import { compareValues, deepCopy, type Comparison, fieldSetOf, isJsonObject, isSameComparison, mergeValues, pruneValue, reconcileFieldSet } from './structured-value';
 import type { JsonObject } from '../apis/object';
-export { type JsonObject } from '../apis/object';
 
 /** One field another manager owns and the apply would change. */
 export interface ApplyConflict {

@@ -10,7 +10,6 @@
  * encoding is byte-identical to what Kubernetes writes.
  */
 import type { JsonObject } from '../apis/object';
-export { type JsonObject } from '../apis/object';
 
 export interface KeyField {
   readonly name: string;

@@ -1,5 +1,3 @@
-export { type JsonObject } from '../apis/object';
-
 export {
   apply, applyConflictMessage, applyConflictStatus, ApplyConflictError, describeManager, fieldsOf, managerFromUserAgent, updateManagedFields, type ApplyConflict, type ApplyOptions, type ManagedFieldsConverter, type UpdateOptions,
 } from './apply';

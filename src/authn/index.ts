@@ -12,7 +12,6 @@
  * const outcome = await auth.requests.authenticate({ headers: distinctHeaders(req.rawHeaders), peerCertificates });
  * ```
  */
-export { type JsonObject as KubeObject } from '../apis/object';
 
 export {
   NOT_MINE,

@@ -13,7 +13,6 @@
  * - Returned objects are not modified by the caller.
  */
 import type { JsonObject } from '../apis/object';
-export { type JsonObject as KubeObject } from '../apis/object';
 
 export type ObjectLookup = (namespace: string, name: string) => JsonObject | undefined;
 

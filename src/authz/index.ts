@@ -7,7 +7,6 @@
  *     const result = await authz.authorizer.authorize(attributes);
  *     const failure = authorizationFailure(attributes, result); // undefined when allowed
  */
-export { type JsonObject as FeedObject } from '../apis/object';
 
 export type { AuthorizationAttributes, AuthorizationDecision, AuthorizationResult, Authorizer, NonResourceRule, ResourceRule, RuleResolver, RulesForUser } from './authorizer';
 export type { FeedEvent, ObjectFeed } from './object-feed';

@@ -1,5 +1,3 @@
-export { type JsonObject } from '../apis/object';
-
 export { ProtobufCodec } from './protobuf-codec';
 export type { TypeName, WatchEventJson } from './protobuf-codec';
 export { ProtobufCodecError } from './protobuf/protobuf-codec-error';

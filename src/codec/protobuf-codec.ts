@@ -25,7 +25,6 @@ import { KindIndex } from './protobuf/kind-index';
 import { ProtobufCodecError } from './protobuf/protobuf-codec-error';
 import { WireToJson } from './protobuf/wire-to-json';
 import type { JsonObject } from '../apis/object';
-export { type JsonObject } from '../apis/object';
 
 /** The apiVersion and kind that name an object's type. */
 export interface TypeName {

@@ -11,7 +11,6 @@ import { goJsonStringify } from '../apis/openapi/go-json';
 import type { Representation } from './negotiation';
 import { MAX_REQUEST_BODY_BYTES } from './request-context';
 import type { JsonObject } from '../apis/object';
-export { type JsonObject } from '../apis/object';
 
 export interface ProtobufObjectCodec {
   supports(apiVersion: string, kind: string): boolean;

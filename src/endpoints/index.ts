@@ -3,7 +3,6 @@
  * filters fill, negotiation and the one response writer, body codecs, and one handler per verb.
  * src/http builds the filter chain in front of these; nothing here imports src/http.
  */
-export { type JsonObject } from '../apis/object';
 
 export { ResourceEndpoints } from './resource-endpoints';
 export { RequestContext, MAX_REQUEST_BODY_BYTES, type BodySource, type RequestHeaders } from './request-context';

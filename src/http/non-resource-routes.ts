@@ -9,7 +9,6 @@ import { parseMediaRanges, type NonResourceRequestInfo, type RequestContext } fr
 import type { ApiMetrics } from '../observability/api-metrics';
 import { runHealthChecks, type HealthCheck } from './health-checks';
 import type { JsonObject } from '../apis/object';
-export { type JsonObject } from '../apis/object';
 
 /** The documents served outside resource paths; each returns undefined for a path it does not know. */
 export interface DiscoveryDocuments {

@@ -9,7 +9,6 @@
  *   check, before any merging (forKind returns undefined for them);
  * - server-side apply (application/apply-patch+yaml) is a different mechanism and is not here.
  */
-export { type JsonObject as ObjectValue, type JsonObject, type JsonValue } from '../apis/object';
 export { applyJsonPatch, applyJsonPatchMarshaled, type FieldValidation, type PatchDecodeOptions } from './json-patch';
 export { applyMergePatch, applyMergePatchMarshaled } from './merge-patch';
 export { applyStrategicMergePatch, applyStrategicMergePatchKeepingPatch } from './strategic-merge-patch';

@@ -21,7 +21,6 @@ import { PatchSchema } from './patch-schema';
 import { applyStrategicMergePatchKeepingPatch } from './strategic-merge-patch';
 import type { TypeMeta } from './type-meta-change';
 import type { JsonObject, JsonValue } from '../apis/object';
-export { type JsonObject as ObjectValue } from '../apis/object';
 
 export const JSON_PATCH_TYPE = 'application/json-patch+json';
 export const MERGE_PATCH_TYPE = 'application/merge-patch+json';

@@ -3,7 +3,6 @@
  * the per-kind strategies behind one interface, list options, and the storage-to-Status
  * translation. Handlers call only what is exported here.
  */
-export { type JsonObject } from '../apis/object';
 
 export { GenericRegistry, groupResourceOf, metadataOf, objectName, type AsyncConverter, type DeleteOptions, type DeleteResult, type ItemJson, type ListResponse, type RegistryConfig, type WriteAllocator, type WriteOptions } from './generic-registry';
 export { planGet, planList, parseResourceVersion, encodeContinueToken, decodeContinueToken, EXPIRED_CONTINUE_MESSAGE, type ListPlan, type ReadMode } from './list-options';

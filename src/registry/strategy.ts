@@ -13,7 +13,6 @@ import type { FieldLabelConversion } from '../apis/selectors';
 import type { UserInfo } from '../authn';
 import type { StatusCause } from '../util';
 import type { JsonObject } from '../apis/object';
-export { type JsonObject } from '../apis/object';
 
 /** The subresource an update goes through; `finalize` is namespaces/finalize, `approval` certificatesigningrequests/approval. */
 export type UpdateSubresource = '' | 'status' | 'finalize' | 'approval';

@@ -2,7 +2,6 @@
  * Objects over the store's KV client (the one place a revision becomes a resourceVersion) and
  * the watch cache that serves every watch of a replica from one store stream.
  */
-export { type JsonObject } from '../apis/object';
 
 export { ObjectStore, openStoreWatchCount, keyBytes, storeError, type StoredObject, type ListOptions, type ListResult, type PagedResult, type StoredJson, type SideKeys, type StoreWatch, type StoreWatchEvent, type WatchEventType } from './object-store';
 export { WatchCache, encodedEvent, type CacheSubscription, type CachedEvent, type CacheListener, type ListenerBatch, type SubscribeOptions, type WatchCacheOptions } from './watch-cache';

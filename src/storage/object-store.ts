@@ -14,7 +14,6 @@ import { StorageError } from './errors';
 import type { StoredValueTransformer } from './encryption';
 import { decodeStoredJson, storedForm, withResourceVersion } from './stored-json';
 import type { JsonObject } from '../apis/object';
-export { type JsonObject } from '../apis/object';
 
 export interface StoredObject {
   key: string;

@@ -6,6 +6,4 @@
  *   needsConversion('events.k8s.io/v1', 'Event', 'v1'); // true
  */
 
-export { type JsonObject } from '../object';
-
 export { convertVersion, needsConversion } from './version-converter';

@@ -3,7 +3,6 @@
  * the order Go's structs declare their fields, so they print as kube-apiserver prints them.
  */
 import type { JsonObject } from '../object';
-export { type JsonObject } from '../object';
 
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -16,7 +16,6 @@ import { flowControlConversions } from './flow-control-conversion';
 import { horizontalPodAutoscalerConversion } from './horizontal-pod-autoscaler-conversion';
 import { deepCopy } from './json-object';
 import type { JsonObject } from '../object';
-export { type JsonObject } from '../object';
 
 const FAMILIES: readonly ConversionFamily[] = [
   eventConversion,

@@ -1,6 +1,4 @@
 
-export { type JsonObject } from '../object';
-
 export { applyDefaults } from './object-defaulter';
 export { podQosClass } from './pod-qos-class';
 export type { PodQosClass } from './pod-qos-class';

@@ -4,7 +4,6 @@
  * or null, a value field (string, number, bool) also when it holds its zero value.
  */
 import type { JsonObject } from '../object';
-export { type JsonObject } from '../object';
 
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -16,7 +16,6 @@ import { rbacV1Defaulters } from './rbac-v1-defaults';
 import { schedulingV1Defaulters } from './scheduling-v1-defaults';
 import { storageV1Defaulters } from './storage-v1-defaults';
 import type { JsonObject } from '../object';
-export { type JsonObject } from '../object';
 
 type Defaulters = Readonly<Record<string, (object: JsonObject) => void>>;
 

@@ -14,7 +14,6 @@
 import { readFileSync } from 'node:fs';
 import { packagePath } from '../../util';
 import type { JsonObject } from '../object';
-export { type JsonObject } from '../object';
 
 /**
  * What the generated file holds. A field's type is '' (written as it is: scalars, lists of

@@ -7,7 +7,6 @@
  * names in error texts, and text/template's comparison rules for filters.
  */
 import type { JsonObject } from '../object';
-export { type JsonObject } from '../object';
 
 /** A float64 or uint8 that a plain JavaScript number would be mistaken for an int64. */
 export class GoScalar {

@@ -5,8 +5,6 @@
  *   const apps = documents.v3Document('apis/apps/v1'); // { body, etag, hash }
  */
 
-export { type JsonObject, type JsonValue } from '../object';
-
 export { goJsonStringify } from './go-json';
 export {
   OpenApiDocuments,

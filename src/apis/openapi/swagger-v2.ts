@@ -12,7 +12,6 @@
  */
 import { assert } from '../../util';
 import { isJsonObject, type JsonObject } from '../object';
-export { type JsonValue, type JsonObject } from '../object';
 
 export interface SwaggerV2Options {
   /** `info.version`, e.g. "v1.25.16". */

@@ -3,8 +3,6 @@
  * rejected, unknown members pruned and reported) as kube-apiserver's decoding into Go structs does.
  */
 
-export { type JsonObject } from '../object';
-
 export { OpenApiSchemas, resolveSchema, splitApiVersion, SCHEMA_REF_PREFIX, type GroupVersionKind, type KindSchema, type OpenApiSchema, type SchemaTable } from './openapi-schemas';
 export { typedDecode, TypedDecoder, TypedDecodeError, type DecodeSource, type FieldValidation, type TypedDecodeResult } from './typed-decoder';
 export { findDuplicateFields, scanDuplicateFields, type DuplicateField } from './duplicate-fields';

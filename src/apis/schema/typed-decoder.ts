@@ -32,7 +32,6 @@ import { formatGoTime, GO_ZERO_TIME_MILLIS, parseGoTime, type GoTimeLayout } fro
 import { elementTypeName, goStructName, goTypeName, namedFieldType } from './go-type-names';
 import { OpenApiSchemas, resolveSchema, splitApiVersion, type OpenApiSchema, type SchemaTable } from './openapi-schemas';
 import type { JsonObject } from '../object';
-export { type JsonObject } from '../object';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 /** What the Go struct is filled from: JSON text (bodies, JSON and merge patches) or the unstructured converter (strategic merge patches). */

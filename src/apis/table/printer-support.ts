@@ -5,7 +5,6 @@
 import { labelSelectorFromObject, type LabelSelectorObject } from '../selectors';
 import { humanDuration } from './human-duration';
 import type { JsonObject } from '../object';
-export { type JsonObject } from '../object';
 
 /** metav1.TableColumnDefinition: every field is serialized, even when empty. */
 export interface TableColumnDefinition {

@@ -1,6 +1,4 @@
 
-export { type JsonObject } from '../object';
-
 export type { FieldError, FieldErrorType } from './field-error';
 export { GoValue, fieldErrorCause, fieldErrorMessage, formatGoValue, goQuote, invalidMessage, qualifiedKind, required, invalid, notSupported, tooLong, forbidden } from './field-error';
 export { FieldPath } from './field-path';

@@ -4,7 +4,6 @@
  * which is what kube-apiserver's typed structs would hold at validation time.
  */
 import type { JsonObject } from '../object';
-export { type JsonObject } from '../object';
 
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
