@@ -19,14 +19,17 @@
  * - `JsonValue`: any decoded JSON value.
  * - `isJsonObject(value)`: narrows to `JsonObject` (not null, not an array).
  * - `isJsonValue(value)`: narrows to `JsonValue`, checking every member recursively.
+ * - `asJsonObject(value)`: the object, or undefined; `objectOrEmpty(value)`: the object, or `{}`.
  * - `setMember(object, key, value)`: assignment that keeps "__proto__" a plain member.
  * - `deepCopy(value)`: a copy sharing nothing, key order kept.
  * @example
  *   isJsonObject([]); // false
  *   isJsonValue({ a: [1, 'x', null] }); // true
+ *   asJsonObject('x'); // undefined
+ *   objectOrEmpty(objectOrEmpty(pod.spec).securityContext).runAsUser; // undefined when either is absent
  *   const copy = deepCopy({ a: { b: 1 } }); // copy.a !== original.a
  */
-export { deepCopy, isJsonObject, isJsonValue, setMember, type JsonObject, type JsonValue } from './json-value';
+export { asJsonObject, deepCopy, isJsonObject, isJsonValue, objectOrEmpty, setMember, type JsonObject, type JsonValue } from './json-value';
 
 /**
  * Readers of metadata (metav1.ObjectMeta); an absent field reads as "" or empty.

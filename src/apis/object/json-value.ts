@@ -25,6 +25,19 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The value when it is a JSON object, else undefined (a nil pointer to a struct in Go). */
+export function asJsonObject(value: unknown): JsonObject | undefined {
+  return isJsonObject(value) ? value : undefined;
+}
+
+/**
+ * The value when it is a JSON object, else a detached empty object: Go's zero struct, for tolerant
+ * readers that walk a path of fields (`objectOrEmpty(objectOrEmpty(pod.spec).securityContext)`).
+ */
+export function objectOrEmpty(value: unknown): JsonObject {
+  return isJsonObject(value) ? value : {};
+}
+
 /** True when `value`, and everything inside it, is JSON: what the strict shape promises. */
 export function isJsonValue(value: unknown): value is JsonValue {
   switch (typeof value) {

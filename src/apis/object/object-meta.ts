@@ -4,12 +4,11 @@
  * struct would hold it. Only `ensureMetadata` adds a missing `metadata` to the object, for code
  * that is about to write into it (the registry's system fields, mutating admission).
  */
-import { isJsonObject, setMember, type JsonObject } from './json-value';
+import { isJsonObject, objectOrEmpty, setMember, type JsonObject } from './json-value';
 
 /** The object's metadata; a detached empty object when absent or not an object (never attached). */
 export function metadataOf(object: JsonObject | undefined): JsonObject {
-  const metadata = object?.metadata;
-  return isJsonObject(metadata) ? metadata : {};
+  return objectOrEmpty(object?.metadata);
 }
 
 /** The object's metadata, created (and attached) when absent or not an object. */

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { deepCopy, isJsonObject, isJsonValue, setMember, type JsonObject } from '../../../../../src/apis/object';
+import { asJsonObject, deepCopy, isJsonObject, isJsonValue, objectOrEmpty, setMember, type JsonObject } from '../../../../../src/apis/object';
 
 describe('apis/object: JSON values', () => {
   describe('isJsonObject', () => {
@@ -7,6 +7,22 @@ describe('apis/object: JSON values', () => {
       expect(isJsonObject({})).to.equal(true);
       expect(isJsonObject({ a: 1 })).to.equal(true);
       for (const value of [null, undefined, [], [{}], 'x', 1, true]) expect(isJsonObject(value), String(value)).to.equal(false);
+    });
+  });
+
+  describe('asJsonObject and objectOrEmpty', () => {
+    it('return an object as it is, the same instance', () => {
+      const object = { a: 1 };
+      expect(asJsonObject(object)).to.equal(object);
+      expect(objectOrEmpty(object)).to.equal(object);
+    });
+
+    it('read anything else as undefined, or as a new empty object', () => {
+      for (const value of [null, undefined, [], 'x', 0]) {
+        expect(asJsonObject(value), String(value)).to.equal(undefined);
+        expect(objectOrEmpty(value), String(value)).to.deep.equal({});
+      }
+      expect(objectOrEmpty(null)).not.to.equal(objectOrEmpty(null));
     });
   });
 
