@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { AdmissionError } from './errors';
-import type { JsonObject } from '../apis/object';
+import { isJsonObject, type JsonObject } from '../apis/object';
 
 export const ADMISSION_CONFIG_GROUP = 'apiserver.config.k8s.io';
 const ADMISSION_CONFIG_VERSIONS = ['v1', 'v1alpha1'];
@@ -35,16 +35,12 @@ export interface AdmissionConfigProvider {
 
 const EMPTY: AdmissionConfigProvider = { configFor: () => undefined };
 
-function isMapping(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /** Parses a plugin's configuration text (YAML is a superset of JSON). */
 export function pluginConfigFromText(text: string, path?: string): AdmissionPluginConfig {
   let object: JsonObject | undefined;
   try {
     const parsed: unknown = parseYaml(text);
-    object = isMapping(parsed) ? parsed : undefined;
+    object = isJsonObject(parsed) ? parsed : undefined;
   } catch {
     object = undefined;
   }
@@ -73,7 +69,7 @@ export function readAdmissionConfiguration(path: string, enabled: readonly strin
   } catch (err) {
     throw invalid(`error converting YAML to JSON: ${(err as Error).message}`);
   }
-  if (!isMapping(parsed)) throw invalid(`couldn't get version/kind; json parse error: the admission control configuration in "${path}" is not an object`);
+  if (!isJsonObject(parsed)) throw invalid(`couldn't get version/kind; json parse error: the admission control configuration in "${path}" is not an object`);
   const apiVersion = typeof parsed.apiVersion === 'string' ? parsed.apiVersion : '';
   const kind = typeof parsed.kind === 'string' ? parsed.kind : '';
   if (apiVersion === '' || kind === '') {
@@ -95,12 +91,12 @@ export function readAdmissionConfiguration(path: string, enabled: readonly strin
   const baseDir = dirname(resolve(path));
   const byName = new Map<string, AdmissionPluginConfig | undefined>();
   for (const [i, entry] of plugins.entries()) {
-    if (!isMapping(entry) || typeof entry.name !== 'string') throw invalid(`decoding admission control configuration from "${path}": plugins[${i}].name must be a string`);
+    if (!isJsonObject(entry) || typeof entry.name !== 'string') throw invalid(`decoding admission control configuration from "${path}": plugins[${i}].name must be a string`);
     // The first entry for a name wins, as ConfigFor returns the first match.
     if (byName.has(entry.name)) continue;
     if (entry.configuration !== undefined && entry.configuration !== null) {
       const json = JSON.stringify(entry.configuration);
-      byName.set(entry.name, { text: json, object: isMapping(entry.configuration) ? entry.configuration : undefined });
+      byName.set(entry.name, { text: json, object: isJsonObject(entry.configuration) ? entry.configuration : undefined });
       continue;
     }
     if (typeof entry.path === 'string' && entry.path !== '') {

@@ -14,8 +14,7 @@ import { Agent, request } from 'undici';
 import { errors } from '../util';
 import type { ServiceResolver } from '../admission';
 import type { WebhookClientConfig } from './crd-model';
-import { isObject } from './json-schema';
-import type { JsonObject } from '../apis/object';
+import { isJsonObject, type JsonObject } from '../apis/object';
 
 const TIMEOUT_MS = 30_000;
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
@@ -93,16 +92,16 @@ export class ConversionWebhookClient {
     } catch {
       throw failed('unmarshal of the webhook response failed');
     }
-    const response = isObject(answer.response) ? answer.response : undefined;
+    const response = isJsonObject(answer.response) ? answer.response : undefined;
     if (response === undefined) throw failed('no response provided');
     if (response.uid !== uid) throw failed(`expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(response.uid ?? '')}`);
-    const result = isObject(response.result) ? response.result : {};
+    const result = isJsonObject(response.result) ? response.result : {};
     if (result.status !== 'Success') throw errors.internal(new Error(`conversion webhook for ${gvkText(desiredApiVersion, target.kind)} returned failure: ${String(result.message ?? '')}`));
     const converted = Array.isArray(response.convertedObjects) ? response.convertedObjects : [];
     if (converted.length !== objects.length) throw failed(`expected ${objects.length} converted objects, got ${converted.length}`);
     return converted.map((object, i) => {
       const original = objects[i] as JsonObject;
-      if (!isObject(object)) throw failed(`converted object at index ${i} is not an object`);
+      if (!isJsonObject(object)) throw failed(`converted object at index ${i} is not an object`);
       if (object.apiVersion !== desiredApiVersion) throw failed(`invalid converted object at index ${i}: expected apiVersion ${desiredApiVersion}, got ${String(object.apiVersion)}`);
       if (object.kind !== original.kind) throw failed(`invalid converted object at index ${i}: expected kind ${String(original.kind)}, got ${String(object.kind)}`);
       return { ...object, metadata: restoredMetadata(original, object, i, failed) };
@@ -121,8 +120,8 @@ export class ConversionWebhookClient {
 
 /** Only labels and annotations are the webhook's to change; identity changes are an error. */
 function restoredMetadata(original: JsonObject, converted: JsonObject, index: number, failed: (why: string) => Error): JsonObject {
-  const before = isObject(original.metadata) ? original.metadata : {};
-  const after = isObject(converted.metadata) ? converted.metadata : {};
+  const before = isJsonObject(original.metadata) ? original.metadata : {};
+  const after = isJsonObject(converted.metadata) ? converted.metadata : {};
   for (const key of ['name', 'namespace', 'uid']) {
     if ((after[key] ?? '') !== (before[key] ?? '')) throw failed(`invalid metadata in object at index ${index}: ${key} cannot be changed`);
   }

@@ -20,8 +20,7 @@ import type { GenericRegistry, ServedResource } from '../registry';
 import { ApiError } from '../util';
 import { acceptedNames, CLEANUP_FINALIZER, crdGroup, crdName, isConditionTrue, specNames, withCondition, type CrdCondition, type CrdNames } from './crd-model';
 import type { CustomResourceIndex } from './custom-resource-index';
-import { isObject } from './json-schema';
-import type { JsonObject } from '../apis/object';
+import { isJsonObject, type JsonObject } from '../apis/object';
 
 export interface CrdControllerOptions {
   registry: GenericRegistry;
@@ -88,7 +87,7 @@ export class CrdController {
   async reconcile(name: string): Promise<void> {
     const crd = this.current(name);
     if (crd === undefined) return;
-    const metadata = isObject(crd.metadata) ? crd.metadata : {};
+    const metadata = isJsonObject(crd.metadata) ? crd.metadata : {};
     if (metadata.deletionTimestamp !== undefined) {
       const finalizers = Array.isArray(metadata.finalizers) ? metadata.finalizers : [];
       if (finalizers.includes(CLEANUP_FINALIZER)) await this.cleanUp(crd);
@@ -114,8 +113,8 @@ export class CrdController {
 
   private async acceptNames(crd: JsonObject): Promise<void> {
     const requested = specNames(crd);
-    const accepted = isObject(crd.status) && isObject(crd.status.acceptedNames) ? acceptedNames(crd) : { plural: '', singular: '', kind: '', listKind: '', shortNames: [], categories: [] };
-    const rawAccepted = isObject(crd.status) && isObject(crd.status.acceptedNames) ? crd.status.acceptedNames : {};
+    const accepted = isJsonObject(crd.status) && isJsonObject(crd.status.acceptedNames) ? acceptedNames(crd) : { plural: '', singular: '', kind: '', listKind: '', shortNames: [], categories: [] };
+    const rawAccepted = isJsonObject(crd.status) && isJsonObject(crd.status.acceptedNames) ? crd.status.acceptedNames : {};
     const { resources, kinds } = this.namesInUse(crd);
     const next: CrdNames = { ...accepted, plural: String(rawAccepted.plural ?? ''), singular: String(rawAccepted.singular ?? ''), kind: String(rawAccepted.kind ?? ''), listKind: String(rawAccepted.listKind ?? '') };
     let condition: CrdCondition = { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' };
@@ -144,7 +143,7 @@ export class CrdController {
     if (next.categories.length > 0) namesObject.categories = next.categories;
     let conditions = withCondition(crd, condition, now);
     if (established !== undefined) conditions = withCondition({ ...crd, status: { ...(crd.status as JsonObject), conditions } }, established, now);
-    const status = isObject(crd.status) ? crd.status : {};
+    const status = isJsonObject(crd.status) ? crd.status : {};
     if (JSON.stringify(status.acceptedNames) === JSON.stringify(namesObject) && JSON.stringify(stripTimes(status.conditions)) === JSON.stringify(stripTimes(conditions))) return;
     await this.writeStatus(crd, { ...status, acceptedNames: namesObject, conditions });
   }
@@ -163,7 +162,7 @@ export class CrdController {
   private async cleanUp(crd: JsonObject): Promise<void> {
     const name = crdName(crd);
     const now = this.options.now?.() ?? nowRfc3339();
-    const terminating = (isObject(crd.status) && Array.isArray(crd.status.conditions) ? crd.status.conditions : []).find((c) => isObject(c) && c.type === 'Terminating') as JsonObject | undefined;
+    const terminating = (isJsonObject(crd.status) && Array.isArray(crd.status.conditions) ? crd.status.conditions : []).find((c) => isJsonObject(c) && c.type === 'Terminating') as JsonObject | undefined;
     if (terminating?.reason !== 'InstanceDeletionInProgress') {
       await this.writeStatus(crd, { ...(crd.status as JsonObject), conditions: withCondition(crd, { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' }, now) });
       return;
@@ -199,5 +198,5 @@ export class CrdController {
 }
 
 function stripTimes(conditions: unknown): unknown {
-  return Array.isArray(conditions) ? conditions.map((c) => (isObject(c) ? { ...c, lastTransitionTime: undefined } : c)) : conditions;
+  return Array.isArray(conditions) ? conditions.map((c) => (isJsonObject(c) ? { ...c, lastTransitionTime: undefined } : c)) : conditions;
 }

@@ -4,8 +4,8 @@
  * conversion strategy and its conditions. Plain JSON in, typed views out; never changes the CRD.
  * Field names are those of k8s.io/apiextensions-apiserver pkg/apis/apiextensions/v1 types.go.
  */
-import { isObject, type JsonSchemaProps } from './json-schema';
-import type { JsonObject } from '../apis/object';
+import { type JsonSchemaProps } from './json-schema';
+import { isJsonObject, type JsonObject } from '../apis/object';
 
 export const CRD_GROUP = 'apiextensions.k8s.io';
 export const CRD_RESOURCE = 'customresourcedefinitions';
@@ -78,7 +78,7 @@ function strings(value: unknown): string[] {
 }
 
 function obj(value: unknown): JsonObject {
-  return isObject(value) ? value : {};
+  return isJsonObject(value) ? value : {};
 }
 
 export function crdSpec(crd: JsonObject): JsonObject {
@@ -125,9 +125,9 @@ export function acceptedNames(crd: JsonObject): CrdNames {
 export function versionsOf(crd: JsonObject): CrdVersion[] {
   const versions = crdSpec(crd).versions;
   if (!Array.isArray(versions)) return [];
-  return versions.filter(isObject).map((version) => {
+  return versions.filter(isJsonObject).map((version) => {
     const subresources = obj(version.subresources);
-    const scale = isObject(subresources.scale) ? subresources.scale : undefined;
+    const scale = isJsonObject(subresources.scale) ? subresources.scale : undefined;
     const schema = obj(version.schema).openAPIV3Schema;
     return {
       name: str(version.name),
@@ -135,14 +135,14 @@ export function versionsOf(crd: JsonObject): CrdVersion[] {
       storage: version.storage === true,
       deprecated: version.deprecated === true,
       deprecationWarning: typeof version.deprecationWarning === 'string' ? version.deprecationWarning : undefined,
-      schema: isObject(schema) ? (schema as JsonSchemaProps) : undefined,
-      hasStatus: isObject(subresources.status),
+      schema: isJsonObject(schema) ? (schema as JsonSchemaProps) : undefined,
+      hasStatus: isJsonObject(subresources.status),
       scale: scale === undefined ? undefined : {
         specReplicasPath: str(scale.specReplicasPath),
         statusReplicasPath: str(scale.statusReplicasPath),
         labelSelectorPath: typeof scale.labelSelectorPath === 'string' ? scale.labelSelectorPath : undefined,
       },
-      printerColumns: (Array.isArray(version.additionalPrinterColumns) ? version.additionalPrinterColumns : []).filter(isObject).map((c) => ({
+      printerColumns: (Array.isArray(version.additionalPrinterColumns) ? version.additionalPrinterColumns : []).filter(isJsonObject).map((c) => ({
         name: str(c.name),
         type: str(c.type),
         format: typeof c.format === 'string' && c.format !== '' ? c.format : undefined,
@@ -162,10 +162,10 @@ export function conversionOf(crd: JsonObject): CrdConversion {
   const conversion = obj(crdSpec(crd).conversion);
   const webhook = obj(conversion.webhook);
   const client = obj(webhook.clientConfig);
-  const service = isObject(client.service) ? client.service : undefined;
+  const service = isJsonObject(client.service) ? client.service : undefined;
   return {
     strategy: conversion.strategy === 'Webhook' ? 'Webhook' : 'None',
-    clientConfig: isObject(webhook.clientConfig) ? {
+    clientConfig: isJsonObject(webhook.clientConfig) ? {
       url: typeof client.url === 'string' ? client.url : undefined,
       service: service === undefined ? undefined : { namespace: str(service.namespace), name: str(service.name), path: typeof service.path === 'string' ? service.path : undefined, port: typeof service.port === 'number' ? service.port : 443 },
       caBundle: typeof client.caBundle === 'string' ? client.caBundle : undefined,
@@ -176,7 +176,7 @@ export function conversionOf(crd: JsonObject): CrdConversion {
 
 export function conditionsOf(crd: JsonObject): CrdCondition[] {
   const conditions = crdStatus(crd).conditions;
-  return Array.isArray(conditions) ? conditions.filter(isObject).map((c) => c as unknown as CrdCondition) : [];
+  return Array.isArray(conditions) ? conditions.filter(isJsonObject).map((c) => c as unknown as CrdCondition) : [];
 }
 
 export function isConditionTrue(crd: JsonObject, type: string): boolean {

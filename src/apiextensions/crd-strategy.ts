@@ -13,16 +13,15 @@ import { fieldErrorCause, invalidMessage, qualifiedKind, type FieldError } from 
 import type { ResourceStrategy, UpdateSubresource, ValidationFailure } from '../registry';
 import { CLEANUP_FINALIZER, CRD_GROUP, CRD_KIND, versionsOf, withCondition } from './crd-model';
 import { validateCrdCreate, validateCrdStatusUpdate, validateCrdUpdate } from './crd-validation';
-import { isObject } from './json-schema';
-import type { JsonObject } from '../apis/object';
+import { isJsonObject, type JsonObject } from '../apis/object';
 
 function metadataOf(object: JsonObject): JsonObject {
-  if (!isObject(object.metadata)) object.metadata = {};
+  if (!isJsonObject(object.metadata)) object.metadata = {};
   return object.metadata as JsonObject;
 }
 
 function specOf(object: JsonObject): JsonObject {
-  if (!isObject(object.spec)) object.spec = {};
+  if (!isJsonObject(object.spec)) object.spec = {};
   return object.spec as JsonObject;
 }
 
@@ -40,18 +39,18 @@ function failure(object: JsonObject, errs: FieldError[]): ValidationFailure | un
 function applyCrdDefaults(crd: JsonObject): void {
   builtInDefaults(crd);
   const spec = specOf(crd);
-  if (isObject(spec.names)) {
+  if (isJsonObject(spec.names)) {
     const names = spec.names;
     if ((names.singular === undefined || names.singular === '') && typeof names.kind === 'string') names.singular = names.kind.toLowerCase();
     if ((names.listKind === undefined || names.listKind === '') && typeof names.kind === 'string' && names.kind !== '') names.listKind = `${names.kind}List`;
   }
-  if (!isObject(spec.conversion)) spec.conversion = { strategy: 'None' };
+  if (!isJsonObject(spec.conversion)) spec.conversion = { strategy: 'None' };
   const conversion = spec.conversion as JsonObject;
   if (conversion.strategy === undefined) conversion.strategy = 'None';
-  const webhook = isObject(conversion.webhook) ? conversion.webhook : undefined;
-  const service = webhook !== undefined && isObject(webhook.clientConfig) && isObject(webhook.clientConfig.service) ? webhook.clientConfig.service : undefined;
+  const webhook = isJsonObject(conversion.webhook) ? conversion.webhook : undefined;
+  const service = webhook !== undefined && isJsonObject(webhook.clientConfig) && isJsonObject(webhook.clientConfig.service) ? webhook.clientConfig.service : undefined;
   if (service !== undefined && service.port === undefined) service.port = 443;
-  if (isObject(crd.status) && isObject(crd.status.acceptedNames)) {
+  if (isJsonObject(crd.status) && isJsonObject(crd.status.acceptedNames)) {
     const accepted = crd.status.acceptedNames;
     if ((accepted.singular === undefined || accepted.singular === '') && typeof accepted.kind === 'string' && accepted.kind !== '') accepted.singular = accepted.kind.toLowerCase();
     if ((accepted.listKind === undefined || accepted.listKind === '') && typeof accepted.kind === 'string' && accepted.kind !== '') accepted.listKind = `${accepted.kind}List`;
@@ -59,7 +58,7 @@ function applyCrdDefaults(crd: JsonObject): void {
 }
 
 function addStorageVersion(crd: JsonObject): void {
-  const status = isObject(crd.status) ? crd.status : (crd.status = {}) as JsonObject;
+  const status = isJsonObject(crd.status) ? crd.status : (crd.status = {}) as JsonObject;
   const stored = Array.isArray(status.storedVersions) ? (status.storedVersions as string[]) : [];
   for (const version of versionsOf(crd)) {
     if (version.storage && !stored.includes(version.name)) stored.push(version.name);
@@ -77,7 +76,7 @@ export function customResourceDefinitionStrategy(): ResourceStrategy {
     },
     prepareForUpdate(crd, old, subresource: UpdateSubresource) {
       const metadata = metadataOf(crd);
-      const oldMetadata = isObject(old.metadata) ? old.metadata : {};
+      const oldMetadata = isJsonObject(old.metadata) ? old.metadata : {};
       if (oldMetadata.generation === undefined) delete metadata.generation;
       else metadata.generation = oldMetadata.generation;
       if (subresource === 'status') {
@@ -99,11 +98,11 @@ export function customResourceDefinitionStrategy(): ResourceStrategy {
       const metadata = metadataOf(crd);
       const finalizers = Array.isArray(metadata.finalizers) ? (metadata.finalizers as string[]) : [];
       if (!finalizers.includes(CLEANUP_FINALIZER)) metadata.finalizers = [...finalizers, CLEANUP_FINALIZER];
-      const status = isObject(crd.status) ? crd.status : (crd.status = {}) as JsonObject;
+      const status = isJsonObject(crd.status) ? crd.status : (crd.status = {}) as JsonObject;
       status.conditions = withCondition(crd, { type: 'Terminating', status: 'True', reason: 'InstanceDeletionPending', message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon' }, nowRfc3339());
     },
     // The first delete always goes through the finalizer: the CRD's objects must go first.
-    hasPendingFinalizers: (crd) => !isObject(crd.metadata) || crd.metadata.deletionTimestamp === undefined,
+    hasPendingFinalizers: (crd) => !isJsonObject(crd.metadata) || crd.metadata.deletionTimestamp === undefined,
     returnsDeletedObject: true,
     selectableFields: (crd) => ({ 'metadata.name': String(metadataOf(crd).name ?? '') }),
     toTable: (objects, listMetadata, request) => toTable(objects, listMetadata, { includeObject: request.includeObject, now: Date.now(), tableApiVersion: request.tableApiVersion, objectKind: request.objectKind }),

@@ -15,9 +15,9 @@ import { validateGenericObjectMeta, validateGenericObjectMetaUpdate } from '../a
 import { validateSchemaRules } from './cel/schema-rules';
 import { crdSpec, isConditionTrue, namesOf, versionsOf } from './crd-model';
 import { compileGoRegexp } from './go-regexp';
-import { additionalSchema, isObject, type JsonSchemaProps } from './json-schema';
+import { additionalSchema, type JsonSchemaProps } from './json-schema';
 import { validateAgainstSchema } from './schema-validation';
-import type { JsonObject } from '../apis/object';
+import { isJsonObject, type JsonObject } from '../apis/object';
 
 
 // printerColumnDatatypes and customResourceColumnDefinitionFormats, in the sorted order of their messages.
@@ -45,7 +45,7 @@ function structuralInvariants(s: JsonSchemaProps, level: Level, path: FieldPath,
   if (s.type === 'array' && s.items === undefined) errs.push(required(path.child('items'), 'must be specified'));
   if (s.items !== undefined) structuralInvariants(s.items, 'item', path.child('items'), errs);
   for (const [name, property] of Object.entries(s.properties ?? {})) {
-    if (isObject(property)) structuralInvariants(property, 'field', path.child('properties').key(name), errs);
+    if (isJsonObject(property)) structuralInvariants(property, 'field', path.child('properties').key(name), errs);
   }
   if (s.additionalProperties !== undefined && s.additionalProperties !== true) {
     if (level === 'root') errs.push(forbidden(path.child('additionalProperties'), 'must not be used at the root'));
@@ -160,7 +160,7 @@ function validateDefaults(schema: JsonSchemaProps, path: FieldPath, errs: FieldE
       const problems = validateAgainstSchema(structuredClone(s.default), { ...s, default: undefined }, FieldPath.root());
       for (const problem of problems) errs.push({ ...problem, field: p.child('default').toString() + (problem.field === '' ? '' : `.${problem.field}`) });
     }
-    for (const [name, property] of Object.entries(s.properties ?? {})) if (isObject(property)) visit(property, p.child('properties').key(name));
+    for (const [name, property] of Object.entries(s.properties ?? {})) if (isJsonObject(property)) visit(property, p.child('properties').key(name));
     if (s.items !== undefined) visit(s.items, p.child('items'));
     const extra = additionalSchema(s);
     if (extra !== undefined) visit(extra, p.child('additionalProperties'));
@@ -178,10 +178,10 @@ function simpleJsonPathErrors(path: string, at: FieldPath): FieldError[] {
 function validateVersion(version: JsonObject, path: FieldPath, errs: FieldError[]): void {
   const name = typeof version.name === 'string' ? version.name : '';
   for (const message of isDNS1035Label(name)) errs.push(invalid(path.child('name'), name, message));
-  const schemaHolder = isObject(version.schema) ? version.schema : undefined;
+  const schemaHolder = isJsonObject(version.schema) ? version.schema : undefined;
   const schema = schemaHolder?.openAPIV3Schema;
   const schemaPath = path.child('schema', 'openAPIV3Schema');
-  if (!isObject(schema)) {
+  if (!isJsonObject(schema)) {
     errs.push(required(schemaPath, 'schemas are required'));
   } else {
     const s = schema as JsonSchemaProps;
@@ -192,8 +192,8 @@ function validateVersion(version: JsonObject, path: FieldPath, errs: FieldError[
       errs.push(...validateSchemaRules(s, schemaPath));
     }
   }
-  const subresources = isObject(version.subresources) ? version.subresources : undefined;
-  if (subresources !== undefined && isObject(subresources.scale)) {
+  const subresources = isJsonObject(version.subresources) ? version.subresources : undefined;
+  if (subresources !== undefined && isJsonObject(subresources.scale)) {
     const scale = subresources.scale;
     const scalePath = path.child('subresources', 'scale');
     const spec = typeof scale.specReplicasPath === 'string' ? scale.specReplicasPath : '';
@@ -219,7 +219,7 @@ function validateVersion(version: JsonObject, path: FieldPath, errs: FieldError[
   const columns = Array.isArray(version.additionalPrinterColumns) ? version.additionalPrinterColumns : [];
   columns.forEach((column, i) => {
     const columnPath = path.child('additionalPrinterColumns').index(i);
-    if (!isObject(column)) return;
+    if (!isJsonObject(column)) return;
     // ValidateCustomResourceColumnDefinition: the jsonPath error names the internal field, JSONPath.
     if (typeof column.name !== 'string' || column.name === '') errs.push(required(columnPath.child('name'), ''));
     const type = typeof column.type === 'string' ? column.type : '';
@@ -275,7 +275,7 @@ function validateSpec(crd: JsonObject, errs: FieldError[]): void {
   const scope = typeof spec.scope === 'string' ? spec.scope : '';
   if (scope === '') errs.push(required(path.child('scope'), ''));
   else if (scope !== 'Cluster' && scope !== 'Namespaced') errs.push(notSupported(path.child('scope'), scope, ['Cluster', 'Namespaced']));
-  const versions = Array.isArray(spec.versions) ? spec.versions.filter(isObject) : [];
+  const versions = Array.isArray(spec.versions) ? spec.versions.filter(isJsonObject) : [];
   if (versions.length === 0) errs.push(invalid(path.child('versions'), new GoValue('[]apiextensions.CustomResourceDefinitionVersion(nil)'), 'must have exactly one version marked as storage version'));
   const seen = new Set<string>();
   let unique = true;
@@ -294,23 +294,23 @@ function validateSpec(crd: JsonObject, errs: FieldError[]): void {
   if (!unique) errs.push(invalid(path.child('versions'), shownVersions, 'must contain unique version names'));
   if (versions.length > 0 && storageCount !== 1) errs.push(invalid(path.child('versions'), shownVersions, 'must have exactly one version marked as storage version'));
   if (versions.length > 0 && !versions.some((v) => v.served === true)) errs.push(invalid(path.child('versions'), shownVersions, 'must have at least one version marked as served'));
-  const names = isObject(spec.names) ? spec.names : {};
+  const names = isJsonObject(spec.names) ? spec.names : {};
   validateNames(names, path.child('names'), errs, true);
   if (spec.preserveUnknownFields === true) errs.push(invalid(path.child('preserveUnknownFields'), true, 'must be false'));
-  const conversion = isObject(spec.conversion) ? spec.conversion : undefined;
+  const conversion = isJsonObject(spec.conversion) ? spec.conversion : undefined;
   if (conversion !== undefined) {
     const conversionPath = path.child('conversion');
     const strategy = typeof conversion.strategy === 'string' ? conversion.strategy : '';
     if (strategy !== 'None' && strategy !== 'Webhook') errs.push(notSupported(conversionPath.child('strategy'), strategy, ['None', 'Webhook']));
     if (strategy === 'Webhook') {
-      const webhook = isObject(conversion.webhook) ? conversion.webhook : undefined;
+      const webhook = isJsonObject(conversion.webhook) ? conversion.webhook : undefined;
       if (webhook === undefined) {
         errs.push(required(conversionPath.child('webhook'), 'required when strategy is set to Webhook'));
       } else {
         const reviewVersions = strings(webhook.conversionReviewVersions);
         if (reviewVersions.length === 0) errs.push(required(conversionPath.child('webhook', 'conversionReviewVersions'), 'must include at least one of v1, v1beta1'));
         else if (!reviewVersions.some((v) => v === 'v1' || v === 'v1beta1')) errs.push(invalid(conversionPath.child('webhook', 'conversionReviewVersions'), new GoValue(`[]string{${reviewVersions.map(goQuote).join(', ')}}`), 'must include at least one of v1, v1beta1'));
-        const client = isObject(webhook.clientConfig) ? webhook.clientConfig : undefined;
+        const client = isJsonObject(webhook.clientConfig) ? webhook.clientConfig : undefined;
         const clientPath = conversionPath.child('webhook', 'clientConfig');
         if (client === undefined || (client.url === undefined) === (client.service === undefined)) {
           errs.push(required(clientPath, 'exactly one of url or service is required'));
@@ -322,20 +322,20 @@ function validateSpec(crd: JsonObject, errs: FieldError[]): void {
             parsed = undefined;
           }
           if (parsed === undefined || parsed.protocol !== 'https:') errs.push(invalid(clientPath.child('url'), client.url, "'https' is the only allowed URL scheme"));
-        } else if (isObject(client.service)) {
+        } else if (isJsonObject(client.service)) {
           if (typeof client.service.name !== 'string' || client.service.name === '') errs.push(required(clientPath.child('service', 'name'), 'service name is required'));
           if (typeof client.service.namespace !== 'string' || client.service.namespace === '') errs.push(required(clientPath.child('service', 'namespace'), 'service namespace is required'));
         }
       }
-    } else if (conversion.webhook !== undefined && isObject(conversion.webhook) && conversion.webhook.clientConfig !== undefined) {
+    } else if (conversion.webhook !== undefined && isJsonObject(conversion.webhook) && conversion.webhook.clientConfig !== undefined) {
       errs.push(forbidden(conversionPath.child('webhook', 'clientConfig'), 'should not be set when strategy is not set to Webhook'));
     }
   }
 }
 
 function validateStatus(crd: JsonObject, errs: FieldError[]): void {
-  const status = isObject(crd.status) ? crd.status : {};
-  if (isObject(status.acceptedNames)) validateNames(status.acceptedNames, FieldPath.root('status', 'acceptedNames'), errs, false);
+  const status = isJsonObject(crd.status) ? crd.status : {};
+  if (isJsonObject(status.acceptedNames)) validateNames(status.acceptedNames, FieldPath.root('status', 'acceptedNames'), errs, false);
 }
 
 /** The field errors v1.25 reports when creating `crd` (already defaulted). */
@@ -348,7 +348,7 @@ export function validateCrdCreate(crd: JsonObject): FieldError[] {
     if (name !== `${names.plural}.${group}`) problems.push('must be spec.names.plural+"."+spec.group');
     return problems;
   };
-  const errs = validateGenericObjectMeta(isObject(crd.metadata) ? crd.metadata : {}, false, nameFn, FieldPath.root('metadata'));
+  const errs = validateGenericObjectMeta(isJsonObject(crd.metadata) ? crd.metadata : {}, false, nameFn, FieldPath.root('metadata'));
   validateSpec(crd, errs);
   validateStatus(crd, errs);
   return errs;
@@ -356,7 +356,7 @@ export function validateCrdCreate(crd: JsonObject): FieldError[] {
 
 /** The field errors of an update: the create rules, immutable fields, and storedVersions that must stay listed. */
 export function validateCrdUpdate(crd: JsonObject, old: JsonObject): FieldError[] {
-  const errs = validateGenericObjectMetaUpdate(isObject(crd.metadata) ? crd.metadata : {}, isObject(old.metadata) ? old.metadata : {}, FieldPath.root('metadata'));
+  const errs = validateGenericObjectMetaUpdate(isJsonObject(crd.metadata) ? crd.metadata : {}, isJsonObject(old.metadata) ? old.metadata : {}, FieldPath.root('metadata'));
   validateSpec(crd, errs);
   const spec = crdSpec(crd);
   const oldSpec = crdSpec(old);
@@ -374,14 +374,14 @@ export function validateCrdUpdate(crd: JsonObject, old: JsonObject): FieldError[
 
 /** Status updates check names and storedVersions only. */
 export function validateCrdStatusUpdate(crd: JsonObject, old: JsonObject): FieldError[] {
-  const errs = validateGenericObjectMetaUpdate(isObject(crd.metadata) ? crd.metadata : {}, isObject(old.metadata) ? old.metadata : {}, FieldPath.root('metadata'));
+  const errs = validateGenericObjectMetaUpdate(isJsonObject(crd.metadata) ? crd.metadata : {}, isJsonObject(old.metadata) ? old.metadata : {}, FieldPath.root('metadata'));
   validateStatus(crd, errs);
   errs.push(...validateStoredVersions(crd));
   return errs;
 }
 
 function validateStoredVersions(crd: JsonObject): FieldError[] {
-  const stored = strings((isObject(crd.status) ? crd.status : {}).storedVersions);
+  const stored = strings((isJsonObject(crd.status) ? crd.status : {}).storedVersions);
   const declared = new Set(versionsOf(crd).map((v) => v.name));
   const errs: FieldError[] = [];
   stored.forEach((version, i) => {

@@ -9,8 +9,8 @@
  * kubectl explain maps a resource to its kind.
  */
 import type { CustomServedResource } from './custom-resource-index';
-import { additionalSchema, isObject, preservesUnknown, type JsonSchemaProps } from './json-schema';
-import type { JsonObject } from '../apis/object';
+import { additionalSchema, preservesUnknown, type JsonSchemaProps } from './json-schema';
+import { isJsonObject, type JsonObject } from '../apis/object';
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 const API_VERSION_DESCRIPTION = 'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources';
@@ -65,7 +65,7 @@ export function customOpenApiV3Document(resources: readonly CustomServedResource
     const prefix = schemaPrefix(resource.group, resource.version);
     Object.assign(paths, pathsOf(resource, prefix));
     const base = published(resource.crdVersion.schema);
-    const properties = isObject(base.properties) ? base.properties : {};
+    const properties = isJsonObject(base.properties) ? base.properties : {};
     const gvk = [{ group: resource.group, kind: resource.kind, version: resource.version }];
     schemas[`${prefix}.${resource.kind}`] = {
       ...base,
@@ -101,7 +101,7 @@ export function customOpenApiV3Document(resources: readonly CustomServedResource
 
 /** The meta.k8s.io schemas (ObjectMeta and what it references) of a built-in document. */
 export function metaSchemasOf(document: JsonObject): JsonObject {
-  const components = isObject(document.components) && isObject(document.components.schemas) ? document.components.schemas : {};
+  const components = isJsonObject(document.components) && isJsonObject(document.components.schemas) ? document.components.schemas : {};
   const out: JsonObject = {};
   for (const [name, schema] of Object.entries(components)) if (name.startsWith(`${META}.`)) out[name] = schema;
   return out;
@@ -168,13 +168,13 @@ function toOpenApiV2(schema: JsonSchemaProps): JsonObject {
 
 /** addEmbeddedProperties: an embedded resource (that does not keep unknown fields) gets apiVersion, kind and metadata. */
 function addEmbeddedProperties(schema: JsonObject): void {
-  if (isObject(schema.properties)) for (const child of Object.values(schema.properties)) if (isObject(child)) addEmbeddedProperties(child);
-  if (isObject(schema.items)) addEmbeddedProperties(schema.items);
-  if (isObject(schema.additionalProperties)) addEmbeddedProperties(schema.additionalProperties);
+  if (isJsonObject(schema.properties)) for (const child of Object.values(schema.properties)) if (isJsonObject(child)) addEmbeddedProperties(child);
+  if (isJsonObject(schema.items)) addEmbeddedProperties(schema.items);
+  if (isJsonObject(schema.additionalProperties)) addEmbeddedProperties(schema.additionalProperties);
   if (schema['x-kubernetes-preserve-unknown-fields'] === true) return;
   if (schema['x-kubernetes-embedded-resource'] !== true) return;
   const properties: JsonObject = {
-    ...(isObject(schema.properties) ? schema.properties : {}),
+    ...(isJsonObject(schema.properties) ? schema.properties : {}),
     apiVersion: { description: EMBEDDED_API_VERSION_DESCRIPTION, type: 'string' },
     kind: { description: EMBEDDED_KIND_DESCRIPTION, type: 'string' },
     metadata: { $ref: `${V2_DEFINITIONS}${META}.ObjectMeta`, description: OBJECT_META_DESCRIPTION },
@@ -198,7 +198,7 @@ function kindDefinitionV2(resource: CustomServedResource): JsonObject {
   if (schema === undefined || preservesUnknown(schema)) return { type: 'object', 'x-kubernetes-group-version-kind': gvk };
   const definition = toOpenApiV2(schema);
   definition.properties = sortedKeys({
-    ...(isObject(definition.properties) ? definition.properties : {}),
+    ...(isJsonObject(definition.properties) ? definition.properties : {}),
     apiVersion: { description: API_VERSION_DESCRIPTION, type: 'string' },
     kind: { description: KIND_DESCRIPTION, type: 'string' },
     metadata: { $ref: `${V2_DEFINITIONS}${META}.ObjectMeta`, description: OBJECT_META_DESCRIPTION },

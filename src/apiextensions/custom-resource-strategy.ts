@@ -20,10 +20,9 @@ import type { CrdVersion, ScaleSubresource } from './crd-model';
 import { applySchemaDefaults } from './defaulting';
 import { goSprint } from '../apis/jsonpath';
 import { customResourceFieldLabelConversion } from '../apis/selectors';
-import { isObject } from './json-schema';
 import { PrinterColumns } from './printer-columns';
 import { validateAgainstSchema } from './schema-validation';
-import type { JsonObject } from '../apis/object';
+import { isJsonObject, type JsonObject } from '../apis/object';
 
 export interface CustomResourceDescription {
   group: string;
@@ -33,7 +32,7 @@ export interface CustomResourceDescription {
 }
 
 function metadataOf(object: JsonObject): JsonObject {
-  if (!isObject(object.metadata)) object.metadata = {};
+  if (!isJsonObject(object.metadata)) object.metadata = {};
   return object.metadata as JsonObject;
 }
 
@@ -81,7 +80,7 @@ export function customResourceStrategy(description: CustomResourceDescription): 
     },
     prepareForUpdate(object, old, subresource: UpdateSubresource) {
       const metadata = metadataOf(object);
-      const oldMetadata = isObject(old.metadata) ? old.metadata : {};
+      const oldMetadata = isJsonObject(old.metadata) ? old.metadata : {};
       if (subresource === 'status') {
         // Only status changes through /status: everything else is the stored object's.
         const status = object.status;
@@ -115,7 +114,7 @@ export function customResourceStrategy(description: CustomResourceDescription): 
       return failure(object, errs);
     },
     validateUpdate(object, old, _namespaced, subresource) {
-      const errs = validateGenericObjectMetaUpdate(metadataOf(object), isObject(old.metadata) ? old.metadata : {}, FieldPath.root('metadata'));
+      const errs = validateGenericObjectMetaUpdate(metadataOf(object), isJsonObject(old.metadata) ? old.metadata : {}, FieldPath.root('metadata'));
       if (subresource === 'status' || subresource === '') errs.push(...validateContent(object, old, subresource === 'status' ? 'status' : 'spec and status'));
       return failure(object, errs);
     },
@@ -128,7 +127,7 @@ export function customResourceStrategy(description: CustomResourceDescription): 
     returnsDeletedObject: true,
     fieldLabelConversion: customResourceFieldLabelConversion(description.namespaced),
     selectableFields: (object) => {
-      const metadata = isObject(object.metadata) ? object.metadata : {};
+      const metadata = isJsonObject(object.metadata) ? object.metadata : {};
       const fields: Record<string, string> = { 'metadata.name': String(metadata.name ?? '') };
       if (description.namespaced) fields['metadata.namespace'] = String(metadata.namespace ?? '');
       return fields;
@@ -145,7 +144,7 @@ function nestedField(object: JsonObject, path: string): { found: boolean; value?
   let value: unknown = object;
   for (const [i, field] of fields.entries()) {
     if (value === null || value === undefined) return { found: false };
-    if (!isObject(value)) {
+    if (!isJsonObject(value)) {
       return { found: false, error: `.${fields.slice(0, i + 1).join('.')} accessor error: ${goSprint(value)} is of the type ${goTypeOf(value)}, expected map[string]interface{}` };
     }
     if (!Object.prototype.hasOwnProperty.call(value, field)) return { found: false };
@@ -157,7 +156,7 @@ function nestedField(object: JsonObject, path: string): { found: boolean; value?
 function goTypeOf(value: unknown): string {
   if (value === null || value === undefined) return '<nil>';
   if (Array.isArray(value)) return '[]interface {}';
-  if (isObject(value)) return 'map[string]interface {}';
+  if (isJsonObject(value)) return 'map[string]interface {}';
   if (typeof value === 'number') return Number.isInteger(value) ? 'int64' : 'float64';
   return typeof value === 'boolean' ? 'bool' : 'string';
 }

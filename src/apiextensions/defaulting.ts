@@ -5,7 +5,8 @@
  * too. Run on every decode of a client's object and on every read from storage, as v1.25 does.
  * Idempotent: defaulting a defaulted object changes nothing.
  */
-import { additionalSchema, isObject, type JsonSchemaProps } from './json-schema';
+import { additionalSchema, type JsonSchemaProps } from './json-schema';
+import { isJsonObject } from '../apis/object';
 
 /** Fills defaults into `value` in place; returns the value (a new one when `value` itself was defaulted). */
 export function applySchemaDefaults(value: unknown, schema: JsonSchemaProps | undefined): unknown {
@@ -15,7 +16,7 @@ export function applySchemaDefaults(value: unknown, schema: JsonSchemaProps | un
     if (items !== undefined) value.forEach((item, i) => (value[i] = applySchemaDefaults(item, items)));
     return value;
   }
-  if (!isObject(value)) return value;
+  if (!isJsonObject(value)) return value;
   const properties = schema.properties ?? {};
   for (const [name, property] of Object.entries(properties)) {
     const missing = !(name in value) || value[name] === undefined || (value[name] === null && property.nullable !== true);
@@ -60,7 +61,7 @@ export function withSchemaDefaults(value: unknown, schema: JsonSchemaProps | und
     });
     return out ?? value;
   }
-  if (!isObject(value)) return value;
+  if (!isJsonObject(value)) return value;
   let out: Record<string, unknown> | undefined;
   const set = (name: string, next: unknown) => {
     out ??= { ...value };

@@ -4,7 +4,7 @@
  * and the few questions every other module asks of a schema node. Schemas are plain JSON from the
  * store: nothing here trusts a field's type without checking it.
  */
-import type { JsonObject } from '../apis/object';
+import { isJsonObject } from '../apis/object';
 
 export interface ValidationRule {
   rule: string;
@@ -49,13 +49,9 @@ export interface JsonSchemaProps {
   'x-kubernetes-validations'?: ValidationRule[];
 }
 
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The schema of a map's values: additionalProperties when it is a schema, undefined otherwise. */
 export function additionalSchema(schema: JsonSchemaProps): JsonSchemaProps | undefined {
-  return isObject(schema.additionalProperties) ? (schema.additionalProperties as JsonSchemaProps) : undefined;
+  return isJsonObject(schema.additionalProperties) ? (schema.additionalProperties as JsonSchemaProps) : undefined;
 }
 
 /** True when unknown fields below this node are kept (x-kubernetes-preserve-unknown-fields). */

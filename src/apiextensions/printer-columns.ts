@@ -21,8 +21,7 @@ import { JsonPath } from '../apis/jsonpath';
 import { CREATION_TIMESTAMP_DESCRIPTION, OBJECT_NAME_DESCRIPTION, humanDuration } from '../apis/table';
 import type { TableRequest } from '../registry';
 import type { PrinterColumn } from './crd-model';
-import { isObject } from './json-schema';
-import type { JsonObject } from '../apis/object';
+import { isJsonObject, type JsonObject } from '../apis/object';
 
 const AGE_COLUMN: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: CREATION_TIMESTAMP_DESCRIPTION, priority: 0 };
 
@@ -61,7 +60,7 @@ export class PrinterColumns {
       ...this.columns.map((c) => c.definition),
     ];
     const rows = objects.map((object) => {
-      const metadata = isObject(object.metadata) ? object.metadata : {};
+      const metadata = isJsonObject(object.metadata) ? object.metadata : {};
       const cells = [typeof metadata.name === 'string' ? metadata.name : '', ...this.columns.map((c) => cellOf(c, object, nowMs))];
       const shown = request.includeObject === 'Object' ? object : request.includeObject === 'None' ? null : { kind: 'PartialObjectMetadata', apiVersion: request.tableApiVersion, metadata };
       return { cells, object: shown };

@@ -9,8 +9,8 @@
  * allows null nor gives a default is dropped rather than refused; a null with a default is left
  * for defaulting to replace.
  */
-import { additionalSchema, isObject, preservesUnknown, type JsonSchemaProps } from './json-schema';
-import type { JsonObject } from '../apis/object';
+import { additionalSchema, preservesUnknown, type JsonSchemaProps } from './json-schema';
+import { isJsonObject, type JsonObject } from '../apis/object';
 
 /** The fields of metav1.ObjectMeta (v1.25). */
 const OBJECT_META_FIELDS = new Set([
@@ -34,7 +34,7 @@ export function pruneObject(object: JsonObject, schema: JsonSchemaProps | undefi
 }
 
 function pruneMetadata(value: unknown, path: string, pruned: string[]): void {
-  if (!isObject(value)) return;
+  if (!isJsonObject(value)) return;
   for (const key of Object.keys(value)) {
     if (!OBJECT_META_FIELDS.has(key)) {
       delete value[key];
@@ -76,7 +76,7 @@ function pruneValue(value: unknown, schema: JsonSchemaProps, path: string, prune
     value.forEach((item, i) => pruneValue(item, items, `${path}[${i}]`, pruned));
     return;
   }
-  if (!isObject(value)) return;
+  if (!isJsonObject(value)) return;
   if (schema['x-kubernetes-embedded-resource'] === true) {
     pruneResource(value, schema, path, pruned);
     return;
@@ -94,7 +94,7 @@ export function pruneNonNullableNulls(value: unknown, schema: JsonSchemaProps | 
     for (const item of value) pruneNonNullableNulls(item, schema?.items);
     return;
   }
-  if (!isObject(value)) return;
+  if (!isJsonObject(value)) return;
   for (const key of Object.keys(value)) {
     const declared = schema?.properties !== undefined && Object.prototype.hasOwnProperty.call(schema.properties, key) ? schema.properties[key] : undefined;
     const child = declared ?? (schema === undefined ? undefined : additionalSchema(schema));

@@ -19,7 +19,8 @@ import { FieldPath, goQuote, type FieldError } from '../apis/validation';
 import { invalid, notSupported, required, tooLong, tooMany } from '../apis/validation/field-error';
 import { isDNS1123Subdomain } from '../apis/validation/name-validation';
 import { compileGoRegexp, type GoRegexp } from './go-regexp';
-import { additionalSchema, isObject, jsonTypeOf, type JsonSchemaProps } from './json-schema';
+import { additionalSchema, jsonTypeOf, type JsonSchemaProps } from './json-schema';
+import { isJsonObject } from '../apis/object';
 
 /**
  * kube-openapi's InvalidType as v1.25 turns it into a field error: the bad value is the JSON type
@@ -138,7 +139,7 @@ function validateNode(value: unknown, schema: JsonSchemaProps, path: FieldPath, 
   else if (typeof value === 'number') validateNumber(value, schema, path, errs);
   else if (Array.isArray(value)) validateArray(value, schema, path, errs);
   validateEnum(value, schema, path, errs);
-  if (isObject(value)) validateObject(value, schema, path, errs, isRoot);
+  if (isJsonObject(value)) validateObject(value, schema, path, errs, isRoot);
 }
 
 /** The formats v1.25 keeps in a CR's validation schema (StripUnsupportedFormatsPostProcess), dashes removed. */
@@ -258,7 +259,7 @@ function validateArray(value: unknown[], schema: JsonSchemaProps, path: FieldPat
     const keys = schema['x-kubernetes-list-map-keys'] ?? [];
     const seen = new Set<string>();
     value.forEach((item, i) => {
-      if (!isObject(item)) return;
+      if (!isJsonObject(item)) return;
       const key = JSON.stringify(keys.map((k) => item[k] ?? null));
       if (seen.has(key)) {
         const shown: Record<string, unknown> = {};
@@ -298,7 +299,7 @@ function validateEmbedded(value: Record<string, unknown>, path: FieldPath, errs:
   if (typeof value.kind !== 'string' || value.kind === '') errs.push(required(path.child('kind'), 'must not be empty'));
   const metadata = value.metadata;
   if (metadata === undefined || metadata === null) return;
-  if (!isObject(metadata)) {
+  if (!isJsonObject(metadata)) {
     errs.push({ type: 'FieldValueTypeInvalid', field: path.child('metadata').toString(), badValue: metadata, detail: 'must be an object' });
     return;
   }

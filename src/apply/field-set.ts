@@ -9,7 +9,7 @@
  * a member and has children. Elements are kept in structured-merge-diff's order so that the
  * encoding is byte-identical to what Kubernetes writes.
  */
-import type { JsonObject } from '../apis/object';
+import { isJsonObject, type JsonObject } from '../apis/object';
 
 export interface KeyField {
   readonly name: string;
@@ -42,10 +42,6 @@ export function compareGoStrings(a: string, b: string): number {
   // For BMP-only text UTF-16 order equals UTF-8 byte order except around surrogates.
   if (/^[\u0000-\ud7ff]*$/.test(a) && /^[\u0000-\ud7ff]*$/.test(b)) return a < b ? -1 : 1;
   return Math.sign(Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')));
-}
-
-function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Rank of a value's kind in structured-merge-diff's total order (value.Compare). */

@@ -7,7 +7,7 @@
  * entries (an applier keeps one entry whatever version it applies in).
  */
 import { FieldSet, FieldSetDecodeError, goQuote } from './field-set';
-import type { JsonObject } from '../apis/object';
+import { isJsonObject, type JsonObject } from '../apis/object';
 
 export type ManagedFieldsOperation = 'Apply' | 'Update';
 
@@ -56,17 +56,13 @@ export function managerKey(identity: Omit<ManagerIdentity, 'apiVersion'> & { api
   return `{${parts.join(',')}}`;
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Decodes `metadata.managedFields`; throws ManagedFieldsDecodeError with Kubernetes' messages. */
 export function decodeManagedFields(entries: unknown): ManagedFieldSets {
   const out: ManagedFieldSets = new Map();
   if (entries === undefined || entries === null) return out;
   if (!Array.isArray(entries)) throw new ManagedFieldsDecodeError('managedFields must be a list');
   entries.forEach((raw: unknown, index) => {
-    const entry = isObject(raw) ? raw : {};
+    const entry = isJsonObject(raw) ? raw : {};
     const operation = entry.operation;
     if (operation !== 'Apply' && operation !== 'Update') throw new ManagedFieldsDecodeError('operation must be `Apply` or `Update`');
     const apiVersion = typeof entry.apiVersion === 'string' ? entry.apiVersion : '';
@@ -127,5 +123,5 @@ export function encodeManagedFields(managers: ManagedFieldSets): ManagedFieldsEn
  * list keeps the stored entries, so clients unaware of the field never strip it.)
  */
 export function isManagedFieldsReset(managedFields: unknown): boolean {
-  return Array.isArray(managedFields) && managedFields.length === 1 && isObject(managedFields[0]) && Object.keys(managedFields[0]).length === 0;
+  return Array.isArray(managedFields) && managedFields.length === 1 && isJsonObject(managedFields[0]) && Object.keys(managedFields[0]).length === 0;
 }

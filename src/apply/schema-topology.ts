@@ -11,6 +11,7 @@
  * atomic.
  */
 import { OpenApiSchemas, resolveSchema, type OpenApiSchema, type SchemaTable } from '../apis/schema/openapi-schemas';
+import { isJsonObject } from '../apis/object';
 
 export type ListType = 'atomic' | 'set' | 'map';
 
@@ -51,10 +52,6 @@ export interface TopologyNode {
   zeroValue(): unknown;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 class ScalarNode implements TopologyNode {
   readonly kind = 'scalar' as const;
   readonly atomic = true;
@@ -93,7 +90,7 @@ class UntypedNode implements TopologyNode {
     return undefined;
   }
   resolve(value: unknown): TopologyNode {
-    if (isObject(value)) return this.atomic ? ATOMIC_DEDUCED_MAP : DEDUCED_MAP;
+    if (isJsonObject(value)) return this.atomic ? ATOMIC_DEDUCED_MAP : DEDUCED_MAP;
     if (Array.isArray(value)) return DEDUCED_LIST;
     return SCALAR;
   }
@@ -182,7 +179,7 @@ class SchemaNode implements TopologyNode {
     } else if (resolved.properties !== undefined) {
       this.kind = 'struct';
       this.atomic = mapType === 'atomic';
-    } else if (isObject(resolved.additionalProperties)) {
+    } else if (isJsonObject(resolved.additionalProperties)) {
       this.kind = 'map';
       this.atomic = mapType === 'atomic';
     } else if (resolved.type === 'object' || resolved.type === undefined || resolved['x-kubernetes-preserve-unknown-fields'] === true) {
@@ -210,7 +207,7 @@ class SchemaNode implements TopologyNode {
       return { node: new SchemaNode(this.schemas, properties[name] as ApplySchema, this.depth + 1), declared: true };
     }
     const additional = this.schema.additionalProperties;
-    if (isObject(additional)) return { node: new SchemaNode(this.schemas, additional as ApplySchema, this.depth + 1), declared: false };
+    if (isJsonObject(additional)) return { node: new SchemaNode(this.schemas, additional as ApplySchema, this.depth + 1), declared: false };
     return { node: UNTYPED, declared: false };
   }
 
@@ -242,7 +239,7 @@ class SchemaNode implements TopologyNode {
       const wrapper = property as ApplySchema;
       const child = this.child(name).node;
       // kube-openapi marks non-pointer struct fields with `default: {}`; Go always serialises those.
-      const valueStruct = isObject(wrapper.default) && Object.keys(wrapper.default).length === 0;
+      const valueStruct = isJsonObject(wrapper.default) && Object.keys(wrapper.default).length === 0;
       if (valueStruct && child.kind === 'struct') {
         out[name] = child.zeroValue();
       } else if (valueStruct && child.kind === 'scalar') {

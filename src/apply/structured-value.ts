@@ -9,15 +9,11 @@ import {
   FieldSet, fieldElement, goQuote, indexElement, keyElement, pathToString, serializePathElement, valueElement, valuesEqual, type FieldPath, type KeyField, type PathElement,
 } from './field-set';
 import type { TopologyNode } from './schema-topology';
-import type { JsonObject } from '../apis/object';
+import { isJsonObject, type JsonObject } from '../apis/object';
 
 /** A value the engine cannot place in its schema (a map list item without its key, ...). */
 export class ApplyTypeError extends Error {
   override name = 'ApplyTypeError';
-}
-
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export function deepCopy<T>(value: T): T {

@@ -38,10 +38,6 @@ export function microTime(date: Date): string {
   return `${date.toISOString().slice(0, 23)}000Z`;
 }
 
-function record(value: unknown): JsonObject | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
-}
-
 function userJson(user: UserInfo | undefined): JsonObject {
   if (user === undefined) return {};
   const out: JsonObject = {};
@@ -68,10 +64,10 @@ function decodeBody(body: { contentType: string; bytes: Buffer; yamlAsJson?: str
 
 /** A copy without metadata.managedFields, for the object and each item of a list. */
 function withoutManagedFields(value: unknown): unknown {
-  const object = record(value);
+  const object = asJsonObject(value);
   if (object === undefined) return value;
   let out: JsonObject = object;
-  const metadata = record(object.metadata);
+  const metadata = asJsonObject(object.metadata);
   if (metadata !== undefined && 'managedFields' in metadata) {
     const { managedFields: _dropped, ...rest } = metadata;
     out = { ...object, metadata: rest };
@@ -81,22 +77,22 @@ function withoutManagedFields(value: unknown): unknown {
 }
 
 function blankValues(map: unknown): unknown {
-  const entries = record(map);
+  const entries = asJsonObject(map);
   return entries === undefined ? map : Object.fromEntries(Object.keys(entries).map((k) => [k, '']));
 }
 
 /** Credentials an object carries, blanked (see the header). */
 export function withoutCredentials(value: unknown): unknown {
-  const object = record(value);
+  const object = asJsonObject(value);
   if (object === undefined) return value;
   const kind = object.kind;
   const apiVersion = String(object.apiVersion ?? '');
   if (kind === 'TokenReview' && apiVersion.startsWith('authentication.k8s.io/')) {
-    const spec = record(object.spec);
+    const spec = asJsonObject(object.spec);
     return spec === undefined || !('token' in spec) ? object : { ...object, spec: { ...spec, token: '' } };
   }
   if (kind === 'TokenRequest' && apiVersion.startsWith('authentication.k8s.io/')) {
-    const status = record(object.status);
+    const status = asJsonObject(object.status);
     return status === undefined || !('token' in status) ? object : { ...object, status: { ...status, token: '' } };
   }
   if (kind === 'Secret') {
@@ -112,7 +108,7 @@ export function withoutCredentials(value: unknown): unknown {
 function objectRefOf(record: AuditRecord, requestObject: unknown): JsonObject | undefined {
   const info = record.info;
   if (info === undefined || !info.isResourceRequest) return undefined;
-  const fromBody = (record.verb === 'create' || record.verb === 'update') ? (recordOf(requestObject)?.metadata as JsonObject | undefined) : undefined;
+  const fromBody = (record.verb === 'create' || record.verb === 'update') ? (asJsonObject(requestObject)?.metadata as JsonObject | undefined) : undefined;
   const text = (value: unknown) => (typeof value === 'string' ? value : '');
   const ref: JsonObject = {};
   if (info.resource !== '') ref.resource = info.resource;
@@ -128,10 +124,6 @@ function objectRefOf(record: AuditRecord, requestObject: unknown): JsonObject | 
   if (resourceVersion !== '') ref.resourceVersion = resourceVersion;
   if (info.subresource !== '') ref.subresource = info.subresource;
   return ref;
-}
-
-function recordOf(value: unknown): JsonObject | undefined {
-  return record(value);
 }
 
 function responseStatusOf(auditRecord: AuditRecord): JsonObject | undefined {

@@ -20,7 +20,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import type { AuditLevel, AuditPolicyDecision, AuditRequestAttributes, AuditStage } from './audit-contract';
 import { AuditError, errorText } from './errors';
-import type { JsonObject } from '../apis/object';
+import { asJsonObject, type JsonObject } from '../apis/object';
 
 export interface GroupResources {
   readonly group: string;
@@ -50,10 +50,6 @@ const LEVELS: readonly AuditLevel[] = ['None', 'Metadata', 'Request', 'RequestRe
 const STAGES: readonly AuditStage[] = ['RequestReceived', 'ResponseStarted', 'ResponseComplete', 'Panic'];
 const VERSIONS = new Set(['audit.k8s.io/v1', 'audit.k8s.io/v1beta1', 'audit.k8s.io/v1alpha1']);
 
-function record(value: unknown): JsonObject | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
-}
-
 function strings(value: unknown, path: string, errors: string[]): string[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) {
@@ -77,7 +73,7 @@ function stagesOf(value: unknown, path: string, errors: string[]): AuditStage[] 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 function ruleOf(raw: unknown, path: string, errors: string[]): PolicyRule | undefined {
-  const rule = record(raw);
+  const rule = asJsonObject(raw);
   if (rule === undefined) {
     errors.push(`${path}: Invalid value: must be a mapping`);
     return undefined;
@@ -90,7 +86,7 @@ function ruleOf(raw: unknown, path: string, errors: string[]): PolicyRule | unde
   if (rawResources !== undefined && rawResources !== null && !Array.isArray(rawResources)) errors.push(`${path}.resources: Invalid value: must be a list`);
   (Array.isArray(rawResources) ? rawResources : []).forEach((entry, i) => {
     const where = `${path}.resources[${i}]`;
-    const gr = record(entry) ?? {};
+    const gr = asJsonObject(entry) ?? {};
     const group = typeof gr.group === 'string' ? gr.group : '';
     if (group !== '' && !DNS_SUBDOMAIN.test(group)) errors.push(`${where}.group: Invalid value: ${JSON.stringify(group)}: must be a valid DNS subdomain`);
     const names = strings(gr.resourceNames, `${where}.resourceNames`, errors);
@@ -127,7 +123,7 @@ function ruleOf(raw: unknown, path: string, errors: string[]): PolicyRule | unde
 export function parseAuditPolicy(text: string, source = 'policy'): AuditPolicy {
   let document: JsonObject | undefined;
   try {
-    document = record(parse(text) as unknown);
+    document = asJsonObject(parse(text) as unknown);
   } catch (err) {
     throw new AuditError('INVALID_POLICY', `failed decoding: ${errorText(err).split('\n')[0]}: from file ${source}`);
   }

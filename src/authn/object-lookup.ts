@@ -12,7 +12,7 @@
  *   `failed` outcome, never into an authenticated one.
  * - Returned objects are not modified by the caller.
  */
-import type { JsonObject } from '../apis/object';
+import { asJsonObject, type JsonObject } from '../apis/object';
 
 export type ObjectLookup = (namespace: string, name: string) => JsonObject | undefined;
 
@@ -25,12 +25,8 @@ export interface ServiceAccountLookups {
 
 // Readers of the few fields authentication needs, tolerant of any JSON shape.
 
-function record(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
-
 export function metadataOf(object: JsonObject): Record<string, unknown> {
-  return record(object.metadata) ?? {};
+  return asJsonObject(object.metadata) ?? {};
 }
 
 export function uidOf(object: JsonObject): string {
@@ -54,12 +50,12 @@ export function resourceVersionOf(object: JsonObject): string {
 
 /** A Secret's `data[key]` decoded from base64 as UTF-8; undefined when absent or not a string. */
 export function secretDataOf(secret: JsonObject, key: string): string | undefined {
-  const value = record(secret.data)?.[key];
+  const value = asJsonObject(secret.data)?.[key];
   return typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : undefined;
 }
 
 export function stringField(object: JsonObject, ...path: string[]): string {
   let value: unknown = object;
-  for (const key of path) value = record(value)?.[key];
+  for (const key of path) value = asJsonObject(value)?.[key];
   return typeof value === 'string' ? value : '';
 }

@@ -27,7 +27,7 @@ import { ApiError, errors, type StatusCause } from '../util';
 import type { KubeObject, ObjectLookup } from './object-lookup';
 import { stringField, uidOf } from './object-lookup';
 import { EXPIRATION_EXTENSION_SECONDS, WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS, type ObjectRef, type ServiceAccountTokenSigner } from './service-account-token';
-import type { JsonObject } from '../apis/object';
+import { type JsonObject, objectOrEmpty } from '../apis/object';
 
 export const TOKEN_REQUEST_API_VERSION = 'authentication.k8s.io/v1';
 export const DEFAULT_TOKEN_EXPIRATION_SECONDS = 60 * 60;
@@ -65,10 +65,6 @@ export interface TokenRequestOutcome {
   readonly warnings: readonly string[];
 }
 
-function object(value: unknown): JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : {};
-}
-
 /** apimachinery NewInvalid with one field error; the name is omitted from details when empty. */
 function invalid(name: string, field: string, value: string, detail: string): ApiError {
   const causeMessage = `Invalid value: ${value}: ${detail}`;
@@ -102,9 +98,9 @@ function rfc3339(ms: number): string {
 
 /** Evaluates a TokenRequest; the outcome, or the ApiError v1.25 answers. Never throws an ApiError. */
 export async function evaluateTokenRequest(input: TokenRequestInput): Promise<TokenRequestOutcome | ApiError> {
-  const body = object(input.body);
-  const metadata = { ...object(body.metadata) };
-  const spec = { ...object(body.spec) };
+  const body = objectOrEmpty(input.body);
+  const metadata = { ...objectOrEmpty(body.metadata) };
+  const spec = { ...objectOrEmpty(body.spec) };
   const requestName = typeof metadata.name === 'string' ? metadata.name : '';
   const requestNamespace = typeof metadata.namespace === 'string' ? metadata.namespace : '';
   if (requestName !== '' && requestName !== input.name) {
@@ -135,7 +131,7 @@ export async function evaluateTokenRequest(input: TokenRequestInput): Promise<To
   let secret: ObjectRef | undefined;
   const ref = spec.boundObjectRef;
   if (ref !== undefined && ref !== null) {
-    const boundRef = object(ref);
+    const boundRef = objectOrEmpty(ref);
     const kind = typeof boundRef.kind === 'string' ? boundRef.kind : '';
     const refName = typeof boundRef.name === 'string' ? boundRef.name : '';
     const refUid = typeof boundRef.uid === 'string' ? boundRef.uid : '';

@@ -22,7 +22,7 @@ import { ApiError, errors } from '../util';
 import type { AuthenticationResult, TokenAuthenticator } from './authenticator';
 import { authenticateBearerToken, bearerTokenFromHeaders } from './bearer-token';
 import { ANONYMOUS, withAuthenticatedGroup } from './user-info';
-import type { JsonObject } from '../apis/object';
+import { type JsonObject, objectOrEmpty } from '../apis/object';
 
 export const TOKEN_REVIEW_VERSIONS = ['authentication.k8s.io/v1', 'authentication.k8s.io/v1beta1'] as const;
 
@@ -41,21 +41,17 @@ export interface TokenReviewInput {
   readonly anonymous?: boolean;
 }
 
-function object(value: unknown): JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : {};
-}
-
 /** The reviewed TokenReview (201), or the ApiError v1.25 answers. Never throws an ApiError. */
 export async function reviewToken(input: TokenReviewInput): Promise<JsonObject | ApiError> {
-  const body = object(input.body);
-  const spec = object(body.spec);
+  const body = objectOrEmpty(input.body);
+  const spec = objectOrEmpty(body.spec);
   const apiVersion = input.apiVersion ?? (TOKEN_REVIEW_VERSIONS.includes(body.apiVersion as never) ? (body.apiVersion as string) : TOKEN_REVIEW_VERSIONS[0]);
   const namespace = input.namespace ?? '';
   if (namespace !== '') return errors.badRequest(`namespace is not allowed on this type: ${namespace}`);
   const token = typeof spec.token === 'string' ? spec.token : '';
   if (token === '') return errors.badRequest('token is required for TokenReview in authentication');
 
-  const metadata = { ...object(body.metadata) };
+  const metadata = { ...objectOrEmpty(body.metadata) };
   if (!('creationTimestamp' in metadata)) metadata.creationTimestamp = null;
   const review = (status: JsonObject): JsonObject => ({ kind: 'TokenReview', apiVersion, metadata, spec, status });
   if (input.tokens === undefined) return review({ user: {} });

@@ -30,6 +30,7 @@ import { NOT_MINE, authenticationFailed } from './authenticator';
 import { errorText } from './errors';
 import { CachedTokenAuthenticator } from './token-cache';
 import type { WebhookClientConfig } from './webhook-kubeconfig';
+import { asJsonObject } from '../apis/object';
 
 export type TokenWebhookVersion = 'v1' | 'v1beta1';
 
@@ -65,10 +66,6 @@ class WebhookCallError extends Error {
 }
 
 const RETRYABLE_SOCKET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
-
-function record(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
 
 function stringList(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
@@ -125,9 +122,9 @@ export class TokenWebhookAuthenticator implements TokenAuthenticator {
       const error = typeof status.error === 'string' ? status.error : '';
       return error === '' ? NOT_MINE : authenticationFailed(error);
     }
-    const user = record(status.user) ?? {};
+    const user = asJsonObject(status.user) ?? {};
     const extra: Record<string, string[]> = {};
-    for (const [key, values] of Object.entries(record(user.extra) ?? {})) extra[key] = stringList(values);
+    for (const [key, values] of Object.entries(asJsonObject(user.extra) ?? {})) extra[key] = stringList(values);
     return {
       outcome: 'authenticated',
       user: {
@@ -197,7 +194,7 @@ export class TokenWebhookAuthenticator implements TokenAuthenticator {
     if (code < 200 || code > 299) {
       let message = '';
       try {
-        const parsed = record(JSON.parse(text));
+        const parsed = asJsonObject(JSON.parse(text));
         if (parsed?.kind === 'Status' && typeof parsed.message === 'string') message = `: ${parsed.message}`;
       } catch {
         // Not a Status: its text is not repeated (it might echo the request).
@@ -207,7 +204,7 @@ export class TokenWebhookAuthenticator implements TokenAuthenticator {
     }
     let parsed: Record<string, unknown> | undefined;
     try {
-      parsed = record(JSON.parse(text));
+      parsed = asJsonObject(JSON.parse(text));
     } catch {
       parsed = undefined;
     }
@@ -215,7 +212,7 @@ export class TokenWebhookAuthenticator implements TokenAuthenticator {
     if (parsed.kind !== 'TokenReview' || parsed.apiVersion !== this.apiVersion) {
       throw new WebhookCallError(`the webhook answered apiVersion ${JSON.stringify(parsed.apiVersion ?? '')}, kind ${JSON.stringify(parsed.kind ?? '')}; expected ${JSON.stringify(this.apiVersion)}, "TokenReview"`, false);
     }
-    return record(parsed.status) ?? {};
+    return asJsonObject(parsed.status) ?? {};
   }
 }
 

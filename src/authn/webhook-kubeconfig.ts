@@ -14,7 +14,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { parseDocument } from 'yaml';
 import { AuthnError, errorText, fileMessage } from './errors';
-import type { JsonObject } from '../apis/object';
+import { asJsonObject, type JsonObject } from '../apis/object';
 
 export interface WebhookClientConfig {
   /** The URL TokenReviews are POSTed to, path included. */
@@ -28,10 +28,6 @@ export interface WebhookClientConfig {
   readonly basicAuth?: { readonly username: string; readonly password: string };
 }
 
-function record(value: unknown): JsonObject | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
-}
-
 function invalid(file: string, what: string, line?: number): AuthnError {
   return new AuthnError('INVALID_WEBHOOK_CONFIG', fileMessage(file, line, what), { file, line });
 }
@@ -41,9 +37,9 @@ function named(document: JsonObject, list: string, body: string, name: string, f
   if (entries === undefined || entries === null) return undefined;
   if (!Array.isArray(entries)) throw invalid(file, `${list} is not a list`);
   for (const entry of entries) {
-    const item = record(entry);
+    const item = asJsonObject(entry);
     if (item?.name === name) {
-      const inner = record(item[body]);
+      const inner = asJsonObject(item[body]);
       if (inner === undefined) throw invalid(file, `${list} entry ${JSON.stringify(name)} has no ${body}`);
       return inner;
     }
@@ -79,7 +75,7 @@ export async function parseWebhookKubeconfig(text: string, file: string): Promis
     const line = text.slice(0, first.pos[0]).split('\n').length;
     throw invalid(file, `not valid YAML: ${first.message.split('\n')[0]}`, line);
   }
-  const root = record(document.toJS());
+  const root = asJsonObject(document.toJS());
   if (root === undefined) throw invalid(file, 'a kubeconfig is a mapping');
   const contextName = optionalString(root['current-context'], 'current-context', file);
   if (contextName === undefined) throw invalid(file, 'invalid configuration: no current-context is set');

@@ -11,7 +11,7 @@
 import { SERVICE_ACCOUNTS_GROUP, AUTHENTICATED_GROUP, SERVICE_ACCOUNT_USER_PREFIX, type UserInfo } from '../authn';
 import type { JsonObject } from '../storage';
 import { CertificateRequestError, parseCertificateRequestPem, type CertificateRequest } from '../apis/validation';
-import type { JsonObject } from '../apis/object';
+import { type JsonObject, objectOrEmpty } from '../apis/object';
 
 export const CSR_KEY_PREFIX = '/registry/certificatesigningrequests/';
 
@@ -36,21 +36,17 @@ export function controllerServiceAccount(name: string, namespace = 'kube-system'
 
 export const CERTIFICATE_CONTROLLER_USER = controllerServiceAccount('certificate-controller');
 
-function objectAt(value: unknown): JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : {};
-}
-
 export function csrName(csr: JsonObject): string {
-  const name = objectAt(csr.metadata).name;
+  const name = objectOrEmpty(csr.metadata).name;
   return typeof name === 'string' ? name : '';
 }
 
 export function csrSpec(csr: JsonObject): JsonObject {
-  return objectAt(csr.spec);
+  return objectOrEmpty(csr.spec);
 }
 
 export function csrConditions(csr: JsonObject): CsrCondition[] {
-  const conditions = objectAt(csr.status).conditions;
+  const conditions = objectOrEmpty(csr.status).conditions;
   if (!Array.isArray(conditions)) return [];
   return conditions.filter((c): c is CsrCondition => typeof c === 'object' && c !== null && typeof (c as CsrCondition).type === 'string');
 }
@@ -73,7 +69,7 @@ export function hasTrueCondition(csr: JsonObject, type: string): boolean {
 
 /** status.certificate's bytes; empty when not issued. */
 export function issuedCertificate(csr: JsonObject): Buffer {
-  const value = objectAt(csr.status).certificate;
+  const value = objectOrEmpty(csr.status).certificate;
   return typeof value === 'string' ? Buffer.from(value, 'base64') : Buffer.alloc(0);
 }
 
@@ -105,7 +101,7 @@ export function signerNameOf(csr: JsonObject): string {
 
 /** Appends a condition to a CSR being written (the strategy stamps lastTransitionTime). */
 export function appendCondition(csr: JsonObject, condition: CsrCondition): void {
-  const status = { ...objectAt(csr.status) };
+  const status = { ...objectOrEmpty(csr.status) };
   status.conditions = [...csrConditions(csr), condition];
   csr.status = status;
 }

@@ -7,7 +7,7 @@
  */
 import { deepCopy, isJsonObject, setMember, type JsonObject, type JsonValue } from '../apis/object';
 
-export { deepCopy, isJsonObject, setMember };
+export { deepCopy, setMember };
 
 export function hasOwn(object: JsonObject, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(object, key);

@@ -18,10 +18,10 @@
  * nulls), are written with sorted keys; the rest as they were.
  */
 import { GoMapOrder, type MarshaledDocument } from './go-text';
-import { deepCopy, goJsonKind, hasOwn, isJsonObject, setMember } from './json-value';
+import { deepCopy, goJsonKind, hasOwn, setMember } from './json-value';
 import type { PatchDecodeOptions } from './json-patch';
 import { PatchError } from './patch-error';
-import type { JsonObject, JsonValue } from '../apis/object';
+import { isJsonObject, type JsonObject, type JsonValue } from '../apis/object';
 
 /** evanphx/json-patch ErrBadJSONPatch. */
 const BAD_MERGE_PATCH = 'Invalid JSON Patch';

@@ -14,13 +14,13 @@ import { TypedDecodeError, findDuplicateFields, type DecodeSource } from '../api
 import { goQuote } from '../apis/validation';
 import { goFormatV, type MarshaledDocument } from './go-text';
 import { applyJsonPatchMarshaled, type FieldValidation } from './json-patch';
-import { goJsonKind, isJsonObject } from './json-value';
+import { goJsonKind } from './json-value';
 import { applyMergePatchMarshaled } from './merge-patch';
 import { PatchError } from './patch-error';
 import { PatchSchema } from './patch-schema';
 import { applyStrategicMergePatchKeepingPatch } from './strategic-merge-patch';
 import type { TypeMeta } from './type-meta-change';
-import type { JsonObject, JsonValue } from '../apis/object';
+import { isJsonObject, type JsonObject, type JsonValue } from '../apis/object';
 
 export const JSON_PATCH_TYPE = 'application/json-patch+json';
 export const MERGE_PATCH_TYPE = 'application/merge-patch+json';

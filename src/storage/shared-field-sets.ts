@@ -19,7 +19,7 @@
  * object holds any more is collected, and its entry removed after it.
  */
 import { createHash } from 'node:crypto';
-import type { JsonObject } from '../apis/object';
+import { isJsonObject, type JsonObject } from '../apis/object';
 
 /** Subtrees whose JSON is at most this long are keyed by it; longer ones by its digest. */
 const TEXT_KEY_MAX = 64;
@@ -34,9 +34,9 @@ export class SharedFieldSets {
   /** Replaces each fieldsV1 tree of `object`, and every subtree of it, by the shared equal one. */
   adopt(object: JsonObject): void {
     const metadata = object.metadata;
-    if (!isPlainObject(metadata) || !Array.isArray(metadata.managedFields)) return;
+    if (!isJsonObject(metadata) || !Array.isArray(metadata.managedFields)) return;
     for (const entry of metadata.managedFields) {
-      if (isPlainObject(entry) && isPlainObject(entry.fieldsV1)) entry.fieldsV1 = this.share(entry.fieldsV1).node;
+      if (isJsonObject(entry) && isJsonObject(entry.fieldsV1)) entry.fieldsV1 = this.share(entry.fieldsV1).node;
     }
   }
 
@@ -50,7 +50,7 @@ export class SharedFieldSets {
     let text = '{';
     for (const [name, value] of Object.entries(node)) {
       let valueText: string;
-      if (isPlainObject(value)) {
+      if (isJsonObject(value)) {
         const child = this.share(value);
         // A frozen node (adopted before) already holds shared children.
         if (child.node !== value && !Object.isFrozen(node)) node[name] = child.node;
@@ -73,6 +73,3 @@ export class SharedFieldSets {
   }
 }
 
-function isPlainObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

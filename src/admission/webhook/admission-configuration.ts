@@ -7,11 +7,7 @@
  */
 import * as path from 'node:path';
 import { WebhookConfigurationError } from './errors';
-import type { JsonObject } from '../../apis/object';
-
-function record(value: unknown): JsonObject | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
-}
+import { asJsonObject } from '../../apis/object';
 
 export interface WebhookAdmissionConfiguration {
   /** Credentials for calling webhooks, matched by host (webhook-credentials.ts); absent: none. */
@@ -21,7 +17,7 @@ export interface WebhookAdmissionConfiguration {
 /** Checks a WebhookAdmissionConfiguration; undefined (the plugin not configured) is an empty one. */
 export function parseWebhookAdmissionConfiguration(configuration: unknown, pluginName: string): WebhookAdmissionConfiguration {
   if (configuration === undefined || configuration === null) return {};
-  const document = record(configuration);
+  const document = asJsonObject(configuration);
   if (document === undefined) throw new WebhookConfigurationError(`${pluginName}: the configuration is not a mapping`);
   const kind = document.kind;
   if (kind !== undefined && kind !== 'WebhookAdmissionConfiguration' && kind !== 'WebhookAdmission') {

@@ -21,7 +21,7 @@ import { ApiError, type StatusDetails, type StatusReason } from '../../util';
 import type { UserInfo } from '../../authn';
 import type { JsonObject } from '../../storage';
 import { inGoOrder } from '../../apis/field-order';
-import type { JsonObject } from '../../apis/object';
+import { asJsonObject, type JsonObject } from '../../apis/object';
 
 export type AdmissionReviewVersion = 'v1' | 'v1beta1';
 
@@ -113,10 +113,6 @@ export interface AdmissionResponse {
 /** Why an answer is not a usable AdmissionReview; the caller reports `received invalid webhook response: ...`. */
 export class InvalidResponseError extends Error {}
 
-function record(value: unknown): JsonObject | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
-}
-
 function decodePatch(value: unknown): Buffer {
   if (value === undefined || value === null || value === '') return Buffer.alloc(0);
   if (typeof value !== 'string') throw new InvalidResponseError('json: cannot unmarshal response.patch into Go struct field of type []uint8');
@@ -126,16 +122,16 @@ function decodePatch(value: unknown): Buffer {
 
 /** Checks an answer against the request (VerifyAdmissionResponse); InvalidResponseError when unusable. */
 export function verifyAdmissionResponse(version: AdmissionReviewVersion, uid: string, mutating: boolean, answer: unknown): AdmissionResponse {
-  const review = record(answer);
+  const review = asJsonObject(answer);
   if (review === undefined) throw new InvalidResponseError('the answer is not a JSON object');
-  const response = record(review.response);
+  const response = asJsonObject(review.response);
   if (response === undefined) throw new InvalidResponseError('webhook response was absent');
   const warnings = Array.isArray(response.warnings) ? response.warnings.filter((w): w is string => typeof w === 'string') : [];
   const auditAnnotations: Record<string, string> = {};
-  for (const [key, value] of Object.entries(record(response.auditAnnotations) ?? {})) {
+  for (const [key, value] of Object.entries(asJsonObject(response.auditAnnotations) ?? {})) {
     if (typeof value === 'string') auditAnnotations[key] = value;
   }
-  const result = record(response.status);
+  const result = asJsonObject(response.status);
   const allowed = response.allowed === true;
   if (version === 'v1beta1') {
     // v1beta1 answers were never checked for uid or kind; a mutating webhook's patch is a JSONPatch.
@@ -189,6 +185,6 @@ export function rejectionStatus(webhookName: string, result: JsonObject | undefi
   const message = typeof given.message === 'string' && given.message !== ''
     ? `${deniedBy}: ${given.message}`
     : reason !== '' ? `${deniedBy}: ${reason}` : `${deniedBy} without explanation`;
-  const details = record(given.details) as StatusDetails | undefined;
+  const details = asJsonObject(given.details) as StatusDetails | undefined;
   return new WebhookStatusError(code, reason, message, details, status);
 }

@@ -27,7 +27,7 @@ import type { AdmissionAttributes } from '../admission-chain';
 import { WebhookConfigurationError, errorText } from './errors';
 import type { WebhookAdmissionPlugin } from './webhook-plugins';
 import type { LogLine } from '../../observability/logger';
-import type { JsonObject } from '../../apis/object';
+import { asJsonObject, type JsonObject } from '../../apis/object';
 
 export const IMAGE_POLICY_WEBHOOK_PLUGIN = 'ImagePolicyWebhook';
 const AUDIT_KEY_PREFIX = 'imagepolicywebhook.image-policy.k8s.io/';
@@ -43,10 +43,6 @@ export interface ImagePolicyConfiguration {
   readonly denyTtlMs: number;
   readonly retryBackoffMs: number;
   readonly defaultAllow: boolean;
-}
-
-function record(value: unknown): JsonObject | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
 }
 
 function ms(value: number): string {
@@ -65,7 +61,7 @@ function duration(name: string, value: unknown, unitMs: number, minMs: number, m
 
 /** The plugin's configuration: `{ imagePolicy: {...} }`, inline or from the file the admission configuration names. */
 export function parseImagePolicyConfiguration(configuration: unknown): ImagePolicyConfiguration {
-  const policy = record(record(configuration)?.imagePolicy);
+  const policy = asJsonObject(asJsonObject(configuration)?.imagePolicy);
   if (policy === undefined) throw new WebhookConfigurationError(`${IMAGE_POLICY_WEBHOOK_PLUGIN}: no imagePolicy configuration (--admission-control-config-file must configure the plugin)`);
   const kubeConfigFile = policy.kubeConfigFile;
   if (typeof kubeConfigFile !== 'string' || kubeConfigFile === '') throw new WebhookConfigurationError(`${IMAGE_POLICY_WEBHOOK_PLUGIN}: imagePolicy.kubeConfigFile is required`);
@@ -97,11 +93,11 @@ function reviewSpec(attributes: AdmissionAttributes): JsonObject | undefined {
   if (attributes.group !== '' || attributes.resource !== 'pods' || (subresource !== '' && subresource !== 'ephemeralcontainers')) return undefined;
   const pod = attributes.object;
   if (pod === undefined) return undefined;
-  const spec = record(pod.spec) ?? {};
-  const list = (value: unknown) => (Array.isArray(value) ? value.map((c) => record(c) ?? {}) : []);
+  const spec = asJsonObject(pod.spec) ?? {};
+  const list = (value: unknown) => (Array.isArray(value) ? value.map((c) => asJsonObject(c) ?? {}) : []);
   const containers = subresource === '' ? [...list(spec.containers), ...list(spec.initContainers)] : list(spec.ephemeralContainers);
   const annotations: Record<string, string> = {};
-  for (const [key, value] of Object.entries(record(record(pod.metadata)?.annotations) ?? {})) {
+  for (const [key, value] of Object.entries(asJsonObject(asJsonObject(pod.metadata)?.annotations) ?? {})) {
     if (key.includes('.image-policy.k8s.io/') && typeof value === 'string') annotations[key] = value;
   }
   const out: JsonObject = {};
@@ -147,7 +143,7 @@ export function imagePolicyWebhook(configuration: unknown, deps: { log: LogLine;
     const status = response.statusCode;
     if (status === 429 || status >= 500 || response.headers['retry-after'] !== undefined) throw new BackendError(`Error contacting webhook: ${status}`, true);
     if (status < 200 || status >= 300) throw new BackendError(`Error contacting webhook: ${status}`, false);
-    const parsed = record((() => {
+    const parsed = asJsonObject((() => {
       try {
         return JSON.parse(answer) as unknown;
       } catch (err) {
@@ -155,7 +151,7 @@ export function imagePolicyWebhook(configuration: unknown, deps: { log: LogLine;
       }
     })());
     if (parsed === undefined) throw new BackendError('the answer is not an ImageReview', false);
-    return record(parsed.status) ?? {};
+    return asJsonObject(parsed.status) ?? {};
   }
 
   async function review(spec: JsonObject): Promise<JsonObject> {
@@ -201,11 +197,11 @@ export function imagePolicyWebhook(configuration: unknown, deps: { log: LogLine;
         attributes.recorder?.annotate(`${AUDIT_KEY_PREFIX}failed-open`, 'true');
         // The pod is marked as admitted without a decision (v1.25 still writes this annotation).
         const pod = attributes.object as JsonObject;
-        const metadata = (record(pod.metadata) ?? (pod.metadata = {})) as JsonObject;
-        metadata.annotations = { ...(record(metadata.annotations) ?? {}), [FAILED_OPEN_ANNOTATION]: 'true' };
+        const metadata = (asJsonObject(pod.metadata) ?? (pod.metadata = {})) as JsonObject;
+        metadata.annotations = { ...(asJsonObject(metadata.annotations) ?? {}), [FAILED_OPEN_ANNOTATION]: 'true' };
         return;
       }
-      for (const [key, value] of Object.entries(record(status.auditAnnotations) ?? {})) {
+      for (const [key, value] of Object.entries(asJsonObject(status.auditAnnotations) ?? {})) {
         if (typeof value === 'string') attributes.recorder?.annotate(`${AUDIT_KEY_PREFIX}${key}`, value);
       }
       if (status.allowed !== true) {

@@ -8,7 +8,7 @@
  * index keeps two webhooks of one configuration with the same name apart.
  */
 import { labelSelectorFromObject, type LabelSelector, type LabelSelectorObject } from '../../apis/selectors';
-import type { JsonObject } from '../../apis/object';
+import { asJsonObject, type JsonObject } from '../../apis/object';
 
 export type WebhookType = 'mutating' | 'validating';
 export type FailurePolicy = 'Fail' | 'Ignore';
@@ -67,22 +67,18 @@ function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
 
-function record(value: unknown): JsonObject | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
-}
-
 function parseSelector(value: unknown): ParsedSelector {
   try {
     // v1 defaults both selectors to {} (everything); a stored object without one is read the same way.
-    return { selector: labelSelectorFromObject((record(value) ?? {}) as LabelSelectorObject) };
+    return { selector: labelSelectorFromObject((asJsonObject(value) ?? {}) as LabelSelectorObject) };
   } catch (err) {
     return { error: (err as Error).message };
   }
 }
 
 function clientConfigOf(value: unknown): WebhookClientConfig {
-  const config = record(value) ?? {};
-  const service = record(config.service);
+  const config = asJsonObject(value) ?? {};
+  const service = asJsonObject(config.service);
   const caBundle = typeof config.caBundle === 'string' && config.caBundle !== '' ? Buffer.from(config.caBundle, 'base64').toString('utf8') : undefined;
   return {
     ...(typeof config.url === 'string' && config.url !== '' ? { url: config.url } : {}),
@@ -100,13 +96,13 @@ function clientConfigOf(value: unknown): WebhookClientConfig {
 
 /** The webhooks of a configuration object, in their order. */
 export function webhooksOf(configuration: JsonObject, type: WebhookType): WebhookAccessor[] {
-  const configurationName = String((record(configuration.metadata) ?? {}).name ?? '');
+  const configurationName = String((asJsonObject(configuration.metadata) ?? {}).name ?? '');
   const hooks = Array.isArray(configuration.webhooks) ? configuration.webhooks : [];
   return hooks.map((raw, index) => {
-    const hook = record(raw) ?? {};
+    const hook = asJsonObject(raw) ?? {};
     const name = typeof hook.name === 'string' ? hook.name : '';
     const rules = (Array.isArray(hook.rules) ? hook.rules : []).map((r): WebhookRule => {
-      const rule = record(r) ?? {};
+      const rule = asJsonObject(r) ?? {};
       return {
         operations: strings(rule.operations),
         apiGroups: strings(rule.apiGroups),

@@ -21,7 +21,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseDocument } from 'yaml';
 import { WebhookConfigurationError, errorText } from './errors';
-import type { JsonObject } from '../../apis/object';
+import { asJsonObject, type JsonObject } from '../../apis/object';
 
 export interface WebhookCredentials {
   readonly clientCertPem?: string;
@@ -40,10 +40,6 @@ export interface CredentialsResolver {
 }
 
 const ANONYMOUS: WebhookCredentials = { entry: '' };
-
-function record(value: unknown): JsonObject | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
-}
 
 function text(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
@@ -150,21 +146,21 @@ export function loadCredentialsResolver(file: string): KubeconfigCredentialsReso
     const line = source.slice(0, document.errors[0].pos[0]).split('\n').length;
     throw new WebhookConfigurationError(`${file}:${line}: not valid YAML: ${document.errors[0].message.split('\n')[0]}`);
   }
-  const root = record(document.toJS()) ?? {};
+  const root = asJsonObject(document.toJS()) ?? {};
   const base = path.dirname(file);
   const users = new Map<string, WebhookCredentials>();
   for (const entry of Array.isArray(root.users) ? root.users : []) {
-    const item = record(entry);
+    const item = asJsonObject(entry);
     const name = text(item?.name);
     if (item === undefined || name === undefined) continue;
-    users.set(name, credentialsOf(name, record(item.user) ?? {}, base, file));
+    users.set(name, credentialsOf(name, asJsonObject(item.user) ?? {}, base, file));
   }
   let currentUser: string | undefined;
   const currentContext = text(root['current-context']);
   if (currentContext !== undefined) {
     for (const entry of Array.isArray(root.contexts) ? root.contexts : []) {
-      const item = record(entry);
-      if (item?.name === currentContext) currentUser = text(record(item.context)?.user);
+      const item = asJsonObject(entry);
+      if (item?.name === currentContext) currentUser = text(asJsonObject(item.context)?.user);
     }
   }
   return new KubeconfigCredentialsResolver(users, currentUser);

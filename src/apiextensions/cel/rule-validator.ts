@@ -14,11 +14,12 @@
 import { isCelError } from '@bufbuild/cel';
 import { FieldPath, type FieldError } from '../../apis/validation';
 import { invalid } from '../../apis/validation/field-error';
-import { additionalSchema, isObject, type JsonSchemaProps, type ValidationRule } from '../json-schema';
+import { additionalSchema, type JsonSchemaProps, type ValidationRule } from '../json-schema';
 import { PER_CALL_LIMIT, RUNTIME_COST_BUDGET } from './cel-cost';
 import { typedCelList } from './list-type-semantics';
 import { compileRule, formattedCelValue, type CompiledRule } from './rule-compiler';
 import { CostTracker, COST_LIMIT_EXCEEDED_MESSAGE } from './runtime-cost';
+import { isJsonObject } from '../../apis/object';
 
 const compiledBySchema = new WeakMap<JsonSchemaProps, CompiledRule[]>();
 
@@ -49,7 +50,7 @@ export function celValueOf(value: unknown, schema: JsonSchemaProps | undefined):
   }
   if (typeof value === 'string') return formattedCelValue(value, schema?.format);
   if (Array.isArray(value)) return typedCelList(value.map((item) => celValueOf(item, schema?.items)), schema);
-  if (isObject(value)) {
+  if (isJsonObject(value)) {
     const out: Record<string, unknown> = {};
     const extra = schema === undefined ? undefined : additionalSchema(schema);
     for (const [key, child] of Object.entries(value)) out[key] = celValueOf(child, schema?.properties?.[key] ?? extra);
@@ -96,16 +97,16 @@ function visit(value: unknown, old: unknown, schema: JsonSchemaProps, path: Fiel
     const keys = schema['x-kubernetes-list-map-keys'] ?? [];
     value.forEach((item, i) => {
       let oldItem: unknown;
-      if (oldItems !== undefined && isObject(item)) {
+      if (oldItems !== undefined && isJsonObject(item)) {
         const key = JSON.stringify(keys.map((k) => item[k] ?? null));
-        oldItem = oldItems.find((candidate) => isObject(candidate) && JSON.stringify(keys.map((k) => candidate[k] ?? null)) === key);
+        oldItem = oldItems.find((candidate) => isJsonObject(candidate) && JSON.stringify(keys.map((k) => candidate[k] ?? null)) === key);
       }
       visit(item, oldItem, items, path.index(i), items['x-kubernetes-embedded-resource'] === true, errs, budget, perCallLimit);
     });
     return;
   }
-  if (!isObject(value)) return;
-  const oldObject = isObject(old) ? old : undefined;
+  if (!isJsonObject(value)) return;
+  const oldObject = isJsonObject(old) ? old : undefined;
   const extra = additionalSchema(schema);
   for (const [name, child] of Object.entries(value)) {
     const declared = schema.properties?.[name];

@@ -19,10 +19,11 @@
  */
 import { FieldPath, GoValue, goQuote, type FieldError } from '../../apis/validation';
 import { forbidden, invalid, required } from '../../apis/validation/field-error';
-import { additionalSchema, isObject, type JsonSchemaProps } from '../json-schema';
+import { additionalSchema, type JsonSchemaProps } from '../json-schema';
 import { STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT, UINT64_MAX } from './cel-cost';
 import { schemaDeclType } from './decl-type';
 import { compileRule, type CompiledRule } from './rule-compiler';
+import { isJsonObject } from '../../apis/object';
 
 /** How many times a node can occur: the product of the bounds above it, or undefined when one is missing. */
 type Cardinality = bigint | undefined;
@@ -114,7 +115,7 @@ const NEWLINES = /[\n\r]+/;
 function ruleTextErrors(rules: readonly unknown[], rulesPath: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   rules.forEach((entry, i) => {
-    const rule = isObject(entry) ? entry : {};
+    const rule = isJsonObject(entry) ? entry : {};
     const text = typeof rule.rule === 'string' ? rule.rule : '';
     const message = typeof rule.message === 'string' ? rule.message : '';
     const trimmedRule = text.trim();
@@ -143,10 +144,10 @@ function visit(schema: JsonSchemaProps, path: FieldPath, isResource: boolean, ca
     textErrors = visit(extra, path.child('additionalProperties'), extra['x-kubernetes-embedded-resource'] === true, childCardinality, uncorrelatablePath, walk) || textErrors;
   }
   for (const [name, property] of Object.entries(schema.properties ?? {})) {
-    if (!isObject(property)) continue;
+    if (!isJsonObject(property)) continue;
     textErrors = visit(property, path.child('properties').key(name), property['x-kubernetes-embedded-resource'] === true, childCardinality, uncorrelatablePath, walk) || textErrors;
   }
-  if (isObject(schema.items)) {
+  if (isJsonObject(schema.items)) {
     // Old and new items correlate only by the keys of a map list.
     const itemsUncorrelatable = uncorrelatablePath ?? (schema['x-kubernetes-list-type'] === 'map' ? undefined : path);
     textErrors = visit(schema.items, path.child('items'), schema.items['x-kubernetes-embedded-resource'] === true, childCardinality, itemsUncorrelatable, walk) || textErrors;

@@ -12,8 +12,7 @@
 import { formatQuantity } from '../defaulting/quantity-format';
 import { quantityDecodeError } from '../schema/go-quantity';
 import { formatGoTime, parseGoTime } from '../schema/go-time';
-import { isJsonObject } from './json-object';
-import type { JsonObject } from '../object';
+import { isJsonObject, type JsonObject } from '../object';
 
 export type GoType =
   | { readonly kind: 'string' }

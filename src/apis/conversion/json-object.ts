@@ -2,11 +2,7 @@
  * Plain-JSON helpers shared by the conversion families. Converted objects are built key by key in
  * the order Go's structs declare their fields, so they print as kube-apiserver prints them.
  */
-import type { JsonObject } from '../object';
-
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isJsonObject, type JsonObject } from '../object';
 
 export function deepCopy<T>(value: T): T {
   return structuredClone(value);

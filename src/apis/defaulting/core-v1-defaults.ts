@@ -12,12 +12,11 @@ import {
   fillIfUnset,
   fillIfZero,
   isEmptyCollection,
-  isJsonObject,
   isUnset,
   isZero,
   objectItems,
 } from './json-value';
-import type { JsonObject } from '../object';
+import { isJsonObject, type JsonObject } from '../object';
 
 /** Octal 0644, the mode secret, configMap, downwardAPI and projected volumes default to. */
 const DEFAULT_VOLUME_MODE = 0o644;

@@ -3,11 +3,7 @@
  * "unset" has to be spelled the way Go's decoder would see it: a pointer field is unset when absent
  * or null, a value field (string, number, bool) also when it holds its zero value.
  */
-import type { JsonObject } from '../object';
-
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isJsonObject, type JsonObject } from '../object';
 
 /** The nested object at `key`, or undefined when it is absent or not an object. */
 export function childObject(parent: JsonObject, key: string): JsonObject | undefined {

@@ -4,8 +4,8 @@
  * (k8s.io/kubernetes pkg/registry/core/pod/strategy.go applySeccompVersionSkew,
  * pkg/api/pod/util.go SeccompAnnotationForField / SeccompFieldForAnnotation).
  */
-import { childObject, ensureObject, isJsonObject, objectItems } from './json-value';
-import type { JsonObject } from '../object';
+import { childObject, ensureObject, objectItems } from './json-value';
+import { isJsonObject, type JsonObject } from '../object';
 
 const POD_ANNOTATION = 'seccomp.security.alpha.kubernetes.io/pod';
 const CONTAINER_ANNOTATION_PREFIX = 'container.seccomp.security.alpha.kubernetes.io/';

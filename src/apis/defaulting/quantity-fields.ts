@@ -3,8 +3,8 @@
  * where the client sent "1000m" or the JSON number 1. Values that are no quantity stay as sent.
  */
 import { formatQuantity } from './quantity-format';
-import { childObject, isJsonObject } from './json-value';
-import type { JsonObject } from '../object';
+import { childObject } from './json-value';
+import { isJsonObject, type JsonObject } from '../object';
 
 /** A ResourceList (map of resource name to quantity): rounded up to milli, then printed. */
 export function formatResourceList(holder: JsonObject | undefined, key: string): void {

@@ -3,7 +3,7 @@
  * to decide whether a spec changed: Go cannot tell an absent field from its zero value, nor a nil
  * map or slice from an empty one, so those compare equal here too.
  */
-import { isJsonObject } from './json-value';
+import { isJsonObject } from '../object';
 
 function isEmptyValue(value: unknown): boolean {
   if (value === undefined || value === null || value === '' || value === 0 || value === false) return true;

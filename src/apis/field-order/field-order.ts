@@ -13,7 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { packagePath } from '../../util';
-import type { JsonObject } from '../object';
+import { isJsonObject, type JsonObject } from '../object';
 
 /**
  * What the generated file holds. A field's type is '' (written as it is: scalars, lists of
@@ -106,10 +106,6 @@ function fieldOrderTable(): FieldOrderTable {
   return table;
 }
 
-function isPlainObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * Go's order of two strings (strings.Compare: their UTF-8 bytes), which is code point order.
  * UTF-16 code units order the same except that surrogates (U+D800-DFFF, which carry code
@@ -134,18 +130,18 @@ function orderedValue(table: FieldOrderTable, value: unknown, shape: Shape | und
   if (shape === undefined || value === null || typeof value !== 'object') return value;
   switch (shape.kind) {
     case 'struct':
-      return isPlainObject(value) ? orderedStruct(table, value, shape.struct) : value;
+      return isJsonObject(value) ? orderedStruct(table, value, shape.struct) : value;
     case 'list':
       return Array.isArray(value) ? value.map((item) => orderedValue(table, item, shape.item)) : value;
     case 'map': {
-      if (!isPlainObject(value)) return value;
+      if (!isJsonObject(value)) return value;
       const out: JsonObject = {};
       for (const key of Object.keys(value).sort(compareGoStrings)) out[key] = orderedValue(table, value[key], shape.value);
       return out;
     }
     case 'either':
-      if (Array.isArray(value)) return value.map((item) => (isPlainObject(item) ? orderedStruct(table, item, shape.struct) : item));
-      return isPlainObject(value) ? orderedStruct(table, value, shape.struct) : value;
+      if (Array.isArray(value)) return value.map((item) => (isJsonObject(item) ? orderedStruct(table, item, shape.struct) : item));
+      return isJsonObject(value) ? orderedStruct(table, value, shape.struct) : value;
   }
 }
 
@@ -169,7 +165,7 @@ function orderedStruct(table: FieldOrderTable, value: JsonObject, struct: Struct
 /** `value` with the keys of every object in it sorted, as encoding/json writes a map[string]interface{}. */
 export function withSortedKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withSortedKeys);
-  if (!isPlainObject(value)) return value;
+  if (!isJsonObject(value)) return value;
   const out: JsonObject = {};
   for (const key of Object.keys(value).sort(compareGoStrings)) out[key] = withSortedKeys(value[key]);
   return out;

@@ -6,22 +6,23 @@
  * are Go's: `fmt.Sprint` (`%v`) for text, `encoding/json` for objects and arrays, `%T` for type
  * names in error texts, and text/template's comparison rules for filters.
  */
-import type { JsonObject } from '../object';
+import { isJsonObject, type JsonObject } from '../object';
 
 /** A float64 or uint8 that a plain JavaScript number would be mistaken for an int64. */
 export class GoScalar {
   constructor(readonly kind: 'float64' | 'uint8', readonly value: number) {}
 }
 
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof GoScalar);
+/** A decoded JSON object, Go's map[string]interface {}: a JSON object that is not a wrapped Go scalar. */
+export function isGoMap(value: unknown): value is JsonObject {
+  return isJsonObject(value) && !(value instanceof GoScalar);
 }
 
 /** Go's `%T` of a decoded JSON value (null never reaches it: nil values are skipped). */
 export function goTypeName(value: unknown): string {
   if (value instanceof GoScalar) return value.kind;
   if (Array.isArray(value)) return '[]interface {}';
-  if (isJsonObject(value)) return 'map[string]interface {}';
+  if (isGoMap(value)) return 'map[string]interface {}';
   if (typeof value === 'string') return 'string';
   if (typeof value === 'boolean') return 'bool';
   if (typeof value === 'number') return Number.isInteger(value) ? 'int64' : 'float64';
@@ -85,7 +86,7 @@ export function goJsonMarshal(value: unknown): string {
 function sortedForJson(value: unknown): unknown {
   if (value instanceof GoScalar) return value.value;
   if (Array.isArray(value)) return value.map(sortedForJson);
-  if (isJsonObject(value)) {
+  if (isGoMap(value)) {
     const out: JsonObject = {};
     for (const key of mapKeys(value)) out[key] = sortedForJson(value[key]);
     return out;

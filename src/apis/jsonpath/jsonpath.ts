@@ -16,7 +16,7 @@
  * returned); a Go map's random order is read as sorted keys; a JSON number without a fraction
  * is an int64 even when written `1.0` (JavaScript cannot tell). Nothing is evaluated as code.
  */
-import { GoScalar, goCompare, goJsonMarshal, goSprint, goTypeName, isJsonObject, mapKeys } from './go-value';
+import { GoScalar, goCompare, goJsonMarshal, goSprint, goTypeName, isGoMap, mapKeys } from './go-value';
 import { JsonPathError } from './jsonpath-error';
 import type { JsonPathNode, ListNode, SliceParam } from './node';
 import { parseTemplate } from './parser';
@@ -56,7 +56,7 @@ export class JsonPath {
 
 /** Objects and arrays print as JSON, everything else as Go's `fmt.Sprint` prints it. */
 function printValue(value: unknown): string {
-  if (Array.isArray(value) || isJsonObject(value)) return goJsonMarshal(value);
+  if (Array.isArray(value) || isGoMap(value)) return goJsonMarshal(value);
   return goSprint(value);
 }
 
@@ -156,7 +156,7 @@ class Walk {
   private evalField(input: unknown[], name: string): unknown[] {
     const results: unknown[] = [];
     for (const value of input) {
-      if (isJsonObject(value) && Object.prototype.hasOwnProperty.call(value, name)) results.push(value[name]);
+      if (isGoMap(value) && Object.prototype.hasOwnProperty.call(value, name)) results.push(value[name]);
     }
     if (results.length === 0 && input.length > 0 && !this.allowMissingKeys) fail(`${name} is not found`);
     return results;
@@ -235,7 +235,7 @@ class Walk {
 /** What `*` and `..` see below a value: map values, array elements, a string's bytes. */
 function childrenOf(value: unknown): unknown[] {
   if (Array.isArray(value)) return value;
-  if (isJsonObject(value)) return mapKeys(value).map((key) => value[key]);
+  if (isGoMap(value)) return mapKeys(value).map((key) => value[key]);
   if (typeof value === 'string') return [...new TextEncoder().encode(value)].map((byte) => new GoScalar('uint8', byte));
   return [];
 }

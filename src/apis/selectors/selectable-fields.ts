@@ -15,6 +15,7 @@
 import type { FieldLabelConversion, FieldSelector } from './field-selector';
 import { goQuote } from './go-format';
 import { SelectorParseError } from './selector-error';
+import { isJsonObject } from '../object';
 
 /**
  * The values the field selector of a list or watch is matched against, formatted as Go formats
@@ -213,7 +214,7 @@ function primaryPodIp(status: Readonly<Record<string, unknown>>): string {
   const podIps = status['podIPs'];
   if (Array.isArray(podIps) && podIps.length > 0) {
     const first: unknown = podIps[0];
-    return isRecord(first) ? text(first, 'ip') : '';
+    return isJsonObject(first) ? text(first, 'ip') : '';
   }
   return text(status, 'podIP');
 }
@@ -227,7 +228,7 @@ function isEventsGroupShape(event: Readonly<Record<string, unknown>>): boolean {
 
 function child(object: Readonly<Record<string, unknown>>, key: string): Readonly<Record<string, unknown>> {
   const value = object[key];
-  return isRecord(value) ? value : {};
+  return isJsonObject(value) ? value : {};
 }
 
 function text(object: Readonly<Record<string, unknown>>, key: string): string {
@@ -241,6 +242,3 @@ function count(object: Readonly<Record<string, unknown>>, key: string): string {
   return typeof value === 'number' && Number.isFinite(value) ? String(Math.trunc(value)) : '0';
 }
 
-function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

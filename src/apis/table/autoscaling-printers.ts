@@ -9,14 +9,13 @@ import {
   ageOf,
   asArray,
   asNumber,
-  asObject,
   asString,
   at,
   column,
   nameOf,
   type KindPrinter,
 } from './printer-support';
-import type { JsonObject } from '../object';
+import { type JsonObject, objectOrEmpty } from '../object';
 
 /** formatHPAMetrics shows at most this many metrics, then "+ N more...". */
 const MAX_SHOWN_METRICS = 2;
@@ -45,8 +44,8 @@ export const horizontalPodAutoscalerPrinter: KindPrinter = {
     AGE_COLUMN,
   ],
   printRow(hpa, context) {
-    const spec = asObject(hpa['spec']);
-    const target = asObject(spec['scaleTargetRef']);
+    const spec = objectOrEmpty(hpa['spec']);
+    const target = objectOrEmpty(spec['scaleTargetRef']);
     const minReplicas = spec['minReplicas'];
     const { specs, statuses } = metricsOf(hpa);
     return {
@@ -70,8 +69,8 @@ export const horizontalPodAutoscalerPrinter: KindPrinter = {
 function metricsOf(hpa: JsonObject): { specs: JsonObject[]; statuses: JsonObject[] } {
   if (asString(hpa['apiVersion']) !== 'autoscaling/v1') {
     return {
-      specs: asArray(at(hpa, 'spec', 'metrics')).map(asObject),
-      statuses: asArray(at(hpa, 'status', 'currentMetrics')).map(asObject),
+      specs: asArray(at(hpa, 'spec', 'metrics')).map(objectOrEmpty),
+      statuses: asArray(at(hpa, 'status', 'currentMetrics')).map(objectOrEmpty),
     };
   }
   const specs: JsonObject[] = [];
@@ -111,7 +110,7 @@ function metricText(spec: JsonObject, status: JsonObject | undefined): string {
     case 'External':
     case 'Object': {
       const field = asString(spec['type']) === 'External' ? 'external' : 'object';
-      const target = asObject(at(spec, field, 'target'));
+      const target = objectOrEmpty(at(spec, field, 'target'));
       const current = status === undefined ? undefined : status[field];
       if (isSet(target['averageValue'])) {
         const averageValue = at(current, 'current', 'averageValue');
@@ -129,7 +128,7 @@ function metricText(spec: JsonObject, status: JsonObject | undefined): string {
     case 'Resource':
     case 'ContainerResource': {
       const field = asString(spec['type']) === 'Resource' ? 'resource' : 'containerResource';
-      const target = asObject(at(spec, field, 'target'));
+      const target = objectOrEmpty(at(spec, field, 'target'));
       const current = status === undefined ? undefined : status[field];
       if (isSet(target['averageValue'])) {
         const currentText = isSet(current) ? quantityText(at(current, 'current', 'averageValue')) : unknown;

@@ -8,7 +8,6 @@ import {
   NAME_COLUMN,
   ageOf,
   asArray,
-  asObject,
   asString,
   at,
   column,
@@ -19,7 +18,7 @@ import {
   type PrintContext,
   type PrintedRow,
 } from './printer-support';
-import type { JsonObject } from '../object';
+import { type JsonObject, objectOrEmpty } from '../object';
 
 // ---------------------------------------------------------------- networking.k8s.io
 
@@ -35,13 +34,13 @@ export const ingressPrinter: KindPrinter = {
     AGE_COLUMN,
   ],
   printRow(ingress, context) {
-    const spec = asObject(ingress['spec']);
+    const spec = objectOrEmpty(ingress['spec']);
     const className = spec['ingressClassName'];
     return {
       cells: [
         nameOf(ingress),
         typeof className === 'string' ? className : '<none>',
-        formatHosts(asArray(spec['rules']).map(asObject)),
+        formatHosts(asArray(spec['rules']).map(objectOrEmpty)),
         loadBalancerIngressText(at(ingress, 'status', 'loadBalancer')),
         asArray(spec['tls']).length > 0 ? '80, 443' : '80',
         ageOf(ingress, context),
@@ -75,7 +74,7 @@ export const ingressClassPrinter: KindPrinter = {
     const parameters = at(ingressClass, 'spec', 'parameters');
     let parametersCell = '<none>';
     if (parameters !== undefined && parameters !== null) {
-      const reference = asObject(parameters);
+      const reference = objectOrEmpty(parameters);
       const group = reference['apiGroup'];
       parametersCell = asString(reference['kind']) + (typeof group === 'string' ? `.${group}` : '') + `/${asString(reference['name'])}`;
     }
@@ -103,7 +102,7 @@ function printBinding(binding: JsonObject, context: PrintContext): PrintedRow {
   const users: string[] = [];
   const groups: string[] = [];
   const serviceAccounts: string[] = [];
-  for (const subject of asArray(binding['subjects']).map(asObject)) {
+  for (const subject of asArray(binding['subjects']).map(objectOrEmpty)) {
     const name = asString(subject['name']);
     switch (asString(subject['kind'])) {
       case 'ServiceAccount':
@@ -117,7 +116,7 @@ function printBinding(binding: JsonObject, context: PrintContext): PrintedRow {
         break;
     }
   }
-  const roleRef = asObject(binding['roleRef']);
+  const roleRef = objectOrEmpty(binding['roleRef']);
   return {
     cells: [
       nameOf(binding),
@@ -158,7 +157,7 @@ export const storageClassPrinter: KindPrinter = {
     AGE_COLUMN,
   ],
   printRow(storageClass, context) {
-    const annotations = asObject(metadataOf(storageClass)['annotations']);
+    const annotations = objectOrEmpty(metadataOf(storageClass)['annotations']);
     const isDefault = DEFAULT_CLASS_ANNOTATIONS.some((key) => annotations[key] === 'true');
     const reclaimPolicy = storageClass['reclaimPolicy'];
     const bindingMode = storageClass['volumeBindingMode'];

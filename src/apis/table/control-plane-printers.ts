@@ -11,7 +11,6 @@ import {
   ageOf,
   asArray,
   asNumber,
-  asObject,
   asString,
   at,
   column,
@@ -20,7 +19,7 @@ import {
   type KindPrinter,
   type TableCell,
 } from './printer-support';
-import type { JsonObject } from '../object';
+import { type JsonObject, objectOrEmpty } from '../object';
 
 // ---------------------------------------------------------------- certificates.k8s.io
 
@@ -40,7 +39,7 @@ export const certificateSigningRequestPrinter: KindPrinter = {
     column('Condition', 'string', 'Conditions applied to the request, such as approval or denial.'),
   ],
   printRow(request, context) {
-    const spec = asObject(request['spec']);
+    const spec = objectOrEmpty(request['spec']);
     const expirationSeconds = spec['expirationSeconds'];
     return {
       cells: [
@@ -57,7 +56,7 @@ export const certificateSigningRequestPrinter: KindPrinter = {
 
 /** extractCSRStatus: Denied over Approved over Pending, then ",Failed" and ",Issued". */
 function csrCondition(request: JsonObject): string {
-  const types = new Set(asArray(at(request, 'status', 'conditions')).map((condition) => asString(asObject(condition)['type'])));
+  const types = new Set(asArray(at(request, 'status', 'conditions')).map((condition) => asString(objectOrEmpty(condition)['type'])));
   let status = types.has('Denied') ? 'Denied' : types.has('Approved') ? 'Approved' : 'Pending';
   if (types.has('Failed')) status += ',Failed';
   if (asString(at(request, 'status', 'certificate')) !== '') status += ',Issued';
@@ -93,17 +92,17 @@ export const flowSchemaPrinter: KindPrinter = {
     column('MissingPL', 'string', 'references a broken or non-existent PriorityLevelConfiguration'),
   ],
   printRow(flowSchema, context) {
-    const spec = asObject(flowSchema['spec']);
+    const spec = objectOrEmpty(flowSchema['spec']);
     const distinguisher = spec['distinguisherMethod'];
     const dangling = asArray(at(flowSchema, 'status', 'conditions'))
-      .map(asObject)
+      .map(objectOrEmpty)
       .find((condition) => asString(condition['type']) === 'Dangling');
     return {
       cells: [
         nameOf(flowSchema),
         asString(at(spec, 'priorityLevelConfiguration', 'name')),
         asNumber(spec['matchingPrecedence']),
-        distinguisher === undefined || distinguisher === null ? '<none>' : asString(asObject(distinguisher)['type']),
+        distinguisher === undefined || distinguisher === null ? '<none>' : asString(objectOrEmpty(distinguisher)['type']),
         ageOf(flowSchema, context),
         dangling === undefined ? '?' : asString(dangling['status']),
       ],
@@ -147,7 +146,7 @@ export const priorityLevelConfigurationPrinter: KindPrinter = {
     AGE_COLUMN,
   ],
   printRow(priorityLevel, context) {
-    const spec = asObject(priorityLevel['spec']);
+    const spec = objectOrEmpty(priorityLevel['spec']);
     // Integers where kube has them, "<none>" for an exempt level or one without queuing.
     let shares: TableCell = '<none>';
     let queues: TableCell = '<none>';
@@ -155,12 +154,12 @@ export const priorityLevelConfigurationPrinter: KindPrinter = {
     let queueLengthLimit: TableCell = '<none>';
     const limited = spec['limited'];
     if (limited !== undefined && limited !== null) {
-      shares = asNumber(asObject(limited)['assuredConcurrencyShares']);
+      shares = asNumber(objectOrEmpty(limited)['assuredConcurrencyShares']);
       const queuing = at(limited, 'limitResponse', 'queuing');
       if (queuing !== undefined && queuing !== null) {
-        queues = asNumber(asObject(queuing)['queues']);
-        handSize = asNumber(asObject(queuing)['handSize']);
-        queueLengthLimit = asNumber(asObject(queuing)['queueLengthLimit']);
+        queues = asNumber(objectOrEmpty(queuing)['queues']);
+        handSize = asNumber(objectOrEmpty(queuing)['handSize']);
+        queueLengthLimit = asNumber(objectOrEmpty(queuing)['queueLengthLimit']);
       }
     }
     return { cells: [nameOf(priorityLevel), asString(spec['type']), shares, queues, handSize, queueLengthLimit, ageOf(priorityLevel, context)] };
@@ -183,7 +182,7 @@ export const storageVersionPrinter: KindPrinter = {
   printRow(storageVersion, context) {
     const common = at(storageVersion, 'status', 'commonEncodingVersion');
     const versions = asArray(at(storageVersion, 'status', 'storageVersions'))
-      .map(asObject)
+      .map(objectOrEmpty)
       .map((version) => `${asString(version['apiServerID'])}=${asString(version['encodingVersion'])}`);
     return {
       cells: [nameOf(storageVersion), typeof common === 'string' ? common : '<unset>', listWithMore(versions), ageOf(storageVersion, context)],
@@ -203,9 +202,9 @@ export const apiServicePrinter: KindPrinter = {
   printRow(apiService, context) {
     const service = at(apiService, 'spec', 'service');
     const serviceCell =
-      service === undefined || service === null ? 'Local' : `${asString(asObject(service)['namespace'])}/${asString(asObject(service)['name'])}`;
+      service === undefined || service === null ? 'Local' : `${asString(objectOrEmpty(service)['namespace'])}/${asString(objectOrEmpty(service)['name'])}`;
     const available = asArray(at(apiService, 'status', 'conditions'))
-      .map(asObject)
+      .map(objectOrEmpty)
       .find((condition) => asString(condition['type']) === 'Available');
     let availableCell = 'Unknown';
     if (available !== undefined) {

@@ -12,7 +12,6 @@ import {
   ageSince,
   asArray,
   asNumber,
-  asObject,
   asString,
   at,
   column,
@@ -29,7 +28,7 @@ import {
   type PrintedRow,
   type TableRowCondition,
 } from './printer-support';
-import type { JsonObject } from '../object';
+import { type JsonObject, objectOrEmpty } from '../object';
 
 // ---------------------------------------------------------------- pods
 
@@ -73,8 +72,8 @@ export const podPrinter: KindPrinter = {
 };
 
 function printPod(pod: JsonObject, context: PrintContext): PrintedRow {
-  const spec = asObject(pod['spec']);
-  const status = asObject(pod['status']);
+  const spec = objectOrEmpty(pod['spec']);
+  const status = objectOrEmpty(pod['status']);
   const phase = asString(status['phase']);
   const statusReason = asString(status['reason']);
   const initContainerCount = asArray(spec['initContainers']).length;
@@ -90,16 +89,16 @@ function printPod(pod: JsonObject, context: PrintContext): PrintedRow {
   };
 
   let initializing = false;
-  const initStatuses = asArray(status['initContainerStatuses']).map(asObject);
+  const initStatuses = asArray(status['initContainerStatuses']).map(objectOrEmpty);
   for (let index = 0; index < initStatuses.length; index++) {
     const containerStatus = initStatuses[index] ?? {};
     restarts += asNumber(containerStatus['restartCount']);
     noteLastTermination(containerStatus);
     const terminated = at(containerStatus, 'state', 'terminated');
     const waitingReason = asString(at(containerStatus, 'state', 'waiting', 'reason'));
-    if (terminated !== undefined && terminated !== null && asNumber(asObject(terminated)['exitCode']) === 0) continue;
+    if (terminated !== undefined && terminated !== null && asNumber(objectOrEmpty(terminated)['exitCode']) === 0) continue;
     if (terminated !== undefined && terminated !== null) {
-      reason = 'Init:' + terminatedReason(asObject(terminated));
+      reason = 'Init:' + terminatedReason(objectOrEmpty(terminated));
     } else if (waitingReason !== '' && waitingReason !== 'PodInitializing') {
       reason = 'Init:' + waitingReason;
     } else {
@@ -112,19 +111,19 @@ function printPod(pod: JsonObject, context: PrintContext): PrintedRow {
   if (!initializing) {
     restarts = 0;
     let hasRunning = false;
-    const statuses = asArray(status['containerStatuses']).map(asObject);
+    const statuses = asArray(status['containerStatuses']).map(objectOrEmpty);
     // Walked from the last container so that the first container's state wins the STATUS cell.
     for (let index = statuses.length - 1; index >= 0; index--) {
       const containerStatus = statuses[index] ?? {};
       restarts += asNumber(containerStatus['restartCount']);
       noteLastTermination(containerStatus);
-      const state = asObject(containerStatus['state']);
+      const state = objectOrEmpty(containerStatus['state']);
       const waitingReason = asString(at(state, 'waiting', 'reason'));
       const terminated = state['terminated'];
       if (waitingReason !== '') {
         reason = waitingReason;
       } else if (terminated !== undefined && terminated !== null) {
-        reason = terminatedReason(asObject(terminated));
+        reason = terminatedReason(objectOrEmpty(terminated));
       } else if (containerStatus['ready'] === true && state['running'] !== undefined && state['running'] !== null) {
         hasRunning = true;
         readyContainers++;
@@ -139,10 +138,10 @@ function printPod(pod: JsonObject, context: PrintContext): PrintedRow {
   const restartsCell = lastRestart === undefined ? `${restarts}` : `${restarts} (${ageSince(new Date(lastRestart).toISOString(), context)} ago)`;
 
   const podIP = asString(at(asArray(status['podIPs'])[0], 'ip'));
-  const readinessGates = asArray(spec['readinessGates']).map(asObject);
+  const readinessGates = asArray(spec['readinessGates']).map(objectOrEmpty);
   let readinessGatesCell = '<none>';
   if (readinessGates.length > 0) {
-    const conditions = asArray(status['conditions']).map(asObject);
+    const conditions = asArray(status['conditions']).map(objectOrEmpty);
     let trueConditions = 0;
     for (const gate of readinessGates) {
       const condition = conditions.find((c) => asString(c['type']) === asString(gate['conditionType']));
@@ -179,7 +178,7 @@ function terminatedReason(terminated: JsonObject): string {
 
 function hasPodReadyCondition(status: JsonObject): boolean {
   return asArray(status['conditions'])
-    .map(asObject)
+    .map(objectOrEmpty)
     .some((c) => asString(c['type']) === 'Ready' && asString(c['status']) === 'True');
 }
 
@@ -216,10 +215,10 @@ export const servicePrinter: KindPrinter = {
     ),
   ],
   printRow(service, context) {
-    const spec = asObject(service['spec']);
+    const spec = objectOrEmpty(service['spec']);
     const clusterIPs = asArray(spec['clusterIPs']);
     const ports = asArray(spec['ports'])
-      .map(asObject)
+      .map(objectOrEmpty)
       .map((port) => {
         const nodePort = asNumber(port['nodePort']);
         const protocol = asString(port['protocol']);
@@ -241,7 +240,7 @@ export const servicePrinter: KindPrinter = {
 };
 
 function serviceExternalIP(service: JsonObject): string {
-  const spec = asObject(service['spec']);
+  const spec = objectOrEmpty(service['spec']);
   const externalIPs = asArray(spec['externalIPs']).map(asString);
   switch (asString(spec['type'])) {
     case 'ClusterIP':
@@ -263,7 +262,7 @@ function serviceExternalIP(service: JsonObject): string {
 /** loadBalancerStatusStringer with wide set: the ingress IPs (else hostnames), sorted and de-duplicated. */
 export function loadBalancerIngressText(loadBalancer: unknown): string {
   const points = asArray(at(loadBalancer, 'ingress'))
-    .map(asObject)
+    .map(objectOrEmpty)
     .map((point) => asString(point['ip']) || asString(point['hostname']))
     .filter((text) => text !== '');
   return sortedUnique(points).join(',');
@@ -294,17 +293,17 @@ export const nodePrinter: KindPrinter = {
     ),
   ],
   printRow(node, context) {
-    const status = asObject(node['status']);
-    const nodeInfo = asObject(status['nodeInfo']);
+    const status = objectOrEmpty(node['status']);
+    const nodeInfo = objectOrEmpty(status['nodeInfo']);
     // Only the Ready condition counts; with duplicates the last one wins, as in Go's map.
     const ready = asArray(status['conditions'])
-      .map(asObject)
+      .map(objectOrEmpty)
       .filter((c) => asString(c['type']) === 'Ready')
       .pop();
     const states = [ready === undefined ? 'Unknown' : asString(ready['status']) === 'True' ? 'Ready' : 'NotReady'];
     if (at(node, 'spec', 'unschedulable') === true) states.push('SchedulingDisabled');
-    const roles = nodeRoles(asObject(metadataOf(node)['labels'])).join(',');
-    const addresses = asArray(status['addresses']).map(asObject);
+    const roles = nodeRoles(objectOrEmpty(metadataOf(node)['labels'])).join(',');
+    const addresses = asArray(status['addresses']).map(objectOrEmpty);
     const addressOfType = (type: string): string =>
       asString(addresses.find((address) => asString(address['type']) === type)?.['address']) || '<none>';
     return {
@@ -415,13 +414,13 @@ export const endpointsPrinter: KindPrinter = {
 
 /** formatEndpoints with every port: at most three "ip:port" (or bare ip without ports), then "+ N more...". */
 function formatEndpoints(endpoints: JsonObject): string {
-  const subsets = asArray(endpoints['subsets']).map(asObject);
+  const subsets = asArray(endpoints['subsets']).map(objectOrEmpty);
   if (subsets.length === 0) return '<none>';
   const listed: string[] = [];
   let count = 0;
   for (const subset of subsets) {
-    const addresses = asArray(subset['addresses']).map((address) => asString(asObject(address)['ip']));
-    const ports = asArray(subset['ports']).map((port) => asNumber(asObject(port)['port']));
+    const addresses = asArray(subset['addresses']).map((address) => asString(objectOrEmpty(address)['ip']));
+    const ports = asArray(subset['ports']).map((port) => asNumber(objectOrEmpty(port)['port']));
     // Headless services may publish addresses without ports.
     const entries = ports.length === 0 ? [addresses] : ports.map((port) => addresses.map((ip) => joinHostPort(ip, port)));
     for (const group of entries) {
@@ -486,7 +485,7 @@ function eventView(event: JsonObject): EventView {
   const series = event['series'];
   const common = {
     eventTime: event['eventTime'],
-    series: series === undefined || series === null ? undefined : asObject(series),
+    series: series === undefined || series === null ? undefined : objectOrEmpty(series),
     type: asString(event['type']),
     reason: asString(event['reason']),
   };
@@ -497,7 +496,7 @@ function eventView(event: JsonObject): EventView {
       firstTimestamp: event['deprecatedFirstTimestamp'],
       lastTimestamp: event['deprecatedLastTimestamp'],
       count: asNumber(event['deprecatedCount']),
-      involvedObject: asObject(event['regarding']),
+      involvedObject: objectOrEmpty(event['regarding']),
       message: asString(event['note']),
       sourceComponent: asString(at(event, 'deprecatedSource', 'component')),
       sourceHost: asString(at(event, 'deprecatedSource', 'host')),
@@ -508,7 +507,7 @@ function eventView(event: JsonObject): EventView {
     firstTimestamp: event['firstTimestamp'],
     lastTimestamp: event['lastTimestamp'],
     count: asNumber(event['count']),
-    involvedObject: asObject(event['involvedObject']),
+    involvedObject: objectOrEmpty(event['involvedObject']),
     message: asString(event['message']),
     sourceComponent: asString(at(event, 'source', 'component')),
     sourceHost: asString(at(event, 'source', 'host')),
@@ -567,7 +566,7 @@ function accessModesText(modes: unknown): string {
 
 /** The beta annotation still overrides spec.storageClassName, as helper.GetPersistentVolume(Claim)Class does. */
 function storageClassOf(object: JsonObject): string {
-  const annotations = asObject(metadataOf(object)['annotations']);
+  const annotations = objectOrEmpty(metadataOf(object)['annotations']);
   if (Object.prototype.hasOwnProperty.call(annotations, STORAGE_CLASS_ANNOTATION)) return asString(annotations[STORAGE_CLASS_ANNOTATION]);
   return asString(at(object, 'spec', 'storageClassName'));
 }
@@ -625,10 +624,10 @@ export const persistentVolumePrinter: KindPrinter = {
     ),
   ],
   printRow(volume, context) {
-    const spec = asObject(volume['spec']);
+    const spec = objectOrEmpty(volume['spec']);
     const claimRef = spec['claimRef'];
     const claim =
-      claimRef === undefined || claimRef === null ? '' : `${asString(asObject(claimRef)['namespace'])}/${asString(asObject(claimRef)['name'])}`;
+      claimRef === undefined || claimRef === null ? '' : `${asString(objectOrEmpty(claimRef)['namespace'])}/${asString(objectOrEmpty(claimRef)['name'])}`;
     const volumeMode = spec['volumeMode'];
     return {
       cells: [
@@ -667,12 +666,12 @@ export const persistentVolumeClaimPrinter: KindPrinter = {
     ),
   ],
   printRow(claim, context) {
-    const spec = asObject(claim['spec']);
-    const status = asObject(claim['status']);
+    const spec = objectOrEmpty(claim['spec']);
+    const status = objectOrEmpty(claim['status']);
     const volumeName = asString(spec['volumeName']);
     // Capacity and access modes are only shown once the claim is bound to a volume.
     const bound = volumeName !== '';
-    const annotations = asObject(metadataOf(claim)['annotations']);
+    const annotations = objectOrEmpty(metadataOf(claim)['annotations']);
     const storageClass = Object.prototype.hasOwnProperty.call(annotations, STORAGE_CLASS_ANNOTATION)
       ? asString(annotations[STORAGE_CLASS_ANNOTATION])
       : asString(spec['storageClassName']);

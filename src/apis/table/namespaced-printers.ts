@@ -9,7 +9,6 @@ import {
   ageOf,
   asArray,
   asNumber,
-  asObject,
   asString,
   at,
   column,
@@ -21,6 +20,7 @@ import {
   nameOf,
   type KindPrinter,
 } from './printer-support';
+import { objectOrEmpty } from '../object';
 
 /** listWithMoreString and its callers show at most three entries. */
 const MAX_LISTED = 3;
@@ -58,7 +58,7 @@ export const podDisruptionBudgetPrinter: KindPrinter = {
     AGE_COLUMN,
   ],
   printRow(budget, context) {
-    const spec = asObject(budget['spec']);
+    const spec = objectOrEmpty(budget['spec']);
     const minAvailable = spec['minAvailable'];
     const maxUnavailable = spec['maxUnavailable'];
     return {
@@ -82,7 +82,7 @@ export const controllerRevisionPrinter: KindPrinter = {
   ],
   printRow(revision, context) {
     const controller = asArray(metadataOf(revision)['ownerReferences'])
-      .map(asObject)
+      .map(objectOrEmpty)
       .find((reference) => reference['controller'] === true);
     let controllerCell = '<none>';
     if (controller !== undefined) {
@@ -106,8 +106,8 @@ export const resourceQuotaPrinter: KindPrinter = {
     column('Limit', 'string', 'Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.'),
   ],
   printRow(quota, context) {
-    const hard = asObject(at(quota, 'status', 'hard'));
-    const used = asObject(at(quota, 'status', 'used'));
+    const hard = objectOrEmpty(at(quota, 'status', 'hard'));
+    const used = objectOrEmpty(at(quota, 'status', 'used'));
     const requests: string[] = [];
     const limits: string[] = [];
     for (const resource of Object.keys(hard).sort(compareBytes)) {
@@ -134,7 +134,7 @@ export const componentStatusPrinter: KindPrinter = {
   ],
   printRow(componentStatus) {
     const healthy = asArray(componentStatus['conditions'])
-      .map(asObject)
+      .map(objectOrEmpty)
       .find((condition) => asString(condition['type']) === 'Healthy');
     if (healthy === undefined) return { cells: [nameOf(componentStatus), 'Unknown', '', ''] };
     return {
@@ -182,13 +182,13 @@ export const endpointSlicePrinter: KindPrinter = {
   ],
   printRow(slice, context) {
     const ports = asArray(slice['ports'])
-      .map(asObject)
+      .map(objectOrEmpty)
       .map((port) => {
         if (typeof port['port'] === 'number') return `${port['port']}`;
         return typeof port['name'] === 'string' ? port['name'] : '*';
       });
     const addresses = asArray(slice['endpoints'])
-      .map(asObject)
+      .map(objectOrEmpty)
       .flatMap((endpoint) => asArray(endpoint['addresses']).map(asString));
     return { cells: [nameOf(slice), asString(slice['addressType']), listWithMore(ports), listWithMore(addresses), ageOf(slice, context)] };
   },

@@ -4,7 +4,7 @@
  */
 import { labelSelectorFromObject, type LabelSelectorObject } from '../selectors';
 import { humanDuration } from './human-duration';
-import type { JsonObject } from '../object';
+import { type JsonObject, objectOrEmpty } from '../object';
 
 /** metav1.TableColumnDefinition: every field is serialized, even when empty. */
 export interface TableColumnDefinition {
@@ -64,10 +64,6 @@ export const IMAGES_COLUMN = wideColumn('Images', 'string', 'Images referenced b
 
 // ---- tolerant readers: decoded JSON may lack any field, exactly as Go zero values do ----
 
-export function asObject(value: unknown): JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : {};
-}
-
 export function asArray(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }
@@ -91,7 +87,7 @@ export function at(object: unknown, ...path: string[]): unknown {
 }
 
 export function metadataOf(object: JsonObject): JsonObject {
-  return asObject(object['metadata']);
+  return objectOrEmpty(object['metadata']);
 }
 
 export function nameOf(object: JsonObject): string {
@@ -99,7 +95,7 @@ export function nameOf(object: JsonObject): string {
 }
 
 export function countKeys(value: unknown): number {
-  return Object.keys(asObject(value)).length;
+  return Object.keys(objectOrEmpty(value)).length;
 }
 
 // ---- time ----
@@ -125,13 +121,13 @@ export function ageOf(object: JsonObject, context: PrintContext): string {
 
 /** layoutContainerCells: comma-joined container names and images. */
 export function containerCells(containers: unknown): [names: string, images: string] {
-  const list = asArray(containers).map(asObject);
+  const list = asArray(containers).map(objectOrEmpty);
   return [list.map((c) => asString(c['name'])).join(','), list.map((c) => asString(c['image'])).join(',')];
 }
 
 /** labels.FormatLabels: "k=v" sorted by key, "<none>" when empty. */
 export function formatLabels(labels: unknown): string {
-  const set = asObject(labels);
+  const set = objectOrEmpty(labels);
   const text = Object.keys(set)
     .sort(compareBytes)
     .map((key) => `${key}=${asString(set[key])}`)
@@ -141,7 +137,7 @@ export function formatLabels(labels: unknown): string {
 
 /** LabelSelectorAsSelector(...).String(): a missing selector selects nothing and prints as "". */
 export function labelSelectorText(selector: unknown): string {
-  const value = selector === null || selector === undefined ? undefined : (asObject(selector) as LabelSelectorObject);
+  const value = selector === null || selector === undefined ? undefined : (objectOrEmpty(selector) as LabelSelectorObject);
   return labelSelectorFromObject(value).toString();
 }
 

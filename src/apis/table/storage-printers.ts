@@ -1,5 +1,6 @@
 /** Printers for the CSI kinds and VolumeAttachment, after kubernetes pkg/printers/internalversion/printers.go (v1.25). */
-import { AGE_COLUMN, NAME_COLUMN, ageOf, asArray, asObject, asString, at, column, nameOf, type KindPrinter } from './printer-support';
+import { AGE_COLUMN, NAME_COLUMN, ageOf, asArray, asString, at, column, nameOf, type KindPrinter } from './printer-support';
+import { objectOrEmpty } from '../object';
 
 export const csiDriverPrinter: KindPrinter = {
   columns: [
@@ -37,7 +38,7 @@ export const csiDriverPrinter: KindPrinter = {
     AGE_COLUMN,
   ],
   printRow(driver, context) {
-    const spec = asObject(driver['spec']);
+    const spec = objectOrEmpty(driver['spec']);
     const tokenRequests = spec['tokenRequests'];
     const modes = asArray(spec['volumeLifecycleModes']).map(asString).join(',');
     return {
@@ -47,7 +48,7 @@ export const csiDriverPrinter: KindPrinter = {
         spec['attachRequired'] !== false,
         spec['podInfoOnMount'] === true,
         spec['storageCapacity'] === true,
-        Array.isArray(tokenRequests) ? tokenRequests.map((request) => asString(asObject(request)['audience'])).join(',') : '<unset>',
+        Array.isArray(tokenRequests) ? tokenRequests.map((request) => asString(objectOrEmpty(request)['audience'])).join(',') : '<unset>',
         spec['requiresRepublish'] === true,
         modes === '' ? '<none>' : modes,
         ageOf(driver, context),
@@ -100,7 +101,7 @@ export const volumeAttachmentPrinter: KindPrinter = {
     AGE_COLUMN,
   ],
   printRow(attachment, context) {
-    const spec = asObject(attachment['spec']);
+    const spec = objectOrEmpty(attachment['spec']);
     return {
       cells: [
         nameOf(attachment),

@@ -11,11 +11,11 @@
  */
 import { FieldPath } from './field-path';
 import { FieldError, duplicate, invalid, notSupported, required } from './field-error';
-import { objectAt, objectsAt, stringAt, stringsAt } from './json-value';
+import { objectsAt, stringAt, stringsAt } from './json-value';
 import { validateLabelSelector } from './label-selector';
 import { isDNS1035Label, isDNS1123Subdomain, isValidPortNum, nameIsDNSSubdomain } from './name-validation';
 import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
-import type { JsonObject } from '../object';
+import { asJsonObject, type JsonObject } from '../object';
 
 const ACCEPTED_REVIEW_VERSIONS = ['v1', 'v1beta1'];
 const FAILURE_POLICIES = ['Fail', 'Ignore'];
@@ -175,9 +175,9 @@ function validateWebhook(hook: JsonObject, mutating: boolean, options: Options, 
   if (hook['objectSelector'] !== undefined) errs.push(...validateLabelSelector(hook['objectSelector'], path.child('objectSelector')));
   const reinvocation = hook['reinvocationPolicy'];
   if (mutating && typeof reinvocation === 'string' && !REINVOCATION_POLICIES.includes(reinvocation)) errs.push(notSupported(path.child('reinvocationPolicy'), reinvocation, REINVOCATION_POLICIES));
-  const clientConfig = objectAt(hook['clientConfig']) ?? {};
+  const clientConfig = asJsonObject(hook['clientConfig']) ?? {};
   const url = clientConfig['url'];
-  const service = objectAt(clientConfig['service']);
+  const service = asJsonObject(clientConfig['service']);
   if ((typeof url === 'string') === (service !== undefined)) errs.push(required(path.child('clientConfig'), 'exactly one of url or service is required'));
   else if (typeof url === 'string') errs.push(...validateUrl(path.child('clientConfig').child('url'), url));
   else if (service !== undefined) errs.push(...validateService(path.child('clientConfig').child('service'), service));

@@ -4,18 +4,18 @@
  */
 import { FieldPath } from './field-path';
 import { FieldError, GoValue, forbidden, goQuote, goStringMap, invalid, notSupported, required } from './field-error';
-import { defaultedString, objectAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt } from './json-value';
+import { defaultedString, optionalNumberAt, semanticEqual, stringAt, stringMapAt } from './json-value';
 import { goLabelSelector, selectorIsEmpty, selectorMatches, validateLabelSelector, validateLabels } from './label-selector';
 import { fieldImmutableErrorMsg, isNegativeErrorMsg, isValidPercent, nameIsDNSSubdomain } from './name-validation';
 import { metadataOf, validateAnnotations, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
 import { validatePodTemplateSpec } from './pod-validation';
-import type { JsonObject } from '../object';
+import { asJsonObject, type JsonObject } from '../object';
 
 const metadata = FieldPath.root('metadata');
 const specPath = FieldPath.root('spec');
 
 function specOf(object: JsonObject): JsonObject {
-  return objectAt(object['spec']) ?? {};
+  return asJsonObject(object['spec']) ?? {};
 }
 
 function nonNegative(value: number, path: FieldPath): FieldError[] {
@@ -48,7 +48,7 @@ export function isNotMoreThan100Percent(value: unknown, path: FieldPath): FieldE
 }
 
 function templateOf(spec: JsonObject): JsonObject {
-  return objectAt(spec['template']) ?? {};
+  return asJsonObject(spec['template']) ?? {};
 }
 
 function templateLabels(spec: JsonObject): Record<string, string> | undefined {
@@ -57,7 +57,7 @@ function templateLabels(spec: JsonObject): Record<string, string> | undefined {
 
 /** selector present, valid, non-empty; the common prelude of the replicated kinds. */
 function validateSelector(spec: JsonObject, kindWord: string): FieldError[] {
-  const selector = objectAt(spec['selector']);
+  const selector = asJsonObject(spec['selector']);
   if (selector === undefined) return [required(specPath.child('selector'))];
   const errs = validateLabelSelector(selector, specPath.child('selector'));
   if (selectorIsEmpty(selector)) errs.push(invalid(specPath.child('selector'), goLabelSelector(selector), `empty selector is invalid for ${kindWord}`));
@@ -75,7 +75,7 @@ function validateReplicatedTemplate(spec: JsonObject, kindWord: string): FieldEr
   const templatePath = specPath.child('template');
   const errs = selectorMismatch(spec);
   errs.push(...validatePodTemplateSpec(templateOf(spec), templatePath));
-  const podSpec = objectAt(templateOf(spec)['spec']) ?? {};
+  const podSpec = asJsonObject(templateOf(spec)['spec']) ?? {};
   const restartPolicy = defaultedString(podSpec['restartPolicy'], 'Always');
   if (restartPolicy !== 'Always') errs.push(notSupported(templatePath.child('spec', 'restartPolicy'), restartPolicy, ['Always']));
   if (optionalNumberAt(podSpec['activeDeadlineSeconds']) !== undefined) {
@@ -88,7 +88,7 @@ function validateReplicatedTemplate(spec: JsonObject, kindWord: string): FieldEr
 
 function validateDeploymentStrategy(strategy: JsonObject, path: FieldPath): FieldError[] {
   const type = defaultedString(strategy['type'], 'RollingUpdate');
-  const rollingUpdate = objectAt(strategy['rollingUpdate']);
+  const rollingUpdate = asJsonObject(strategy['rollingUpdate']);
   switch (type) {
     case 'Recreate':
       return rollingUpdate === undefined ? [] : [forbidden(path.child('rollingUpdate'), "may not be specified when strategy `type` is 'Recreate'")];
@@ -116,7 +116,7 @@ function validateDeploymentSpec(spec: JsonObject): FieldError[] {
   const errs = nonNegative(optionalNumberAt(spec['replicas']) ?? 1, specPath.child('replicas'));
   errs.push(...validateSelector(spec, 'deployment'));
   errs.push(...validateReplicatedTemplate(spec, 'ReplicaSet'));
-  errs.push(...validateDeploymentStrategy(objectAt(spec['strategy']) ?? {}, specPath.child('strategy')));
+  errs.push(...validateDeploymentStrategy(asJsonObject(spec['strategy']) ?? {}, specPath.child('strategy')));
   const minReadySeconds = optionalNumberAt(spec['minReadySeconds']) ?? 0;
   errs.push(...nonNegative(minReadySeconds, specPath.child('minReadySeconds')));
   const revisionHistoryLimit = optionalNumberAt(spec['revisionHistoryLimit']);
@@ -139,8 +139,8 @@ export function validateDeployment(deployment: JsonObject, namespaced: boolean):
 
 /** apps/v1 forbids changing a selector once set (the strategy's ValidateUpdate). */
 function immutableSelector(object: JsonObject, old: JsonObject): FieldError[] {
-  const selector = objectAt(specOf(object)['selector']);
-  if (semanticEqual(selector, objectAt(specOf(old)['selector']))) return [];
+  const selector = asJsonObject(specOf(object)['selector']);
+  if (semanticEqual(selector, asJsonObject(specOf(old)['selector']))) return [];
   return [invalid(specPath.child('selector'), goLabelSelector(selector), fieldImmutableErrorMsg)];
 }
 
@@ -183,9 +183,9 @@ function validateStatefulSetSpec(spec: JsonObject): FieldError[] {
   if (policy !== 'OrderedReady' && policy !== 'Parallel') {
     errs.push(invalid(specPath.child('podManagementPolicy'), policy, "must be 'OrderedReady' or 'Parallel'"));
   }
-  const strategy = objectAt(spec['updateStrategy']) ?? {};
+  const strategy = asJsonObject(spec['updateStrategy']) ?? {};
   const strategyType = defaultedString(strategy['type'], 'RollingUpdate');
-  const rollingUpdate = objectAt(strategy['rollingUpdate']);
+  const rollingUpdate = asJsonObject(strategy['rollingUpdate']);
   const strategyPath = specPath.child('updateStrategy');
   if (strategyType === '') {
     errs.push(required(strategyPath));
@@ -210,7 +210,7 @@ function validateStatefulSetSpec(spec: JsonObject): FieldError[] {
   errs.push(...selectorMismatch(spec));
   errs.push(...validateLabels(templateMeta['labels'], templatePath.child('labels')));
   errs.push(...validateAnnotations(templateMeta['annotations'], templatePath.child('annotations')));
-  const podSpec = objectAt(templateOf(spec)['spec']) ?? {};
+  const podSpec = asJsonObject(templateOf(spec)['spec']) ?? {};
   const restartPolicy = defaultedString(podSpec['restartPolicy'], 'Always');
   if (restartPolicy !== 'Always') errs.push(notSupported(templatePath.child('spec', 'restartPolicy'), restartPolicy, ['Always']));
   if (podSpec['activeDeadlineSeconds'] !== undefined && podSpec['activeDeadlineSeconds'] !== null) {
@@ -255,7 +255,7 @@ function validateDaemonSetUpdateStrategy(strategy: JsonObject, path: FieldPath):
   const type = defaultedString(strategy['type'], 'RollingUpdate');
   if (type === 'OnDelete') return [];
   if (type === 'RollingUpdate') {
-    const rolling = objectAt(strategy['rollingUpdate']) ?? {};
+    const rolling = asJsonObject(strategy['rollingUpdate']) ?? {};
     const rollingPath = path.child('rollingUpdate');
     const maxUnavailable = rolling['maxUnavailable'] ?? 1;
     const maxSurge = rolling['maxSurge'] ?? 0;
@@ -269,12 +269,12 @@ function validateDaemonSetUpdateStrategy(strategy: JsonObject, path: FieldPath):
     if (!hasUnavailable && !hasSurge) errs.push(required(rollingPath.child('maxUnavailable'), 'cannot be 0 when maxSurge is 0'));
     return errs;
   }
-  const rolling = objectAt(strategy['rollingUpdate']) === undefined ? '(*apps.RollingUpdateDaemonSet)(nil)' : '(*apps.RollingUpdateDaemonSet)(0xc000000000)';
+  const rolling = asJsonObject(strategy['rollingUpdate']) === undefined ? '(*apps.RollingUpdateDaemonSet)(nil)' : '(*apps.RollingUpdateDaemonSet)(0xc000000000)';
   return [notSupported(path, new GoValue(`apps.DaemonSetUpdateStrategy{Type:${goQuote(type)}, RollingUpdate:${rolling}}`), ['RollingUpdate', 'OnDelete'])];
 }
 
 function validateDaemonSetSpec(spec: JsonObject): FieldError[] {
-  const selector = objectAt(spec['selector']);
+  const selector = asJsonObject(spec['selector']);
   const errs = validateLabelSelector(selector, specPath.child('selector'));
   if (!selectorMatches(selector, templateLabels(spec))) {
     errs.push(invalid(specPath.child('template', 'metadata', 'labels'), new GoValue(goStringMap(templateLabels(spec))), '`selector` does not match template `labels`'));
@@ -284,14 +284,14 @@ function validateDaemonSetSpec(spec: JsonObject): FieldError[] {
   }
   const templatePath = specPath.child('template');
   errs.push(...validatePodTemplateSpec(templateOf(spec), templatePath));
-  const podSpec = objectAt(templateOf(spec)['spec']) ?? {};
+  const podSpec = asJsonObject(templateOf(spec)['spec']) ?? {};
   const restartPolicy = defaultedString(podSpec['restartPolicy'], 'Always');
   if (restartPolicy !== 'Always') errs.push(notSupported(templatePath.child('spec', 'restartPolicy'), restartPolicy, ['Always']));
   if (optionalNumberAt(podSpec['activeDeadlineSeconds']) !== undefined) {
     errs.push(forbidden(templatePath.child('spec', 'activeDeadlineSeconds'), 'activeDeadlineSeconds in DaemonSet is not Supported'));
   }
   errs.push(...nonNegative(optionalNumberAt(spec['minReadySeconds']) ?? 0, specPath.child('minReadySeconds')));
-  errs.push(...validateDaemonSetUpdateStrategy(objectAt(spec['updateStrategy']) ?? {}, specPath.child('updateStrategy')));
+  errs.push(...validateDaemonSetUpdateStrategy(asJsonObject(spec['updateStrategy']) ?? {}, specPath.child('updateStrategy')));
   const revisionHistoryLimit = optionalNumberAt(spec['revisionHistoryLimit']);
   if (revisionHistoryLimit !== undefined) errs.push(...nonNegative(revisionHistoryLimit, specPath.child('revisionHistoryLimit')));
   return errs;
@@ -313,15 +313,15 @@ export function validateDaemonSetUpdate(daemonSet: JsonObject, old: JsonObject):
 // ---------------------------------------------------------------- status
 
 function collisionCountDecremented(object: JsonObject, old: JsonObject): FieldError[] {
-  const next = optionalNumberAt(objectAt(object['status'])?.['collisionCount']);
-  const prior = optionalNumberAt(objectAt(old['status'])?.['collisionCount']);
+  const next = optionalNumberAt(asJsonObject(object['status'])?.['collisionCount']);
+  const prior = optionalNumberAt(asJsonObject(old['status'])?.['collisionCount']);
   if (prior === undefined || (next !== undefined && next >= prior)) return [];
   return [invalid(FieldPath.root('status', 'collisionCount'), next ?? 0, 'cannot be decremented')];
 }
 
 /** Replica counts in status are never negative, and none may exceed status.replicas. */
 export function validateReplicatedStatus(object: JsonObject, old: JsonObject, countFields: string[]): FieldError[] {
-  const status = objectAt(object['status']) ?? {};
+  const status = asJsonObject(object['status']) ?? {};
   const statusPath = FieldPath.root('status');
   const errs: FieldError[] = [];
   const value = (key: string): number => optionalNumberAt(status[key]) ?? 0;
@@ -353,7 +353,7 @@ const daemonSetCounts = [
 ];
 
 export function validateDaemonSetStatus(daemonSet: JsonObject, old: JsonObject): FieldError[] {
-  const status = objectAt(daemonSet['status']) ?? {};
+  const status = asJsonObject(daemonSet['status']) ?? {};
   const errs: FieldError[] = [];
   for (const key of daemonSetCounts) errs.push(...nonNegative(optionalNumberAt(status[key]) ?? 0, FieldPath.root('status', key)));
   errs.push(...collisionCountDecremented(daemonSet, old));

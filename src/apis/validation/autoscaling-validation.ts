@@ -1,16 +1,16 @@
 /** autoscaling v1 and v2 HorizontalPodAutoscaler (pkg/apis/autoscaling/validation, v1.25); metric sources are checked only for their type. */
 import { FieldPath } from './field-path';
 import { FieldError, invalid, notSupported, required } from './field-error';
-import { objectAt, objectsAt, optionalNumberAt, stringAt } from './json-value';
+import { objectsAt, optionalNumberAt, stringAt } from './json-value';
 import { isValidPathSegmentName, nameIsDNSSubdomain } from './name-validation';
 import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
-import type { JsonObject } from '../object';
+import { asJsonObject, type JsonObject } from '../object';
 
 const metadata = FieldPath.root('metadata');
 const specPath = FieldPath.root('spec');
 
 function specOf(object: JsonObject): JsonObject {
-  return objectAt(object['spec']) ?? {};
+  return asJsonObject(object['spec']) ?? {};
 }
 
 /** HPAScaleToZero is alpha and off in v1.25, so minReplicas must be at least 1. */
@@ -35,7 +35,7 @@ function validateHPASpec(spec: JsonObject): FieldError[] {
   }
   if (maxReplicas < 1) errs.push(invalid(specPath.child('maxReplicas'), maxReplicas, 'must be greater than 0'));
   if (maxReplicas < minReplicas) errs.push(invalid(specPath.child('maxReplicas'), maxReplicas, 'must be greater than or equal to `minReplicas`'));
-  errs.push(...validateCrossVersionObjectReference(objectAt(spec['scaleTargetRef']) ?? {}, specPath.child('scaleTargetRef')));
+  errs.push(...validateCrossVersionObjectReference(asJsonObject(spec['scaleTargetRef']) ?? {}, specPath.child('scaleTargetRef')));
   // autoscaling/v1's single CPU target.
   const cpu = optionalNumberAt(spec['targetCPUUtilizationPercentage']);
   if (cpu !== undefined && cpu < 1) errs.push(invalid(specPath.child('targetCPUUtilizationPercentage'), cpu, 'must be greater than 0'));

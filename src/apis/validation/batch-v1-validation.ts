@@ -4,13 +4,13 @@
  */
 import { FieldPath } from './field-path';
 import { FieldError, GoValue, duplicate, goStringMap, invalid, notSupported, required } from './field-error';
-import { byteLength, defaultedString, objectAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt, stringsAt } from './json-value';
+import { byteLength, defaultedString, optionalNumberAt, semanticEqual, stringAt, stringMapAt, stringsAt } from './json-value';
 import { goLabelSelector, selectorMatches, validateLabelSelector } from './label-selector';
 import { cronScheduleError } from './cron-schedule';
 import { fieldImmutableErrorMsg, isDNS1123Label, isNegativeErrorMsg, nameIsDNSSubdomain } from './name-validation';
 import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
 import { validatePodTemplateSpec } from './pod-validation';
-import type { JsonObject } from '../object';
+import { asJsonObject, type JsonObject } from '../object';
 
 const metadata = FieldPath.root('metadata');
 const maxParallelismForIndexedJob = 100000;
@@ -18,7 +18,7 @@ const maxParallelismForIndexedJob = 100000;
 const cronJobNameMaxLength = 52;
 
 function specOf(object: JsonObject): JsonObject {
-  return objectAt(object['spec']) ?? {};
+  return asJsonObject(object['spec']) ?? {};
 }
 
 function nonNegative(value: number | undefined, path: FieldPath): FieldError[] {
@@ -26,7 +26,7 @@ function nonNegative(value: number | undefined, path: FieldPath): FieldError[] {
 }
 
 function templateLabels(spec: JsonObject): Record<string, string> | undefined {
-  return stringMapAt(metadataOf(objectAt(spec['template']) ?? {})['labels']);
+  return stringMapAt(metadataOf(asJsonObject(spec['template']) ?? {})['labels']);
 }
 
 /** validateJobSpec: everything but the selector, shared by Jobs and CronJob job templates. */
@@ -49,10 +49,10 @@ function validateJobSpecBody(spec: JsonObject, path: FieldPath): FieldError[] {
     }
   }
   const templatePath = path.child('template');
-  const template = objectAt(spec['template']) ?? {};
+  const template = asJsonObject(spec['template']) ?? {};
   errs.push(...validatePodTemplateSpec(template, templatePath));
   // An absent restartPolicy would have defaulted to Always, which Jobs cannot use.
-  const restartPolicy = stringAt(objectAt(template['spec'])?.['restartPolicy']);
+  const restartPolicy = stringAt(asJsonObject(template['spec'])?.['restartPolicy']);
   if (restartPolicy === 'Always' || restartPolicy === '') {
     errs.push(required(templatePath.child('spec', 'restartPolicy'), 'valid values: "OnFailure", "Never"'));
   } else if (restartPolicy !== 'OnFailure' && restartPolicy !== 'Never') {
@@ -63,7 +63,7 @@ function validateJobSpecBody(spec: JsonObject, path: FieldPath): FieldError[] {
 
 function validateJobSpec(spec: JsonObject, path: FieldPath): FieldError[] {
   const errs = validateJobSpecBody(spec, path);
-  const selector = objectAt(spec['selector']);
+  const selector = asJsonObject(spec['selector']);
   if (selector === undefined) errs.push(required(path.child('selector')));
   else errs.push(...validateLabelSelector(selector, path.child('selector')));
   if (!selectorMatches(selector, templateLabels(spec))) {
@@ -77,7 +77,7 @@ function validateGeneratedSelector(job: JsonObject): FieldError[] {
   const spec = specOf(job);
   const meta = metadataOf(job);
   if (spec['manualSelector'] === true) return [];
-  const selector = objectAt(spec['selector']);
+  const selector = asJsonObject(spec['selector']);
   if (selector === undefined) return [];
   const errs: FieldError[] = [];
   const uid = stringAt(meta['uid']);
@@ -107,7 +107,7 @@ export function withGeneratedJobSelector(job: JsonObject): JsonObject {
   if (spec['manualSelector'] === true) return job;
   const meta = metadataOf(job);
   const uid = stringAt(meta['uid']);
-  const template = objectAt(spec['template']) ?? {};
+  const template = asJsonObject(spec['template']) ?? {};
   const templateMeta = metadataOf(template);
   const labels = { ...(stringMapAt(templateMeta['labels']) ?? {}), 'controller-uid': uid, 'job-name': stringAt(meta['name']) };
   return {
@@ -146,10 +146,10 @@ function comparableTemplate(oldTemplate: JsonObject, mutableFrom: JsonObject | u
   if (mutableFrom === undefined) return oldTemplate;
   const meta = metadataOf(oldTemplate);
   const fromMeta = metadataOf(mutableFrom);
-  const podSpec = objectAt(oldTemplate['spec']) ?? {};
-  const fromSpec = objectAt(mutableFrom['spec']) ?? {};
-  const oldAffinity = objectAt(podSpec['affinity']);
-  const newAffinity = objectAt(fromSpec['affinity']);
+  const podSpec = asJsonObject(oldTemplate['spec']) ?? {};
+  const fromSpec = asJsonObject(mutableFrom['spec']) ?? {};
+  const oldAffinity = asJsonObject(podSpec['affinity']);
+  const newAffinity = asJsonObject(fromSpec['affinity']);
   let affinity: JsonObject | undefined;
   if (newAffinity === undefined) {
     // Clearing affinity is allowed when only node affinity was set.
@@ -176,12 +176,12 @@ export function validateJobUpdate(job: JsonObject, old: JsonObject): FieldError[
     errs.push(invalid(specPath.child('completions'), optionalNumberAt(spec['completions']) ?? null, fieldImmutableErrorMsg));
   }
   if (!semanticEqual(spec['selector'], oldSpec['selector'])) {
-    errs.push(invalid(specPath.child('selector'), goLabelSelector(objectAt(spec['selector'])), fieldImmutableErrorMsg));
+    errs.push(invalid(specPath.child('selector'), goLabelSelector(asJsonObject(spec['selector'])), fieldImmutableErrorMsg));
   }
-  const template = objectAt(spec['template']) ?? {};
-  const oldStatus = objectAt(old['status']) ?? {};
+  const template = asJsonObject(spec['template']) ?? {};
+  const oldStatus = asJsonObject(old['status']) ?? {};
   const schedulingMutable = oldSpec['suspend'] === true && (oldStatus['startTime'] === undefined || oldStatus['startTime'] === null);
-  const oldTemplate = comparableTemplate(objectAt(oldSpec['template']) ?? {}, schedulingMutable ? template : undefined);
+  const oldTemplate = comparableTemplate(asJsonObject(oldSpec['template']) ?? {}, schedulingMutable ? template : undefined);
   if (!semanticEqual(template, oldTemplate)) {
     errs.push(invalid(specPath.child('template'), new GoValue(JSON.stringify(template)), fieldImmutableErrorMsg));
   }
@@ -192,11 +192,11 @@ export function validateJobUpdate(job: JsonObject, old: JsonObject): FieldError[
 }
 
 export function validateJobStatus(job: JsonObject): FieldError[] {
-  const status = objectAt(job['status']) ?? {};
+  const status = asJsonObject(job['status']) ?? {};
   const statusPath = FieldPath.root('status');
   const errs: FieldError[] = [];
   for (const key of ['active', 'succeeded', 'failed', 'ready']) errs.push(...nonNegative(optionalNumberAt(status[key]), statusPath.child(key)));
-  const uncounted = objectAt(status['uncountedTerminatedPods']);
+  const uncounted = asJsonObject(status['uncountedTerminatedPods']);
   if (uncounted !== undefined) {
     const seen = new Set<string>();
     for (const key of ['succeeded', 'failed']) {
@@ -259,10 +259,10 @@ function validateCronJobSpec(spec: JsonObject, oldSpec: JsonObject | undefined):
   if (!policies.includes(concurrencyPolicy)) errs.push(notSupported(specPath.child('concurrencyPolicy'), concurrencyPolicy, policies));
 
   const jobSpecPath = specPath.child('jobTemplate', 'spec');
-  const jobSpec = objectAt(objectAt(spec['jobTemplate'])?.['spec']) ?? {};
+  const jobSpec = asJsonObject(asJsonObject(spec['jobTemplate'])?.['spec']) ?? {};
   errs.push(...validateJobSpecBody(jobSpec, jobSpecPath));
-  if (objectAt(jobSpec['selector']) !== undefined) {
-    errs.push(invalid(jobSpecPath.child('selector'), goLabelSelector(objectAt(jobSpec['selector'])), '`selector` will be auto-generated'));
+  if (asJsonObject(jobSpec['selector']) !== undefined) {
+    errs.push(invalid(jobSpecPath.child('selector'), goLabelSelector(asJsonObject(jobSpec['selector'])), '`selector` will be auto-generated'));
   }
   if (jobSpec['manualSelector'] === true) errs.push(notSupported(jobSpecPath.child('manualSelector'), true, ['nil', 'false']));
   for (const key of ['successfulJobsHistoryLimit', 'failedJobsHistoryLimit']) {

@@ -18,11 +18,11 @@
  */
 import { FieldPath } from './field-path';
 import { GoValue, duplicate, forbidden, goQuote, invalid, notSupported, required, tooLong, type FieldError } from './field-error';
-import { objectAt, objectsAt, optionalNumberAt, stringAt, stringsAt } from './json-value';
+import { objectsAt, optionalNumberAt, stringAt, stringsAt } from './json-value';
 import { isDNS1123Label, isDNS1123Subdomain } from './name-validation';
 import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
 import { CertificateRequestError, certificateChainError, certificateRequestSignatureError, parseCertificateRequestPem } from './certificate-request';
-import type { JsonObject } from '../object';
+import { asJsonObject, type JsonObject } from '../object';
 
 export const LEGACY_UNKNOWN_SIGNER_NAME = 'kubernetes.io/legacy-unknown';
 
@@ -72,15 +72,15 @@ function goBytes(bytes: Buffer | undefined): GoValue {
 }
 
 function specOf(csr: JsonObject): JsonObject {
-  return objectAt(csr['spec']) ?? {};
+  return asJsonObject(csr['spec']) ?? {};
 }
 
 function conditionsOf(csr: JsonObject): JsonObject[] {
-  return objectsAt(objectAt(csr['status'])?.['conditions']);
+  return objectsAt(asJsonObject(csr['status'])?.['conditions']);
 }
 
 function certificateOf(csr: JsonObject): Buffer {
-  return bytesField(objectAt(csr['status'])?.['certificate']) ?? Buffer.alloc(0);
+  return bytesField(asJsonObject(csr['status'])?.['certificate']) ?? Buffer.alloc(0);
 }
 
 /** validateCSR: undefined when the request parses and its signature checks. */

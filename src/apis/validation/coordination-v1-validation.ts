@@ -1,16 +1,16 @@
 /** coordination.k8s.io/v1 Lease (pkg/apis/coordination/validation, v1.25). */
 import { FieldPath } from './field-path';
 import { FieldError, invalid } from './field-error';
-import { objectAt, optionalNumberAt } from './json-value';
+import { optionalNumberAt } from './json-value';
 import { nameIsDNSSubdomain } from './name-validation';
 import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
-import type { JsonObject } from '../object';
+import { asJsonObject, type JsonObject } from '../object';
 
 const metadata = FieldPath.root('metadata');
 const specPath = FieldPath.root('spec');
 
 function specOf(object: JsonObject): JsonObject {
-  return objectAt(object['spec']) ?? {};
+  return asJsonObject(object['spec']) ?? {};
 }
 
 function validateLeaseSpec(spec: JsonObject): FieldError[] {

@@ -4,7 +4,7 @@
  */
 import { FieldPath } from './field-path';
 import { FieldError, GoValue, duplicate, forbidden, goQuote, invalid, notSupported, required, tooLong } from './field-error';
-import { byteLength, defaultedString, isJsonObject, objectAt, objectsAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt, stringsAt } from './json-value';
+import { byteLength, defaultedString, objectsAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt, stringsAt } from './json-value';
 import { validateLabelName, validateLabelSelector, validateLabels } from './label-selector';
 import {
   fieldImmutableErrorMsg,
@@ -24,7 +24,7 @@ import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './obje
 import { validateDNS1123Label, validatePortNumOrName, validateTaintEffect } from './pod-validation';
 import { quantityText, quantityValue } from './quantity';
 import { specDiff } from './spec-diff';
-import type { JsonObject } from '../object';
+import { asJsonObject, isJsonObject, type JsonObject } from '../object';
 
 /** core.MaxSecretSize, which also bounds ConfigMaps. */
 const maxSecretSize = 1024 * 1024;
@@ -33,7 +33,7 @@ const immutableWhenSetMsg = 'field is immutable when `immutable` is set';
 const metadata = FieldPath.root('metadata');
 
 function specOf(object: JsonObject): JsonObject {
-  return objectAt(object['spec']) ?? {};
+  return asJsonObject(object['spec']) ?? {};
 }
 
 function decodedLength(base64: string): number {
@@ -127,7 +127,7 @@ export function validateSecret(secret: JsonObject, namespaced: boolean): FieldEr
   switch (type) {
     case 'kubernetes.io/service-account-token': {
       const annotation = 'kubernetes.io/service-account.name';
-      if (stringAt(objectAt(meta['annotations'])?.[annotation]) === '') errs.push(required(metadata.child('annotations').key(annotation)));
+      if (stringAt(asJsonObject(meta['annotations'])?.[annotation]) === '') errs.push(required(metadata.child('annotations').key(annotation)));
       break;
     }
     case 'kubernetes.io/dockercfg':
@@ -274,7 +274,7 @@ export function validateService(service: JsonObject, namespaced: boolean): Field
   if (affinity !== 'ClientIP' && affinity !== 'None') errs.push(notSupported(specPath.child('sessionAffinity'), affinity, ['ClientIP', 'None']));
   if (affinity === 'ClientIP') {
     // Defaulting fills the ClientIP timeout (10800s) when the config is absent.
-    const timeout = optionalNumberAt(objectAt(objectAt(spec['sessionAffinityConfig'])?.['clientIP'])?.['timeoutSeconds']);
+    const timeout = optionalNumberAt(asJsonObject(asJsonObject(spec['sessionAffinityConfig'])?.['clientIP'])?.['timeoutSeconds']);
     if (timeout !== undefined && (timeout <= 0 || timeout > maxClientIPAffinitySeconds)) {
       errs.push(
         invalid(specPath.child('sessionAffinityConfig', 'clientIP', 'timeoutSeconds'), timeout, `must be greater than 0 and less than ${maxClientIPAffinitySeconds}`),
@@ -554,7 +554,7 @@ export function validatePersistentVolumeClaim(claim: JsonObject, namespaced: boo
   errs.push(...validateLabelSelector(spec['selector'], specPath.child('selector')));
   // ReadWriteOncePod sits behind a feature gate that is off in v1.25.
   for (const mode of modes) if (!accessModes.includes(mode)) errs.push(notSupported(specPath.child('accessModes'), mode, accessModes));
-  const requests = objectAt(objectAt(spec['resources'])?.['requests']) ?? {};
+  const requests = asJsonObject(asJsonObject(spec['resources'])?.['requests']) ?? {};
   // Go names the key on `resources`, not on `resources.requests`.
   const storagePath = specPath.child('resources').key('storage');
   if (!Object.prototype.hasOwnProperty.call(requests, 'storage')) {
@@ -582,10 +582,10 @@ export function validatePersistentVolumeClaimUpdate(claim: JsonObject, old: Json
   const comparableNew: JsonObject = { ...spec };
   const comparableOld: JsonObject = { ...oldSpec };
   if (stringAt(oldSpec['volumeName']) === '') comparableOld['volumeName'] = spec['volumeName'];
-  const bound = stringAt(objectAt(claim['status'])?.['phase']) === 'Bound';
+  const bound = stringAt(asJsonObject(claim['status'])?.['phase']) === 'Bound';
   if (bound) {
-    const resources = objectAt(spec['resources']) ?? {};
-    const requests = { ...(objectAt(resources['requests']) ?? {}), storage: objectAt(objectAt(oldSpec['resources'])?.['requests'])?.['storage'] };
+    const resources = asJsonObject(spec['resources']) ?? {};
+    const requests = { ...(asJsonObject(resources['requests']) ?? {}), storage: asJsonObject(asJsonObject(oldSpec['resources'])?.['requests'])?.['storage'] };
     comparableNew['resources'] = { ...resources, requests };
   }
   if (!semanticEqual(comparableNew, comparableOld)) {
@@ -596,8 +596,8 @@ export function validatePersistentVolumeClaimUpdate(claim: JsonObject, old: Json
       ),
     );
   }
-  const newSize = quantityValue(objectAt(objectAt(spec['resources'])?.['requests'])?.['storage']);
-  const oldSize = quantityValue(objectAt(objectAt(oldSpec['resources'])?.['requests'])?.['storage']);
+  const newSize = quantityValue(asJsonObject(asJsonObject(spec['resources'])?.['requests'])?.['storage']);
+  const oldSize = quantityValue(asJsonObject(asJsonObject(oldSpec['resources'])?.['requests'])?.['storage']);
   if (newSize < oldSize) errs.push(forbidden(FieldPath.root('spec', 'resources', 'requests', 'storage'), 'field can not be less than previous value'));
   return errs;
 }

@@ -3,16 +3,7 @@
  * may be absent or of the wrong shape; these readers turn "absent or wrong" into Go's zero values,
  * which is what kube-apiserver's typed structs would hold at validation time.
  */
-import type { JsonObject } from '../object';
-
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** The object at `value`, or undefined when absent (a nil pointer in Go). */
-export function objectAt(value: unknown): JsonObject | undefined {
-  return isJsonObject(value) ? value : undefined;
-}
+import { isJsonObject, type JsonObject } from '../object';
 
 export function stringAt(value: unknown): string {
   return typeof value === 'string' ? value : '';

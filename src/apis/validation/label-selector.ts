@@ -4,9 +4,9 @@
  */
 import { FieldPath } from './field-path';
 import { FieldError, GoValue, forbidden, goQuote, goStringMap, goStringSlice, invalid, required } from './field-error';
-import { objectAt, objectsAt, stringAt, stringMapAt, stringsAt } from './json-value';
+import { objectsAt, stringAt, stringMapAt, stringsAt } from './json-value';
 import { isQualifiedName, isValidLabelValue } from './name-validation';
-import type { JsonObject } from '../object';
+import { asJsonObject, type JsonObject } from '../object';
 
 export function validateLabelName(name: string, path: FieldPath): FieldError[] {
   return isQualifiedName(name).map((msg) => invalid(path, name, msg));
@@ -22,7 +22,7 @@ export function validateLabels(labels: unknown, path: FieldPath): FieldError[] {
 }
 
 export function validateLabelSelector(selector: unknown, path: FieldPath): FieldError[] {
-  const ps = objectAt(selector);
+  const ps = asJsonObject(selector);
   if (ps === undefined) return [];
   const errs = validateLabels(ps['matchLabels'], path.child('matchLabels'));
   objectsAt(ps['matchExpressions']).forEach((expr, i) => {
@@ -48,13 +48,13 @@ export function validateLabelSelector(selector: unknown, path: FieldPath): Field
 
 /** True for a non-nil selector with no requirements: it matches every object. */
 export function selectorIsEmpty(selector: unknown): boolean {
-  const ps = objectAt(selector);
+  const ps = asJsonObject(selector);
   return ps !== undefined && Object.keys(stringMapAt(ps['matchLabels']) ?? {}).length === 0 && objectsAt(ps['matchExpressions']).length === 0;
 }
 
 /** Whether the labels satisfy the selector; a nil selector matches nothing. */
 export function selectorMatches(selector: unknown, labels: unknown): boolean {
-  const ps = objectAt(selector);
+  const ps = asJsonObject(selector);
   if (ps === undefined) return false;
   const set = stringMapAt(labels) ?? {};
   for (const [key, value] of Object.entries(stringMapAt(ps['matchLabels']) ?? {})) {

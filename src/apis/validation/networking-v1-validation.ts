@@ -1,7 +1,7 @@
 /** networking.k8s.io/v1 Ingress and NetworkPolicy (pkg/apis/networking/validation, v1.25). */
 import { FieldPath } from './field-path';
 import { FieldError, GoValue, forbidden, invalid, notSupported, required } from './field-error';
-import { objectAt, objectsAt, optionalNumberAt, stringAt, stringsAt } from './json-value';
+import { objectsAt, optionalNumberAt, stringAt, stringsAt } from './json-value';
 import { validateLabelSelector } from './label-selector';
 import {
   isDNS1123Subdomain,
@@ -15,12 +15,12 @@ import {
   parseIP,
 } from './name-validation';
 import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
-import type { JsonObject } from '../object';
+import { asJsonObject, type JsonObject } from '../object';
 
 const metadata = FieldPath.root('metadata');
 
 function specOf(object: JsonObject): JsonObject {
-  return objectAt(object['spec']) ?? {};
+  return asJsonObject(object['spec']) ?? {};
 }
 
 // ---------------------------------------------------------------- Ingress
@@ -30,8 +30,8 @@ const invalidPathSuffixes = ['/..', '/.'];
 const pathTypes = ['Exact', 'ImplementationSpecific', 'Prefix'];
 
 function validateIngressBackend(backend: JsonObject, path: FieldPath): FieldError[] {
-  const resource = objectAt(backend['resource']);
-  const service = objectAt(backend['service']);
+  const resource = asJsonObject(backend['resource']);
+  const service = asJsonObject(backend['service']);
   if (resource !== undefined && service !== undefined) return [invalid(path, '', 'cannot set both resource and service backends')];
   if (resource !== undefined) {
     const errs: FieldError[] = [];
@@ -52,7 +52,7 @@ function validateIngressBackend(backend: JsonObject, path: FieldPath): FieldErro
   const name = stringAt(service['name']);
   if (name === '') errs.push(required(path.child('service', 'name')));
   else errs.push(...nameIsDNS1035Label(name, false).map((msg) => invalid(path.child('service', 'name'), name, msg)));
-  const port = objectAt(service['port']) ?? {};
+  const port = asJsonObject(service['port']) ?? {};
   const portName = stringAt(port['name']);
   const portNumber = optionalNumberAt(port['number']) ?? 0;
   if (portName !== '' && portNumber !== 0) errs.push(invalid(path, '', 'cannot set both port name & port number'));
@@ -78,7 +78,7 @@ function validateHTTPIngressPath(ingressPath: JsonObject, path: FieldPath): Fiel
   } else {
     errs.push(notSupported(path.child('pathType'), pathType, pathTypes));
   }
-  errs.push(...validateIngressBackend(objectAt(ingressPath['backend']) ?? {}, path.child('backend')));
+  errs.push(...validateIngressBackend(asJsonObject(ingressPath['backend']) ?? {}, path.child('backend')));
   return errs;
 }
 
@@ -86,7 +86,7 @@ function validateIngressSpec(spec: JsonObject): FieldError[] {
   const specPath = FieldPath.root('spec');
   const errs: FieldError[] = [];
   const rules = objectsAt(spec['rules']);
-  const defaultBackend = objectAt(spec['defaultBackend']);
+  const defaultBackend = asJsonObject(spec['defaultBackend']);
   if (rules.length === 0 && defaultBackend === undefined) {
     const shown = Array.isArray(spec['rules']) ? '[]networking.IngressRule{}' : '[]networking.IngressRule(nil)';
     errs.push(invalid(specPath, new GoValue(shown), 'either `defaultBackend` or `rules` must be specified'));
@@ -100,7 +100,7 @@ function validateIngressSpec(spec: JsonObject): FieldError[] {
       const msgs = host.includes('*') ? isWildcardDNS1123Subdomain(host) : isDNS1123Subdomain(host);
       errs.push(...msgs.map((msg) => invalid(rulePath.child('host'), host, msg)));
     }
-    const http = objectAt(rule['http']);
+    const http = asJsonObject(rule['http']);
     if (http !== undefined) {
       const paths = objectsAt(http['paths']);
       if (paths.length === 0) errs.push(required(rulePath.child('http', 'paths')));
@@ -192,11 +192,11 @@ function validatePeer(peer: JsonObject, path: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   let peers = 0;
   for (const key of ['podSelector', 'namespaceSelector']) {
-    if (objectAt(peer[key]) === undefined) continue;
+    if (asJsonObject(peer[key]) === undefined) continue;
     peers++;
     errs.push(...validateLabelSelector(peer[key], path.child(key)));
   }
-  const ipBlock = objectAt(peer['ipBlock']);
+  const ipBlock = asJsonObject(peer['ipBlock']);
   if (ipBlock !== undefined) {
     peers++;
     errs.push(...validateIPBlock(ipBlock, path.child('ipBlock')));

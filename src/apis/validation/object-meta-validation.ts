@@ -6,10 +6,10 @@
  */
 import { FieldPath } from './field-path';
 import { FieldError, GoValue, forbidden, goQuote, goStringSlice, invalid, required, tooLong } from './field-error';
-import { byteLength, objectAt, objectsAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt, stringsAt } from './json-value';
+import { byteLength, objectsAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt, stringsAt } from './json-value';
 import { validateLabelName, validateLabels } from './label-selector';
 import { NameValidator, fieldImmutableErrorMsg, isNegativeErrorMsg, isQualifiedName, nameIsDNSLabel } from './name-validation';
-import type { JsonObject } from '../object';
+import { asJsonObject, type JsonObject } from '../object';
 
 const totalAnnotationSizeLimitBytes = 256 * 1024;
 const fieldManagerMaxLength = 128;
@@ -222,7 +222,7 @@ export function validateGenericObjectMetaUpdate(meta: JsonObject, old: JsonObjec
 
 /** The metadata of an object, {} when absent. */
 export function metadataOf(object: JsonObject): JsonObject {
-  return objectAt(object['metadata']) ?? {};
+  return asJsonObject(object['metadata']) ?? {};
 }
 
 export { validateLabelName, validateLabels };

@@ -5,7 +5,7 @@
  */
 import { FieldPath } from './field-path';
 import { FieldError, GoValue, duplicate, forbidden, invalid, notFound, notSupported, required } from './field-error';
-import { arrayAt, defaultedString, objectAt, objectsAt, optionalNumberAt, semanticEqual, stringAt, stringsAt } from './json-value';
+import { arrayAt, defaultedString, objectsAt, optionalNumberAt, semanticEqual, stringAt, stringsAt } from './json-value';
 import { validateLabelName, validateLabelSelector, validateLabels } from './label-selector';
 import {
   inclusiveRangeError,
@@ -25,7 +25,7 @@ import {
 import { metadataOf, validateAnnotations, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
 import { quantityText, quantityValue } from './quantity';
 import { specDiff } from './spec-diff';
-import type { JsonObject } from '../object';
+import { asJsonObject, type JsonObject } from '../object';
 
 const maxInt32 = 2147483647;
 const supportedPortProtocols = ['SCTP', 'TCP', 'UDP'];
@@ -100,7 +100,7 @@ function validateVolumeSource(volume: JsonObject, path: FieldPath): FieldError[]
   const errs: FieldError[] = [];
   let count = 0;
   for (const [key, forbiddenPath] of volumeSources) {
-    const source = objectAt(volume[key]);
+    const source = asJsonObject(volume[key]);
     if (source === undefined) continue;
     if (count > 0) {
       errs.push(forbidden(path.child(forbiddenPath), 'may not specify more than 1 volume type'));
@@ -152,7 +152,7 @@ function validateVolumeSource(volume: JsonObject, path: FieldPath): FieldError[]
       case 'projected':
         errs.push(...validateFileMode(source['defaultMode'], sourcePath.child('defaultMode')));
         objectsAt(source['sources']).forEach((projection, i) => {
-          const token = objectAt(projection['serviceAccountToken']);
+          const token = asJsonObject(projection['serviceAccountToken']);
           if (token === undefined) return;
           const tokenPath = sourcePath.child('sources').index(i).child('serviceAccountToken');
           // expirationSeconds defaults to 3600.
@@ -269,22 +269,22 @@ function validateEnv(env: JsonObject[], path: FieldPath): FieldError[] {
     const name = stringAt(variable['name']);
     if (name === '') errs.push(required(varPath.child('name')));
     else errs.push(...isEnvVarName(name).map((msg) => invalid(varPath.child('name'), name, msg)));
-    const valueFrom = objectAt(variable['valueFrom']);
+    const valueFrom = asJsonObject(variable['valueFrom']);
     if (valueFrom === undefined) return;
     const fromPath = varPath.child('valueFrom');
     let sources = 0;
-    const fieldRef = objectAt(valueFrom['fieldRef']);
+    const fieldRef = asJsonObject(valueFrom['fieldRef']);
     if (fieldRef !== undefined) {
       sources++;
       errs.push(...validateFieldRef(fieldRef, fromPath.child('fieldRef')));
     }
-    const resourceFieldRef = objectAt(valueFrom['resourceFieldRef']);
+    const resourceFieldRef = asJsonObject(valueFrom['resourceFieldRef']);
     if (resourceFieldRef !== undefined) {
       sources++;
       if (stringAt(resourceFieldRef['resource']) === '') errs.push(required(fromPath.child('resourceFieldRef', 'resource')));
     }
     for (const key of ['configMapKeyRef', 'secretKeyRef']) {
-      const ref = objectAt(valueFrom[key]);
+      const ref = asJsonObject(valueFrom[key]);
       if (ref === undefined) continue;
       sources++;
       errs.push(...validateKeySelector(ref, fromPath.child(key)));
@@ -308,7 +308,7 @@ function validateEnvFrom(sources: JsonObject[], path: FieldPath): FieldError[] {
     if (prefix !== '') errs.push(...isEnvVarName(prefix).map((msg) => invalid(sourcePath.child('prefix'), prefix, msg)));
     let count = 0;
     for (const key of ['configMapRef', 'secretRef']) {
-      const ref = objectAt(source[key]);
+      const ref = asJsonObject(source[key]);
       if (ref === undefined) continue;
       count++;
       const name = stringAt(ref['name']);
@@ -326,7 +326,7 @@ function validateHandler(handler: JsonObject, path: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   let count = 0;
   for (const kind of ['exec', 'httpGet', 'tcpSocket', 'grpc']) {
-    const action = objectAt(handler[kind]);
+    const action = asJsonObject(handler[kind]);
     if (action === undefined) continue;
     const actionPath = path.child(kind);
     if (count > 0) {
@@ -394,8 +394,8 @@ function validateContainerResourceName(name: string, path: FieldPath): FieldErro
 
 export function validateResourceRequirements(resources: JsonObject | undefined, path: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
-  const limits = objectAt(resources?.['limits']) ?? {};
-  const requests = objectAt(resources?.['requests']) ?? {};
+  const limits = asJsonObject(resources?.['limits']) ?? {};
+  const requests = asJsonObject(resources?.['requests']) ?? {};
   const limitsPath = path.child('limits');
   const requestsPath = path.child('requests');
   let cpuOrMemory = false;
@@ -433,7 +433,7 @@ export function validateResourceRequirements(resources: JsonObject | undefined, 
 function validateLifecycle(lifecycle: JsonObject, path: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   for (const hook of ['postStart', 'preStop']) {
-    const handler = objectAt(lifecycle[hook]);
+    const handler = asJsonObject(lifecycle[hook]);
     if (handler !== undefined) errs.push(...validateHandler({ ...handler, grpc: undefined }, path.child(hook)));
   }
   return errs;
@@ -466,11 +466,11 @@ function validateContainers(containers: JsonObject[], isInit: boolean, volumes: 
     else names.add(name);
     // Go only checks the length here: " " is a historical placeholder image in pod templates.
     if (stringAt(container['image']) === '') errs.push(required(containerPath.child('image')));
-    const lifecycle = objectAt(container['lifecycle']);
+    const lifecycle = asJsonObject(container['lifecycle']);
     if (lifecycle !== undefined) errs.push(...validateLifecycle(lifecycle, containerPath.child('lifecycle')));
-    const liveness = objectAt(container['livenessProbe']);
-    const readiness = objectAt(container['readinessProbe']);
-    const startup = objectAt(container['startupProbe']);
+    const liveness = asJsonObject(container['livenessProbe']);
+    const readiness = asJsonObject(container['readinessProbe']);
+    const startup = asJsonObject(container['startupProbe']);
     errs.push(...validateProbe(liveness, containerPath.child('livenessProbe')));
     if (readiness !== undefined && readiness['terminationGracePeriodSeconds'] !== undefined && readiness['terminationGracePeriodSeconds'] !== null) {
       errs.push(
@@ -499,8 +499,8 @@ function validateContainers(containers: JsonObject[], isInit: boolean, volumes: 
     if (pullPolicy !== '' && !['Always', 'IfNotPresent', 'Never'].includes(pullPolicy)) {
       errs.push(notSupported(containerPath.child('imagePullPolicy'), pullPolicy, ['Always', 'IfNotPresent', 'Never']));
     }
-    errs.push(...validateResourceRequirements(objectAt(container['resources']), containerPath.child('resources')));
-    errs.push(...validateSecurityContextIds(objectAt(container['securityContext']), containerPath.child('securityContext')));
+    errs.push(...validateResourceRequirements(asJsonObject(container['resources']), containerPath.child('resources')));
+    errs.push(...validateSecurityContextIds(asJsonObject(container['securityContext']), containerPath.child('securityContext')));
   });
   // Init containers run one at a time, so only a container's own ports can collide.
   const shared = new Set<string>();
@@ -600,20 +600,20 @@ function validatePodAffinityTerm(term: JsonObject, path: FieldPath): FieldError[
 function validateAffinity(affinity: JsonObject, path: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   const weightOutOfRange = (weight: number): boolean => weight <= 0 || weight > 100;
-  const nodeAffinity = objectAt(affinity['nodeAffinity']);
+  const nodeAffinity = asJsonObject(affinity['nodeAffinity']);
   if (nodeAffinity !== undefined) {
     const nodePath = path.child('nodeAffinity');
-    const requiredTerms = objectAt(nodeAffinity['requiredDuringSchedulingIgnoredDuringExecution']);
+    const requiredTerms = asJsonObject(nodeAffinity['requiredDuringSchedulingIgnoredDuringExecution']);
     if (requiredTerms !== undefined) errs.push(...validateNodeSelector(requiredTerms, nodePath.child('requiredDuringSchedulingIgnoredDuringExecution')));
     objectsAt(nodeAffinity['preferredDuringSchedulingIgnoredDuringExecution']).forEach((term, i) => {
       const termPath = nodePath.child('preferredDuringSchedulingIgnoredDuringExecution').index(i);
       const weight = optionalNumberAt(term['weight']) ?? 0;
       if (weightOutOfRange(weight)) errs.push(invalid(termPath.child('weight'), weight, 'must be in the range 1-100'));
-      errs.push(...validateNodeSelectorTerm(objectAt(term['preference']) ?? {}, termPath.child('preference')));
+      errs.push(...validateNodeSelectorTerm(asJsonObject(term['preference']) ?? {}, termPath.child('preference')));
     });
   }
   for (const kind of ['podAffinity', 'podAntiAffinity']) {
-    const podAffinity = objectAt(affinity[kind]);
+    const podAffinity = asJsonObject(affinity[kind]);
     if (podAffinity === undefined) continue;
     const kindPath = path.child(kind);
     objectsAt(podAffinity['requiredDuringSchedulingIgnoredDuringExecution']).forEach((term, i) => {
@@ -623,14 +623,14 @@ function validateAffinity(affinity: JsonObject, path: FieldPath): FieldError[] {
       const termPath = kindPath.child('preferredDuringSchedulingIgnoredDuringExecution').index(i);
       const weight = optionalNumberAt(term['weight']) ?? 0;
       if (weightOutOfRange(weight)) errs.push(invalid(termPath.child('weight'), weight, 'must be in the range 1-100'));
-      errs.push(...validatePodAffinityTerm(objectAt(term['podAffinityTerm']) ?? {}, termPath.child('podAffinityTerm')));
+      errs.push(...validatePodAffinityTerm(asJsonObject(term['podAffinityTerm']) ?? {}, termPath.child('podAffinityTerm')));
     });
   }
   return errs;
 }
 
 function validateDNSConfig(spec: JsonObject, path: FieldPath): FieldError[] {
-  const dnsConfig = objectAt(spec['dnsConfig']);
+  const dnsConfig = asJsonObject(spec['dnsConfig']);
   if (stringAt(spec['dnsPolicy']) === 'None') {
     if (dnsConfig === undefined) return [required(path, 'must provide `dnsConfig` when `dnsPolicy` is None')];
     if (stringsAt(dnsConfig['nameservers']).length === 0) {
@@ -659,7 +659,7 @@ function validateDNSConfig(spec: JsonObject, path: FieldPath): FieldError[] {
 }
 
 function validatePodSecurityContext(spec: JsonObject, path: FieldPath): FieldError[] {
-  const context = objectAt(spec['securityContext']);
+  const context = asJsonObject(spec['securityContext']);
   const errs: FieldError[] = [];
   if (spec['hostNetwork'] === true) {
     objectsAt(spec['containers']).forEach((container, i) => {
@@ -716,7 +716,7 @@ export function validatePodSpec(spec: JsonObject, path: FieldPath): FieldError[]
   if (dnsPolicy !== '' && !dnsPolicies.includes(dnsPolicy)) errs.push(notSupported(path.child('dnsPolicy'), dnsPolicy, dnsPolicies));
   errs.push(...validateLabels(spec['nodeSelector'], path.child('nodeSelector')));
   errs.push(...validatePodSecurityContext(spec, path));
-  const affinity = objectAt(spec['affinity']);
+  const affinity = asJsonObject(spec['affinity']);
   if (affinity !== undefined) errs.push(...validateAffinity(affinity, path.child('affinity')));
   errs.push(...validateDNSConfig(spec, path.child('dnsConfig')));
   objectsAt(spec['readinessGates']).forEach((gate, i) => {
@@ -757,7 +757,7 @@ export function validatePodSpec(spec: JsonObject, path: FieldPath): FieldError[]
   if (typeof preemptionPolicy === 'string' && preemptionPolicy !== 'PreemptLowerPriority' && preemptionPolicy !== 'Never') {
     errs.push(notSupported(path.child('preemptionPolicy'), preemptionPolicy, ['PreemptLowerPriority', 'Never']));
   }
-  const os = objectAt(spec['os']);
+  const os = asJsonObject(spec['os']);
   if (os !== undefined) {
     const osName = stringAt(os['name']);
     if (osName === '') errs.push(required(path.child('os', 'name')));
@@ -770,7 +770,7 @@ const maxInt32Text = /^(0|[1-9][0-9]*|-[0-9]+)$/;
 
 /** ValidatePodSpecificAnnotations: the mirror-pod and pod-deletion-cost annotations. */
 function validatePodAnnotations(annotations: unknown, spec: JsonObject, path: FieldPath): FieldError[] {
-  const map = objectAt(annotations) ?? {};
+  const map = asJsonObject(annotations) ?? {};
   const errs: FieldError[] = [];
   const mirror = 'kubernetes.io/config.mirror';
   if (typeof map[mirror] === 'string' && stringAt(spec['nodeName']) === '') {
@@ -792,9 +792,9 @@ export function validatePodTemplateSpec(template: JsonObject, path: FieldPath): 
   const meta = metadataOf(template);
   const errs = validateLabels(meta['labels'], path.child('labels'));
   errs.push(...validateAnnotations(meta['annotations'], path.child('annotations')));
-  errs.push(...validatePodAnnotations(meta['annotations'], objectAt(template['spec']) ?? {}, path.child('annotations')));
-  errs.push(...validatePodSpec(objectAt(template['spec']) ?? {}, path.child('spec')));
-  if (objectsAt(objectAt(template['spec'])?.['ephemeralContainers']).length > 0) {
+  errs.push(...validatePodAnnotations(meta['annotations'], asJsonObject(template['spec']) ?? {}, path.child('annotations')));
+  errs.push(...validatePodSpec(asJsonObject(template['spec']) ?? {}, path.child('spec')));
+  if (objectsAt(asJsonObject(template['spec'])?.['ephemeralContainers']).length > 0) {
     errs.push(forbidden(path.child('spec', 'ephemeralContainers'), 'ephemeral containers not allowed in pod template'));
   }
   return errs;
@@ -804,7 +804,7 @@ export function validatePodTemplateSpec(template: JsonObject, path: FieldPath): 
 function validatePodMetadataAndSpec(pod: JsonObject, namespaced: boolean): FieldError[] {
   const meta = metadataOf(pod);
   const errs = validateObjectMeta(meta, namespaced, nameIsDNSSubdomain, FieldPath.root('metadata'));
-  const spec = objectAt(pod['spec']) ?? {};
+  const spec = asJsonObject(pod['spec']) ?? {};
   const specPath = FieldPath.root('spec');
   errs.push(...validatePodAnnotations(meta['annotations'], spec, FieldPath.root('metadata', 'annotations')));
   errs.push(...validatePodSpec(spec, specPath));
@@ -820,7 +820,7 @@ function validatePodMetadataAndSpec(pod: JsonObject, namespaced: boolean): Field
 
 export function validatePod(pod: JsonObject, namespaced: boolean): FieldError[] {
   const errs = validatePodMetadataAndSpec(pod, namespaced);
-  if (objectsAt(objectAt(pod['spec'])?.['ephemeralContainers']).length > 0) {
+  if (objectsAt(asJsonObject(pod['spec'])?.['ephemeralContainers']).length > 0) {
     errs.push(forbidden(FieldPath.root('spec', 'ephemeralContainers'), 'cannot be set on create'));
   }
   return errs;
@@ -848,8 +848,8 @@ export function validatePodUpdate(pod: JsonObject, old: JsonObject, namespaced: 
   const metaPath = FieldPath.root('metadata');
   const errs = validateObjectMetaUpdate(metadataOf(pod), metadataOf(old), metaPath);
   errs.push(...validatePodMetadataAndSpec(pod, namespaced));
-  const spec = objectAt(pod['spec']) ?? {};
-  const oldSpec = objectAt(old['spec']) ?? {};
+  const spec = asJsonObject(pod['spec']) ?? {};
+  const oldSpec = asJsonObject(old['spec']) ?? {};
   const specPath = FieldPath.root('spec');
   for (const key of ['containers', 'initContainers']) {
     const result = validateContainerUpdates(objectsAt(spec[key]), objectsAt(oldSpec[key]), specPath.child(key));
@@ -906,11 +906,11 @@ function containerStateTransitions(next: JsonObject[], old: JsonObject[], path: 
   if (restartPolicy === 'Always') return [];
   const errs: FieldError[] = [];
   old.forEach((oldStatus, i) => {
-    const terminated = objectAt(objectAt(oldStatus['state'])?.['terminated']);
+    const terminated = asJsonObject(asJsonObject(oldStatus['state'])?.['terminated']);
     if (terminated === undefined) return;
     if ((optionalNumberAt(terminated['exitCode']) ?? 0) !== 0 && restartPolicy === 'OnFailure') return;
     for (const newStatus of next) {
-      if (stringAt(newStatus['name']) === stringAt(oldStatus['name']) && objectAt(objectAt(newStatus['state'])?.['terminated']) === undefined) {
+      if (stringAt(newStatus['name']) === stringAt(oldStatus['name']) && asJsonObject(asJsonObject(newStatus['state'])?.['terminated']) === undefined) {
         errs.push(forbidden(path.index(i).child('state'), 'may not be transitioned to non-terminated state'));
       }
     }
@@ -921,8 +921,8 @@ function containerStateTransitions(next: JsonObject[], old: JsonObject[], path: 
 export function validatePodStatusUpdate(pod: JsonObject, old: JsonObject): FieldError[] {
   const metaPath = FieldPath.root('metadata');
   const errs = validateObjectMetaUpdate(metadataOf(pod), metadataOf(old), metaPath);
-  const status = objectAt(pod['status']) ?? {};
-  const oldStatus = objectAt(old['status']) ?? {};
+  const status = asJsonObject(pod['status']) ?? {};
+  const oldStatus = asJsonObject(old['status']) ?? {};
   objectsAt(status['conditions']).forEach((condition, i) => {
     const type = stringAt(condition['type']);
     if (systemPodConditions.has(type)) return;
@@ -930,14 +930,14 @@ export function validatePodStatusUpdate(pod: JsonObject, old: JsonObject): Field
     errs.push(...isQualifiedName(type).map((msg) => invalid(metaPath.child('conditions').index(i).child('Type'), type, msg)));
   });
   const statusPath = FieldPath.root('status');
-  if (stringAt(objectAt(pod['spec'])?.['nodeName']) !== stringAt(objectAt(old['spec'])?.['nodeName'])) {
+  if (stringAt(asJsonObject(pod['spec'])?.['nodeName']) !== stringAt(asJsonObject(old['spec'])?.['nodeName'])) {
     errs.push(forbidden(statusPath.child('nodeName'), 'may not be changed directly'));
   }
   const nominatedNodeName = stringAt(status['nominatedNodeName']);
   if (nominatedNodeName !== '' && nominatedNodeName !== stringAt(oldStatus['nominatedNodeName'])) {
     errs.push(...nameIsDNSSubdomain(nominatedNodeName, false).map((msg) => invalid(statusPath.child('nominatedNodeName'), nominatedNodeName, msg)));
   }
-  const restartPolicy = stringAt(objectAt(old['spec'])?.['restartPolicy']);
+  const restartPolicy = stringAt(asJsonObject(old['spec'])?.['restartPolicy']);
   for (const key of ['containerStatuses', 'initContainerStatuses']) {
     errs.push(...containerStateTransitions(objectsAt(status[key]), objectsAt(oldStatus[key]), statusPath.child(key), restartPolicy));
   }

@@ -1,18 +1,17 @@
 /** policy/v1 PodDisruptionBudget (pkg/apis/policy/validation, v1.25). */
 import { FieldPath } from './field-path';
 import { FieldError, GoValue, invalid } from './field-error';
-import { objectAt } from './json-value';
 import { validateLabelSelector } from './label-selector';
 import { nameIsDNSSubdomain } from './name-validation';
 import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
 import { isNotMoreThan100Percent, validatePositiveIntOrPercent } from './apps-v1-validation';
-import type { JsonObject } from '../object';
+import { asJsonObject, type JsonObject } from '../object';
 
 const metadata = FieldPath.root('metadata');
 const specPath = FieldPath.root('spec');
 
 function specOf(object: JsonObject): JsonObject {
-  return objectAt(object['spec']) ?? {};
+  return asJsonObject(object['spec']) ?? {};
 }
 
 function validatePDBSpec(spec: JsonObject): FieldError[] {

@@ -4,11 +4,11 @@
  */
 import { FieldPath } from './field-path';
 import { FieldError, GoValue, goQuote, invalid, notSupported, required } from './field-error';
-import { objectAt, objectsAt, stringAt, stringsAt } from './json-value';
+import { objectsAt, stringAt, stringsAt } from './json-value';
 import { validateLabelSelector } from './label-selector';
 import { isValidPathSegmentName, nameIsDNSSubdomain, nameIsPathSegment } from './name-validation';
 import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
-import type { JsonObject } from '../object';
+import { asJsonObject, type JsonObject } from '../object';
 
 const rbacGroup = 'rbac.authorization.k8s.io';
 const metadata = FieldPath.root('metadata');
@@ -41,7 +41,7 @@ export function validateRole(role: JsonObject, namespaced: boolean): FieldError[
 
 export function validateClusterRole(role: JsonObject): FieldError[] {
   const errs = [...validateObjectMeta(metadataOf(role), false, nameIsPathSegment, metadata), ...validateRules(role, false)];
-  const aggregation = objectAt(role['aggregationRule']);
+  const aggregation = asJsonObject(role['aggregationRule']);
   if (aggregation !== undefined) {
     const selectors = objectsAt(aggregation['clusterRoleSelectors']);
     if (selectors.length === 0) errs.push(required(FieldPath.root('aggregationRule', 'clusterRoleSelectors'), 'at least one clusterRoleSelector required if aggregationRule is non-nil'));
@@ -81,7 +81,7 @@ function validateSubject(subject: JsonObject, namespaced: boolean, path: FieldPa
 
 function validateBindingBody(binding: JsonObject, namespaced: boolean, roleKinds: string[]): FieldError[] {
   const errs: FieldError[] = [];
-  const roleRef = objectAt(binding['roleRef']) ?? {};
+  const roleRef = asJsonObject(binding['roleRef']) ?? {};
   const apiGroup = stringAt(roleRef['apiGroup']);
   if (apiGroup !== rbacGroup) errs.push(notSupported(FieldPath.root('roleRef', 'apiGroup'), apiGroup, [rbacGroup]));
   const kind = stringAt(roleRef['kind']);
@@ -109,8 +109,8 @@ function goRoleRef(roleRef: JsonObject): GoValue {
 }
 
 function roleRefUnchanged(binding: JsonObject, old: JsonObject): FieldError[] {
-  const roleRef = objectAt(binding['roleRef']) ?? {};
-  const oldRef = objectAt(old['roleRef']) ?? {};
+  const roleRef = asJsonObject(binding['roleRef']) ?? {};
+  const oldRef = asJsonObject(old['roleRef']) ?? {};
   const same = ['apiGroup', 'kind', 'name'].every((key) => stringAt(roleRef[key]) === stringAt(oldRef[key]));
   return same ? [] : [invalid(FieldPath.root('roleRef'), goRoleRef(roleRef), 'cannot change roleRef')];
 }

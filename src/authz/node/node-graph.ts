@@ -11,7 +11,7 @@
  * own edges, a delete removes them. `hasPathFrom` walks edges from an object until it reaches the
  * node (paths are at most four edges long).
  */
-import type { JsonObject } from '../../apis/object';
+import { type JsonObject, objectOrEmpty } from '../../apis/object';
 
 export type VertexType = 'configmap' | 'node' | 'pod' | 'pv' | 'pvc' | 'secret' | 'serviceaccount' | 'volumeattachment';
 
@@ -21,8 +21,7 @@ export function vertex(type: VertexType, namespace: string, name: string): strin
   return `${type}/${namespace}/${name}`;
 }
 
-const obj = (v: unknown): JsonObject => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as JsonObject) : {});
-const arr = (v: unknown): JsonObject[] => (Array.isArray(v) ? (v.map(obj)) : []);
+const arr = (v: unknown): JsonObject[] => (Array.isArray(v) ? (v.map(objectOrEmpty)) : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 function containersOf(spec: JsonObject): JsonObject[] {
@@ -37,15 +36,15 @@ export function podSecretNames(spec: JsonObject): Set<string> {
   };
   for (const ref of arr(spec.imagePullSecrets)) add(str(ref.name));
   for (const c of containersOf(spec)) {
-    for (const e of arr(c.envFrom)) add(str(obj(e.secretRef).name));
-    for (const e of arr(c.env)) add(str(obj(obj(e.valueFrom).secretKeyRef).name));
+    for (const e of arr(c.envFrom)) add(str(objectOrEmpty(e.secretRef).name));
+    for (const e of arr(c.env)) add(str(objectOrEmpty(objectOrEmpty(e.valueFrom).secretKeyRef).name));
   }
   for (const v of arr(spec.volumes)) {
-    add(str(obj(v.azureFile).secretName));
-    for (const kind of ['cephfs', 'cinder', 'flexVolume', 'rbd', 'scaleIO', 'iscsi', 'storageos']) add(str(obj(obj(v[kind]).secretRef).name));
-    for (const source of arr(obj(v.projected).sources)) add(str(obj(source.secret).name));
-    add(str(obj(v.secret).secretName));
-    add(str(obj(obj(v.csi).nodePublishSecretRef).name));
+    add(str(objectOrEmpty(v.azureFile).secretName));
+    for (const kind of ['cephfs', 'cinder', 'flexVolume', 'rbd', 'scaleIO', 'iscsi', 'storageos']) add(str(objectOrEmpty(objectOrEmpty(v[kind]).secretRef).name));
+    for (const source of arr(objectOrEmpty(v.projected).sources)) add(str(objectOrEmpty(source.secret).name));
+    add(str(objectOrEmpty(v.secret).secretName));
+    add(str(objectOrEmpty(objectOrEmpty(v.csi).nodePublishSecretRef).name));
   }
   return names;
 }
@@ -57,20 +56,20 @@ export function podConfigMapNames(spec: JsonObject): Set<string> {
     if (n !== '') names.add(n);
   };
   for (const c of containersOf(spec)) {
-    for (const e of arr(c.envFrom)) add(str(obj(e.configMapRef).name));
-    for (const e of arr(c.env)) add(str(obj(obj(e.valueFrom).configMapKeyRef).name));
+    for (const e of arr(c.envFrom)) add(str(objectOrEmpty(e.configMapRef).name));
+    for (const e of arr(c.env)) add(str(objectOrEmpty(objectOrEmpty(e.valueFrom).configMapKeyRef).name));
   }
   for (const v of arr(spec.volumes)) {
-    for (const source of arr(obj(v.projected).sources)) add(str(obj(source.configMap).name));
-    add(str(obj(v.configMap).name));
+    for (const source of arr(objectOrEmpty(v.projected).sources)) add(str(objectOrEmpty(source.configMap).name));
+    add(str(objectOrEmpty(v.configMap).name));
   }
   return names;
 }
 
 /** The edges a pod contributes; none until it is bound to a node. */
 export function podEdges(pod: JsonObject): Edge[] {
-  const metadata = obj(pod.metadata);
-  const spec = obj(pod.spec);
+  const metadata = objectOrEmpty(pod.metadata);
+  const spec = objectOrEmpty(pod.spec);
   const nodeName = str(spec.nodeName);
   if (nodeName === '') return [];
   const ns = str(metadata.namespace);
@@ -82,7 +81,7 @@ export function podEdges(pod: JsonObject): Edge[] {
   for (const s of podSecretNames(spec)) edges.push([vertex('secret', ns, s), p]);
   for (const c of podConfigMapNames(spec)) edges.push([vertex('configmap', ns, c), p]);
   for (const v of arr(spec.volumes)) {
-    const claim = str(obj(v.persistentVolumeClaim).claimName);
+    const claim = str(objectOrEmpty(v.persistentVolumeClaim).claimName);
     if (claim !== '') edges.push([vertex('pvc', ns, claim), p]);
     // A generic ephemeral volume's claim is named <pod>-<volume>.
     if (v.ephemeral !== undefined && v.ephemeral !== null) edges.push([vertex('pvc', ns, `${name}-${str(v.name)}`), p]);
@@ -92,41 +91,41 @@ export function podEdges(pod: JsonObject): Edge[] {
 
 /** pvutil.VisitPVSecretNames, kubelet-visible references only: [namespace, name] pairs. */
 export function pvKubeletSecrets(pv: JsonObject): Array<[string, string]> {
-  const spec = obj(pv.spec);
-  const claimNamespace = str(obj(spec.claimRef).namespace);
+  const spec = objectOrEmpty(pv.spec);
+  const claimNamespace = str(objectOrEmpty(spec.claimRef).namespace);
   const out: Array<[string, string]> = [];
   const add = (ns: string, name: string): void => {
     if (name !== '') out.push([ns === '' ? claimNamespace : ns, name]);
   };
-  const azure = obj(spec.azureFile);
+  const azure = objectOrEmpty(spec.azureFile);
   if (str(azure.secretName) !== '') add(str(azure.secretNamespace), str(azure.secretName));
   for (const kind of ['cephfs', 'cinder', 'flexVolume', 'rbd', 'scaleIO', 'iscsi', 'storageos']) {
-    const ref = obj(obj(spec[kind]).secretRef);
+    const ref = objectOrEmpty(objectOrEmpty(spec[kind]).secretRef);
     // storageos and the ObjectReference forms carry a namespace; the others default to the claim's.
     add(str(ref.namespace), str(ref.name));
   }
-  const csi = obj(spec.csi);
+  const csi = objectOrEmpty(spec.csi);
   for (const key of ['nodePublishSecretRef', 'nodeStageSecretRef']) {
-    const ref = obj(csi[key]);
+    const ref = objectOrEmpty(csi[key]);
     add(str(ref.namespace), str(ref.name));
   }
   return out;
 }
 
 export function pvEdges(pv: JsonObject): Edge[] {
-  const spec = obj(pv.spec);
-  const claim = obj(spec.claimRef);
+  const spec = objectOrEmpty(pv.spec);
+  const claim = objectOrEmpty(spec.claimRef);
   if (spec.claimRef === undefined || spec.claimRef === null) return [];
-  const p = vertex('pv', '', str(obj(pv.metadata).name));
+  const p = vertex('pv', '', str(objectOrEmpty(pv.metadata).name));
   const edges: Edge[] = [[p, vertex('pvc', str(claim.namespace), str(claim.name))]];
   for (const [ns, name] of pvKubeletSecrets(pv)) edges.push([vertex('secret', ns, name), p]);
   return edges;
 }
 
 export function volumeAttachmentEdges(va: JsonObject): Edge[] {
-  const nodeName = str(obj(va.spec).nodeName);
+  const nodeName = str(objectOrEmpty(va.spec).nodeName);
   if (nodeName === '') return [];
-  return [[vertex('volumeattachment', '', str(obj(va.metadata).name)), vertex('node', '', nodeName)]];
+  return [[vertex('volumeattachment', '', str(objectOrEmpty(va.metadata).name)), vertex('node', '', nodeName)]];
 }
 
 export class NodeGraph {

@@ -17,13 +17,12 @@ import type { UserInfo } from '../../authn';
 import { ApiError, errors, type StatusCause } from '../../util';
 import type { AuthorizationAttributes, Authorizer, RuleResolver } from '../authorizer';
 import { goQuote } from '../rbac/go-text';
-import type { JsonObject } from '../../apis/object';
+import { type JsonObject, objectOrEmpty } from '../../apis/object';
 
 export const AUTHORIZATION_GROUP = 'authorization.k8s.io';
 
 export type ReviewOutcome = { readonly ok: true; readonly object: Record<string, unknown> } | { readonly ok: false; readonly error: ApiError };
 
-const obj = (v: unknown): JsonObject => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as JsonObject) : {});
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const strs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
@@ -44,7 +43,7 @@ function invalid(kind: string, errs: FieldError[]): ApiError {
 /** How Go's %#v prints the internal NonResourceAttributes, or "null" when absent. */
 function printNonResource(value: unknown): string {
   if (value === undefined || value === null) return '"null"';
-  const v = obj(value);
+  const v = objectOrEmpty(value);
   return `authorization.NonResourceAttributes{Path:${goQuote(str(v.path))}, Verb:${goQuote(str(v.verb))}}`;
 }
 
@@ -78,7 +77,7 @@ function validateSpec(spec: JsonObject, requireSubject: boolean): FieldError[] {
 export function attributesFromSpec(user: UserInfo, spec: JsonObject): AuthorizationAttributes {
   const ra = spec.resourceAttributes;
   if (ra !== undefined && ra !== null) {
-    const r = obj(ra);
+    const r = objectOrEmpty(ra);
     return {
       user,
       verb: str(r.verb),
@@ -92,18 +91,18 @@ export function attributesFromSpec(user: UserInfo, spec: JsonObject): Authorizat
       name: str(r.name),
     };
   }
-  const n = obj(spec.nonResourceAttributes);
+  const n = objectOrEmpty(spec.nonResourceAttributes);
   return { user, verb: str(n.verb), isResourceRequest: false, path: str(n.path), apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '' };
 }
 
 function userFromSpec(spec: JsonObject): UserInfo {
   const extra: Record<string, string[]> = {};
-  for (const [key, values] of Object.entries(obj(spec.extra))) extra[key] = strs(values);
+  for (const [key, values] of Object.entries(objectOrEmpty(spec.extra))) extra[key] = strs(values);
   return { name: str(spec.user), uid: str(spec.uid), groups: strs(spec.groups), extra };
 }
 
 async function decide(kind: string, body: JsonObject, user: UserInfo, authorizer: Authorizer): Promise<ReviewOutcome> {
-  const spec = obj(body.spec);
+  const spec = objectOrEmpty(body.spec);
   const result = await authorizer.authorize(attributesFromSpec(user, spec));
   const status: JsonObject = { allowed: result.decision === 'allow' };
   if (result.decision === 'deny') status.denied = true;
@@ -111,35 +110,35 @@ async function decide(kind: string, body: JsonObject, user: UserInfo, authorizer
   if (result.error) status.evaluationError = result.error;
   return {
     ok: true,
-    object: { kind, apiVersion: `${AUTHORIZATION_GROUP}/v1`, metadata: { ...obj(body.metadata), creationTimestamp: null }, spec, status },
+    object: { kind, apiVersion: `${AUTHORIZATION_GROUP}/v1`, metadata: { ...objectOrEmpty(body.metadata), creationTimestamp: null }, spec, status },
   };
 }
 
 /** POST /apis/authorization.k8s.io/v1/subjectaccessreviews. */
 export async function evaluateSubjectAccessReview(body: JsonObject, authorizer: Authorizer): Promise<ReviewOutcome> {
   const kind = 'SubjectAccessReview';
-  const errs = validateSpec(obj(body.spec), true);
-  const meta = obj(body.metadata);
+  const errs = validateSpec(objectOrEmpty(body.spec), true);
+  const meta = objectOrEmpty(body.metadata);
   if (!metaIsEmpty(meta, [])) errs.push({ field: 'metadata', value: printMeta(meta), detail: 'must be empty' });
   if (errs.length > 0) return { ok: false, error: invalid(kind, errs) };
-  return decide(kind, body, userFromSpec(obj(body.spec)), authorizer);
+  return decide(kind, body, userFromSpec(objectOrEmpty(body.spec)), authorizer);
 }
 
 /** POST /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews. */
 export async function evaluateLocalSubjectAccessReview(body: JsonObject, requestNamespace: string, authorizer: Authorizer): Promise<ReviewOutcome> {
   const kind = 'LocalSubjectAccessReview';
-  const meta = { ...obj(body.metadata) };
+  const meta = { ...objectOrEmpty(body.metadata) };
   // The create handler fills the namespace from the path, or refuses a different one.
   if (str(meta.namespace) === '') meta.namespace = requestNamespace;
   else if (meta.namespace !== requestNamespace) {
     return { ok: false, error: errors.badRequest('the namespace of the provided object does not match the namespace sent on the request') };
   }
-  const spec = obj(body.spec);
+  const spec = objectOrEmpty(body.spec);
   const errs = validateSpec(spec, true);
   if (!metaIsEmpty(meta, ['namespace'])) errs.push({ field: 'metadata', value: printMeta(meta), detail: 'must be empty except for namespace' });
   const ra = spec.resourceAttributes;
-  if (ra !== undefined && ra !== null && str(obj(ra).namespace) !== str(meta.namespace)) {
-    errs.push({ field: 'spec.resourceAttributes.namespace', value: goQuote(str(obj(ra).namespace)), detail: 'must match metadata.namespace' });
+  if (ra !== undefined && ra !== null && str(objectOrEmpty(ra).namespace) !== str(meta.namespace)) {
+    errs.push({ field: 'spec.resourceAttributes.namespace', value: goQuote(str(objectOrEmpty(ra).namespace)), detail: 'must match metadata.namespace' });
   }
   if (spec.nonResourceAttributes !== undefined && spec.nonResourceAttributes !== null) {
     errs.push({ field: 'spec.nonResourceAttributes', value: printNonResource(spec.nonResourceAttributes), detail: 'disallowed on this kind of request' });
@@ -153,8 +152,8 @@ export async function evaluateLocalSubjectAccessReview(body: JsonObject, request
 /** POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews, for `user` (the requester). */
 export async function evaluateSelfSubjectAccessReview(body: JsonObject, user: UserInfo | undefined, authorizer: Authorizer): Promise<ReviewOutcome> {
   const kind = 'SelfSubjectAccessReview';
-  const errs = validateSpec(obj(body.spec), false);
-  const meta = obj(body.metadata);
+  const errs = validateSpec(objectOrEmpty(body.spec), false);
+  const meta = objectOrEmpty(body.metadata);
   if (!metaIsEmpty(meta, [])) errs.push({ field: 'metadata', value: printMeta(meta), detail: 'must be empty' });
   if (errs.length > 0) return { ok: false, error: invalid(kind, errs) };
   if (user === undefined) return { ok: false, error: errors.badRequest('no user present on request') };
@@ -164,7 +163,7 @@ export async function evaluateSelfSubjectAccessReview(body: JsonObject, user: Us
 /** POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews, for `user` (the requester). */
 export async function evaluateSelfSubjectRulesReview(body: JsonObject, user: UserInfo | undefined, resolver: RuleResolver): Promise<ReviewOutcome> {
   if (user === undefined) return { ok: false, error: errors.badRequest('no user present on request') };
-  const namespace = str(obj(body.spec).namespace);
+  const namespace = str(objectOrEmpty(body.spec).namespace);
   if (namespace === '') return { ok: false, error: errors.badRequest('no namespace on request') };
   const rules = await resolver.rulesFor(user, namespace);
   const status: JsonObject = {

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { AuthzError } from '../errors';
-import type { JsonObject } from '../../apis/object';
+import { type JsonObject, objectOrEmpty } from '../../apis/object';
 
 export interface WebhookEndpoint {
   /** The URL the SubjectAccessReview is POSTed to. */
@@ -24,14 +24,13 @@ export interface WebhookEndpoint {
   readonly insecureSkipTlsVerify: boolean;
 }
 
-const obj = (v: unknown): JsonObject => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as JsonObject) : {});
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 function named(list: unknown, key: string, name: string | undefined): JsonObject | undefined {
-  const entries = Array.isArray(list) ? list.map(obj) : [];
-  if (name === undefined) return entries.length === 1 ? obj(entries[0][key]) : undefined;
+  const entries = Array.isArray(list) ? list.map(objectOrEmpty) : [];
+  if (name === undefined) return entries.length === 1 ? objectOrEmpty(entries[0][key]) : undefined;
   const found = entries.find((e) => e.name === name);
-  return found === undefined ? undefined : obj(found[key]);
+  return found === undefined ? undefined : objectOrEmpty(found[key]);
 }
 
 function fail(file: string, why: string, cause?: unknown): never {
@@ -42,7 +41,7 @@ function fail(file: string, why: string, cause?: unknown): never {
 export function parseWebhookKubeconfig(text: string, file: string): WebhookEndpoint {
   let document: JsonObject;
   try {
-    document = obj(parseYaml(text));
+    document = objectOrEmpty(parseYaml(text));
   } catch (err) {
     fail(file, 'not YAML', err);
   }

@@ -13,7 +13,7 @@ import type { ConversionPlans, FieldPlan, MessagePlan, ScalarType, SpecialKind, 
 import { parseGoDuration } from '../../util';
 import { parseRfc3339 } from './rfc3339';
 import type { WireWriter as Writer } from './wire-writer';
-import type { JsonObject } from '../../apis/object';
+import { isJsonObject, type JsonObject } from '../../apis/object';
 
 const schemaPropsName = 'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps';
 
@@ -53,7 +53,7 @@ export class JsonToWire {
   }
 
   private writeMap(writer: Writer, field: FieldPlan, value: unknown, plan: MessagePlan): void {
-    if (!isObject(value)) throw notRepresentable(plan, field, 'an object', value);
+    if (!isJsonObject(value)) throw notRepresentable(plan, field, 'an object', value);
     const valueTag = field.value.form === 'scalar' ? (2 << 3) | field.value.wireType : (2 << 3) | 2;
     for (const key of sortedKeys(value)) {
       const entryValue = value[key];
@@ -75,7 +75,7 @@ export class JsonToWire {
         writeScalar(writer, valuePlan.type, value, plan, field);
         return;
       case 'message':
-        if (!isObject(value)) throw notRepresentable(plan, field, 'an object', value);
+        if (!isJsonObject(value)) throw notRepresentable(plan, field, 'an object', value);
         writer.uint32(tag).fork();
         this.writeMessage(writer, valuePlan.plan, value);
         writer.ldelim();
@@ -159,7 +159,7 @@ export class JsonToWire {
   }
 
   private writeSchema(writer: Writer, tag: number, value: unknown, plan: MessagePlan, field: FieldPlan): void {
-    if (!isObject(value)) throw notRepresentable(plan, field, 'a JSON schema object', value);
+    if (!isJsonObject(value)) throw notRepresentable(plan, field, 'a JSON schema object', value);
     this.schemaPropsPlan ??= this.plans.planFor(schemaPropsName);
     writer.uint32(tag).fork();
     this.writeMessage(writer, this.schemaPropsPlan, value);
@@ -237,10 +237,6 @@ function sortedKeys(object: JsonObject): string[] {
   // UTF-16 order equals UTF-8 byte order unless a key holds characters outside the BMP.
   if (keys.every((key) => !/[\ud800-\udfff]/.test(key))) return keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return keys.sort((a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')));
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function notRepresentable(plan: MessagePlan, field: FieldPlan, expected: string, value: unknown): ProtobufCodecError {

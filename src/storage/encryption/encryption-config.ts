@@ -32,6 +32,7 @@ import {
   type PrefixTransformer,
   type ValueTransformer,
 } from './value-transformers';
+import { isJsonObject } from '../../apis/object';
 
 export const ENCRYPTION_CONFIG_API_VERSION = 'apiserver.config.k8s.io/v1';
 export const ENCRYPTION_CONFIG_KIND = 'EncryptionConfiguration';
@@ -83,10 +84,6 @@ const PREFIX: Record<'aescbc' | 'aesgcm' | 'secretbox', string> = {
 
 // --- Decoding -------------------------------------------------------------------------------------
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * Decodes the file's text (YAML or JSON) into the v1 type, leniently as kube's universal decoder
  * does (unknown fields are dropped), then validates it.
@@ -100,7 +97,7 @@ export function parseEncryptionConfiguration(text: string, file: string): Encryp
     // The parser's message quotes no more than a line and column.
     throw new EncryptionError('INVALID_CONFIG', `error while parsing file: error decoding encryption provider configuration file "${file}": ${(err as Error).message.split('\n')[0]}`);
   }
-  if (!isObject(raw)) throw new EncryptionError('INVALID_CONFIG', `error while parsing file: error decoding encryption provider configuration file "${file}": Object 'Kind' is missing`);
+  if (!isJsonObject(raw)) throw new EncryptionError('INVALID_CONFIG', `error while parsing file: error decoding encryption provider configuration file "${file}": Object 'Kind' is missing`);
   const apiVersion = typeof raw.apiVersion === 'string' ? raw.apiVersion : '';
   const kind = typeof raw.kind === 'string' ? raw.kind : '';
   if (kind === '') throw new EncryptionError('INVALID_CONFIG', `error while parsing file: error decoding encryption provider configuration file "${file}": Object 'Kind' is missing`);
@@ -117,7 +114,7 @@ function decodeConfiguration(raw: Record<string, unknown>): EncryptionConfigurat
   const resources = Array.isArray(raw.resources) ? raw.resources : [];
   return {
     resources: resources.map((entry) => {
-      const e = isObject(entry) ? entry : {};
+      const e = isJsonObject(entry) ? entry : {};
       return {
         resources: Array.isArray(e.resources) ? e.resources.map((r) => String(r)) : [],
         providers: Array.isArray(e.providers) ? e.providers.map(decodeProvider) : [],
@@ -127,24 +124,24 @@ function decodeConfiguration(raw: Record<string, unknown>): EncryptionConfigurat
 }
 
 function decodeKeys(value: unknown): { keys?: EncryptionKey[] } {
-  const keys = isObject(value) && Array.isArray(value.keys) ? value.keys : [];
+  const keys = isJsonObject(value) && Array.isArray(value.keys) ? value.keys : [];
   return {
     keys: keys.map((k) => {
-      const o = isObject(k) ? k : {};
+      const o = isJsonObject(k) ? k : {};
       return { name: typeof o.name === 'string' ? o.name : '', secret: typeof o.secret === 'string' ? o.secret : '' };
     }),
   };
 }
 
 function decodeProvider(value: unknown): ProviderConfiguration {
-  const p = isObject(value) ? value : {};
+  const p = isJsonObject(value) ? value : {};
   const provider: ProviderConfiguration = {};
   // A key that is present but null is absent, as Go decodes a null pointer.
   if (p.identity !== undefined && p.identity !== null) provider.identity = {};
   if (p.aescbc !== undefined && p.aescbc !== null) provider.aescbc = decodeKeys(p.aescbc);
   if (p.aesgcm !== undefined && p.aesgcm !== null) provider.aesgcm = decodeKeys(p.aesgcm);
   if (p.secretbox !== undefined && p.secretbox !== null) provider.secretbox = decodeKeys(p.secretbox);
-  if (isObject(p.kms)) {
+  if (isJsonObject(p.kms)) {
     const k = p.kms;
     provider.kms = {
       name: typeof k.name === 'string' ? k.name : '',
