@@ -15,8 +15,8 @@ import {
   type ManagedFieldSets, type ManagedFieldsOperation, type ManagerFields, type ManagerIdentity,
 } from './managed-fields';
 import { topologyForKind, type TopologyNode } from './schema-topology';
-import { compareValues, deepCopy, type Comparison, fieldSetOf, isSameComparison, mergeValues, pruneValue, reconcileFieldSet } from './structured-value';
-import { isJsonObject, type JsonObject } from '../apis/object';
+import { compareValues, type Comparison, fieldSetOf, isSameComparison, mergeValues, pruneValue, reconcileFieldSet } from './structured-value';
+import { deepCopy, isJsonObject, type JsonObject } from '../apis/object';
 
 /** One field another manager owns and the apply would change. */
 export interface ApplyConflict {

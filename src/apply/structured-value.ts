@@ -9,15 +9,11 @@ import {
   FieldSet, fieldElement, goQuote, indexElement, keyElement, pathToString, serializePathElement, valueElement, valuesEqual, type FieldPath, type KeyField, type PathElement,
 } from './field-set';
 import type { TopologyNode } from './schema-topology';
-import { isJsonObject, type JsonObject } from '../apis/object';
+import { deepCopy, isJsonObject, type JsonObject } from '../apis/object';
 
 /** A value the engine cannot place in its schema (a map list item without its key, ...). */
 export class ApplyTypeError extends Error {
   override name = 'ApplyTypeError';
-}
-
-export function deepCopy<T>(value: T): T {
-  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
 }
 
 /** The path element of a list item: its key fields, its value (sets) or its index (atomic lists). */

@@ -9,8 +9,7 @@
  *   and the 422 for an undecodable strategic merge patch print the patch.
  * - `goFormatS`: fmt's %s of the same values, where a message formats a `$patch` value with %s.
  */
-import { setMember } from './json-value';
-import { isJsonObject, type JsonObject, type JsonValue } from '../apis/object';
+import { isJsonObject, type JsonObject, type JsonValue, setMember } from '../apis/object';
 
 /** Go compares strings byte by byte in UTF-8, which is code point order, not UTF-16 order. */
 export function compareGoStrings(left: string, right: string): number {

@@ -19,4 +19,4 @@ export { GoMapOrder, goFormatS, goFormatV, goJsonString, type MarshaledDocument 
 export { PatchLookupError, PatchSchema, PatchSchemaNode, type PatchLookup, type PatchMeta } from './patch-schema';
 export { GENERIC_UNPROCESSABLE_MESSAGE, MAX_JSON_PATCH_OPERATIONS, PatchError, isPatchError } from './patch-error';
 export { customResourceTypeMetaInvalid, typeMetaChangeRefusal, type RegisteredKind, type TypeMeta } from './type-meta-change';
-export { deepCopy, deepEqual } from './json-value';
+export { deepEqual } from './json-value';

@@ -21,9 +21,9 @@
  * operation walked through, tested or landed in are written with sorted keys, the rest as they were.
  */
 import { GoMapOrder, type MarshaledDocument } from './go-text';
-import { deepCopy, deepEqual, goJsonKind, hasOwn, setMember } from './json-value';
+import { deepEqual, goJsonKind, hasOwn } from './json-value';
 import { MAX_JSON_PATCH_OPERATIONS, PatchError } from './patch-error';
-import { isJsonObject, type JsonObject, type JsonValue } from '../apis/object';
+import { deepCopy, isJsonObject, type JsonObject, type JsonValue, setMember } from '../apis/object';
 
 /** The `fieldValidation` query parameter; v1.25 treats an empty one as Warn. */
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';

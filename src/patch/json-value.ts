@@ -1,13 +1,11 @@
 /**
- * JSON values as the patch code sees them: src/apis/object's model (what JSON.parse returns),
- * whose deepCopy and setMember every patch algorithm uses, because it copies before it mutates
- * (Go's versions mutate their inputs; ours must not touch the caller's objects) and because an own
- * "__proto__" member is legal JSON that plain assignment would turn into a prototype change. The
- * helpers defined here are the patch code's own: member tests, structural equality, Go's type words.
+ * The patch code's own helpers on src/apis/object's JSON model: member tests, structural equality
+ * and Go's words for JSON types. Every patch algorithm copies before it mutates with the model's
+ * deepCopy (Go's versions mutate their inputs; ours must not touch the caller's objects), and sets
+ * members with its setMember, because an own "__proto__" member is legal JSON that plain
+ * assignment would turn into a prototype change.
  */
-import { deepCopy, isJsonObject, setMember, type JsonObject, type JsonValue } from '../apis/object';
-
-export { deepCopy, setMember };
+import { isJsonObject, type JsonObject, type JsonValue } from '../apis/object';
 
 export function hasOwn(object: JsonObject, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(object, key);

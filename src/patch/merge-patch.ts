@@ -18,10 +18,10 @@
  * nulls), are written with sorted keys; the rest as they were.
  */
 import { GoMapOrder, type MarshaledDocument } from './go-text';
-import { deepCopy, goJsonKind, hasOwn, setMember } from './json-value';
+import { goJsonKind, hasOwn } from './json-value';
 import type { PatchDecodeOptions } from './json-patch';
 import { PatchError } from './patch-error';
-import { isJsonObject, type JsonObject, type JsonValue } from '../apis/object';
+import { deepCopy, isJsonObject, type JsonObject, type JsonValue, setMember } from '../apis/object';
 
 /** evanphx/json-patch ErrBadJSONPatch. */
 const BAD_MERGE_PATCH = 'Invalid JSON Patch';

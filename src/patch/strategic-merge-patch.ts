@@ -22,10 +22,10 @@
  * (PatchSchemaNode.lookupListToOrder), which fails as kube's reflection-based lookup does.
  */
 import { goFormatS, goFormatV } from './go-text';
-import { deepCopy, goJsonKind, hasOwn, setMember } from './json-value';
+import { goJsonKind, hasOwn } from './json-value';
 import { PatchError } from './patch-error';
 import { PatchLookupError, type PatchLookup, type PatchSchemaNode } from './patch-schema';
-import { isJsonObject, type JsonObject, type JsonValue } from '../apis/object';
+import { deepCopy, isJsonObject, type JsonObject, type JsonValue, setMember } from '../apis/object';
 
 const DIRECTIVE_MARKER = '$patch';
 const DELETE_DIRECTIVE = 'delete';

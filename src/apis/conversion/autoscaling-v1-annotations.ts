@@ -17,8 +17,8 @@
  */
 import { goJsonStringify } from '../openapi/go-json';
 import { decodeGoJson, goInt32, goQuantity, goSlice, goString, goStringMap, goStruct, goTime, GoType } from './go-struct-decoder';
-import { childObject, deepCopy, setIfDefined, sortedKeys } from './json-object';
-import { isJsonObject, type JsonObject } from '../object';
+import { childObject, setIfDefined, sortedKeys } from './json-object';
+import { deepCopy, isJsonObject, type JsonObject } from '../object';
 
 export const METRIC_SPECS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/metrics';
 export const METRIC_STATUSES_ANNOTATION = 'autoscaling.alpha.kubernetes.io/current-metrics';

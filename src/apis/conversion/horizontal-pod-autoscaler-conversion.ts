@@ -31,8 +31,8 @@ import {
   ROUND_TRIP_ANNOTATIONS,
 } from './autoscaling-v1-annotations';
 import { ConversionFamily } from './conversion-family';
-import { childObject, copyField, deepCopy, objectItems, sortedKeys } from './json-object';
-import { isJsonObject, type JsonObject } from '../object';
+import { childObject, copyField, objectItems, sortedKeys } from './json-object';
+import { deepCopy, isJsonObject, type JsonObject } from '../object';
 
 const KIND = 'HorizontalPodAutoscaler';
 const V1 = 'autoscaling/v1';

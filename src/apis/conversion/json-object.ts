@@ -2,11 +2,7 @@
  * Plain-JSON helpers shared by the conversion families. Converted objects are built key by key in
  * the order Go's structs declare their fields, so they print as kube-apiserver prints them.
  */
-import { isJsonObject, type JsonObject } from '../object';
-
-export function deepCopy<T>(value: T): T {
-  return structuredClone(value);
-}
+import { deepCopy, isJsonObject, type JsonObject } from '../object';
 
 /** The object at `key`, or undefined when absent, null or not an object. */
 export function childObject(parent: JsonObject | undefined, key: string): JsonObject | undefined {

@@ -14,8 +14,7 @@ import { csiStorageCapacityConversion } from './csi-storage-capacity-conversion'
 import { eventConversion } from './event-conversion';
 import { flowControlConversions } from './flow-control-conversion';
 import { horizontalPodAutoscalerConversion } from './horizontal-pod-autoscaler-conversion';
-import { deepCopy } from './json-object';
-import type { JsonObject } from '../object';
+import { deepCopy, type JsonObject } from '../object';
 
 const FAMILIES: readonly ConversionFamily[] = [
   eventConversion,

@@ -4,9 +4,9 @@
  * metrics targets 80% CPU, and a behavior that is present gets every missing rule filled; an absent
  * behavior stays absent.
  */
-import { childObject, deepCopy, ensureObject, fillIfUnset, isEmptyCollection, objectItems } from './json-value';
+import { childObject, ensureObject, fillIfUnset, isEmptyCollection, objectItems } from './json-value';
 import { formatQuantityField } from './quantity-fields';
-import { isJsonObject, type JsonObject } from '../object';
+import { deepCopy, isJsonObject, type JsonObject } from '../object';
 
 const DEFAULT_CPU_UTILIZATION = 80;
 const SCALE_PERIOD_SECONDS = 15;

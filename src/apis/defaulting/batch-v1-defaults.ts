@@ -4,8 +4,8 @@
  * only its pod template is defaulted, so backoffLimit and friends stay unset there.
  */
 import { defaultEmbeddedMetadata, defaultPodTemplateSpec } from './core-v1-defaults';
-import { childObject, deepCopy, ensureObject, fillIfUnset, fillIfZero, isEmptyCollection, isUnset } from './json-value';
-import type { JsonObject } from '../object';
+import { childObject, ensureObject, fillIfUnset, fillIfZero, isEmptyCollection, isUnset } from './json-value';
+import { deepCopy, type JsonObject } from '../object';
 
 const DEFAULT_BACKOFF_LIMIT = 6;
 const DEFAULT_SUCCESSFUL_JOBS_HISTORY_LIMIT = 3;

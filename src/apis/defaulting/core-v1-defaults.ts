@@ -7,7 +7,6 @@ import { defaultImagePullPolicy } from './image-pull-policy';
 import { formatQuantityField, formatResourceList, formatResourceRequirements } from './quantity-fields';
 import {
   childObject,
-  deepCopy,
   ensureObject,
   fillIfUnset,
   fillIfZero,
@@ -16,7 +15,7 @@ import {
   isZero,
   objectItems,
 } from './json-value';
-import { isJsonObject, type JsonObject } from '../object';
+import { deepCopy, isJsonObject, type JsonObject } from '../object';
 
 /** Octal 0644, the mode secret, configMap, downwardAPI and projected volumes default to. */
 const DEFAULT_VOLUME_MODE = 0o644;

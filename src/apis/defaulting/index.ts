@@ -6,4 +6,4 @@ export { applySeccompVersionSkew } from './pod-seccomp-skew';
 export { initServiceIpFamilies, patchAllocatedServiceValues } from './service-allocation-fields';
 export { defaultJob } from './batch-v1-defaults';
 export { semanticallyEqual } from './semantic-equality';
-export { childObject, deepCopy, ensureObject, isEmptyCollection, isUnset } from './json-value';
+export { childObject, ensureObject, isEmptyCollection, isUnset } from './json-value';

@@ -53,6 +53,3 @@ export function isEmptyCollection(value: unknown): boolean {
   return false;
 }
 
-export function deepCopy<T>(value: T): T {
-  return structuredClone(value);
-}

@@ -4,8 +4,8 @@
  * initIPFamilyFields, and rest.go patchAllocatedValues). Allocating clusterIP and nodePorts
  * themselves is left to the caller's allocators.
  */
-import { childObject, deepCopy, isEmptyCollection, isUnset, isZero, objectItems } from './json-value';
-import type { JsonObject } from '../object';
+import { childObject, isEmptyCollection, isUnset, isZero, objectItems } from './json-value';
+import { deepCopy, type JsonObject } from '../object';
 
 const CLUSTER_DEFAULT_FAMILY = 'IPv4';
 

@@ -31,7 +31,7 @@ import { quantityDecodeError } from './go-quantity';
 import { formatGoTime, GO_ZERO_TIME_MILLIS, parseGoTime, type GoTimeLayout } from './go-time';
 import { elementTypeName, goStructName, goTypeName, namedFieldType } from './go-type-names';
 import { OpenApiSchemas, resolveSchema, splitApiVersion, type OpenApiSchema, type SchemaTable } from './openapi-schemas';
-import type { JsonObject } from '../object';
+import { deepCopy, type JsonObject } from '../object';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 /** What the Go struct is filled from: JSON text (bodies, JSON and merge patches) or the unstructured converter (strategic merge patches). */
@@ -139,14 +139,6 @@ function goQuote(text: string): string {
     else out += char;
   }
   return `${out}"`;
-}
-
-function deepCopy(value: unknown): unknown {
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(deepCopy);
-  const copy: JsonObject = {};
-  for (const key of Object.keys(value)) copy[key] = deepCopy((value as JsonObject)[key]);
-  return copy;
 }
 
 /** State of one decode: encoding/json's errorContext and saved error, plus the strict field stack. */

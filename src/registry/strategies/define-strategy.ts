@@ -4,13 +4,13 @@
  * and status/spec rules of rest.BeforeCreate/BeforeUpdate, field-selector attributes
  * (src/apis/selectors) and server-side printing (src/apis/table).
  */
-import { applyDefaults, deepCopy, ensureObject, semanticallyEqual } from '../../apis/defaulting';
+import { applyDefaults, ensureObject, semanticallyEqual } from '../../apis/defaulting';
 import { selectableFields } from '../../apis/selectors';
 import { toTable } from '../../apis/table';
 import { fieldErrorCause, invalidMessage, qualifiedKind, validateCreate, validateStatusUpdate, validateUpdate, type FieldError } from '../../apis/validation';
 import type { ResetField, ResourceStrategy, UpdateSubresource, ValidationFailure } from '../strategy';
 import type { KindRules } from './kind-rules';
-import type { JsonObject } from '../../apis/object';
+import { deepCopy, type JsonObject } from '../../apis/object';
 
 function failure(object: JsonObject, fieldErrors: FieldError[]): ValidationFailure | undefined {
   if (fieldErrors.length === 0) return undefined;

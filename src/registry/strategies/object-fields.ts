@@ -1,6 +1,6 @@
 /** Small helpers the kind rules share for reading and keeping fields of JSON objects. */
-import { deepCopy, ensureObject, isEmptyCollection, childObject } from '../../apis/defaulting';
-import type { JsonObject } from '../../apis/object';
+import { ensureObject, isEmptyCollection, childObject } from '../../apis/defaulting';
+import { deepCopy, type JsonObject } from '../../apis/object';
 
 export function metadataObject(object: JsonObject): JsonObject {
   return ensureObject(object, 'metadata');

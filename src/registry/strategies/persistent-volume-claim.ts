@@ -1,7 +1,7 @@
 /** PersistentVolumeClaims: with AnyVolumeDataSource (beta, on in v1.25) dataSource and dataSourceRef mirror each other. */
-import { childObject, deepCopy, isUnset } from '../../apis/defaulting';
+import { childObject, isUnset } from '../../apis/defaulting';
 import { withStatus, type KindRules } from './kind-rules';
-import type { JsonObject } from '../../apis/object';
+import { deepCopy, type JsonObject } from '../../apis/object';
 
 function normalizeClaimDataSources(claim: JsonObject): void {
   const spec = childObject(claim, 'spec');

@@ -6,9 +6,9 @@
  * addresses themselves are allocated by the registry's Service allocator, in the write's
  * transaction.
  */
-import { childObject, deepCopy, initServiceIpFamilies, patchAllocatedServiceValues } from '../../apis/defaulting';
+import { childObject, initServiceIpFamilies, patchAllocatedServiceValues } from '../../apis/defaulting';
 import { withStatus, type KindRules } from './kind-rules';
-import type { JsonObject } from '../../apis/object';
+import { deepCopy, type JsonObject } from '../../apis/object';
 
 function clusterIpOf(spec: JsonObject): string {
   return typeof spec.clusterIP === 'string' ? spec.clusterIP : '';

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import {
-  applyStrategicMergePatch, deepCopy, GENERIC_UNPROCESSABLE_MESSAGE, PatchError, PatchSchema,
+  applyStrategicMergePatch, GENERIC_UNPROCESSABLE_MESSAGE, PatchError, PatchSchema,
 } from '../../../../src/patch';
-import type { JsonObject, JsonValue } from '../../../../src/apis/object';
+import { deepCopy, type JsonObject, type JsonValue } from '../../../../src/apis/object';
 
 const schema = PatchSchema.load();
 const deploymentSchema = schema.forKind('apps/v1', 'Deployment');
