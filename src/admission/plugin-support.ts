@@ -103,20 +103,6 @@ export function stringMap(parent: unknown, key: string): Record<string, string> 
   return out;
 }
 
-export function metadataOf(object: JsonObject | undefined): JsonObject {
-  return objectField(object, 'metadata') ?? {};
-}
-
-/** The object's metadata, created when absent (mutating plugins write into it). */
-export function ensureMetadata(object: JsonObject): JsonObject {
-  let metadata = objectField(object, 'metadata');
-  if (metadata === undefined) {
-    metadata = {};
-    object.metadata = metadata;
-  }
-  return metadata;
-}
-
 /** The object's spec, created when absent. */
 export function ensureSpec(object: JsonObject): JsonObject {
   let spec = objectField(object, 'spec');
@@ -125,10 +111,6 @@ export function ensureSpec(object: JsonObject): JsonObject {
     object.spec = spec;
   }
   return spec;
-}
-
-export function nameOf(object: JsonObject | undefined): string {
-  return stringField(metadataOf(object), 'name');
 }
 
 /** Go's %q of a string (JSON quoting matches it for the names and values plugins quote). */

@@ -13,12 +13,7 @@ import { fieldErrorCause, invalidMessage, qualifiedKind, type FieldError } from 
 import type { ResourceStrategy, UpdateSubresource, ValidationFailure } from '../registry';
 import { CLEANUP_FINALIZER, CRD_GROUP, CRD_KIND, versionsOf, withCondition } from './crd-model';
 import { validateCrdCreate, validateCrdStatusUpdate, validateCrdUpdate } from './crd-validation';
-import { isJsonObject, type JsonObject } from '../apis/object';
-
-function metadataOf(object: JsonObject): JsonObject {
-  if (!isJsonObject(object.metadata)) object.metadata = {};
-  return object.metadata as JsonObject;
-}
+import { ensureMetadata, isJsonObject, type JsonObject } from '../apis/object';
 
 function specOf(object: JsonObject): JsonObject {
   if (!isJsonObject(object.spec)) object.spec = {};
@@ -31,7 +26,7 @@ function nowRfc3339(): string {
 
 function failure(object: JsonObject, errs: FieldError[]): ValidationFailure | undefined {
   if (errs.length === 0) return undefined;
-  const name = String(metadataOf(object).name ?? '');
+  const name = String(ensureMetadata(object).name ?? '');
   return { message: invalidMessage(qualifiedKind(CRD_GROUP, CRD_KIND), name, errs), causes: errs.map(fieldErrorCause) };
 }
 
@@ -71,11 +66,11 @@ export function customResourceDefinitionStrategy(): ResourceStrategy {
     applyDefaults: applyCrdDefaults,
     prepareForCreate(crd) {
       crd.status = { acceptedNames: { plural: '', kind: '' }, storedVersions: [] };
-      metadataOf(crd).generation = 1;
+      ensureMetadata(crd).generation = 1;
       addStorageVersion(crd);
     },
     prepareForUpdate(crd, old, subresource: UpdateSubresource) {
-      const metadata = metadataOf(crd);
+      const metadata = ensureMetadata(crd);
       const oldMetadata = isJsonObject(old.metadata) ? old.metadata : {};
       if (oldMetadata.generation === undefined) delete metadata.generation;
       else metadata.generation = oldMetadata.generation;
@@ -95,7 +90,7 @@ export function customResourceDefinitionStrategy(): ResourceStrategy {
     allowUnconditionalUpdate: false,
     gracePeriodSeconds: () => 0,
     prepareForDeletion(crd) {
-      const metadata = metadataOf(crd);
+      const metadata = ensureMetadata(crd);
       const finalizers = Array.isArray(metadata.finalizers) ? (metadata.finalizers as string[]) : [];
       if (!finalizers.includes(CLEANUP_FINALIZER)) metadata.finalizers = [...finalizers, CLEANUP_FINALIZER];
       const status = isJsonObject(crd.status) ? crd.status : (crd.status = {}) as JsonObject;
@@ -104,7 +99,7 @@ export function customResourceDefinitionStrategy(): ResourceStrategy {
     // The first delete always goes through the finalizer: the CRD's objects must go first.
     hasPendingFinalizers: (crd) => !isJsonObject(crd.metadata) || crd.metadata.deletionTimestamp === undefined,
     returnsDeletedObject: true,
-    selectableFields: (crd) => ({ 'metadata.name': String(metadataOf(crd).name ?? '') }),
+    selectableFields: (crd) => ({ 'metadata.name': String(ensureMetadata(crd).name ?? '') }),
     toTable: (objects, listMetadata, request) => toTable(objects, listMetadata, { includeObject: request.includeObject, now: Date.now(), tableApiVersion: request.tableApiVersion, objectKind: request.objectKind }),
   };
 }

@@ -22,18 +22,13 @@ import { goSprint } from '../apis/jsonpath';
 import { customResourceFieldLabelConversion } from '../apis/selectors';
 import { PrinterColumns } from './printer-columns';
 import { validateAgainstSchema } from './schema-validation';
-import { isJsonObject, type JsonObject } from '../apis/object';
+import { ensureMetadata, isJsonObject, type JsonObject } from '../apis/object';
 
 export interface CustomResourceDescription {
   group: string;
   kind: string;
   namespaced: boolean;
   version: CrdVersion;
-}
-
-function metadataOf(object: JsonObject): JsonObject {
-  if (!isJsonObject(object.metadata)) object.metadata = {};
-  return object.metadata as JsonObject;
 }
 
 function withoutMetadata(object: JsonObject, dropStatus: boolean): string {
@@ -52,7 +47,7 @@ export function customResourceStrategy(description: CustomResourceDescription): 
 
   const failure = (object: JsonObject, errs: FieldError[]): ValidationFailure | undefined => {
     if (errs.length === 0) return undefined;
-    const name = String(metadataOf(object).name ?? '');
+    const name = String(ensureMetadata(object).name ?? '');
     return { message: invalidMessage(qualifiedKind(description.group, description.kind), name, errs), causes: errs.map(fieldErrorCause) };
   };
 
@@ -76,10 +71,10 @@ export function customResourceStrategy(description: CustomResourceDescription): 
     },
     prepareForCreate(object) {
       if (version.hasStatus) delete object.status;
-      metadataOf(object).generation = 1;
+      ensureMetadata(object).generation = 1;
     },
     prepareForUpdate(object, old, subresource: UpdateSubresource) {
-      const metadata = metadataOf(object);
+      const metadata = ensureMetadata(object);
       const oldMetadata = isJsonObject(old.metadata) ? old.metadata : {};
       if (subresource === 'status') {
         // Only status changes through /status: everything else is the stored object's.
@@ -88,7 +83,7 @@ export function customResourceStrategy(description: CustomResourceDescription): 
         const resourceVersion = metadata.resourceVersion;
         for (const key of Object.keys(object)) delete object[key];
         Object.assign(object, structuredClone(old));
-        const copied = metadataOf(object);
+        const copied = ensureMetadata(object);
         if (managedFields === undefined) delete copied.managedFields;
         else copied.managedFields = managedFields;
         copied.resourceVersion = resourceVersion;
@@ -109,12 +104,12 @@ export function customResourceStrategy(description: CustomResourceDescription): 
     // v1.25's customResourceStrategy and its status strategy.
     resetFields: (subresource) => (subresource === 'status' ? [['spec']] : subresource === '' && version.hasStatus ? [['status']] : []),
     validateCreate(object, namespaced) {
-      const errs = validateGenericObjectMeta(metadataOf(object), namespaced, nameIsDNSSubdomain, FieldPath.root('metadata'));
+      const errs = validateGenericObjectMeta(ensureMetadata(object), namespaced, nameIsDNSSubdomain, FieldPath.root('metadata'));
       errs.push(...validateContent(object, undefined, 'spec and status'));
       return failure(object, errs);
     },
     validateUpdate(object, old, _namespaced, subresource) {
-      const errs = validateGenericObjectMetaUpdate(metadataOf(object), isJsonObject(old.metadata) ? old.metadata : {}, FieldPath.root('metadata'));
+      const errs = validateGenericObjectMetaUpdate(ensureMetadata(object), isJsonObject(old.metadata) ? old.metadata : {}, FieldPath.root('metadata'));
       if (subresource === 'status' || subresource === '') errs.push(...validateContent(object, old, subresource === 'status' ? 'status' : 'spec and status'));
       return failure(object, errs);
     },

@@ -16,7 +16,7 @@ import {
 } from './managed-fields';
 import { topologyForKind, type TopologyNode } from './schema-topology';
 import { compareValues, type Comparison, fieldSetOf, isSameComparison, mergeValues, pruneValue, reconcileFieldSet } from './structured-value';
-import { deepCopy, isJsonObject, type JsonObject } from '../apis/object';
+import { deepCopy, ensureMetadata, isJsonObject, metadataOf, type JsonObject } from '../apis/object';
 
 /** One field another manager owns and the apply would change. */
 export interface ApplyConflict {
@@ -154,28 +154,17 @@ export function managerFromUserAgent(userAgent: string | undefined): string {
   return out;
 }
 
-function metadataOf(object: JsonObject | undefined): JsonObject | undefined {
-  const metadata = object?.metadata;
-  return isJsonObject(metadata) ? metadata : undefined;
-}
-
 /** A deep copy without metadata.managedFields. */
 function withoutManagedFields(object: JsonObject): JsonObject {
   const copy = deepCopy(object);
-  const metadata = metadataOf(copy);
-  if (metadata !== undefined) delete metadata.managedFields;
+  delete metadataOf(copy).managedFields;
   return copy;
 }
 
 function withManagedFields(object: JsonObject, managers: ManagedFieldSets): JsonObject {
   const encoded = encodeManagedFields(managers);
   if (encoded === undefined) return object;
-  let metadata = metadataOf(object);
-  if (metadata === undefined) {
-    metadata = {};
-    object.metadata = metadata;
-  }
-  metadata.managedFields = encoded;
+  ensureMetadata(object).managedFields = encoded;
   return object;
 }
 
@@ -411,7 +400,7 @@ function applyOnce(engine: Engine, live: JsonObject | undefined, config: JsonObj
  * through client-side apply, so its server-side apply may take them over (lastappliedmanager.go).
  */
 function fieldsFromLastApplied(engine: Engine, live: JsonObject | undefined): FieldSet | undefined {
-  const annotations = metadataOf(live)?.annotations;
+  const annotations = metadataOf(live).annotations;
   const lastApplied = isJsonObject(annotations) ? annotations[LAST_APPLIED_ANNOTATION] : undefined;
   if (typeof lastApplied !== 'string' || lastApplied === '') return undefined;
   let parsed: unknown;
@@ -432,16 +421,15 @@ function fieldsFromLastApplied(engine: Engine, live: JsonObject | undefined): Fi
 /** The annotation value kubectl would write for `config` (lastappliedupdater.go buildLastApplied). */
 function lastAppliedValue(config: JsonObject): string {
   const copy = deepCopy(config);
-  const annotations = metadataOf(copy)?.annotations;
+  const annotations = metadataOf(copy).annotations;
   if (isJsonObject(annotations)) delete annotations[LAST_APPLIED_ANNOTATION];
   // json.Encoder ends the document with a newline, as kubectl's own annotation does.
   return `${goJson(copy)}\n`;
 }
 
 function syncLastApplied(object: JsonObject, config: JsonObject): void {
-  const metadata = metadataOf(object);
-  const annotations = metadata?.annotations;
-  if (metadata === undefined || !isJsonObject(annotations)) return;
+  const annotations = metadataOf(object).annotations;
+  if (!isJsonObject(annotations)) return;
   const current = annotations[LAST_APPLIED_ANNOTATION];
   if (typeof current !== 'string' || current === '') return;
   annotations[LAST_APPLIED_ANNOTATION] = lastAppliedValue(config);
@@ -460,12 +448,12 @@ function syncLastApplied(object: JsonObject, config: JsonObject): void {
  * without its key), and ManagedFieldsDecodeError when the live entries are unreadable.
  */
 export function apply(live: JsonObject | undefined, config: JsonObject, manager: string, options: ApplyOptions): JsonObject {
-  const configManagedFields = metadataOf(config)?.managedFields;
+  const configManagedFields = metadataOf(config).managedFields;
   if (configManagedFields !== undefined && configManagedFields !== null) throw errors.badRequest('metadata.managedFields must be nil');
   const engine = engineFor(config, options.now, options.ignoredFields, options);
   let decoded: ManagedFieldSets;
   try {
-    decoded = decodeManagedFields(metadataOf(live)?.managedFields);
+    decoded = decodeManagedFields(metadataOf(live).managedFields);
   } catch (err) {
     if (err instanceof ManagedFieldsDecodeError) throw new ManagedFieldsDecodeError(`failed to decode managed fields: ${err.message}`);
     throw err;
@@ -503,11 +491,11 @@ export function apply(live: JsonObject | undefined, config: JsonObject, manager:
 export function updateManagedFields(live: JsonObject | undefined, updated: JsonObject, manager: string, options: UpdateOptions): JsonObject {
   const engine = engineFor(updated, options.now, options.ignoredFields, options);
   const subresource = options.subresource ?? '';
-  const written = metadataOf(updated)?.managedFields;
+  const written = metadataOf(updated).managedFields;
   const reset = subresource === '' && isManagedFieldsReset(written);
   const liveEntries = (): ManagedFieldSets => {
     try {
-      return decodeManagedFields(metadataOf(live)?.managedFields);
+      return decodeManagedFields(metadataOf(live).managedFields);
     } catch {
       return new Map();
     }

@@ -24,9 +24,9 @@ import { timingSafeEqual } from 'node:crypto';
 import type { AuthenticationResult, TokenAuthenticator } from './authenticator';
 import { NOT_MINE, authenticationFailed } from './authenticator';
 import { errorText } from './errors';
-import { deletionTimeOf, resourceVersionOf, secretDataOf, uidOf, type ObjectLookup } from './object-lookup';
+import { deletionTimeOf, secretDataOf, type ObjectLookup } from './object-lookup';
 import { BOOTSTRAPPERS_GROUP } from './user-info';
-import type { JsonObject } from '../apis/object';
+import { type JsonObject, resourceVersionOf, uidOf } from '../apis/object';
 
 export const BOOTSTRAP_TOKEN_PATTERN = /^([a-z0-9]{6})\.([a-z0-9]{16})$/;
 export const BOOTSTRAP_TOKEN_SECRET_PREFIX = 'bootstrap-token-';

@@ -12,7 +12,7 @@
  *   `failed` outcome, never into an authenticated one.
  * - Returned objects are not modified by the caller.
  */
-import { asJsonObject, type JsonObject } from '../apis/object';
+import { asJsonObject, type JsonObject, metadataOf } from '../apis/object';
 
 export type ObjectLookup = (namespace: string, name: string) => JsonObject | undefined;
 
@@ -25,15 +25,6 @@ export interface ServiceAccountLookups {
 
 // Readers of the few fields authentication needs, tolerant of any JSON shape.
 
-export function metadataOf(object: JsonObject): Record<string, unknown> {
-  return asJsonObject(object.metadata) ?? {};
-}
-
-export function uidOf(object: JsonObject): string {
-  const uid = metadataOf(object).uid;
-  return typeof uid === 'string' ? uid : '';
-}
-
 /** metadata.deletionTimestamp in milliseconds, undefined when the object is not being deleted. */
 export function deletionTimeOf(object: JsonObject): number | undefined {
   const value = metadataOf(object).deletionTimestamp;
@@ -41,11 +32,6 @@ export function deletionTimeOf(object: JsonObject): number | undefined {
   const ms = Date.parse(value);
   // An unreadable timestamp still says the object is going: treat it as deleted long ago.
   return Number.isNaN(ms) ? 0 : ms;
-}
-
-export function resourceVersionOf(object: JsonObject): string {
-  const value = metadataOf(object).resourceVersion;
-  return typeof value === 'string' ? value : '';
 }
 
 /** A Secret's `data[key]` decoded from base64 as UTF-8; undefined when absent or not a string. */

@@ -34,7 +34,7 @@ import { compactVerify } from 'jose';
 import type { AuthenticationResult, TokenAuthenticator } from './authenticator';
 import { NOT_MINE, authenticationFailed } from './authenticator';
 import { aggregateMessage, errorText, quotedList } from './errors';
-import { deletionTimeOf, secretDataOf, uidOf, type ObjectLookup, type ServiceAccountLookups } from './object-lookup';
+import { deletionTimeOf, secretDataOf, type ObjectLookup, type ServiceAccountLookups } from './object-lookup';
 import type { ServiceAccountPublicKey } from './service-account-keys';
 import {
   BOUND_CLAIM,
@@ -46,7 +46,7 @@ import {
   type ObjectRef,
 } from './service-account-token';
 import type { UserInfo } from './user-info';
-import type { JsonObject } from '../apis/object';
+import { type JsonObject, uidOf } from '../apis/object';
 
 export const POD_NAME_EXTRA = 'authentication.kubernetes.io/pod-name';
 export const POD_UID_EXTRA = 'authentication.kubernetes.io/pod-uid';

@@ -27,7 +27,7 @@ import { ApiError, errors, type StatusCause } from '../util';
 import type { KubeObject, ObjectLookup } from './object-lookup';
 import { stringField, uidOf } from './object-lookup';
 import { EXPIRATION_EXTENSION_SECONDS, WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS, type ObjectRef, type ServiceAccountTokenSigner } from './service-account-token';
-import { type JsonObject, objectOrEmpty } from '../apis/object';
+import { type JsonObject, objectOrEmpty, uidOf } from '../apis/object';
 
 export const TOKEN_REQUEST_API_VERSION = 'authentication.k8s.io/v1';
 export const DEFAULT_TOKEN_EXPIRATION_SECONDS = 60 * 60;

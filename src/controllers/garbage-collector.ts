@@ -47,18 +47,9 @@ export interface GarbageCollectorOptions {
   log?: (line: string) => void;
 }
 
-function meta(object: JsonObject): JsonObject {
-  return (object.metadata ?? {}) as JsonObject;
-}
-
 function ownerReferences(object: JsonObject): OwnerReference[] {
-  const refs = meta(object).ownerReferences;
+  const refs = metadataOf(object).ownerReferences;
   return Array.isArray(refs) ? (refs as OwnerReference[]).filter((r) => r !== null && typeof r === 'object' && typeof r.uid === 'string') : [];
-}
-
-function finalizers(object: JsonObject): string[] {
-  const f = meta(object).finalizers;
-  return Array.isArray(f) ? (f as string[]) : [];
 }
 
 export class GarbageCollector {
@@ -90,7 +81,7 @@ export class GarbageCollector {
       const revision = await this.options.store.currentRevision();
       if (this.stopped) return;
       this.watch = this.options.store.watch('/registry/', revision, (events) => {
-        const relevant = events.some((e) => e.type === 'DELETED' || meta(e.object).deletionTimestamp !== undefined || (e.type === 'ADDED' && ownerReferences(e.object).length > 0));
+        const relevant = events.some((e) => e.type === 'DELETED' || metadataOf(e.object).deletionTimestamp !== undefined || (e.type === 'ADDED' && ownerReferences(e.object).length > 0));
         if (relevant) this.trigger();
       }, () => {
         if (!this.stopped) setTimeout(() => void this.follow(), 1000).unref();
@@ -139,7 +130,7 @@ export class GarbageCollector {
       // The scan reads this replica's watch cache; anything it would act on is confirmed with a quorum read first.
       const listed = await registry.list(resource, '', { mode: { kind: 'any' }, limit: 0 });
       for (const object of listed.items) {
-        const m = meta(object);
+        const m = metadataOf(object);
         if (typeof m.uid !== 'string') continue;
         nodes.set(m.uid, { resource, object, uid: m.uid, namespace: String(m.namespace ?? ''), name: String(m.name) });
       }
@@ -168,8 +159,8 @@ export class GarbageCollector {
         cacheBehind = true;
         continue;
       }
-      const orphaning = owners.filter((o) => o.owner !== undefined && isDeleting(o.owner.object) && finalizers(o.owner.object).includes(ORPHAN_FINALIZER));
-      const foreground = owners.filter((o) => o.owner !== undefined && isDeleting(o.owner.object) && finalizers(o.owner.object).includes(FOREGROUND_FINALIZER));
+      const orphaning = owners.filter((o) => o.owner !== undefined && isDeleting(o.owner.object) && finalizersOf(o.owner.object).includes(ORPHAN_FINALIZER));
+      const foreground = owners.filter((o) => o.owner !== undefined && isDeleting(o.owner.object) && finalizersOf(o.owner.object).includes(FOREGROUND_FINALIZER));
       const live = owners.filter((o) => o.owner !== undefined && !orphaning.includes(o) && !foreground.includes(o));
       if (absent.length === owners.length || (foreground.length > 0 && live.length === 0 && orphaning.length === 0)) {
         // A dependent already being deleted finishes through its own finalizers.
@@ -181,7 +172,7 @@ export class GarbageCollector {
     }
     for (const node of nodes.values()) {
       if (!isDeleting(node.object)) continue;
-      const f = finalizers(node.object);
+      const f = finalizersOf(node.object);
       const dependents = (dependentsOf.get(node.uid) ?? []).filter((d) => nodes.has(d.uid));
       if (f.includes(ORPHAN_FINALIZER) && dependents.length === 0) changed = (await this.removeFinalizer(node, ORPHAN_FINALIZER)) || changed;
       if (f.includes(FOREGROUND_FINALIZER) && dependents.length === 0) changed = (await this.removeFinalizer(node, FOREGROUND_FINALIZER)) || changed;
@@ -196,7 +187,7 @@ export class GarbageCollector {
     if (resource === undefined) return true;
     try {
       const owner = await this.options.registry.get(resource, resource.namespaced ? dependent.namespace : '', ref.name, null);
-      return meta(owner).uid !== ref.uid;
+      return metadataOf(owner).uid !== ref.uid;
     } catch (err) {
       if (err instanceof ApiError && err.code === 404) return true;
       throw err;
@@ -231,7 +222,7 @@ export class GarbageCollector {
 
   private removeFinalizer(node: Node, finalizer: string): Promise<boolean> {
     return this.updateSameObject(node, (m, current) => {
-      m.finalizers = finalizers(current).filter((f) => f !== finalizer);
+      m.finalizers = finalizersOf(current).filter((f) => f !== finalizer);
       if ((m.finalizers as string[]).length === 0) delete m.finalizers;
     });
   }
@@ -240,7 +231,7 @@ export class GarbageCollector {
   private async updateSameObject(node: Node, change: (metadata: JsonObject, current: JsonObject) => void): Promise<boolean> {
     try {
       await this.options.registry.guaranteedUpdate(node.resource, node.namespace, node.name, (current) => {
-        const m = meta(current);
+        const m = metadataOf(current);
         if (m.uid === node.uid) change(m, current);
         return current;
       }, { dryRun: false, subresource: '' });
@@ -253,5 +244,5 @@ export class GarbageCollector {
 }
 
 function isDeleting(object: JsonObject): boolean {
-  return meta(object).deletionTimestamp !== undefined;
+  return metadataOf(object).deletionTimestamp !== undefined;
 }

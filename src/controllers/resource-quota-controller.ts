@@ -15,7 +15,7 @@ import { ApiError } from '../util';
 import type { GenericRegistry, ServedResource } from '../registry';
 import type { WatchCache } from '../storage';
 import { InformedController } from './informed-controller';
-import type { JsonObject } from '../apis/object';
+import { type JsonObject, metadataOf } from '../apis/object';
 
 const QUOTAS = '/registry/resourcequotas/';
 const ROOT = '/registry/';
@@ -30,10 +30,6 @@ export interface ResourceQuotaControllerOptions {
   resyncMs?: number;
   delayMs?: number;
   now?: () => number;
-}
-
-function metadataOf(object: JsonObject): JsonObject {
-  return (object.metadata ?? {}) as JsonObject;
 }
 
 function sameJson(a: unknown, b: unknown): boolean {

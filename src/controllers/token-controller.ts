@@ -18,7 +18,7 @@ import { ApiError } from '../util';
 import type { GenericRegistry, ServedResource } from '../registry';
 import type { WatchCache } from '../storage';
 import { InformedController } from './informed-controller';
-import type { JsonObject } from '../apis/object';
+import { annotationsOf, type JsonObject, metadataOf } from '../apis/object';
 
 export const TOKEN_SECRET_TYPE = 'kubernetes.io/service-account-token';
 export const ACCOUNT_NAME_ANNOTATION = 'kubernetes.io/service-account.name';
@@ -36,14 +36,6 @@ export interface TokenControllerOptions {
   rootCaPem: string;
   log?: (line: string) => void;
   resyncMs?: number;
-}
-
-function metadataOf(object: JsonObject | undefined): JsonObject {
-  return ((object?.metadata ?? {}) as JsonObject);
-}
-
-function annotationsOf(object: JsonObject | undefined): Record<string, string> {
-  return (metadataOf(object).annotations ?? {}) as Record<string, string>;
 }
 
 function isTokenSecret(secret: JsonObject): boolean {

@@ -11,8 +11,9 @@ import { maybeWriteTable } from './handlers/table-response';
 import type { RequestContext } from './request-context';
 import type { ResourceRequestInfo } from './request-info';
 import { RequestScope, type EndpointsConfig, type VirtualCreate, type VirtualRead } from './request-scope';
-import { apiVersionOf, metadataOf } from '../registry';
+import { apiVersionOf } from '../registry';
 import type { WatchStream } from './watch-stream';
+import { ensureMetadata } from '../apis/object';
 
 /** Subresources served by the handlers of the main resource; the connect subresources have their own handler. */
 const SERVED_SUBRESOURCES = new Set(['', 'status', 'finalize', 'scale', 'approval']);
@@ -99,7 +100,7 @@ async function readVirtual(scope: RequestScope, virtual: VirtualRead): Promise<v
   const filter = scope.selectorFilter();
   const items = (await virtual.list(scope)).filter((item) => filter === undefined || filter(item));
   if (verb === 'get') {
-    const found = items.find((item) => metadataOf(item).name === scope.name);
+    const found = items.find((item) => ensureMetadata(item).name === scope.name);
     if (found === undefined) throw errors.notFound({ group: scope.resource.group, resource: scope.resource.resource }, scope.name);
     if (maybeWriteTable(scope, [found], {})) return;
     scope.respond(200, found);

@@ -23,7 +23,7 @@ import { goJsonStringify } from '../apis/openapi/go-json';
 import { EXPIRED_CONTINUE_MESSAGE, encodeContinueToken, planGet, type ListPlan, type ReadMode } from './list-options';
 import type { ResetField, ResourceStrategy, UpdateSubresource } from './strategy';
 import { apiVersionOf, resourceKeyPrefix, type ServedResource } from './served-resource';
-import type { JsonObject } from '../apis/object';
+import { ensureMetadata, type JsonObject, nameOf } from '../apis/object';
 
 export interface WriteOptions {
   dryRun: boolean;
@@ -209,20 +209,6 @@ const GENERATE_NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
 export function groupResourceOf(resource: ServedResource): GroupResource {
   return { group: resource.group, resource: resource.resource };
-}
-
-export function objectName(object: JsonObject): string {
-  const name = (object.metadata as JsonObject | undefined)?.name;
-  return typeof name === 'string' ? name : '';
-}
-
-export function metadataOf(object: JsonObject): JsonObject {
-  let metadata = object.metadata as JsonObject | undefined;
-  if (metadata === undefined || metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) {
-    metadata = {};
-    object.metadata = metadata;
-  }
-  return metadata;
 }
 
 function nowTimestamp(clock: () => number, offsetMs = 0): string {
@@ -509,7 +495,7 @@ export class GenericRegistry {
   }
 
   private checkNamespace(resource: ServedResource, namespace: string, object: JsonObject): void {
-    const metadata = metadataOf(object);
+    const metadata = ensureMetadata(object);
     if (!resource.namespaced) {
       delete metadata.namespace;
       return;
@@ -530,11 +516,11 @@ export class GenericRegistry {
     try {
       this.checkTypeMeta(resource, object);
       this.checkNamespace(resource, namespace, object);
-      const metadata = metadataOf(object);
+      const metadata = ensureMetadata(object);
       name = typeof metadata.name === 'string' ? metadata.name : '';
       return await this.createNamed(resource, namespace, name, object, options, true);
     } catch (err) {
-      throw toApiError(err, { resource: groupResourceOf(resource), name: name || String(metadataOf(object).name ?? '') });
+      throw toApiError(err, { resource: groupResourceOf(resource), name: name || String(ensureMetadata(object).name ?? '') });
     }
   }
 
@@ -556,7 +542,7 @@ export class GenericRegistry {
     }
     // rest.BeforeCreate: a mutating webhook may not move the object (the key is the request's namespace).
     this.checkNamespace(resource, namespace, object);
-    const metadata = metadataOf(object);
+    const metadata = ensureMetadata(object);
     if ((metadata.name === undefined || metadata.name === '') && typeof metadata.generateName === 'string' && metadata.generateName !== '') {
       metadata.name = metadata.generateName + randomSuffix(5);
     }
@@ -663,7 +649,7 @@ export class GenericRegistry {
     try {
       this.checkTypeMeta(resource, object);
       this.checkNamespace(resource, namespace, object);
-      const metadata = metadataOf(object);
+      const metadata = ensureMetadata(object);
       if (metadata.name !== undefined && metadata.name !== name) {
         throw errors.badRequest(`the name of the object (${String(metadata.name)}) does not match the name on the URL (${name})`);
       }
@@ -699,7 +685,7 @@ export class GenericRegistry {
         const desired = await mutate(await this.served(resource, structuredClone(current.object)));
         this.checkTypeMeta(resource, desired);
         this.checkNamespace(resource, namespace, desired);
-        const metadata = metadataOf(desired);
+        const metadata = ensureMetadata(desired);
         if (metadata.name !== name) throw errors.badRequest(`the name of the object (${String(metadata.name)}) does not match the name on the URL (${name})`);
         const rv = resourceVersionPrecondition(metadata.resourceVersion);
         if (rv === undefined) this.checkUnconditionalUpdate(resource, name);
@@ -788,8 +774,8 @@ export class GenericRegistry {
     const stored = current.object;
     // Strategies and validation see the old object in the version being written.
     const old = await this.served(resource, structuredClone(stored));
-    const oldMeta = metadataOf(old);
-    const nextMeta = metadataOf(next);
+    const oldMeta = ensureMetadata(old);
+    const nextMeta = ensureMetadata(next);
     // Fields only the server changes survive any update; a uid the client sent must be the same (validation says so).
     if (nextMeta.uid === undefined || nextMeta.uid === '') nextMeta.uid = oldMeta.uid;
     nextMeta.creationTimestamp = oldMeta.creationTimestamp;
@@ -802,7 +788,7 @@ export class GenericRegistry {
     delete nextMeta.selfLink;
     if (nextMeta.generateName === undefined && oldMeta.generateName !== undefined) nextMeta.generateName = oldMeta.generateName;
     const strategy = this.strategyFor(resource);
-    const name = objectName(old);
+    const name = nameOf(old);
     const attributes = {
       ...admissionTarget(resource, typeof oldMeta.namespace === 'string' ? oldMeta.namespace : '', name, options.subresource, options),
       operation: 'UPDATE' as const,
@@ -824,7 +810,7 @@ export class GenericRegistry {
     this.validationFailure(resource, inStageSync('validate', options.trace, () => strategy.validateUpdate(next, old, resource.namespaced, options.subresource)), name);
     strategy.canonicalize(next);
     await this.admission.validate({ ...attributes, object: next });
-    const metadata = metadataOf(next);
+    const metadata = ensureMetadata(next);
     // A terminating object whose last finalizer is gone leaves the store.
     const finalizers = metadata.finalizers as unknown[] | undefined;
     const allocator = this.allocatorFor(resource);
@@ -955,7 +941,7 @@ export class GenericRegistry {
       strategy.prepareForUpdate(object, current.object, '');
       // The store's markAsDeleting bumps the generation when the deletion starts; after
       // prepareForUpdate, which keeps the stored one.
-      if (startsDeletion) bumpGeneration(metadataOf(object));
+      if (startsDeletion) bumpGeneration(ensureMetadata(object));
       strategy.prepareForDeletion(object);
       if (options.dryRun) return { kind: 'answer', answer: { removed: false, object } };
       return { kind: 'replace', object: await this.stored(resource, object), answer: kept };
@@ -982,7 +968,7 @@ function checkPreconditions(preconditions: StoredPreconditions, current: StoredO
  * request is not an invalid entry. Without a tracker to perform the reset, the marker goes.
  */
 function withoutManagedFieldsReset(object: JsonObject): void {
-  const metadata = metadataOf(object);
+  const metadata = ensureMetadata(object);
   if (isManagedFieldsReset(metadata.managedFields)) delete metadata.managedFields;
 }
 

@@ -4,7 +4,7 @@
  * translation. Handlers call only what is exported here.
  */
 
-export { GenericRegistry, groupResourceOf, metadataOf, objectName, type AsyncConverter, type DeleteOptions, type DeleteResult, type ItemJson, type ListResponse, type RegistryConfig, type WriteAllocator, type WriteOptions } from './generic-registry';
+export { GenericRegistry, groupResourceOf, type AsyncConverter, type DeleteOptions, type DeleteResult, type ItemJson, type ListResponse, type RegistryConfig, type WriteAllocator, type WriteOptions } from './generic-registry';
 export { planGet, planList, parseResourceVersion, encodeContinueToken, decodeContinueToken, EXPIRED_CONTINUE_MESSAGE, type ListPlan, type ReadMode } from './list-options';
 export { apiVersionOf, resourceKeyPrefix, type ServedResource } from './served-resource';
 export { keyLayoutMoves, legacyResourceKeyPrefix } from './key-layout-upgrade';

@@ -62,7 +62,6 @@ export function registryAdmissionClient(registry: () => GenericRegistry, lookup:
     if (found === undefined) throw new Error(`the catalogue has no ${resource}`);
     return found;
   };
-  const nameOf = (object: JsonObject) => String(((object.metadata ?? {}) as { name?: unknown }).name ?? '');
   return {
     create: (target, namespace, object) => registry().create(resourceOf(target.group, target.version, target.resource), namespace, object, { dryRun: false, subresource: '' }),
     async updateStatus(target, namespace, object) {

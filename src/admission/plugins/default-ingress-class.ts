@@ -7,8 +7,8 @@
  */
 import { errors } from '../../util';
 import type { AdmissionPluginFactory } from '../plugin-registry';
-import { ensureSpec, KEY_PREFIX, metadataOf, stringField, stringMap } from '../plugin-support';
-import type { JsonObject } from '../../apis/object';
+import { ensureSpec, KEY_PREFIX, stringField, stringMap } from '../plugin-support';
+import { type JsonObject, metadataOf } from '../../apis/object';
 
 export const defaultIngressClassPlugin: AdmissionPluginFactory = (_config, deps) => ({
   name: 'DefaultIngressClass',

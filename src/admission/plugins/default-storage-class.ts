@@ -5,8 +5,8 @@
  * none marked: nothing; several marked: the create is refused (v1.25 refuses rather than choose).
  */
 import type { AdmissionPluginFactory } from '../plugin-registry';
-import { admissionForbidden, ensureSpec, KEY_PREFIX, metadataOf, stringField, stringMap } from '../plugin-support';
-import type { JsonObject } from '../../apis/object';
+import { admissionForbidden, ensureSpec, KEY_PREFIX, stringField, stringMap } from '../plugin-support';
+import { type JsonObject, metadataOf } from '../../apis/object';
 
 const DEFAULT_ANNOTATION = 'storageclass.kubernetes.io/is-default-class';
 const BETA_DEFAULT_ANNOTATION = 'storageclass.beta.kubernetes.io/is-default-class';

@@ -4,7 +4,8 @@
  */
 import { errors } from '../../util';
 import type { AdmissionPluginFactory } from '../plugin-registry';
-import { arrayField, nameOf, objectField, stringField } from '../plugin-support';
+import { arrayField, objectField, stringField } from '../plugin-support';
+import { nameOf } from '../../apis/object';
 
 const HOSTNAME = 'kubernetes.io/hostname';
 

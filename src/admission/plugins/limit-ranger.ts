@@ -11,9 +11,9 @@
 import type { AdmissionAttributes } from '../admission-chain';
 import { aggregateMessage } from '../errors';
 import type { AdmissionPluginFactory } from '../plugin-registry';
-import { admissionForbidden, arrayField, ensureMetadata, ensureSpec, KEY_PREFIX, metadataOf, objectField, stringField } from '../plugin-support';
+import { admissionForbidden, arrayField, ensureSpec, KEY_PREFIX, objectField, stringField } from '../plugin-support';
 import { add, compare, formatQuantity, integerValue, milliValue, quantityOf, resourceListOf, type Quantity } from '../quantity';
-import type { JsonObject } from '../../apis/object';
+import { ensureMetadata, type JsonObject, metadataOf } from '../../apis/object';
 
 export const LIMIT_RANGER_ANNOTATION = 'kubernetes.io/limit-ranger';
 /** resource.MaxMilliValue: beyond it, milli-values would overflow int64. */

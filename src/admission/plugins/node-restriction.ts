@@ -17,10 +17,10 @@ import type { UserInfo } from '../../authn';
 import type { JsonObject } from '../../storage';
 import type { AdmissionAttributes } from '../admission-chain';
 import type { AdmissionPluginFactory } from '../plugin-registry';
-import { admissionForbidden, arrayField, KEY_PREFIX, metadataOf, nameOf, namespacedKey, objectField, stringField, stringMap } from '../plugin-support';
+import { admissionForbidden, arrayField, KEY_PREFIX, namespacedKey, objectField, stringField, stringMap } from '../plugin-support';
 import { podConfigMapNames, podSecretNames } from '../pod-spec';
 import { MIRROR_POD_ANNOTATION } from './service-account';
-import type { JsonObject } from '../../apis/object';
+import { type JsonObject, metadataOf, nameOf } from '../../apis/object';
 
 const NODE_USER_PREFIX = 'system:node:';
 const NODE_LEASE_NAMESPACE = 'kube-node-lease';

@@ -7,8 +7,8 @@
  */
 import type { AdmissionAttributes } from '../admission-chain';
 import type { AdmissionPluginFactory } from '../plugin-registry';
-import { admissionForbidden, arrayField, metadataOf, stringField } from '../plugin-support';
-import type { JsonObject } from '../../apis/object';
+import { admissionForbidden, arrayField, stringField } from '../plugin-support';
+import { type JsonObject, metadataOf } from '../../apis/object';
 
 function ownerReferences(object: JsonObject | undefined): JsonObject[] {
   return arrayField(metadataOf(object), 'ownerReferences');

@@ -11,8 +11,8 @@ import { errors } from '../../util';
 import type { AdmissionAttributes } from '../admission-chain';
 import { PluginConfigError } from '../errors';
 import type { AdmissionPluginFactory } from '../plugin-registry';
-import { ensureSpec, metadataOf, nameOf, namespaceKey, objectField, stringMap } from '../plugin-support';
-import type { JsonObject } from '../../apis/object';
+import { ensureSpec, namespaceKey, objectField, stringMap } from '../plugin-support';
+import { type JsonObject, metadataOf, nameOf } from '../../apis/object';
 
 export const NODE_SELECTOR_ANNOTATION = 'scheduler.alpha.kubernetes.io/node-selector';
 

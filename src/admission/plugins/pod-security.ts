@@ -23,9 +23,9 @@ import type { AdmissionAttributes } from '../admission-chain';
 import { PluginConfigError } from '../errors';
 import type { AdmissionPluginFactory } from '../plugin-registry';
 import { decodeConfig, fieldErrorsMessage } from '../plugin-config';
-import { arrayField, KEY_PREFIX, metadataOf, nameOf, namespaceKey, objectField, stringField, stringMap } from '../plugin-support';
+import { arrayField, KEY_PREFIX, namespaceKey, objectField, stringField, stringMap } from '../plugin-support';
 import { evaluatePod, forbiddenDetail, forbiddenReason, levelVersionText, MODES, parseLevel, parseVersion, policyToEvaluate, sameLevelVersion, compareLevels, type LabelError, type LevelVersion, type Policy } from '../pod-security/policy';
-import type { JsonObject } from '../../apis/object';
+import { type JsonObject, metadataOf, nameOf } from '../../apis/object';
 
 const AUDIT_PREFIX = 'pod-security.kubernetes.io/';
 const CONFIG_TYPE = { group: 'pod-security.admission.config.k8s.io', versions: ['v1', 'v1beta1', 'v1alpha1'], kind: 'PodSecurityConfiguration' };

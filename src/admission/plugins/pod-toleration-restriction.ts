@@ -13,9 +13,9 @@ import { errors } from '../../util';
 import type { AdmissionAttributes } from '../admission-chain';
 import type { AdmissionPluginFactory } from '../plugin-registry';
 import { decodeConfig } from '../plugin-config';
-import { ensureSpec, internalFailure, metadataOf, namespaceKey, objectField, stringMap } from '../plugin-support';
+import { ensureSpec, internalFailure, namespaceKey, objectField, stringMap } from '../plugin-support';
 import { isBestEffort, mergeTolerations, tolerationsAllowed, tolerationsOf, type Toleration } from '../pod-spec';
-import type { JsonObject } from '../../apis/object';
+import { type JsonObject, metadataOf } from '../../apis/object';
 
 export const DEFAULT_TOLERATIONS_ANNOTATION = 'scheduler.alpha.kubernetes.io/defaultTolerations';
 export const TOLERATIONS_WHITELIST_ANNOTATION = 'scheduler.alpha.kubernetes.io/tolerationsWhitelist';

@@ -10,8 +10,8 @@
 import { errors } from '../../util';
 import type { AdmissionAttributes } from '../admission-chain';
 import type { AdmissionPluginFactory } from '../plugin-registry';
-import { admissionForbidden, ensureSpec, KEY_PREFIX, metadataOf, objectField, stringField } from '../plugin-support';
-import type { JsonObject } from '../../apis/object';
+import { admissionForbidden, ensureSpec, KEY_PREFIX, objectField, stringField } from '../plugin-support';
+import { type JsonObject, metadataOf } from '../../apis/object';
 
 /** The classes every cluster has (schedulingapiv1.SystemPriorityClasses), created at start by the server. */
 export const SYSTEM_PRIORITY_CLASSES: readonly JsonObject[] = [

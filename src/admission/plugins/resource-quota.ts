@@ -23,11 +23,11 @@ import { ApiError } from '../../util';
 import type { AdmissionAttributes } from '../admission-chain';
 import { PluginConfigError } from '../errors';
 import type { AdmissionPluginFactory } from '../plugin-registry';
-import { admissionForbidden, arrayField, KEY_PREFIX, metadataOf, namespacedKey, objectField, stringField } from '../plugin-support';
+import { admissionForbidden, arrayField, KEY_PREFIX, namespacedKey, objectField, stringField } from '../plugin-support';
 import { resourceListJson, resourceListOf } from '../quantity';
 import { evaluatorFor, quotaMatches, type QuotaEvaluator } from '../quota/evaluators';
 import { addLists, equalLists, lessThanOrEqual, mask, negativeNames, prettyPrint, removeZeros, subtractNonNegative, type ResourceList } from '../quota/resource-list';
-import type { JsonObject } from '../../apis/object';
+import { type JsonObject, metadataOf } from '../../apis/object';
 
 const RETRIES = 3;
 const RESOURCE_QUOTAS = { group: '', version: 'v1', resource: 'resourcequotas' };

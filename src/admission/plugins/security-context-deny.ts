@@ -5,8 +5,9 @@
  */
 import { errors } from '../../util';
 import type { AdmissionPluginFactory } from '../plugin-registry';
-import { nameOf, objectField } from '../plugin-support';
+import { objectField } from '../plugin-support';
 import { visitContainers } from '../pod-spec';
+import { nameOf } from '../../apis/object';
 
 export const securityContextDenyPlugin: AdmissionPluginFactory = () => ({
   name: 'SecurityContextDeny',

@@ -20,9 +20,9 @@
 import { randomBytes } from 'node:crypto';
 import type { AdmissionAttributes } from '../admission-chain';
 import type { AdmissionPluginFactory } from '../plugin-registry';
-import { admissionForbidden, arrayField, ensureSpec, KEY_PREFIX, metadataOf, namespacedKey, objectField, stringField, stringMap } from '../plugin-support';
+import { admissionForbidden, arrayField, ensureSpec, KEY_PREFIX, namespacedKey, objectField, stringField, stringMap } from '../plugin-support';
 import { podSecretNames } from '../pod-spec';
-import type { JsonObject } from '../../apis/object';
+import { type JsonObject, metadataOf } from '../../apis/object';
 
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
 export const TOKEN_VOLUME_PREFIX = 'kube-api-access-';

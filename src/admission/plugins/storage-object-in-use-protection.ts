@@ -5,8 +5,7 @@
  * finalizers, which the protection controller removes once nothing uses them.
  */
 import type { AdmissionPluginFactory } from '../plugin-registry';
-import { ensureMetadata } from '../plugin-support';
-import type { JsonObject } from '../../apis/object';
+import { ensureMetadata, type JsonObject } from '../../apis/object';
 
 const FINALIZERS: Record<string, string> = {
   persistentvolumes: 'kubernetes.io/pv-protection',

@@ -17,13 +17,13 @@
  * - anything else (create only): count/<resource>[.<group>], and the legacy names configmaps,
  *   secrets, replicationcontrollers, resourcequotas. No scopes.
  */
-import { arrayField, metadataOf, objectField, stringField } from '../plugin-support';
+import { arrayField, objectField, stringField } from '../plugin-support';
 import { isBestEffort } from '../pod-spec';
 import { integerQuantity, quantityOf, resourceListOf, roundUpToInteger } from '../quantity';
 import { claimClass } from '../plugins/default-storage-class';
 import { isExtendedResourceName } from '../plugins/extended-resource-toleration';
 import { addLists, maxLists, type ResourceList } from './resource-list';
-import type { JsonObject } from '../../apis/object';
+import { type JsonObject, metadataOf } from '../../apis/object';
 
 export interface ScopeRequirement {
   readonly scopeName: string;

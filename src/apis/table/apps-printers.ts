@@ -16,10 +16,10 @@ import {
   formatLabelSelector,
   formatLabels,
   labelSelectorText,
-  nameOf,
   wideColumn,
   type KindPrinter,
 } from './printer-support';
+import { nameOf } from '../object';
 
 const READY_PODS_DESCRIPTION = 'Number of the pod with ready state';
 

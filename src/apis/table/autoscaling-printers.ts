@@ -12,10 +12,9 @@ import {
   asString,
   at,
   column,
-  nameOf,
   type KindPrinter,
 } from './printer-support';
-import { type JsonObject, objectOrEmpty } from '../object';
+import { type JsonObject, nameOf, objectOrEmpty } from '../object';
 
 /** formatHPAMetrics shows at most this many metrics, then "+ N more...". */
 const MAX_SHOWN_METRICS = 2;

@@ -15,11 +15,11 @@ import {
   containerCells,
   formatLabelSelector,
   formatOptionalBool,
-  nameOf,
   parseTime,
   wideColumn,
   type KindPrinter,
 } from './printer-support';
+import { nameOf } from '../object';
 
 const JOB_SELECTOR_COLUMN = wideColumn(
   'Selector',

@@ -11,14 +11,12 @@ import {
   asString,
   at,
   column,
-  metadataOf,
-  nameOf,
   wideColumn,
   type KindPrinter,
   type PrintContext,
   type PrintedRow,
 } from './printer-support';
-import { type JsonObject, objectOrEmpty } from '../object';
+import { type JsonObject, metadataOf, nameOf, objectOrEmpty } from '../object';
 
 // ---------------------------------------------------------------- networking.k8s.io
 

@@ -15,11 +15,10 @@ import {
   at,
   column,
   compareBytes,
-  nameOf,
   type KindPrinter,
   type TableCell,
 } from './printer-support';
-import { type JsonObject, objectOrEmpty } from '../object';
+import { type JsonObject, nameOf, objectOrEmpty } from '../object';
 
 // ---------------------------------------------------------------- certificates.k8s.io
 

@@ -18,8 +18,6 @@ import {
   containerCells,
   countKeys,
   formatLabels,
-  metadataOf,
-  nameOf,
   parseTime,
   sortedUnique,
   wideColumn,
@@ -28,7 +26,7 @@ import {
   type PrintedRow,
   type TableRowCondition,
 } from './printer-support';
-import { type JsonObject, objectOrEmpty } from '../object';
+import { type JsonObject, metadataOf, nameOf, objectOrEmpty } from '../object';
 
 // ---------------------------------------------------------------- pods
 

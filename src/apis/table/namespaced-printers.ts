@@ -16,11 +16,9 @@ import {
   containerCells,
   formatLabelSelector,
   formatLabels,
-  metadataOf,
-  nameOf,
   type KindPrinter,
 } from './printer-support';
-import { objectOrEmpty } from '../object';
+import { metadataOf, nameOf, objectOrEmpty } from '../object';
 
 /** listWithMoreString and its callers show at most three entries. */
 const MAX_LISTED = 3;

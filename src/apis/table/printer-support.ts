@@ -4,7 +4,7 @@
  */
 import { labelSelectorFromObject, type LabelSelectorObject } from '../selectors';
 import { humanDuration } from './human-duration';
-import { type JsonObject, objectOrEmpty } from '../object';
+import { type JsonObject, metadataOf, objectOrEmpty } from '../object';
 
 /** metav1.TableColumnDefinition: every field is serialized, even when empty. */
 export interface TableColumnDefinition {
@@ -84,14 +84,6 @@ export function at(object: unknown, ...path: string[]): unknown {
     current = (current as JsonObject)[key];
   }
   return current;
-}
-
-export function metadataOf(object: JsonObject): JsonObject {
-  return objectOrEmpty(object['metadata']);
-}
-
-export function nameOf(object: JsonObject): string {
-  return asString(metadataOf(object)['name']);
 }
 
 export function countKeys(value: unknown): number {

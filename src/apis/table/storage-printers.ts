@@ -1,6 +1,6 @@
 /** Printers for the CSI kinds and VolumeAttachment, after kubernetes pkg/printers/internalversion/printers.go (v1.25). */
-import { AGE_COLUMN, NAME_COLUMN, ageOf, asArray, asString, at, column, nameOf, type KindPrinter } from './printer-support';
-import { objectOrEmpty } from '../object';
+import { AGE_COLUMN, NAME_COLUMN, ageOf, asArray, asString, at, column, type KindPrinter } from './printer-support';
+import { nameOf, objectOrEmpty } from '../object';
 
 export const csiDriverPrinter: KindPrinter = {
   columns: [

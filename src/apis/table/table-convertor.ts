@@ -54,8 +54,6 @@ import {
   NAME_COLUMN,
   asString,
   column,
-  metadataOf,
-  nameOf,
   parseTime,
   type KindPrinter,
   type TableCell,
@@ -63,7 +61,7 @@ import {
   type TableRowCondition,
 } from './printer-support';
 import { csiDriverPrinter, csiNodePrinter, csiStorageCapacityPrinter, volumeAttachmentPrinter } from './storage-printers';
-import type { JsonObject } from '../object';
+import { type JsonObject, metadataOf, nameOf } from '../object';
 
 export type TableApiVersion = 'meta.k8s.io/v1' | 'meta.k8s.io/v1beta1';
 

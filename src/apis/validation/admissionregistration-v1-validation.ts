@@ -14,8 +14,8 @@ import { FieldError, duplicate, invalid, notSupported, required } from './field-
 import { objectsAt, stringAt, stringsAt } from './json-value';
 import { validateLabelSelector } from './label-selector';
 import { isDNS1035Label, isDNS1123Subdomain, isValidPortNum, nameIsDNSSubdomain } from './name-validation';
-import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
-import { asJsonObject, type JsonObject } from '../object';
+import { validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
+import { asJsonObject, type JsonObject, metadataOf } from '../object';
 
 const ACCEPTED_REVIEW_VERSIONS = ['v1', 'v1beta1'];
 const FAILURE_POLICIES = ['Fail', 'Ignore'];

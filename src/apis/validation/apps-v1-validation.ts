@@ -7,9 +7,9 @@ import { FieldError, GoValue, forbidden, goQuote, goStringMap, invalid, notSuppo
 import { defaultedString, optionalNumberAt, semanticEqual, stringAt, stringMapAt } from './json-value';
 import { goLabelSelector, selectorIsEmpty, selectorMatches, validateLabelSelector, validateLabels } from './label-selector';
 import { fieldImmutableErrorMsg, isNegativeErrorMsg, isValidPercent, nameIsDNSSubdomain } from './name-validation';
-import { metadataOf, validateAnnotations, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
+import { validateAnnotations, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
 import { validatePodTemplateSpec } from './pod-validation';
-import { asJsonObject, type JsonObject } from '../object';
+import { asJsonObject, type JsonObject, metadataOf } from '../object';
 
 const metadata = FieldPath.root('metadata');
 const specPath = FieldPath.root('spec');

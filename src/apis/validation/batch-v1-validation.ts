@@ -8,9 +8,9 @@ import { byteLength, defaultedString, optionalNumberAt, semanticEqual, stringAt,
 import { goLabelSelector, selectorMatches, validateLabelSelector } from './label-selector';
 import { cronScheduleError } from './cron-schedule';
 import { fieldImmutableErrorMsg, isDNS1123Label, isNegativeErrorMsg, nameIsDNSSubdomain } from './name-validation';
-import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
+import { validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
 import { validatePodTemplateSpec } from './pod-validation';
-import { asJsonObject, type JsonObject } from '../object';
+import { asJsonObject, type JsonObject, metadataOf } from '../object';
 
 const metadata = FieldPath.root('metadata');
 const maxParallelismForIndexedJob = 100000;

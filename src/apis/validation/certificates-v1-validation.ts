@@ -20,9 +20,9 @@ import { FieldPath } from './field-path';
 import { GoValue, duplicate, forbidden, goQuote, invalid, notSupported, required, tooLong, type FieldError } from './field-error';
 import { objectsAt, optionalNumberAt, stringAt, stringsAt } from './json-value';
 import { isDNS1123Label, isDNS1123Subdomain } from './name-validation';
-import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
+import { validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
 import { CertificateRequestError, certificateChainError, certificateRequestSignatureError, parseCertificateRequestPem } from './certificate-request';
-import { asJsonObject, type JsonObject } from '../object';
+import { asJsonObject, type JsonObject, metadataOf } from '../object';
 
 export const LEGACY_UNKNOWN_SIGNER_NAME = 'kubernetes.io/legacy-unknown';
 

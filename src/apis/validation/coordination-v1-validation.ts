@@ -3,8 +3,8 @@ import { FieldPath } from './field-path';
 import { FieldError, invalid } from './field-error';
 import { optionalNumberAt } from './json-value';
 import { nameIsDNSSubdomain } from './name-validation';
-import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
-import { asJsonObject, type JsonObject } from '../object';
+import { validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
+import { asJsonObject, type JsonObject, metadataOf } from '../object';
 
 const metadata = FieldPath.root('metadata');
 const specPath = FieldPath.root('spec');

@@ -20,11 +20,11 @@ import {
   parseCIDR,
   parseIP,
 } from './name-validation';
-import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
+import { validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
 import { validateDNS1123Label, validatePortNumOrName, validateTaintEffect } from './pod-validation';
 import { quantityText, quantityValue } from './quantity';
 import { specDiff } from './spec-diff';
-import { asJsonObject, isJsonObject, type JsonObject } from '../object';
+import { asJsonObject, isJsonObject, type JsonObject, metadataOf } from '../object';
 
 /** core.MaxSecretSize, which also bounds ConfigMaps. */
 const maxSecretSize = 1024 * 1024;

@@ -14,8 +14,8 @@ import {
   parseCIDR,
   parseIP,
 } from './name-validation';
-import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
-import { asJsonObject, type JsonObject } from '../object';
+import { validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
+import { asJsonObject, type JsonObject, metadataOf } from '../object';
 
 const metadata = FieldPath.root('metadata');
 

@@ -9,7 +9,7 @@ import { FieldError, GoValue, forbidden, goQuote, goStringSlice, invalid, requir
 import { byteLength, objectsAt, optionalNumberAt, semanticEqual, stringAt, stringMapAt, stringsAt } from './json-value';
 import { validateLabelName, validateLabels } from './label-selector';
 import { NameValidator, fieldImmutableErrorMsg, isNegativeErrorMsg, isQualifiedName, nameIsDNSLabel } from './name-validation';
-import { asJsonObject, type JsonObject } from '../object';
+import type { JsonObject } from '../object';
 
 const totalAnnotationSizeLimitBytes = 256 * 1024;
 const fieldManagerMaxLength = 128;
@@ -218,11 +218,6 @@ export function validateGenericObjectMetaUpdate(meta: JsonObject, old: JsonObjec
   errs.push(...validateOwnerReferences(objectsAt(meta['ownerReferences']), path.child('ownerReferences')));
   errs.push(...validateManagedFields(objectsAt(meta['managedFields']), path.child('managedFields')));
   return errs;
-}
-
-/** The metadata of an object, {} when absent. */
-export function metadataOf(object: JsonObject): JsonObject {
-  return asJsonObject(object['metadata']) ?? {};
 }
 
 export { validateLabelName, validateLabels };

@@ -15,7 +15,7 @@ import { FieldPath } from './field-path';
 import type { FieldError } from './field-error';
 import { stringAt } from './json-value';
 import { nameIsDNSSubdomain } from './name-validation';
-import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
+import { validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
 import { validatePod, validatePodStatusUpdate, validatePodUpdate } from './pod-validation';
 import {
   validateConfigMap,
@@ -67,7 +67,7 @@ import {
 import { validatePriorityClass, validatePriorityClassUpdate } from './scheduling-v1-validation';
 import { validateApiService, validateApiServiceStatusUpdate, validateApiServiceUpdate } from './apiregistration-v1-validation';
 import { validateCertificateSigningRequestCreate, validateCertificateSigningRequestStatusUpdate, validateCertificateSigningRequestUpdate } from './certificates-v1-validation';
-import type { JsonObject } from '../object';
+import { type JsonObject, metadataOf } from '../object';
 
 interface KindRules {
   create(object: JsonObject, namespaced: boolean): FieldError[];

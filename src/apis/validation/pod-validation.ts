@@ -22,10 +22,10 @@ import {
   isValidPortNum,
   nameIsDNSSubdomain,
 } from './name-validation';
-import { metadataOf, validateAnnotations, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
+import { validateAnnotations, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
 import { quantityText, quantityValue } from './quantity';
 import { specDiff } from './spec-diff';
-import { asJsonObject, type JsonObject } from '../object';
+import { asJsonObject, type JsonObject, metadataOf } from '../object';
 
 const maxInt32 = 2147483647;
 const supportedPortProtocols = ['SCTP', 'TCP', 'UDP'];

@@ -3,9 +3,9 @@ import { FieldPath } from './field-path';
 import { FieldError, GoValue, invalid } from './field-error';
 import { validateLabelSelector } from './label-selector';
 import { nameIsDNSSubdomain } from './name-validation';
-import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
+import { validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
 import { isNotMoreThan100Percent, validatePositiveIntOrPercent } from './apps-v1-validation';
-import { asJsonObject, type JsonObject } from '../object';
+import { asJsonObject, type JsonObject, metadataOf } from '../object';
 
 const metadata = FieldPath.root('metadata');
 const specPath = FieldPath.root('spec');

@@ -7,8 +7,8 @@ import { FieldError, GoValue, goQuote, invalid, notSupported, required } from '.
 import { objectsAt, stringAt, stringsAt } from './json-value';
 import { validateLabelSelector } from './label-selector';
 import { isValidPathSegmentName, nameIsDNSSubdomain, nameIsPathSegment } from './name-validation';
-import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
-import { asJsonObject, type JsonObject } from '../object';
+import { validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
+import { asJsonObject, type JsonObject, metadataOf } from '../object';
 
 const rbacGroup = 'rbac.authorization.k8s.io';
 const metadata = FieldPath.root('metadata');

@@ -9,8 +9,8 @@ import { FieldPath } from './field-path';
 import { FieldError, forbidden, invalid, notSupported, required } from './field-error';
 import { optionalNumberAt, stringAt } from './json-value';
 import { nameIsDNSSubdomain } from './name-validation';
-import { metadataOf, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
-import type { JsonObject } from '../object';
+import { validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
+import { type JsonObject, metadataOf } from '../object';
 
 const SYSTEM_PREFIX = 'system-';
 const HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000;

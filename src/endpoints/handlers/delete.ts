@@ -3,9 +3,8 @@
  * propagation policy. The answer is the object while it stays (finalizers, grace period) or
  * when its kind returns deleted objects, else a Success Status naming it.
  */
-import { metadataOf } from '../../registry';
 import type { RequestScope } from '../request-scope';
-import type { JsonObject } from '../../apis/object';
+import { ensureMetadata, type JsonObject } from '../../apis/object';
 
 export async function deleteObject(scope: RequestScope): Promise<void> {
   const options = await scope.deleteOptions();
@@ -17,6 +16,6 @@ export async function deleteObject(scope: RequestScope): Promise<void> {
   const details: JsonObject = { name: scope.name };
   if (scope.resource.group !== '') details.group = scope.resource.group;
   details.kind = scope.resource.resource;
-  details.uid = metadataOf(result.object).uid;
+  details.uid = ensureMetadata(result.object).uid;
   scope.ctx.response.writeObject(200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }, { protobuf: false, table: false });
 }

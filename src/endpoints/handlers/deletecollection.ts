@@ -13,7 +13,7 @@ export async function deleteCollection(scope: RequestScope): Promise<void> {
   const filter = scope.selectorFilter();
   const listed = await scope.registry.list(scope.resource, scope.namespace, { mode: { kind: 'latest' }, limit: 0, trace: scope.ctx.trace }, filter);
   for (const item of listed.items) {
-    const meta = metadataOf(item);
+    const meta = ensureMetadata(item);
     try {
       await scope.registry.delete(scope.resource, String(meta.namespace ?? ''), String(meta.name), options);
     } catch (err) {

@@ -1,13 +1,9 @@
 /** Small helpers the kind rules share for reading and keeping fields of JSON objects. */
 import { ensureObject, isEmptyCollection, childObject } from '../../apis/defaulting';
-import { deepCopy, type JsonObject } from '../../apis/object';
-
-export function metadataObject(object: JsonObject): JsonObject {
-  return ensureObject(object, 'metadata');
-}
+import { deepCopy, ensureMetadata, type JsonObject } from '../../apis/object';
 
 export function annotationsOf(object: JsonObject): JsonObject {
-  return ensureObject(metadataObject(object), 'annotations');
+  return ensureObject(ensureMetadata(object), 'annotations');
 }
 
 export function dropEmptyAnnotations(object: JsonObject): void {

@@ -4,9 +4,9 @@
  * deleted gracefully; DELETE answers with the pod.
  */
 import { applySeccompVersionSkew, podQosClass } from '../../apis/defaulting';
-import { keepOldField, metadataObject } from './object-fields';
+import { keepOldField } from './object-fields';
 import { withStatus, type KindRules } from './kind-rules';
-import type { JsonObject } from '../../apis/object';
+import { ensureMetadata, type JsonObject } from '../../apis/object';
 
 /** The grace period of a delete (CheckGracefulDelete): the request's value wins over the pod's own (default 30). */
 function podGracePeriodSeconds(pod: JsonObject, requested: number | undefined): number {
@@ -21,7 +21,7 @@ function podGracePeriodSeconds(pod: JsonObject, requested: number | undefined): 
 export const podRules: KindRules = withStatus((pod) => ({ phase: 'Pending', qosClass: podQosClass(pod) }), {
   prepareForCreate: applySeccompVersionSkew,
   // Old kubelets corrupt owner references through pods/status; the registry never lets them.
-  prepareForStatusUpdate: (pod, old) => keepOldField(metadataObject(pod), metadataObject(old), 'ownerReferences'),
+  prepareForStatusUpdate: (pod, old) => keepOldField(ensureMetadata(pod), ensureMetadata(old), 'ownerReferences'),
   resetFields: { status: [['spec'], ['metadata', 'deletionTimestamp'], ['metadata', 'ownerReferences']] },
   gracePeriodSeconds: podGracePeriodSeconds,
   returnsDeletedObject: true,
