@@ -17,9 +17,10 @@
  * Events lost anywhere are counted, by the plugin that lost them, through the
  * AuditErrorReporter (apiserver_audit_error_total{plugin}, kube's audit.HandlePluginError).
  */
+import type { JsonObject } from '../apis/object';
 
 /** One audit.k8s.io/v1 Event as JSON (audit-event.ts). */
-export type AuditEventJson = Record<string, unknown>;
+export type AuditEventJson = JsonObject;
 
 export type AuditOutcome = boolean | Promise<boolean>;
 

@@ -11,6 +11,7 @@
  * all-namespaces list and watch paths (`/api/v1/pods`) add verbs but say nothing about scope.
  */
 import { assert } from '../../util';
+import type { JsonObject } from '../object';
 
 export interface OpenApiGroupVersionKind {
   group: string;
@@ -24,7 +25,7 @@ export interface OpenApiOperation {
   responses?: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>;
 }
 
-export type OpenApiPathItem = Record<string, unknown>;
+export type OpenApiPathItem = JsonObject;
 
 export interface OpenApiV3Document {
   paths: Record<string, OpenApiPathItem>;

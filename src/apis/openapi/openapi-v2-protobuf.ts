@@ -40,7 +40,7 @@ export const OPENAPI_V2_PROTOBUF_MEDIA_TYPES: string[] = [
 export const OPENAPI_V2_PROTOBUF_CONTENT_TYPE = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
 
 /** A message as protobufjs encodes it from a plain object: field name (as in the .proto) to value. */
-type Message = { [field: string]: unknown };
+type Message = JsonObject;
 
 class GnosticError extends Error {
   constructor(path: string, problem: string) {

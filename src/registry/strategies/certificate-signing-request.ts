@@ -22,7 +22,7 @@ import { defineStrategy } from './define-strategy';
 import { emptyStatus, withStatus, type KindRules } from './kind-rules';
 import type { JsonObject } from '../../apis/object';
 
-type Condition = { [key: string]: unknown };
+type Condition = JsonObject;
 
 function objectField(object: JsonObject, key: string): JsonObject {
   const value = object[key];
