@@ -3,7 +3,7 @@
  * travels in apps/v1 as an annotation, counting template changes.
  */
 import { childObject, semanticallyEqual } from '../../apis/defaulting';
-import { annotationsOf } from './object-fields';
+import { ensureAnnotations } from './object-fields';
 import { workload, type KindRules } from './kind-rules';
 import type { JsonObject } from '../../apis/object';
 
@@ -18,13 +18,13 @@ function templateGenerationOf(object: JsonObject): number {
 
 export const daemonSetRules: KindRules = workload(() => ({ currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 }), {
   prepareForCreate: (daemonSet) => {
-    annotationsOf(daemonSet)[TEMPLATE_GENERATION_ANNOTATION] = String(Math.max(1, templateGenerationOf(daemonSet)));
+    ensureAnnotations(daemonSet)[TEMPLATE_GENERATION_ANNOTATION] = String(Math.max(1, templateGenerationOf(daemonSet)));
   },
   prepareForUpdate: (daemonSet, old) => {
     const templateChanged = !semanticallyEqual(childObject(daemonSet, 'spec')?.template, childObject(old, 'spec')?.template);
-    annotationsOf(daemonSet)[TEMPLATE_GENERATION_ANNOTATION] = String(templateGenerationOf(old) + (templateChanged ? 1 : 0));
+    ensureAnnotations(daemonSet)[TEMPLATE_GENERATION_ANNOTATION] = String(templateGenerationOf(old) + (templateChanged ? 1 : 0));
   },
   prepareForStatusUpdate: (daemonSet, old) => {
-    annotationsOf(daemonSet)[TEMPLATE_GENERATION_ANNOTATION] = String(templateGenerationOf(old));
+    ensureAnnotations(daemonSet)[TEMPLATE_GENERATION_ANNOTATION] = String(templateGenerationOf(old));
   },
 });

@@ -3,7 +3,7 @@
  * generated selector on controller-uid, and the alpha podFailurePolicy dropped.
  */
 import { childObject, defaultJob, ensureObject, isUnset } from '../../apis/defaulting';
-import { annotationsOf, dropEmptyAnnotations } from './object-fields';
+import { ensureAnnotations, dropEmptyAnnotations } from './object-fields';
 import { emptyStatus, workload, type KindRules } from './kind-rules';
 import type { JsonObject } from '../../apis/object';
 
@@ -24,7 +24,7 @@ function generateJobSelector(job: JsonObject): void {
 export const jobRules: KindRules = workload(emptyStatus, {
   prepareForCreate: (job) => {
     // JobTrackingWithFinalizers is beta and on in v1.25; the annotation marks jobs tracked that way.
-    annotationsOf(job)[JOB_TRACKING_ANNOTATION] = '';
+    ensureAnnotations(job)[JOB_TRACKING_ANNOTATION] = '';
     // JobPodFailurePolicy is alpha (off) in v1.25, so the field is dropped.
     delete ensureObject(job, 'spec').podFailurePolicy;
     generateJobSelector(job);
@@ -34,7 +34,7 @@ export const jobRules: KindRules = workload(emptyStatus, {
   prepareForUpdate: (job, old) => {
     const oldAnnotations = childObject(ensureObject(old, 'metadata'), 'annotations');
     if (oldAnnotations === undefined || !(JOB_TRACKING_ANNOTATION in oldAnnotations)) {
-      delete annotationsOf(job)[JOB_TRACKING_ANNOTATION];
+      delete ensureAnnotations(job)[JOB_TRACKING_ANNOTATION];
       dropEmptyAnnotations(job);
     }
     const oldSpec = childObject(old, 'spec');

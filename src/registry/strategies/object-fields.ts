@@ -2,7 +2,8 @@
 import { ensureObject, isEmptyCollection, childObject } from '../../apis/defaulting';
 import { deepCopy, ensureMetadata, type JsonObject } from '../../apis/object';
 
-export function annotationsOf(object: JsonObject): JsonObject {
+/** metadata.annotations, created (with metadata) when absent: the kind rules write into it. */
+export function ensureAnnotations(object: JsonObject): JsonObject {
   return ensureObject(ensureMetadata(object), 'annotations');
 }
 
