@@ -19,7 +19,7 @@ import { errors } from '../../util';
 import { ruleMatches, type RuleAttributes } from './rules';
 import type { GroupVersionKind, GroupVersionResource } from './admission-review';
 import type { ParsedSelector, WebhookAccessor } from './webhook-accessor';
-import type { JsonObject } from '../../apis/object';
+import { labelsOf, type JsonObject } from '../../apis/object';
 
 export interface ResourceCatalog {
   /** The served resources that share storage with this one, itself included, in the server's order. */
@@ -75,12 +75,6 @@ function sameResource(a: GroupVersionResource, b: GroupVersionResource): boolean
   return a.group === b.group && a.version === b.version && a.resource === b.resource;
 }
 
-function labelsOf(object: JsonObject | undefined): Record<string, string> | undefined {
-  if (object === undefined || object === null) return undefined;
-  const metadata = object.metadata as JsonObject | undefined;
-  return (metadata?.labels ?? {}) as Record<string, string>;
-}
-
 type SelectorOutcome = { matches: boolean; error?: undefined } | { matches: false; error: Error };
 
 async function namespaceOutcome(hook: WebhookAccessor, view: RequestView, object: JsonObject | undefined, namespaces: NamespaceLookup): Promise<SelectorOutcome> {
@@ -89,13 +83,13 @@ async function namespaceOutcome(hook: WebhookAccessor, view: RequestView, object
   const parsed: ParsedSelector = hook.namespaceSelector;
   if ('error' in parsed) return { matches: false, error: errors.internal(new Error(parsed.error)) };
   if (parsed.selector.isEmpty()) return { matches: true };
-  let labels: Record<string, string> | undefined;
+  let labels: Record<string, string>;
   if (attributes.resource === 'namespaces' && attributes.subresource === '' && (attributes.operation === 'CREATE' || attributes.operation === 'UPDATE')) {
-    labels = labelsOf(object) ?? {};
+    labels = labelsOf(object);
   } else {
     const found = await namespaces.namespace(view.namespace);
     if (found === undefined) return { matches: false, error: errors.notFound({ group: '', resource: 'namespaces' }, view.namespace) };
-    labels = labelsOf(found) ?? {};
+    labels = labelsOf(found);
   }
   return { matches: parsed.selector.matches(labels) };
 }
@@ -104,10 +98,8 @@ function objectOutcome(hook: WebhookAccessor, object: JsonObject | undefined, ol
   const parsed = hook.objectSelector;
   if ('error' in parsed) return { matches: false, error: errors.internal(new Error(parsed.error)) };
   if (parsed.selector.isEmpty()) return { matches: true };
-  const matches = (o: JsonObject | undefined) => {
-    const labels = labelsOf(o);
-    return labels !== undefined && parsed.selector.matches(labels);
-  };
+  // An absent object (the old object of a create, the object of a delete) matches no selector.
+  const matches = (o: JsonObject | undefined) => o !== undefined && parsed.selector.matches(labelsOf(o));
   return { matches: matches(object) || matches(oldObject) };
 }
 
