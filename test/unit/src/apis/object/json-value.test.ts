@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { MAX_BODY_DEPTH } from '../../../../../src/util';
 import { asJsonObject, deepCopy, isJsonObject, isJsonValue, objectOrEmpty, setMember, type JsonObject } from '../../../../../src/apis/object';
 
 describe('apis/object: JSON values', () => {
@@ -78,6 +79,12 @@ describe('apis/object: JSON values', () => {
 
     it('returns scalars, null and undefined as they are', () => {
       for (const value of [null, undefined, 0, 'x', false]) expect(deepCopy(value)).to.equal(value);
+    });
+
+    it('copies the deepest body the server accepts (MAX_BODY_DEPTH levels of objects and arrays)', () => {
+      let nested: unknown = 'leaf';
+      for (let level = 0; level < MAX_BODY_DEPTH; level++) nested = level % 2 === 0 ? { next: nested } : [nested];
+      expect(deepCopy(nested)).to.deep.equal(nested);
     });
 
     it('keeps members that hold undefined', () => {
