@@ -20,7 +20,7 @@ import type { GenericRegistry, ServedResource } from '../registry';
 import { ApiError } from '../util';
 import { acceptedNames, CLEANUP_FINALIZER, crdGroup, crdName, isConditionTrue, specNames, withCondition, type CrdCondition, type CrdNames } from './crd-model';
 import type { CustomResourceIndex } from './custom-resource-index';
-import { isJsonObject, type JsonObject } from '../apis/object';
+import { deepCopy, isJsonObject, type JsonObject } from '../apis/object';
 
 export interface CrdControllerOptions {
   registry: GenericRegistry;
@@ -149,7 +149,7 @@ export class CrdController {
   }
 
   private async writeStatus(crd: JsonObject, status: JsonObject): Promise<void> {
-    const updated = { ...structuredClone(crd), status };
+    const updated = { ...deepCopy(crd), status };
     try {
       await this.options.registry.update(this.options.crds, '', crdName(crd), updated, { dryRun: false, subresource: 'status' });
     } catch (err) {

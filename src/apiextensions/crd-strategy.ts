@@ -13,7 +13,7 @@ import { fieldErrorCause, invalidMessage, qualifiedKind, type FieldError } from 
 import type { ResourceStrategy, UpdateSubresource, ValidationFailure } from '../registry';
 import { CLEANUP_FINALIZER, CRD_GROUP, CRD_KIND, versionsOf, withCondition } from './crd-model';
 import { validateCrdCreate, validateCrdStatusUpdate, validateCrdUpdate } from './crd-validation';
-import { ensureMetadata, isJsonObject, type JsonObject } from '../apis/object';
+import { deepCopy, ensureMetadata, isJsonObject, type JsonObject } from '../apis/object';
 
 function specOf(object: JsonObject): JsonObject {
   if (!isJsonObject(object.spec)) object.spec = {};
@@ -75,10 +75,10 @@ export function customResourceDefinitionStrategy(): ResourceStrategy {
       if (oldMetadata.generation === undefined) delete metadata.generation;
       else metadata.generation = oldMetadata.generation;
       if (subresource === 'status') {
-        crd.spec = structuredClone(old.spec);
+        crd.spec = deepCopy(old.spec);
         return;
       }
-      crd.status = structuredClone(old.status);
+      crd.status = deepCopy(old.status);
       if (JSON.stringify(crd.spec) !== JSON.stringify(old.spec)) metadata.generation = (typeof oldMetadata.generation === 'number' ? oldMetadata.generation : 0) + 1;
       addStorageVersion(crd);
     },

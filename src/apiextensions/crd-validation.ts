@@ -17,7 +17,7 @@ import { crdSpec, isConditionTrue, namesOf, versionsOf } from './crd-model';
 import { compileGoRegexp } from './go-regexp';
 import { additionalSchema, type JsonSchemaProps } from './json-schema';
 import { validateAgainstSchema } from './schema-validation';
-import { isJsonObject, type JsonObject } from '../apis/object';
+import { deepCopy, isJsonObject, type JsonObject } from '../apis/object';
 
 
 // printerColumnDatatypes and customResourceColumnDefinitionFormats, in the sorted order of their messages.
@@ -157,7 +157,7 @@ function validatePattern(s: JsonSchemaProps, path: FieldPath, errs: FieldError[]
 function validateDefaults(schema: JsonSchemaProps, path: FieldPath, errs: FieldError[]): void {
   const visit = (s: JsonSchemaProps, p: FieldPath): void => {
     if (s.default !== undefined) {
-      const problems = validateAgainstSchema(structuredClone(s.default), { ...s, default: undefined }, FieldPath.root());
+      const problems = validateAgainstSchema(deepCopy(s.default), { ...s, default: undefined }, FieldPath.root());
       for (const problem of problems) errs.push({ ...problem, field: p.child('default').toString() + (problem.field === '' ? '' : `.${problem.field}`) });
     }
     for (const [name, property] of Object.entries(s.properties ?? {})) if (isJsonObject(property)) visit(property, p.child('properties').key(name));

@@ -10,7 +10,7 @@
  */
 import type { CustomServedResource } from './custom-resource-index';
 import { additionalSchema, preservesUnknown, type JsonSchemaProps } from './json-schema';
-import { isJsonObject, type JsonObject } from '../apis/object';
+import { deepCopy, isJsonObject, type JsonObject } from '../apis/object';
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 const API_VERSION_DESCRIPTION = 'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources';
@@ -24,7 +24,7 @@ export function schemaPrefix(group: string, version: string): string {
 /** Drops what only validation needs (x-kubernetes-validations is kept: v1.25 publishes it). */
 function published(schema: JsonSchemaProps | undefined): JsonObject {
   if (schema === undefined) return { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
-  return structuredClone(schema) as JsonObject;
+  return deepCopy(schema) as JsonObject;
 }
 
 /** The v3 document of one custom group-version, given the meta.k8s.io schemas to embed. */
@@ -142,7 +142,7 @@ function toOpenApiV2(schema: JsonSchemaProps): JsonObject {
   const out: JsonObject = {};
   for (const keyword of STRUCTURAL_KEYWORDS) {
     const value = (schema as JsonObject)[keyword];
-    if (value !== undefined && value !== false && value !== '') out[keyword] = structuredClone(value);
+    if (value !== undefined && value !== false && value !== '') out[keyword] = deepCopy(value);
   }
   const nullable = schema.nullable === true;
   const dropChildren = nullable || preservesUnknown(schema);

@@ -22,7 +22,7 @@ import { goSprint } from '../apis/jsonpath';
 import { customResourceFieldLabelConversion } from '../apis/selectors';
 import { PrinterColumns } from './printer-columns';
 import { validateAgainstSchema } from './schema-validation';
-import { ensureMetadata, isJsonObject, type JsonObject } from '../apis/object';
+import { deepCopy, ensureMetadata, isJsonObject, type JsonObject } from '../apis/object';
 
 export interface CustomResourceDescription {
   group: string;
@@ -82,7 +82,7 @@ export function customResourceStrategy(description: CustomResourceDescription): 
         const managedFields = metadata.managedFields;
         const resourceVersion = metadata.resourceVersion;
         for (const key of Object.keys(object)) delete object[key];
-        Object.assign(object, structuredClone(old));
+        Object.assign(object, deepCopy(old));
         const copied = ensureMetadata(object);
         if (managedFields === undefined) delete copied.managedFields;
         else copied.managedFields = managedFields;
@@ -95,7 +95,7 @@ export function customResourceStrategy(description: CustomResourceDescription): 
       else metadata.generation = oldMetadata.generation;
       if (version.hasStatus) {
         if (old.status === undefined) delete object.status;
-        else object.status = structuredClone(old.status);
+        else object.status = deepCopy(old.status);
       }
       if (withoutMetadata(object, version.hasStatus) !== withoutMetadata(old, version.hasStatus)) {
         metadata.generation = (typeof oldMetadata.generation === 'number' ? oldMetadata.generation : 0) + 1;

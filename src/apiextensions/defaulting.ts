@@ -6,7 +6,7 @@
  * Idempotent: defaulting a defaulted object changes nothing.
  */
 import { additionalSchema, type JsonSchemaProps } from './json-schema';
-import { isJsonObject } from '../apis/object';
+import { deepCopy, isJsonObject } from '../apis/object';
 
 /** Fills defaults into `value` in place; returns the value (a new one when `value` itself was defaulted). */
 export function applySchemaDefaults(value: unknown, schema: JsonSchemaProps | undefined): unknown {
@@ -20,7 +20,7 @@ export function applySchemaDefaults(value: unknown, schema: JsonSchemaProps | un
   const properties = schema.properties ?? {};
   for (const [name, property] of Object.entries(properties)) {
     const missing = !(name in value) || value[name] === undefined || (value[name] === null && property.nullable !== true);
-    if (missing && property.default !== undefined) value[name] = structuredClone(property.default);
+    if (missing && property.default !== undefined) value[name] = deepCopy(property.default);
     if (name in value) value[name] = applySchemaDefaults(value[name], property);
   }
   const extra = additionalSchema(schema);
@@ -71,7 +71,7 @@ export function withSchemaDefaults(value: unknown, schema: JsonSchemaProps | und
   for (const [name, property] of Object.entries(properties)) {
     const current = (out ?? value)[name];
     const missing = current === undefined || (current === null && property.nullable !== true);
-    if (missing && property.default !== undefined) set(name, structuredClone(property.default));
+    if (missing && property.default !== undefined) set(name, deepCopy(property.default));
     const present = (out ?? value)[name];
     if (present !== undefined) {
       const next = withSchemaDefaults(present, property);

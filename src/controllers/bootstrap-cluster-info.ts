@@ -22,7 +22,7 @@ import type { ServedResource } from '../registry';
 import type { JsonObject } from '../storage';
 import { ApiError } from '../util';
 import { CLUSTER_INFO_NAME, CLUSTER_INFO_NAMESPACE, KUBECONFIG_KEY } from './bootstrap-signer';
-import type { JsonObject } from '../apis/object';
+import { deepCopy, type JsonObject } from '../apis/object';
 
 /** The group kubeadm's bootstrap tokens carry in auth-extra-groups. */
 export const KUBEADM_NODE_TOKEN_GROUP = 'system:bootstrappers:kubeadm:default-node-token';
@@ -128,7 +128,7 @@ export async function publishClusterInfo(options: ClusterInfoOptions): Promise<s
   for (const { resource, namespace, object } of clusterInfoObjects(options)) {
     const name = `${resource.resource}/${namespace === '' ? '' : `${namespace}/`}${String((object.metadata as JsonObject).name)}`;
     try {
-      await options.registry.create(resource, namespace, structuredClone(object), { dryRun: false, subresource: '' });
+      await options.registry.create(resource, namespace, deepCopy(object), { dryRun: false, subresource: '' });
       created.push(name);
     } catch (err) {
       if (err instanceof ApiError && err.code === 409) continue;

@@ -25,7 +25,7 @@ import type { GenericRegistry, ServedResource } from '../registry';
 import type { WatchCache } from '../storage';
 import { AUTO_UPDATE_ANNOTATION, MANDATORY_FLOW_SCHEMA_NAMES, MANDATORY_PRIORITY_LEVEL_NAMES, mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from '../flowcontrol';
 import { InformedController } from './informed-controller';
-import type { JsonObject } from '../apis/object';
+import { deepCopy, type JsonObject } from '../apis/object';
 
 const FLOW_SCHEMAS = '/registry/flowschemas/';
 const PRIORITY_LEVELS = '/registry/prioritylevelconfigurations/';
@@ -149,7 +149,7 @@ export class FlowControlBootstrap extends InformedController {
     const current = cache.get(`${kind === 'fs' ? FLOW_SCHEMAS : PRIORITY_LEVELS}${name}`);
     const write = { dryRun: false, subresource: '' as const, fieldManager: ENSURER_MANAGER };
     if (current === undefined) {
-      await registry.create(this.served(kind), '', structuredClone(wanted), write);
+      await registry.create(this.served(kind), '', deepCopy(wanted), write);
       this.options.log?.(`priority and fairness: created ${kind === 'fs' ? 'FlowSchema' : 'PriorityLevelConfiguration'} ${name}`);
       return;
     }
@@ -161,7 +161,7 @@ export class FlowControlBootstrap extends InformedController {
     if (!annotationStale && !specStale) return;
     annotations[AUTO_UPDATE_ANNOTATION] = String(autoUpdate);
     const next: JsonObject = { ...current, metadata: { ...metadata, annotations } };
-    if (specStale) next.spec = structuredClone(wanted.spec);
+    if (specStale) next.spec = deepCopy(wanted.spec);
     await registry.update(this.served(kind), '', name, next, write);
   }
 

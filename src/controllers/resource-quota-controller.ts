@@ -15,7 +15,7 @@ import { ApiError } from '../util';
 import type { GenericRegistry, ServedResource } from '../registry';
 import type { WatchCache } from '../storage';
 import { InformedController } from './informed-controller';
-import { type JsonObject, metadataOf } from '../apis/object';
+import { deepCopy, type JsonObject, metadataOf } from '../apis/object';
 
 const QUOTAS = '/registry/resourcequotas/';
 const ROOT = '/registry/';
@@ -96,7 +96,7 @@ export class ResourceQuotaController extends InformedController {
       for (const [name, q] of calculateUsage(quota, namespace, source, now)) used.set(name, q);
       const dirty = !sameJson(spec.hard, status.hard) || status.hard === undefined || status.used === undefined || !equalLists(used, previous);
       if (!dirty) continue;
-      const next: JsonObject = { ...quota, status: { hard: structuredClone(spec.hard ?? {}), used: resourceListJson(used) } };
+      const next: JsonObject = { ...quota, status: { hard: deepCopy(spec.hard ?? {}), used: resourceListJson(used) } };
       try {
         await registry.update(resourceQuotas, namespace, String(metadataOf(quota).name), next, { dryRun: false, subresource: 'status', fieldManager: 'kube-controller-manager' });
       } catch (err) {

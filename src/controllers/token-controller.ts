@@ -18,7 +18,7 @@ import { ApiError } from '../util';
 import type { GenericRegistry, ServedResource } from '../registry';
 import type { WatchCache } from '../storage';
 import { InformedController } from './informed-controller';
-import { annotationsOf, type JsonObject, metadataOf } from '../apis/object';
+import { annotationsOf, deepCopy, type JsonObject, metadataOf } from '../apis/object';
 
 export const TOKEN_SECRET_TYPE = 'kubernetes.io/service-account-token';
 export const ACCOUNT_NAME_ANNOTATION = 'kubernetes.io/service-account.name';
@@ -135,7 +135,7 @@ export class TokenController extends InformedController {
     const needsToken = (data.token ?? '') === '';
     const accountUid = String(metadataOf(account).uid ?? '');
     if (!needsCa && !needsNamespace && !needsToken && annotations[ACCOUNT_UID_ANNOTATION] === accountUid) return true;
-    const next: JsonObject = structuredClone(cached);
+    const next: JsonObject = deepCopy(cached);
     const nextData = { ...data };
     if (needsCa) nextData['ca.crt'] = caData;
     if (needsNamespace) nextData.namespace = b64(namespace);

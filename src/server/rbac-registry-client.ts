@@ -9,7 +9,7 @@ import type { AdmissionAttributes, AdmissionPlugin } from '../admission';
 import { checkBindingEscalation, checkRoleEscalation, type Authorizer, type RbacAuthorizer, type RbacClient, type RbacKind, type RbacObject, type RoleRef } from '../authz';
 import { ApiError } from '../util';
 import type { GenericRegistry, ServedResource } from '../registry';
-import type { JsonObject } from '../apis/object';
+import { deepCopy, type JsonObject } from '../apis/object';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 const RESOURCE_OF: Record<RbacKind, string> = { ClusterRole: 'clusterroles', ClusterRoleBinding: 'clusterrolebindings', Role: 'roles', RoleBinding: 'rolebindings' };
@@ -33,10 +33,10 @@ export function registryRbacClient(registry: GenericRegistry, lookup: (group: st
       }
     },
     async create(kind, object) {
-      return (await registry.create(resourceOf(kind), namespaceOf(object), structuredClone(object) as unknown as JsonObject, { dryRun: false, subresource: '' })) as unknown as RbacObject;
+      return (await registry.create(resourceOf(kind), namespaceOf(object), deepCopy(object) as unknown as JsonObject, { dryRun: false, subresource: '' })) as unknown as RbacObject;
     },
     async update(kind, object) {
-      const result = await registry.update(resourceOf(kind), namespaceOf(object), nameOf(object), structuredClone(object) as unknown as JsonObject, { dryRun: false, subresource: '' });
+      const result = await registry.update(resourceOf(kind), namespaceOf(object), nameOf(object), deepCopy(object) as unknown as JsonObject, { dryRun: false, subresource: '' });
       return result.object as unknown as RbacObject;
     },
     async delete(kind, namespace, name) {

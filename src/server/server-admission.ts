@@ -146,7 +146,7 @@ export async function bootstrapPriorityClasses(registry: GenericRegistry, priori
       if (!(err instanceof ApiError && err.code === 404)) throw err;
     }
     try {
-      await registry.create(priorityClasses, '', structuredClone(priorityClass), { dryRun: false, subresource: '' });
+      await registry.create(priorityClasses, '', deepCopy(priorityClass), { dryRun: false, subresource: '' });
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 409)) throw err;
     }

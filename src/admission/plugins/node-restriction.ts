@@ -20,7 +20,7 @@ import type { AdmissionPluginFactory } from '../plugin-registry';
 import { admissionForbidden, arrayField, KEY_PREFIX, namespacedKey, objectField, stringField, stringMap } from '../plugin-support';
 import { podConfigMapNames, podSecretNames } from '../pod-spec';
 import { MIRROR_POD_ANNOTATION } from './service-account';
-import { type JsonObject, metadataOf, nameOf } from '../../apis/object';
+import { deepCopy, type JsonObject, metadataOf, nameOf } from '../../apis/object';
 
 const NODE_USER_PREFIX = 'system:node:';
 const NODE_LEASE_NAMESPACE = 'kube-node-lease';
@@ -152,7 +152,7 @@ export const nodeRestrictionPlugin: AdmissionPluginFactory = (_config, deps) => 
   function admitClaimStatus(node: string, a: AdmissionAttributes): void {
     if (a.operation !== 'UPDATE') throw admissionForbidden(a, `unexpected operation "${a.operation}"`);
     const strip = (claim: JsonObject | undefined) => {
-      const copy = structuredClone(claim ?? {});
+      const copy = deepCopy(claim ?? {});
       const metadata = (copy.metadata ?? {}) as JsonObject;
       delete metadata.resourceVersion;
       delete metadata.managedFields;

@@ -27,7 +27,7 @@ import { admissionForbidden, arrayField, KEY_PREFIX, namespacedKey, objectField,
 import { resourceListJson, resourceListOf } from '../quantity';
 import { evaluatorFor, quotaMatches, type QuotaEvaluator } from '../quota/evaluators';
 import { addLists, equalLists, lessThanOrEqual, mask, negativeNames, prettyPrint, removeZeros, subtractNonNegative, type ResourceList } from '../quota/resource-list';
-import { type JsonObject, metadataOf } from '../../apis/object';
+import { deepCopy, type JsonObject, metadataOf } from '../../apis/object';
 
 const RETRIES = 3;
 const RESOURCE_QUOTAS = { group: '', version: 'v1', resource: 'resourcequotas' };
@@ -137,7 +137,7 @@ export const resourceQuotaPlugin: AdmissionPluginFactory = (config, deps) => {
   }
 
   async function writeUsage(namespace: string, quota: QuotaState): Promise<boolean> {
-    const object = structuredClone(quota.object);
+    const object = deepCopy(quota.object);
     object.status = { ...((object.status as JsonObject | undefined) ?? {}), used: resourceListJson(quota.used) };
     try {
       const stored = await deps.client.updateStatus(RESOURCE_QUOTAS, namespace, object);

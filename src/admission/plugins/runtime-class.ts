@@ -9,7 +9,7 @@ import type { AdmissionPluginFactory } from '../plugin-registry';
 import { admissionForbidden, ensureSpec, KEY_PREFIX, objectField, stringField, stringMap } from '../plugin-support';
 import { mergeTolerations, tolerationsOf, type Toleration } from '../pod-spec';
 import { compare, resourceListOf } from '../quantity';
-import type { JsonObject } from '../../apis/object';
+import { deepCopy, type JsonObject } from '../../apis/object';
 
 function sameResources(a: unknown, b: unknown): boolean {
   const left = resourceListOf(a);
@@ -47,7 +47,7 @@ export const runtimeClassPlugin: AdmissionPluginFactory = (_config, deps) => {
       const podFixed = objectField(objectField(runtimeClass, 'overhead'), 'podFixed');
       if (podFixed !== undefined) {
         if (hasOverhead(spec) && !sameResources(podFixed, spec.overhead)) throw admissionForbidden(a, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
-        spec.overhead = structuredClone(podFixed);
+        spec.overhead = deepCopy(podFixed);
       }
       const scheduling = objectField(runtimeClass, 'scheduling');
       if (scheduling !== undefined) {

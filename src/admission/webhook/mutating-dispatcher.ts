@@ -32,7 +32,7 @@ import { CallingWebhookError, WebhookRejectionError, errorText, isCallingWebhook
 import { callWebhook, type DispatcherDeps } from './webhook-call';
 import { apiVersionOf, invocationFor, requestViewOf, VersionedObjects, type RequestView, type WebhookInvocation } from './webhook-invocation';
 import type { WebhookAccessor } from './webhook-accessor';
-import type { JsonObject, JsonValue } from '../../apis/object';
+import { deepCopy, type JsonObject, type JsonValue } from '../../apis/object';
 
 export const PATCH_AUDIT_ANNOTATION_PREFIX = 'patch.webhook.admission.k8s.io/';
 export const MUTATION_AUDIT_ANNOTATION_PREFIX = 'mutation.webhook.admission.k8s.io/';
@@ -93,7 +93,7 @@ export class MutatingDispatcher {
       // Only a second round reads it, and only a change (ours, since webhooks run last) makes one: copy
       // the object then. Without a copy, a later change reads as a change and reinvokes, as allowed.
       const output = result ?? attributes.object;
-      state.lastOutput = reinvocation?.shouldReinvoke === true && output !== undefined ? structuredClone(output) : undefined;
+      state.lastOutput = reinvocation?.shouldReinvoke === true && output !== undefined ? deepCopy(output) : undefined;
     }
   }
 

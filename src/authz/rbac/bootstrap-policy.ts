@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { packageRoot } from '../../util';
 import { normalizeRules, type BindingObject, type NormalizedRule, type RoleObject } from './types';
+import { deepCopy } from '../../apis/object';
 
 export interface BootstrapPolicy {
   readonly clusterRoles: RoleObject[];
@@ -28,7 +29,7 @@ function load(): BootstrapPolicy {
 
 /** A fresh copy of the whole default policy. */
 export function bootstrapPolicy(): BootstrapPolicy {
-  return structuredClone(load());
+  return deepCopy(load());
 }
 
 /** The rules of the `system:node` ClusterRole: the static part of the Node authorizer. */

@@ -15,7 +15,7 @@ import { CLUSTER_ROLES_PREFIX } from './rbac-authorizer';
 import type { RbacClient } from './rbac-client';
 import { semanticEqual } from './policy-reconciler';
 import type { PolicyRule, RoleObject } from './types';
-import type { JsonObject } from '../../apis/object';
+import { deepCopy, type JsonObject } from '../../apis/object';
 
 export interface AggregationControllerOptions {
   log?: (line: string) => void;
@@ -124,7 +124,7 @@ export class ClusterRoleAggregationController {
     if (role === undefined || !role.aggregationRule) return false;
     const rules = aggregatedRules(role, this.roles.values());
     if (semanticEqual(rules, role.rules ?? [])) return false;
-    const updated: RoleObject = { ...structuredClone(role), rules: structuredClone(rules) };
+    const updated: RoleObject = { ...deepCopy(role), rules: deepCopy(rules) };
     await this.client.update('ClusterRole', updated);
     return true;
   }

@@ -19,6 +19,7 @@ import { covers } from './escalation';
 import { bootstrapPolicy, type BootstrapPolicy } from './bootstrap-policy';
 import { isStatus, type RbacClient, type RbacKind, type RbacObject } from './rbac-client';
 import { AUTOUPDATE_ANNOTATION, normalizeRules, ruleToJson, type AggregationRule, type BindingObject, type LabelSelectorJson, type RoleObject, type Subject } from './types';
+import { deepCopy } from '../../apis/object';
 
 export type ReconcileOperation = 'none' | 'create' | 'update' | 'recreate';
 
@@ -77,7 +78,7 @@ function aggregationRuleCovers(owner: AggregationRule | null | undefined, servan
 /** reconciliation/clusterrole.go computeReconciledRole, in its union (never remove) mode. */
 export function computeReconciledRole(existing: RoleObject, expected: RoleObject): { operation: 'none' | 'update'; protected: boolean; role: RoleObject } {
   const isProtected = existing.metadata.annotations?.[AUTOUPDATE_ANNOTATION] === 'false';
-  const role = structuredClone(existing);
+  const role = deepCopy(existing);
   let operation: 'none' | 'update' = 'none';
   role.metadata.annotations = merge(expected.metadata.annotations, role.metadata.annotations);
   if (!sameMap(role.metadata.annotations, existing.metadata.annotations)) operation = 'update';
@@ -112,9 +113,9 @@ export function computeReconciledBinding(existing: BindingObject, expected: Bind
   const a = existing.roleRef;
   const b = expected.roleRef;
   if (a.apiGroup !== b.apiGroup || a.kind !== b.kind || a.name !== b.name) {
-    return { operation: 'recreate', protected: isProtected, binding: structuredClone(expected) };
+    return { operation: 'recreate', protected: isProtected, binding: deepCopy(expected) };
   }
-  const binding = structuredClone(existing);
+  const binding = deepCopy(existing);
   let operation: 'none' | 'update' = 'none';
   binding.metadata.annotations = merge(expected.metadata.annotations, binding.metadata.annotations);
   if (!sameMap(binding.metadata.annotations, existing.metadata.annotations)) operation = 'update';
@@ -248,7 +249,7 @@ export class PolicyReconciler {
     if (existing === undefined) {
       await this.ensureNamespace(namespace);
       try {
-        const created = await this.client.create(kind, structuredClone(expected));
+        const created = await this.client.create(kind, deepCopy(expected));
         return { ...base, operation: 'create', protected: false, object: created };
       } catch (err) {
         if (isStatus(err, 409, 'AlreadyExists')) return this.run(kind, expected, attempt + 1);

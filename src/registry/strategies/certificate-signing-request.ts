@@ -20,7 +20,7 @@ import type { UserInfo } from '../../authn';
 import type { CreateContext, JsonObject, ResourceStrategy, ValidationFailure } from '../strategy';
 import { defineStrategy } from './define-strategy';
 import { emptyStatus, withStatus, type KindRules } from './kind-rules';
-import type { JsonObject } from '../../apis/object';
+import { deepCopy, type JsonObject } from '../../apis/object';
 
 type Condition = JsonObject;
 
@@ -72,14 +72,14 @@ function preserveConditionInstances(csr: JsonObject, old: JsonObject, type: stri
   const oldInstances = conditionsOf(old).filter((c) => c.type === type);
   if (newIndices.length !== oldInstances.length) return;
   newIndices.forEach((index, i) => {
-    conditions[index] = structuredClone(oldInstances[i]);
+    conditions[index] = deepCopy(oldInstances[i]);
   });
   setConditions(csr, conditions);
 }
 
 function keepStored(csr: JsonObject, old: JsonObject, key: string): void {
   if (old[key] === undefined) delete csr[key];
-  else csr[key] = structuredClone(old[key]);
+  else csr[key] = deepCopy(old[key]);
 }
 
 export const certificateSigningRequestRules: KindRules = withStatus(emptyStatus, {

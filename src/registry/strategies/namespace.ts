@@ -7,7 +7,7 @@
 import { ensureObject } from '../../apis/defaulting';
 import { keepOldField } from './object-fields';
 import { withStatus, type KindRules } from './kind-rules';
-import type { JsonObject } from '../../apis/object';
+import { deepCopy, type JsonObject } from '../../apis/object';
 
 function hasSpecFinalizers(namespace: JsonObject): boolean {
   const finalizers = (namespace.spec as JsonObject | undefined)?.finalizers;
@@ -29,7 +29,7 @@ export const namespaceRules: KindRules = withStatus(() => ({ phase: 'Active' }),
     // The managed fields were recorded for this write before the strategy ran: they stay.
     const managedFields = (namespace.metadata as JsonObject | undefined)?.managedFields;
     for (const key of Object.keys(namespace)) delete namespace[key];
-    Object.assign(namespace, structuredClone(old));
+    Object.assign(namespace, deepCopy(old));
     namespace.spec = { ...((old.spec as JsonObject | undefined) ?? {}), finalizers: Array.isArray(finalizers) ? finalizers : [] };
     const metadata = ensureObject(namespace, 'metadata');
     if (managedFields === undefined) delete metadata.managedFields;
