@@ -24,7 +24,7 @@ export type { AdmissionPluginConfig } from './admission-config';
 
 /**
  * Objects as this replica's watch cache holds them. Returned objects are shared with the cache:
- * a plugin must never change one (structuredClone it first). Reads throw the storage error
+ * a plugin must never change one (deepCopy it first). Reads throw the storage error
  * `NotReady` (429 at the edge) while the cache is (re)filling.
  */
 export interface AdmissionObjects {
