@@ -19,7 +19,7 @@
 import { errors } from '../util';
 import { inStage, type TraceContext } from '../observability/spans';
 import type { UserInfo } from '../authn';
-import type { JsonObject } from '../storage';
+import type { JsonObject } from '../apis/object';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 

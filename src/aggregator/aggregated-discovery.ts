@@ -6,7 +6,7 @@
  * /apis/<group>/<version> of such a group is proxied to the extension server (aggregator-proxy.ts).
  * The OpenAPI documents get the extension servers' specs (aggregated-openapi.ts).
  */
-import type { DiscoveryDocuments, JsonObject } from '../http';
+import type { DiscoveryDocuments } from '../http';
 import { allApiServices, specOf, type ApiServiceLookup, type ApiServiceSpec } from './api-services';
 import type { AggregatedOpenApi } from './aggregated-openapi';
 import type { JsonObject } from '../apis/object';

@@ -22,8 +22,9 @@
 import { semanticallyEqual } from '../apis/defaulting';
 import { InformedController } from '../controllers/informed-controller';
 import { resourceKeyPrefix, type GenericRegistry, type ServedResource } from '../registry';
-import type { JsonObject, WatchCache } from '../storage';
+import type { WatchCache } from '../storage';
 import { isApiError } from '../util';
+import type { JsonObject } from '../apis/object';
 
 export const AUTO_REGISTER_MANAGED_LABEL = 'kube-aggregator.kubernetes.io/automanaged';
 /** How a desired APIService is kept: once after start, or continuously. */

@@ -20,8 +20,7 @@
  */
 import type { AuditLevel, AuditRecord } from './audit-contract';
 import type { UserInfo } from '../authn';
-
-type Json = Record<string, unknown>;
+import { type JsonObject, asJsonObject } from '../apis/object';
 
 /** Decodes a Protobuf request body of a kind, for requestObject (the server's codec); undefined when it cannot. */
 export type ProtobufBodyDecoder = (bytes: Buffer) => unknown;

@@ -24,8 +24,8 @@
  * 8. status.token and status.expirationTimestamp (now + the granted seconds).
  */
 import { ApiError, errors, type StatusCause } from '../util';
-import type { KubeObject, ObjectLookup } from './object-lookup';
-import { stringField, uidOf } from './object-lookup';
+import type { ObjectLookup } from './object-lookup';
+import { stringField } from './object-lookup';
 import { EXPIRATION_EXTENSION_SECONDS, WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS, type ObjectRef, type ServiceAccountTokenSigner } from './service-account-token';
 import { type JsonObject, objectOrEmpty, uidOf } from '../apis/object';
 

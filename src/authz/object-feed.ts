@@ -11,8 +11,7 @@
  * event path, so they must be quick and must not throw.
  */
 import type { WatchEventType } from '../storage';
-
-export type FeedObject = { [key: string]: unknown };
+import type { JsonObject } from '../apis/object';
 
 export interface FeedEvent {
   readonly type: WatchEventType;

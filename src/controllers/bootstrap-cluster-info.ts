@@ -19,10 +19,9 @@
  */
 import type { GenericRegistry } from '../registry';
 import type { ServedResource } from '../registry';
-import type { JsonObject } from '../storage';
 import { ApiError } from '../util';
 import { CLUSTER_INFO_NAME, CLUSTER_INFO_NAMESPACE, KUBECONFIG_KEY } from './bootstrap-signer';
-import { deepCopy, type JsonObject } from '../apis/object';
+import { type JsonObject, deepCopy } from '../apis/object';
 
 /** The group kubeadm's bootstrap tokens carry in auth-extra-groups. */
 export const KUBEADM_NODE_TOKEN_GROUP = 'system:bootstrappers:kubeadm:default-node-token';

@@ -18,10 +18,9 @@
  * when the token cleaner is off.
  */
 import { createHmac } from 'node:crypto';
-import { FeedMirror, type FeedObject, type ObjectFeed } from '../authz';
+import { FeedMirror, type ObjectFeed } from '../authz';
 import type { GenericRegistry } from '../registry';
 import type { ServedResource } from '../registry';
-import type { JsonObject } from '../storage';
 import { ApiError } from '../util';
 import { TOKEN_SECRETS_PREFIX, expirationOf, isBootstrapTokenSecret, signingToken } from './bootstrap-token-secret';
 import { controllerServiceAccount } from './csr-status';

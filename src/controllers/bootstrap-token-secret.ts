@@ -7,7 +7,7 @@
  * expired, as cluster-bootstrap treats it.
  */
 import { BOOTSTRAP_KEYS, BOOTSTRAP_TOKEN_SECRET_PREFIX, BOOTSTRAP_TOKEN_SECRET_TYPE } from '../authn';
-import type { JsonObject } from '../storage';
+import type { JsonObject } from '../apis/object';
 
 export const TOKEN_NAMESPACE = 'kube-system';
 export const TOKEN_SECRETS_PREFIX = `/registry/secrets/${TOKEN_NAMESPACE}/`;

@@ -19,11 +19,10 @@
 import type { CertificateRequest } from '../apis/validation';
 import type { UserInfo } from '../authn';
 import type { AuthorizationAttributes, AuthorizationResult } from '../authz';
-import type { FeedObject, ObjectFeed } from '../authz';
+import type { ObjectFeed } from '../authz';
 import { KUBE_APISERVER_CLIENT_KUBELET_SIGNER, kubeletClientRequestError } from '../certificates';
 import type { GenericRegistry } from '../registry';
 import type { ServedResource } from '../registry';
-import type { JsonObject } from '../storage';
 import { ApiError } from '../util';
 import { CERTIFICATE_CONTROLLER_USER, CSR_KEY_PREFIX, appendCondition, approvalState, csrSpec, issuedCertificate, parsedRequestOf, signerNameOf, timestamp, usagesOf } from './csr-status';
 import { MirroredController } from './mirrored-controller';

@@ -15,10 +15,9 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { decodePemBlocks } from '../apis/validation';
-import { FeedMirror, type FeedObject, type ObjectFeed } from '../authz';
+import { FeedMirror, type ObjectFeed } from '../authz';
 import type { GenericRegistry } from '../registry';
 import type { ServedResource } from '../registry';
-import type { JsonObject } from '../storage';
 import { ApiError } from '../util';
 import { CERTIFICATE_CONTROLLER_USER, CSR_KEY_PREFIX, csrConditions, issuedCertificate } from './csr-status';
 import type { JsonObject } from '../apis/object';

@@ -14,11 +14,10 @@
  * nothing twice. A CA that cannot sign now (expired) is logged and retried with backoff, as
  * kube only logs signing errors.
  */
-import type { FeedObject, ObjectFeed } from '../authz';
+import type { ObjectFeed } from '../authz';
 import { SIGNER_RULES, describeRequest, isBuiltInSignerName, issueCertificate, type SigningAuthority } from '../certificates';
 import type { GenericRegistry } from '../registry';
 import type { ServedResource } from '../registry';
-import type { JsonObject } from '../storage';
 import { ApiError } from '../util';
 import {
   CERTIFICATE_CONTROLLER_USER,

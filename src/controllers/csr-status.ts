@@ -9,7 +9,6 @@
  * authorize kube-controller-manager's).
  */
 import { SERVICE_ACCOUNTS_GROUP, AUTHENTICATED_GROUP, SERVICE_ACCOUNT_USER_PREFIX, type UserInfo } from '../authn';
-import type { JsonObject } from '../storage';
 import { CertificateRequestError, parseCertificateRequestPem, type CertificateRequest } from '../apis/validation';
 import { type JsonObject, objectOrEmpty } from '../apis/object';
 

@@ -14,7 +14,8 @@
 import { ApiError } from '../util';
 import type { GenericRegistry } from '../registry';
 import type { ServedResource } from '../registry';
-import type { JsonObject, ObjectStore, StoreWatch } from '../storage';
+import type { ObjectStore, StoreWatch } from '../storage';
+import { type JsonObject, finalizersOf, metadataOf } from '../apis/object';
 
 export const ORPHAN_FINALIZER = 'orphan';
 export const FOREGROUND_FINALIZER = 'foregroundDeletion';

@@ -10,7 +10,7 @@
 import { ApiError } from '../util';
 import type { GenericRegistry } from '../registry';
 import type { ServedResource } from '../registry';
-import type { JsonObject } from '../storage';
+import type { JsonObject } from '../apis/object';
 
 export interface LeaderElectionOptions {
   registry: GenericRegistry;

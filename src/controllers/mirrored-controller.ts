@@ -5,7 +5,7 @@
  * subclass says which objects it wants and what handling a key means; starting, stopping and
  * idleness are the same for all of them, so they live here once.
  */
-import { FeedMirror, type FeedObject, type ObjectFeed } from '../authz';
+import { FeedMirror, type ObjectFeed } from '../authz';
 import { WorkQueue, type WorkQueueOptions } from './work-queue';
 import type { JsonObject } from '../apis/object';
 

@@ -7,7 +7,8 @@
 import { ApiError } from '../util';
 import type { GenericRegistry } from '../registry';
 import type { ServedResource } from '../registry';
-import type { JsonObject, ObjectStore, StoreWatch } from '../storage';
+import type { ObjectStore, StoreWatch } from '../storage';
+import type { JsonObject } from '../apis/object';
 
 export const NAMESPACE_FINALIZER = 'kubernetes';
 

@@ -7,10 +7,9 @@
  * already gone is not an error. It writes as `system:serviceaccount:kube-system:token-cleaner`,
  * the identity v1.25's default RBAC lets delete Secrets in kube-system.
  */
-import type { FeedObject, ObjectFeed } from '../authz';
+import type { ObjectFeed } from '../authz';
 import type { GenericRegistry } from '../registry';
 import type { ServedResource } from '../registry';
-import type { JsonObject } from '../storage';
 import { ApiError } from '../util';
 import { TOKEN_NAMESPACE, TOKEN_SECRETS_PREFIX, expirationOf, isBootstrapTokenSecret } from './bootstrap-token-secret';
 import { controllerServiceAccount } from './csr-status';

@@ -7,4 +7,3 @@ export { ApiHttpServer, splitRequestTarget, type ApiHttpServerOptions } from './
 export { NonResourceRoutes, type DiscoveryDocuments, type ExtraDocument, type NonResourceRoutesOptions } from './non-resource-routes';
 export { runHealthChecks, startupHookCheck, type HealthCheck, type HealthResult } from './health-checks';
 export * from './filters';
-export type { JsonObject } from './non-resource-routes';

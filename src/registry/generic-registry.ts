@@ -15,7 +15,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { AdmissionChain, type AdmissionAttributes, type AdmissionRecorder } from '../admission';
 import type { UserInfo } from '../authn';
 import { assert, errors, type GroupResource } from '../util';
-import { decodeStoredJson, isStorageError, servedJson, storedPrefix, type JsonObject, type ObjectStore, type SideKeys, type StoredJson, type StoredObject, type WatchCache } from '../storage';
+import { decodeStoredJson, isStorageError, servedJson, storedPrefix, type ObjectStore, type SideKeys, type StoredJson, type StoredObject, type WatchCache } from '../storage';
 import { isManagedFieldsReset } from '../apply';
 import { inGoOrder } from '../apis/field-order';
 import { toApiError } from './errors';
@@ -23,7 +23,7 @@ import { goJsonStringify } from '../apis/openapi/go-json';
 import { EXPIRED_CONTINUE_MESSAGE, encodeContinueToken, planGet, type ListPlan, type ReadMode } from './list-options';
 import type { ResetField, ResourceStrategy, UpdateSubresource } from './strategy';
 import { apiVersionOf, resourceKeyPrefix, type ServedResource } from './served-resource';
-import { ensureMetadata, type JsonObject, nameOf } from '../apis/object';
+import { type JsonObject, ensureMetadata, metadataOf, nameOf } from '../apis/object';
 
 export interface WriteOptions {
   dryRun: boolean;

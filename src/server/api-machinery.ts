@@ -19,11 +19,11 @@ import { YamlBodyDecoder, YamlCodecError } from '../codec';
 import { customResourceTypeMetaInvalid, patchObject, typeMetaChangeRefusal } from '../patch';
 import type { DiscoveryDocuments } from '../http';
 import type { ServedResourceInfo } from './admission-webhooks';
-import type { JsonObject } from '../storage';
 import { refuseTooDeep, yamlBodyError } from '../endpoints';
 import { errors } from '../util';
 import type { ApiServerParts } from './api-server';
 import { parseRuntimeConfig } from './runtime-config';
+import type { JsonObject } from '../apis/object';
 
 export interface PartsOptions {
   runtimeConfig: string;

@@ -41,6 +41,7 @@ import { tracedKvClient } from '../observability/traced-kv';
 import { DEFAULT_KUBELET_CLIENT_OPTIONS, buildConnect, type KubeletClientOptions } from './kubelet-connection';
 import { DEFAULT_AGGREGATOR_OPTIONS, buildAggregator, type AggregatorOptions } from './aggregation-layer';
 import { DEFAULT_FLOW_CONTROL, buildFlowControl, withOverloadStage, type FlowControlOptions } from './overload-protection';
+import type { JsonObject } from '../apis/object';
 
 export type { ApiServerSecurity } from './security-stages';
 

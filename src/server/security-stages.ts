@@ -31,7 +31,7 @@ import {
 } from '../authz';
 import type { AuditBackend } from '../audit';
 import { STORE_PKI_FILES, pkiDirectory } from '../certificates';
-import type { JsonObject, VirtualCreate } from '../endpoints';
+import type { VirtualCreate } from '../endpoints';
 import { authenticationFilter, authorizationFilter, auditFilter, impersonationFilter, requestInfoFilter, type Filter } from '../http';
 import type { WatchCache } from '../storage';
 import type { JsonObject } from '../apis/object';

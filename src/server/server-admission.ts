@@ -29,6 +29,7 @@ import type { GenericRegistry, ServedResource } from '../registry';
 import type { ObjectStore, WatchCache } from '../storage';
 import { ApiError } from '../util';
 import { registerWebhookPlugins, type WebhookWiring } from './admission-webhooks';
+import { type JsonObject, deepCopy, nameOf } from '../apis/object';
 
 /** kube-apiserver's admission options: the three flags and the plugins' legacy flags, and Carina's webhook circuit breaker. */
 export interface ServerAdmissionOptions extends AdmissionOptions {

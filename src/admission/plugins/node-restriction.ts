@@ -14,13 +14,12 @@
  * Other users are not restricted here.
  */
 import type { UserInfo } from '../../authn';
-import type { JsonObject } from '../../storage';
 import type { AdmissionAttributes } from '../admission-chain';
 import type { AdmissionPluginFactory } from '../plugin-registry';
 import { admissionForbidden, arrayField, KEY_PREFIX, namespacedKey, objectField, stringField, stringMap } from '../plugin-support';
 import { podConfigMapNames, podSecretNames } from '../pod-spec';
 import { MIRROR_POD_ANNOTATION } from './service-account';
-import { deepCopy, type JsonObject, metadataOf, nameOf } from '../../apis/object';
+import { type JsonObject, deepCopy, metadataOf, nameOf } from '../../apis/object';
 
 const NODE_USER_PREFIX = 'system:node:';
 const NODE_LEASE_NAMESPACE = 'kube-node-lease';

@@ -19,9 +19,8 @@
  */
 import { ApiError, type StatusDetails, type StatusReason } from '../../util';
 import type { UserInfo } from '../../authn';
-import type { JsonObject } from '../../storage';
 import { inGoOrder } from '../../apis/field-order';
-import { asJsonObject, type JsonObject } from '../../apis/object';
+import { type JsonObject, asJsonObject } from '../../apis/object';
 
 export type AdmissionReviewVersion = 'v1' | 'v1beta1';
 

@@ -17,7 +17,6 @@ import { errors } from '../../util';
 import type { AdmissionAttributes, AdmissionPlugin } from '../admission-chain';
 import type { ObjectFeed } from '../../authz';
 import type { UserInfo } from '../../authn';
-import type { JsonObject } from '../../storage';
 import { AdmissionMetrics, type WebhookMetricsSink, type WebhookStepType } from './admission-metrics';
 import { parseWebhookAdmissionConfiguration } from './admission-configuration';
 import { CircuitBreaker } from './circuit-breaker';

@@ -9,7 +9,6 @@
  * one (callers must not change it).
  */
 import { FeedMirror, type ObjectFeed } from '../../authz';
-import type { JsonObject } from '../../storage';
 import { webhooksOf, type WebhookAccessor, type WebhookType } from './webhook-accessor';
 import type { JsonObject } from '../../apis/object';
 

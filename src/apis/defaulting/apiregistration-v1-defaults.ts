@@ -1,5 +1,6 @@
 /** Defaulting of apiregistration.k8s.io/v1 as kube-aggregator v1.25 does it (pkg/apis/apiregistration/v1/defaults.go). */
-import { JsonObject, childObject, fillIfUnset } from './json-value';
+import { childObject, fillIfUnset } from './json-value';
+import type { JsonObject } from '../object';
 
 const DEFAULT_SERVICE_PORT = 443;
 

@@ -8,9 +8,10 @@
  */
 import { FieldPath } from './field-path';
 import { FieldError, goQuote, invalid, notSupported, required } from './field-error';
-import { JsonObject, objectAt, objectsAt, optionalNumberAt, stringAt } from './json-value';
+import { objectsAt, optionalNumberAt, stringAt } from './json-value';
 import { isDNS1035Label, isDNS1123Subdomain, isValidPathSegmentName, isValidPortNum, type NameValidator } from './name-validation';
-import { metadataOf, validateGenericObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
+import { validateGenericObjectMeta, validateObjectMetaUpdate } from './object-meta-validation';
+import { asJsonObject, metadataOf, type JsonObject } from '../object';
 
 const metadataPath = FieldPath.root('metadata');
 const specPath = FieldPath.root('spec');
@@ -31,7 +32,7 @@ function caBundleLength(value: unknown): number {
 }
 
 export function validateApiService(apiService: JsonObject): FieldError[] {
-  const spec = objectAt(apiService['spec']) ?? {};
+  const spec = asJsonObject(apiService['spec']) ?? {};
   const group = stringAt(spec['group']);
   const version = stringAt(spec['version']);
   const errs = validateGenericObjectMeta(metadataOf(apiService), false, apiServiceName(`${version}.${group}`), metadataPath);
@@ -44,7 +45,7 @@ export function validateApiService(apiService: JsonObject): FieldError[] {
   if (versionPriority <= 0 || versionPriority > 1000) errs.push(invalid(specPath.child('versionPriority'), versionPriority, 'must be positive and less than 1000'));
   const caBundleBytes = caBundleLength(spec['caBundle']);
   const insecureSkipTLSVerify = spec['insecureSkipTLSVerify'] === true;
-  const service = objectAt(spec['service']);
+  const service = asJsonObject(spec['service']);
   if (service === undefined) {
     if (caBundleBytes !== 0) errs.push(invalid(specPath.child('caBundle'), `${caBundleBytes} bytes`, 'local APIServices may not have a caBundle'));
     if (insecureSkipTLSVerify) errs.push(invalid(specPath.child('insecureSkipTLSVerify'), true, 'local APIServices may not have insecureSkipTLSVerify'));
@@ -67,7 +68,7 @@ export function validateApiServiceUpdate(apiService: JsonObject, old: JsonObject
 
 export function validateApiServiceStatusUpdate(apiService: JsonObject, old: JsonObject): FieldError[] {
   const errs = validateObjectMetaUpdate(metadataOf(apiService), metadataOf(old), metadataPath);
-  const conditions = objectsAt(objectAt(apiService['status'])?.['conditions']);
+  const conditions = objectsAt(asJsonObject(apiService['status'])?.['conditions']);
   conditions.forEach((condition, i) => {
     const status = stringAt(condition['status']);
     if (!CONDITION_STATUSES.includes(status)) errs.push(notSupported(FieldPath.root('status', 'conditions').index(i).child('status'), status, CONDITION_STATUSES));

@@ -7,6 +7,7 @@ import { ApiError } from '../../util';
 import { metadataOf } from '../../registry';
 import type { RequestScope } from '../request-scope';
 import { respondWithList } from './list';
+import { ensureMetadata, type JsonObject } from '../../apis/object';
 
 export async function deleteCollection(scope: RequestScope): Promise<void> {
   const options = await scope.deleteOptions();

@@ -6,9 +6,9 @@
  * owner references. The strategy declares no reset fields (kube's has no GetResetFields).
  */
 import { ensureObject } from '../../apis/defaulting';
-import type { JsonObject } from '../strategy';
 import { keepOldField } from './object-fields';
 import type { KindRules } from './kind-rules';
+import type { JsonObject } from '../../apis/object';
 
 function nowRfc3339(): string {
   return new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');

@@ -17,10 +17,10 @@
  */
 import { fieldErrorCause, invalidMessage, qualifiedKind, validateCertificateSigningRequestApprovalUpdate, type FieldError } from '../../apis/validation';
 import type { UserInfo } from '../../authn';
-import type { CreateContext, JsonObject, ResourceStrategy, ValidationFailure } from '../strategy';
+import type { CreateContext, ResourceStrategy, ValidationFailure } from '../strategy';
 import { defineStrategy } from './define-strategy';
 import { emptyStatus, withStatus, type KindRules } from './kind-rules';
-import { deepCopy, type JsonObject } from '../../apis/object';
+import { type JsonObject, deepCopy } from '../../apis/object';
 
 type Condition = JsonObject;
 

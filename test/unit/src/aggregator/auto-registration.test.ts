@@ -7,9 +7,9 @@
 import { expect } from 'chai';
 import { AUTO_REGISTER_MANAGED_LABEL, AutoRegisterController, CrdRegistrationController, localApiService } from '../../../../src/aggregator';
 import { resourceKeyPrefix, type ServedResource } from '../../../../src/registry';
-import type { JsonObject } from '../../../../src/storage';
 import { ControllerHarness } from '../../../support/controller-harness';
 import { until } from '../../../support/until';
+import type { JsonObject } from '../../../../src/apis/object';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -5,8 +5,9 @@
  */
 import { expect } from 'chai';
 import { applyDefaults } from '../../../../../src/apis/defaulting';
-import { invalidMessage, qualifiedKind, validateCreate, validateStatusUpdate, validateUpdate, type JsonObject } from '../../../../../src/apis/validation';
+import { invalidMessage, qualifiedKind, validateCreate, validateStatusUpdate, validateUpdate } from '../../../../../src/apis/validation';
 import { edited, messages } from './fixtures';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 const remote = (): JsonObject => ({
   apiVersion: 'apiregistration.k8s.io/v1',

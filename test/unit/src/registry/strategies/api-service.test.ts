@@ -4,8 +4,8 @@
  * keeps the status and /status keeps the spec and the metadata kube keeps.
  */
 import { expect } from 'chai';
-import type { JsonObject } from '../../../../../src/storage';
 import { strategyOfObject } from './strategy-of-object';
+import type { JsonObject } from '../../../../../src/apis/object';
 
 const apiService = (service?: JsonObject): JsonObject => ({
   apiVersion: 'apiregistration.k8s.io/v1',
