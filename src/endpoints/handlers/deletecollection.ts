@@ -3,18 +3,17 @@
  * DeleteCollection; the answer is the list it deleted from, as listed (the items before their
  * deletion, one that was gone meanwhile included, and the list's resourceVersion).
  */
+import { metadataOf } from '../../apis/object';
 import { ApiError } from '../../util';
-import { metadataOf } from '../../registry';
 import type { RequestScope } from '../request-scope';
 import { respondWithList } from './list';
-import { ensureMetadata, type JsonObject } from '../../apis/object';
 
 export async function deleteCollection(scope: RequestScope): Promise<void> {
   const options = await scope.deleteOptions();
   const filter = scope.selectorFilter();
   const listed = await scope.registry.list(scope.resource, scope.namespace, { mode: { kind: 'latest' }, limit: 0, trace: scope.ctx.trace }, filter);
   for (const item of listed.items) {
-    const meta = ensureMetadata(item);
+    const meta = metadataOf(item);
     try {
       await scope.registry.delete(scope.resource, String(meta.namespace ?? ''), String(meta.name), options);
     } catch (err) {
