@@ -55,7 +55,8 @@ bench-raft: build
 bench-kv: build test-deps
 	node dist/bench/kv/kv-bench.js
 
-# The Kubernetes API layer of one replica against its own store, side by side.
+# The Kubernetes API layer of one replica against its own store, side by side; then the watch
+# fan-out in three connection patterns (bench/api/fan-out-bench.ts; --fan-out runs only that).
 bench-api: build
 	node dist/bench/api/api-bench.js
 

@@ -32,6 +32,10 @@
  * `--workers` runs only issue 19's benchmark instead (workers-bench.ts): `--api-workers 1` against
  * 2, with the 2 KiB watch fan-out, GET at 16 in flight and Pod beside ConfigMap creation.
  *
+ * Last, the watch fan-out of issue 32 in three connection patterns (fan-out-bench.ts: HTTP/1.1
+ * one connection per watch, HTTP/2 one session per watch, 100 watches per HTTP/2 session), with
+ * the server's CPU per delivered event and its memory growth; `--fan-out` runs only that.
+ *
  * `--webhooks` runs only the admission-webhook benchmark instead (webhook-bench.ts): pod creation
  * at 16 in flight without the webhook plugins, with the default plugins only, and with one
  * mutating and one validating webhook (OPS creates per scenario, default 3000).
@@ -50,6 +54,7 @@ import { formatWebhookTable, measureWebhookOverhead } from './webhook-bench';
 import { formatTracingTable, freePortSets, measureTracingOverhead, writeTracingPlots } from './tracing-bench';
 import { barChart, writeSvgReport } from '../support/svg-plot';
 import { workersMain } from './workers-bench';
+import { fanOutMain } from './fan-out-bench';
 
 interface Figures {
   createP50: number;
@@ -358,6 +363,7 @@ async function main(): Promise<void> {
   if (process.argv.includes('--custom-resources')) return customResourcesMain();
   if (process.argv.includes('--webhooks')) return webhookMain();
   if (process.argv.includes('--workers')) return workersMain(SERVER_PORTS);
+  if (process.argv.includes('--fan-out')) return fanOutMain();
   // In-process and before the server starts, so nothing else competes for the CPU.
   process.stderr.write('codec: JSON and Protobuf encode/decode\n');
   const codecRows = measureCodec(CODEC_RUNS);
@@ -436,6 +442,8 @@ async function main(): Promise<void> {
     groups: codecRows.map((r) => ({ label: r.subject, values: [r.jsonEncodeUs / 1000, r.protobufEncodeUs / 1000, r.jsonDecodeUs / 1000, r.protobufDecodeUs / 1000] })),
   }))}`);
   process.stdout.write(lines.join('\n') + '\n');
+  // Issue 32: the watch fan-out in the three ways clients connect (fan-out-bench.ts).
+  await fanOutMain();
 }
 
 main().catch((err) => {

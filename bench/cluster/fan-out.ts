@@ -20,7 +20,7 @@ import type { ApiClient } from '../support/api-client';
 import { LatencyHistogram } from '../support/latency-histogram';
 import { monotonicMs, percentile } from '../support/latency';
 import { machineCpuMs, processCpuMs, residentBytes } from '../support/proc-stats';
-import type { WorkerReply, WorkerRequest } from './worker-protocol';
+import type { ConnectionPattern, WorkerReply, WorkerRequest } from './worker-protocol';
 
 export interface FanOutOptions {
   watchers: number;
@@ -41,6 +41,8 @@ export interface FanOutOptions {
   payloadBytes?: number;
   /** Unmeasured writes before the measured ones, in seconds at `changesPerSecond` (default 2). */
   warmupSeconds?: number;
+  /** How the watches connect (worker-protocol.ts; default 'h2-shared', connectionsPerReplica sessions per worker). */
+  pattern?: ConnectionPattern;
   log: (line: string) => void;
 }
 
@@ -78,6 +80,10 @@ export interface FanOutResult {
   generatorCores: number;
   generatorUsPerEvent: number;
   carinaCores: number;
+  /** The replicas' CPU (from /proc) over the measured window, per event delivered in it, µs. */
+  carinaUsPerEvent: number;
+  /** The replicas' resident memory: its largest sample in the measured window less its value just before, bytes. */
+  rssGrowthBytes: number;
   machineBusyCores: number;
   windowMs: number;
 }
@@ -173,6 +179,7 @@ export async function runFanOut(options: FanOutOptions): Promise<FanOutResult> {
       dataDir: options.credentialsDir,
       targets: replicas.map((r, j) => ({ url: r.url, watchers: shares[i][j] })).filter((t) => t.watchers > 0),
       connectionsPerTarget: options.connectionsPerReplica,
+      pattern: options.pattern,
       path,
       eventPrefix: 'ev-',
     }, 'opened')));
@@ -189,6 +196,15 @@ export async function runFanOut(options: FanOutOptions): Promise<FanOutResult> {
     if (warmWrites > 0) await warmUp(options, workers, base, warmWrites, configMap);
 
     await Promise.all(workers.map((w) => w.ask({ kind: 'begin' }, 'begun')));
+    const rssAtBegin = rss();
+    let rssPeak = rssAtBegin;
+    const rssSampler = setInterval(() => {
+      try {
+        rssPeak = Math.max(rssPeak, rss());
+      } catch {
+        // A replica that exited: its failure shows in the deliveries.
+      }
+    }, 200);
     const cpuBegin = { generator: process.cpuUsage(), carina: replicaCpuMs(replicas), machine: machineCpuMs() };
     const began = monotonicMs();
     const writes = Math.round(options.changesPerSecond * options.durationSeconds);
@@ -223,6 +239,8 @@ export async function runFanOut(options: FanOutOptions): Promise<FanOutResult> {
       await sleep(100);
     }
     const cpuEnd = { generator: process.cpuUsage(cpuBegin.generator), carina: replicaCpuMs(replicas), machine: machineCpuMs() };
+    clearInterval(rssSampler);
+    rssPeak = Math.max(rssPeak, rss());
     const windowMs = monotonicMs() - began;
     const results = await Promise.all(workers.map((w) => w.ask({ kind: 'collect', acks, expectedPerWatcher: acks.length }, 'result')));
     const fromAck = new LatencyHistogram();
@@ -262,6 +280,8 @@ export async function runFanOut(options: FanOutOptions): Promise<FanOutResult> {
       generatorCores: generatorCpuMs / Math.max(windowMs, workerWallMs),
       generatorUsPerEvent: (generatorCpuMs * 1000) / Math.max(1, total('received')),
       carinaCores: (cpuEnd.carina - cpuBegin.carina) / windowMs,
+      carinaUsPerEvent: ((cpuEnd.carina - cpuBegin.carina) * 1000) / Math.max(1, total('received')),
+      rssGrowthBytes: rssPeak - rssAtBegin,
       machineBusyCores: (cpuEnd.machine.busy - cpuBegin.machine.busy) / windowMs,
       windowMs,
     };

@@ -5,10 +5,34 @@
  * histogram against the writes' acknowledgement times. It parses only what it needs of an event
  * (its name), so its own CPU per event stays small and measurable.
  */
-import { ApiClient, CLIENT_GO_WINDOWS, credentialsFromDataDir } from '../support/api-client';
+import https from 'node:https';
+import { ApiClient, CLIENT_GO_WINDOWS, credentialsFromDataDir, type ApiCredentials } from '../support/api-client';
 import { LatencyHistogram } from '../support/latency-histogram';
 import { monotonicMs } from '../support/latency';
 import type { WorkerReply, WorkerRequest } from './worker-protocol';
+
+type StreamOpener = ApiClient['stream'];
+
+/**
+ * A watch on an HTTP/1.1 connection of its own (no ALPN, so the server answers in HTTP/1.1,
+ * chunked), as kubectl or curl open one.
+ */
+function http1Stream(url: string, credentials: ApiCredentials): StreamOpener {
+  const { hostname, port } = new URL(url);
+  return (path, onData, onStatus = () => {}, onEnd = () => {}) => {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (credentials.token !== undefined) headers.authorization = `Bearer ${credentials.token}`;
+    const request = https.request({ hostname, port, path, method: 'GET', headers, ca: credentials.ca, cert: credentials.cert, key: credentials.key, agent: false }, (response) => {
+      onStatus(response.statusCode ?? 0);
+      response.on('data', onData);
+      response.on('end', onEnd);
+      response.on('error', onEnd);
+    });
+    request.on('error', onEnd);
+    request.end();
+    return () => request.destroy();
+  };
+}
 
 const NAME_MARK = '"name":"';
 const RV_MARK = '"resourceVersion":"';
@@ -39,11 +63,17 @@ class WatchWorker {
     this.lastRevisions = new Float64Array(total);
     const opened: Array<Promise<boolean>> = [];
     let watcher = 0;
+    const pattern = request.pattern ?? 'h2-shared';
     for (const target of request.targets) {
+      if (pattern === 'h1-per-watch') {
+        for (let i = 0; i < target.watchers; i++) opened.push(this.watch(http1Stream(target.url, credentials), request.path, request.eventPrefix, watcher++));
+        continue;
+      }
       // Flow-control windows as client-go's: a watcher must not be held back by its own client.
-      const sessions = Array.from({ length: request.connectionsPerTarget }, () => new ApiClient(target.url, credentials, { windowBytes: CLIENT_GO_WINDOWS }));
+      const count = pattern === 'h2-per-watch' ? target.watchers : request.connectionsPerTarget;
+      const sessions = Array.from({ length: count }, () => new ApiClient(target.url, credentials, { windowBytes: CLIENT_GO_WINDOWS }));
       this.clients.push(...sessions);
-      for (let i = 0; i < target.watchers; i++) opened.push(this.watch(sessions[i % sessions.length], request.path, request.eventPrefix, watcher++));
+      for (let i = 0; i < target.watchers; i++) opened.push(this.watch((...args) => sessions[i % sessions.length].stream(...args), request.path, request.eventPrefix, watcher++));
     }
     const results = await Promise.all(opened);
     const established = results.filter((ok) => ok).length;
@@ -51,12 +81,12 @@ class WatchWorker {
   }
 
   /** Resolves true once the server has answered 200 (it subscribes before answering). */
-  private watch(client: ApiClient, path: string, eventPrefix: string, index: number): Promise<boolean> {
+  private watch(stream: StreamOpener, path: string, eventPrefix: string, index: number): Promise<boolean> {
     return new Promise((resolve) => {
       let leftover = '';
       let answered = false;
       let over = false;
-      const close = client.stream(path, (chunk) => {
+      const close = stream(path, (chunk) => {
         const at = monotonicMs();
         const text = leftover + chunk.toString('utf8');
         let from = 0;

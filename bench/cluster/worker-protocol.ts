@@ -1,6 +1,13 @@
 /** The messages between bench/cluster's fan-out coordinator and its watch workers (IPC). */
 import type { HistogramPairs } from '../support/latency-histogram';
 
+/**
+ * How a generator's watches reach a replica: 'h1-per-watch', one HTTP/1.1 connection per watch
+ * (kubectl, curl, most clients); 'h2-per-watch', one HTTP/2 session per watch (a kubelet's one
+ * watch per process); 'h2-shared', many watches per HTTP/2 session (an informer factory).
+ */
+export type ConnectionPattern = 'h1-per-watch' | 'h2-per-watch' | 'h2-shared';
+
 export type WorkerRequest =
   | {
     kind: 'open';
@@ -8,6 +15,8 @@ export type WorkerRequest =
     dataDir: string;
     targets: Array<{ url: string; watchers: number }>;
     connectionsPerTarget: number;
+    /** How the watches connect (default 'h2-shared': connectionsPerTarget HTTP/2 sessions per target). */
+    pattern?: ConnectionPattern;
     /** The watch request path, resourceVersion included. */
     path: string;
     /** Only objects whose name starts with this count. */
