@@ -16,11 +16,13 @@
  * second and their p99, and every event delivered once and in order. Throughput is this
  * machine's; CPU per event is what carries over.
  *
- * Knobs: ROUNDS (3), PATTERNS (h1-per-watch,h2-per-watch,h2-shared), BASELINE_MAIN (another
+ * Knobs: ROUNDS (3), PROFILE_DIR (see profileEnv), PATTERNS (h1-per-watch,h2-per-watch,h2-shared), BASELINE_MAIN (another
  * build's dist/src/cli/main.js, measured beside this one in each round). Ports 24340-24342.
  */
 import * as os from 'node:os';
 import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { ApiClient } from '../support/api-client';
 import { CarinaServer, CARINA_MAIN } from '../support/carina-server';
 import { median } from '../support/latency';
@@ -57,9 +59,21 @@ interface Measured {
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
+/**
+ * PROFILE_DIR=<dir>: each server runs under V8's sampling profiler (cpu-profile-preload.ts) and
+ * writes <dir>/<case>/<pid>.cpuprofile when it stops (profile-fan-out.ts's summary reads them).
+ */
+function profileEnv(name: string): Record<string, string> {
+  const root = process.env.PROFILE_DIR ?? '';
+  if (root === '') return {};
+  const dir = join(root, name);
+  mkdirSync(dir, { recursive: true });
+  return { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${join(__dirname, 'cpu-profile-preload.js')}`.trim(), CARINA_CPU_PROF_DIR: dir };
+}
+
 async function measure(pattern: ConnectionPattern, build: Build, round: number): Promise<Measured> {
   const loadBefore = os.loadavg()[0];
-  const server = await CarinaServer.start(PORTS, ['--auto-compaction-interval', '0'], build.main);
+  const server = await CarinaServer.start(PORTS, ['--auto-compaction-interval', '0'], build.main, [], profileEnv(`${build.label === 'this build' ? 'this' : 'baseline'}-${pattern}-${round}`));
   const writer = new ApiClient(server.url, server.credentials());
   try {
     log(`round ${round}, ${build.label}, ${pattern} (load ${loadBefore.toFixed(2)})`);
@@ -87,7 +101,7 @@ async function measure(pattern: ConnectionPattern, build: Build, round: number):
 }
 
 function describe(r: FanOutResult): string {
-  return `server ${r.carinaUsPerEvent.toFixed(1)} µs/event (${r.carinaCores.toFixed(2)} cores), event p99 ${r.p99Ms.toFixed(0)} ms after the response / ${r.p99FromSendMs.toFixed(0)} ms after the send, RSS ${mb(r.rssGrowthBytes)}, writes ${r.writesPerSecond.toFixed(1)}/s p99 ${r.writeP99Ms.toFixed(0)} ms, ${r.received}/${r.expectedDeliveries} delivered, ${r.outOfOrder} out of order, ${r.watchesLost} watches ended, machine ${r.machineBusyCores.toFixed(2)} cores`;
+  return `server ${r.carinaUsPerEvent.toFixed(1)} µs/event (${r.carinaCores.toFixed(2)} cores), event p99 ${r.p99Ms.toFixed(0)} ms after the response / ${r.p99FromSendMs.toFixed(0)} ms after the send, RSS ${mb(r.rssGrowthBytes)}, generator ${r.generatorUsPerEvent.toFixed(1)} µs/event, writes ${r.writesPerSecond.toFixed(1)}/s p99 ${r.writeP99Ms.toFixed(0)} ms, ${r.received}/${r.expectedDeliveries} delivered, ${r.outOfOrder} out of order, ${r.watchesLost} watches ended by the server and resumed, machine ${r.machineBusyCores.toFixed(2)} cores`;
 }
 
 const mb = (bytes: number) => `${bytes >= 0 ? '+' : ''}${(bytes / 1048576).toFixed(0)} MB`;
@@ -102,8 +116,8 @@ function commitOf(): string {
 
 export function formatFanOutTable(all: Measured[]): string {
   const lines = [
-    '| pattern | build | server CPU per delivered event | event p99 after the response | after the send | RSS growth | writes/s | write p99 | delivered | per round (µs/event ; p99 after response) |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---|',
+    '| pattern | build | server CPU per delivered event | event p99 after the response | after the send | RSS growth | writes/s | write p99 | delivered | watches closed as too slow | per round (µs/event ; p99 after response ; RSS MB) |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const pattern of PATTERNS) {
     for (const build of BUILDS) {
@@ -112,7 +126,7 @@ export function formatFanOutTable(all: Measured[]): string {
       const med = (f: (r: FanOutResult) => number) => median(runs.map((m) => f(m.result)));
       const delivered = runs.reduce((s, m) => s + m.result.received, 0);
       const expected = runs.reduce((s, m) => s + m.result.expectedDeliveries, 0);
-      lines.push(`| ${pattern} | ${build.label} | ${med((r) => r.carinaUsPerEvent).toFixed(1)} µs | ${med((r) => r.p99Ms).toFixed(0)} ms | ${med((r) => r.p99FromSendMs).toFixed(0)} ms | ${mb(med((r) => r.rssGrowthBytes))} | ${med((r) => r.writesPerSecond).toFixed(1)} | ${med((r) => r.writeP99Ms).toFixed(0)} ms | ${delivered}/${expected} | ${runs.map((m) => m.result.carinaUsPerEvent.toFixed(1)).join(', ')} ; ${runs.map((m) => m.result.p99Ms.toFixed(0)).join(', ')} |`);
+      lines.push(`| ${pattern} | ${build.label} | ${med((r) => r.carinaUsPerEvent).toFixed(1)} µs | ${med((r) => r.p99Ms).toFixed(0)} ms | ${med((r) => r.p99FromSendMs).toFixed(0)} ms | ${mb(med((r) => r.rssGrowthBytes))} | ${med((r) => r.writesPerSecond).toFixed(1)} | ${med((r) => r.writeP99Ms).toFixed(0)} ms | ${delivered}/${expected} | ${runs.map((m) => m.result.watchesLost).join(', ')} | ${runs.map((m) => m.result.carinaUsPerEvent.toFixed(1)).join(', ')} ; ${runs.map((m) => m.result.p99Ms.toFixed(0)).join(', ')} ; ${runs.map((m) => (m.result.rssGrowthBytes / 1048576).toFixed(0)).join(', ')} |`);
     }
   }
   const loads = all.map((m) => m.loadBefore.toFixed(1)).join(', ');

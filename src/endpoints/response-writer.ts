@@ -23,7 +23,7 @@ export interface HttpResponse {
   readonly writableLength?: number;
   readonly writableNeedDrain?: boolean;
   writeHead(status: number, headers: Record<string, string | string[]>): unknown;
-  write(chunk: Buffer): boolean;
+  write(chunk: Buffer, written?: () => void): boolean;
   end(chunk?: Buffer | string): unknown;
   on(event: 'close' | 'drain', listener: () => void): unknown;
   once(event: 'drain', listener: () => void): unknown;
@@ -51,6 +51,20 @@ export interface WatchSink {
    * are, not a copy: a watch event's bytes are shared by every watcher); false when full.
    */
   writeAll(chunks: readonly Buffer[]): boolean;
+  /**
+   * Leaves HTTP/1.1's chunked encoding to the caller, after start(): true when the response is
+   * chunked HTTP/1.1, and from then on writeFramed takes whole chunks (size line, bytes, CRLF;
+   * `chunkFrame`), so that a watch event shared by every HTTP/1.1 watcher is framed once, not
+   * once per watcher. False on HTTP/2 (DATA frames are the session's) and HTTP/1.0.
+   */
+  frameChunks(): boolean;
+  /**
+   * Writes `chunks` as one write (framed already if frameChunks() said so) and calls `written`
+   * once the connection has taken them (the socket, or HTTP/2's flow control): a watch holds its
+   * next events until then and writes them together (watch-stream.ts). Not called if the
+   * response ends first.
+   */
+  writeFramed(chunks: readonly Buffer[], written: () => void): void;
   end(): void;
   /** Called when the client goes away. */
   onClose(callback: () => void): void;
@@ -65,13 +79,43 @@ export interface WatchSink {
  * compatibility response) is corked around them, so the socket gets the buffers as they are in
  * one vectored write, without a copy that joins them. Answers what the last write answered.
  */
-function writeCorked(res: HttpResponse, chunks: readonly Buffer[]): boolean {
+function writeCorked(res: HttpResponse, chunks: readonly Buffer[], written?: () => void): boolean {
   const held = res.stream ?? (res.cork !== undefined && res.uncork !== undefined ? res : undefined);
   held?.cork?.();
   let taken = true;
-  for (const chunk of chunks) taken = res.write(chunk);
+  const last = chunks.length - 1;
+  for (let i = 0; i < last; i++) taken = res.write(chunks[i]);
+  if (last >= 0) taken = res.write(chunks[last], written);
   held?.uncork?.();
   return taken;
+}
+
+/** HTTP/1.1's chunk of `payload`: its size in hex, CRLF, the bytes, CRLF (RFC 9112 §7.1). */
+export function chunkFrame(payload: Buffer): Buffer {
+  const size = `${payload.length.toString(16)}\r\n`;
+  const framed = Buffer.allocUnsafe(size.length + payload.length + 2);
+  framed.write(size, 0, 'latin1');
+  payload.copy(framed, size.length);
+  framed.write('\r\n', size.length + payload.length, 'latin1');
+  return framed;
+}
+
+/** The payload's size of a chunk made by chunkFrame (for the per-event metrics). */
+function chunkPayloadLength(chunk: Buffer): number {
+  const lineEnd = chunk.indexOf(13);
+  return lineEnd < 0 ? chunk.length : chunk.length - lineEnd - 4;
+}
+
+/** HTTP/1.1's last chunk, written by the stream itself once it frames the chunks. */
+const LAST_CHUNK = Buffer.from('0\r\n\r\n', 'latin1');
+
+/**
+ * node:http's response (OutgoingMessage) frames each write as a chunk while `chunkedEncoding` is
+ * set; cleared once its header went out, the response passes the caller's chunks through as they
+ * are, in order with what it buffered, to the socket.
+ */
+interface ChunkedMessage {
+  chunkedEncoding?: boolean;
 }
 
 /** What an endpoint can answer in: Protobuf (built-in kinds) and a meta.k8s.io Table (reads). */
@@ -370,6 +414,8 @@ export class ResponseWriter {
     let closed = false;
     /** A write was refused (the buffer is full) and no 'drain' came since. */
     let mustDrain = false;
+    /** The caller frames HTTP/1.1's chunks (frameChunks). */
+    let callerFrames = false;
     const close = () => {
       if (closed) return;
       closed = true;
@@ -378,7 +424,10 @@ export class ResponseWriter {
       closeCallbacks = [];
     };
     const endStream = () => {
-      if (!res.writableEnded && !this.expired) res.end();
+      if (!res.writableEnded && !this.expired) {
+        if (callerFrames) res.write(LAST_CHUNK);
+        res.end();
+      }
       close();
     };
     const forget = this.trackStream(endStream);
@@ -396,16 +445,29 @@ export class ResponseWriter {
       write: (chunk) => {
         if (closed || this.expired) return false;
         this.onStreamChunk?.(chunk.length);
-        const taken = res.write(chunk);
+        const taken = res.write(callerFrames ? chunkFrame(chunk) : chunk);
         if (!taken) mustDrain = true;
         return taken;
       },
       writeAll: (chunks) => {
         if (closed || this.expired) return false;
         if (this.onStreamChunk !== undefined) for (const chunk of chunks) this.onStreamChunk(chunk.length);
-        const taken = writeCorked(res, chunks);
+        const taken = writeCorked(res, callerFrames ? chunks.map(chunkFrame) : chunks);
         if (!taken) mustDrain = true;
         return taken;
+      },
+      frameChunks: () => {
+        if (callerFrames) return true;
+        const message = res as unknown as ChunkedMessage;
+        if (res.stream !== undefined || message.chunkedEncoding !== true || !res.headersSent) return false;
+        message.chunkedEncoding = false;
+        callerFrames = true;
+        return true;
+      },
+      writeFramed: (chunks, written) => {
+        if (closed || this.expired) return;
+        if (this.onStreamChunk !== undefined) for (const chunk of chunks) this.onStreamChunk(callerFrames ? chunkPayloadLength(chunk) : chunk.length);
+        if (!writeCorked(res, chunks, written)) mustDrain = true;
       },
       bufferedBytes: () => res.writableLength ?? 0,
       drained: () => new Promise<void>((resolve) => {

@@ -20,7 +20,12 @@ import { apiVersionOf, parseResourceVersion, toApiError, type GenericRegistry, t
 import { encodedEvent, type CacheSubscription, type CachedEvent, type ListenerBatch, type ObjectStore, type WatchCache } from '../storage';
 import type { BodyCodec } from './body-codec';
 import { mediaTypeOf, type Representation } from './negotiation';
-import type { WatchSink } from './response-writer';
+import { chunkFrame, type WatchSink } from './response-writer';
+
+const DEFAULT_MAX_QUEUED_EVENTS = 10_000;
+const DEFAULT_MAX_QUEUED_BYTES = 16 * 1024 * 1024;
+/** The most one write hands a connection (see WatchStream.flush). */
+const FLUSH_MAX_BYTES = 256 * 1024;
 import { asPartialObjectMetadata } from './partial-metadata';
 import { inGoOrder, isBuiltInKind } from '../apis/field-order';
 import { goJsonStringify } from '../apis/openapi/go-json';
@@ -42,7 +47,10 @@ export interface WatchStreamOptions {
   timeoutMs: number;
   bookmarkIntervalMs?: number;
   cache: WatchCache;
+  /** Bytes queued for the connection (or held by it) beyond which the watch is closed as too slow (16 MiB). */
   maxBufferedBytes?: number;
+  /** Events queued for the connection beyond which the watch is closed as too slow (10,000). */
+  maxQueuedEvents?: number;
   /** Set when the client watches as a Table: each object becomes a one-row Table, headers on the first only. */
   asTable?: (object: JsonObject, noHeaders: boolean) => JsonObject;
   /** Set when the client watches metadata only: each object becomes a PartialObjectMetadata of this apiVersion. */
@@ -92,9 +100,11 @@ export class WatchStream {
     return table;
   }
 
+  /** An event of this watch's own (initial state, bookmark, error, Table row): framed here, once. */
   private send(type: WatchEventType, object: JsonObject): void {
     if (this.closed || this.sink === undefined) return;
-    this.sink.write(this.encodeEvent(type, this.shown(type, object)));
+    const bytes = this.encodeEvent(type, this.shown(type, object));
+    this.enqueue(this.framesChunks ? chunkFrame(bytes) : bytes);
   }
 
   /**
@@ -150,6 +160,7 @@ export class WatchStream {
     }
     this.sink = sink;
     sink.start(options.representation === 'protobuf' ? `${mediaTypeOf('protobuf')};stream=watch` : mediaTypeOf(options.representation));
+    this.framesChunks = sink.frameChunks();
     const prefix = options.registry.listPrefix(options.resource, options.namespace);
     let startAfter = requested;
     let subscription: CacheSubscription | undefined;
@@ -199,14 +210,20 @@ export class WatchStream {
         clearTimeout(timeout);
         clearInterval(ticker);
         subscription.cancel();
-        if (!this.closed) this.sink?.end();
+        if (!this.closed && this.sink !== undefined) {
+          // What is queued goes out before the end (a last bookmark among it), behind what is in flight.
+          if (this.queue.length > 0) this.sink.writeFramed(this.queue, () => {});
+          this.queue = [];
+          this.queuedBytes = 0;
+          this.sink.end();
+        }
         resolve();
       };
       this.finishNow = finish;
       const timeout = setTimeout(finish, Math.max(0, options.timeoutMs));
       let sinceBookmark = 0;
       const ticker = setInterval(() => {
-        if (wasReset() || this.overflowed) {
+        if (wasReset()) {
           finish();
           return;
         }
@@ -226,23 +243,35 @@ export class WatchStream {
     });
   }
 
-  private overflowed = false;
-  /** The encoded events of the fan-out's current visit, while it hands over more than one. */
-  private batched: Buffer[] | undefined;
+  /**
+   * Encoded events given to this watch and not yet to its connection, in order: while a write is
+   * in flight (`writing`), later events wait here and go out together in the next write, so a
+   * busy or slow connection costs one write per batch rather than per event. The buffers are the
+   * events every watcher shares; an entry is all this watch adds per event.
+   */
+  private queue: Buffer[] = [];
+  private queuedBytes = 0;
+  private writing = false;
+  /** Inside a fan-out visit (`batch`): the visit's events are written together at its end. */
+  private visiting = false;
+  /** The connection takes HTTP/1.1 chunks framed by the watch (WatchSink.frameChunks). */
+  private framesChunks = false;
   private readonly batch: ListenerBatch = {
     begin: () => {
-      this.batched = [];
+      this.visiting = true;
     },
     end: () => {
-      const parts = this.batched;
-      this.batched = undefined;
-      if (parts === undefined || parts.length === 0) return;
-      this.write(parts.length === 1 ? parts[0] : parts);
+      this.visiting = false;
+      if (!this.writing && this.queue.length > 0) this.flush();
     },
+  };
+  private readonly written = () => {
+    this.writing = false;
+    if (this.queue.length > 0) this.flush();
   };
 
   private deliver(event: CachedEvent): void {
-    if (this.closed || this.overflowed) return;
+    if (this.closed) return;
     let type: WatchEventType | undefined;
     if (event.type === 'DELETED') {
       if (this.matches(event.object)) type = 'DELETED';
@@ -264,25 +293,63 @@ export class WatchStream {
       });
       return;
     }
-    const bytes = this.options.asTable !== undefined
-      ? this.encodeEvent(eventType, this.shown(eventType, this.typed(event.object)))
-      : encodedEvent(event, this.encodingKey(eventType), () => this.encodeEvent(eventType, this.shown(eventType, this.typed(event.object))));
-    if (this.batched !== undefined) this.batched.push(bytes);
-    else this.write(bytes);
+    if (this.options.asTable !== undefined) {
+      this.send(eventType, this.typed(event.object));
+      return;
+    }
+    // Encoded (and framed, for HTTP/1.1) once per event and wire form; every such watcher shares the bytes.
+    const bytes = encodedEvent(event, this.encodingKey(eventType), () => {
+      const encoded = this.encodeEvent(eventType, this.shown(eventType, this.typed(event.object)));
+      return this.framesChunks ? chunkFrame(encoded) : encoded;
+    });
+    this.enqueue(bytes);
+    // kube-apiserver's cacher closes a watcher whose buffer stays full; so does this one, past
+    // its bounds, and the client resumes from the last version it received (or lists again).
+    if (this.queue.length > this.maxQueuedEvents || this.queuedBytes > this.maxQueuedBytes) this.tooSlow();
+  }
+
+  private get maxQueuedEvents(): number {
+    return this.options.maxQueuedEvents ?? DEFAULT_MAX_QUEUED_EVENTS;
+  }
+
+  private get maxQueuedBytes(): number {
+    return this.options.maxBufferedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
+  }
+
+  private enqueue(bytes: Buffer): void {
+    this.queue.push(bytes);
+    this.queuedBytes += bytes.length;
+    if (!this.writing && !this.visiting) this.flush();
   }
 
   /**
-   * Writes one event, or a visit's events as one write without joining them: a copy per watcher
-   * of events that every watcher shares was, at 1,000 watchers, megabytes of buffers per visit,
-   * and V8 answers that much external memory with full collections (bench/RESULTS.md, "The
-   * fan-out measured after a warm-up; a visit's events written without a copy").
+   * Gives the connection what is queued, at most FLUSH_MAX_BYTES of it (what the connection
+   * holds for a watcher that stopped reading is then one write), as one write without a copy;
+   * the rest waits for that write to be taken.
    */
-  private write(bytes: Buffer | readonly Buffer[]): void {
-    if (this.closed || this.sink === undefined) return;
-    if (Buffer.isBuffer(bytes)) this.sink.write(bytes);
-    else this.sink.writeAll(bytes);
-    // A watcher that cannot keep up is closed; it resumes from the last version it received.
-    if (this.sink.bufferedBytes() > (this.options.maxBufferedBytes ?? 16 * 1024 * 1024)) this.overflowed = true;
+  private flush(): void {
+    const sink = this.sink;
+    if (this.closed || sink === undefined) return;
+    let count = 0;
+    let bytes = 0;
+    while (count < this.queue.length && (count === 0 || bytes + this.queue[count].length <= FLUSH_MAX_BYTES)) bytes += this.queue[count++].length;
+    const parts = count === this.queue.length ? this.queue : this.queue.slice(0, count);
+    this.queue = count === this.queue.length ? [] : this.queue.slice(count);
+    this.queuedBytes -= bytes;
+    this.writing = true;
+    sink.writeFramed(parts, this.written);
+    // What the connection itself holds counts too (a large initial state to a client that stopped reading).
+    if (sink.bufferedBytes() > this.maxQueuedBytes) this.tooSlow();
+  }
+
+  /** Ends a watch that cannot keep up, as kube-apiserver does: the response ends, nothing queued is sent. */
+  private tooSlow(): void {
+    if (this.closed) return;
+    this.queue = [];
+    this.queuedBytes = 0;
+    if (this.finishNow !== undefined) this.finishNow();
+    else this.sink?.end();
+    this.closed = true;
   }
 
   private encodingKeys?: Map<WatchEventType, string>;

@@ -3,7 +3,7 @@ import * as http from 'node:http';
 import * as http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { BodyCodec } from '../../../../src/endpoints';
-import { ResponseWriter, type HttpResponse } from '../../../../src/endpoints/response-writer';
+import { ResponseWriter, chunkFrame, type HttpResponse } from '../../../../src/endpoints/response-writer';
 import { errors } from '../../../../src/util';
 import { until } from '../../../support/until';
 
@@ -245,6 +245,62 @@ describe('endpoints: writeAll on real node:http and node:http2 responses (loopba
       const request = client.request({ ':path': '/' });
       request.end();
       expect(await bodyOf(request)).to.equal(expected);
+    } finally {
+      client.close();
+      server.close();
+    }
+  });
+});
+
+describe('endpoints: a watch\'s HTTP/1.1 chunks framed once by the caller (frameChunks, writeFramed)', () => {
+  const events = [Buffer.from('{"type":"ADDED"}\n'), Buffer.from('{"type":"MODIFIED"}\n')];
+
+  /** Frames when the connection allows it; reports what frameChunks answered in a header-less way (the body's first line). */
+  function answerFramed(_req: unknown, res: unknown): void {
+    const sink = new ResponseWriter(res as HttpResponse, 'application/json', new URLSearchParams(), new BodyCodec()).stream();
+    sink.start('application/json');
+    const framed = sink.frameChunks();
+    const own = Buffer.from(`framed=${framed}\n`);
+    sink.write(own);
+    sink.writeFramed(framed ? events.map(chunkFrame) : events, () => {
+      sink.writeFramed(framed ? [chunkFrame(events[0])] : [events[0]], () => sink.end());
+    });
+  }
+
+  function bodyOf(stream: NodeJS.ReadableStream): Promise<string> {
+    return new Promise((resolve, reject) => {
+      let text = '';
+      stream.on('data', (d: Buffer) => (text += d.toString()));
+      stream.on('end', () => resolve(text));
+      stream.on('error', reject);
+    });
+  }
+
+  it('node:http (HTTP/1.1): the caller\'s chunks, the stream\'s own writes and the last chunk make a valid chunked body, and the connection is kept', async () => {
+    const server = http.createServer(answerFramed);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const response = await new Promise<http.IncomingMessage>((resolve, reject) => http.get({ host: '127.0.0.1', port, path: '/', agent }, resolve).on('error', reject));
+        expect(response.headers['transfer-encoding']).to.equal('chunked');
+        expect(await bodyOf(response)).to.equal('framed=true\n{"type":"ADDED"}\n{"type":"MODIFIED"}\n{"type":"ADDED"}\n');
+      }
+    } finally {
+      agent.destroy();
+      server.close();
+    }
+  });
+
+  it('node:http2: the session frames (frameChunks is false) and the events arrive as they are', async () => {
+    const server = http2.createServer(answerFramed);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const client = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    try {
+      const request = client.request({ ':path': '/' });
+      request.end();
+      expect(await bodyOf(request)).to.equal('framed=false\n{"type":"ADDED"}\n{"type":"MODIFIED"}\n{"type":"ADDED"}\n');
     } finally {
       client.close();
       server.close();

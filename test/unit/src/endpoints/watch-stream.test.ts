@@ -39,6 +39,23 @@ class RecordingSink implements WatchSink {
     this.writes.push([...chunks]);
     return true;
   }
+  /** False: the connection takes each write on the next turn; true: it holds them until `take`. */
+  holding = false;
+  private held: Array<() => void> = [];
+  frameChunks() {
+    return false;
+  }
+  writeFramed(chunks: readonly Buffer[], written: () => void) {
+    this.writes.push([...chunks]);
+    if (this.holding) this.held.push(written);
+    else setImmediate(written);
+  }
+  /** The connection takes what it held. */
+  take() {
+    const held = this.held;
+    this.held = [];
+    for (const written of held) written();
+  }
   end() {
     this.ended = true;
   }
@@ -87,7 +104,7 @@ function stream(cache: WatchCache, store: FakeStore, extra: Partial<ConstructorP
 }
 
 describe('WatchStream', () => {
-  it('closes a watcher that cannot keep up instead of buffering without bound', async () => {
+  it('closes a watcher whose connection holds more than its bound instead of buffering without bound', async () => {
     const { cache, store } = await readyCache();
     const sink = new RecordingSink();
     const running = stream(cache, store, { maxBufferedBytes: 1000 }).run(sink);
@@ -99,7 +116,45 @@ describe('WatchStream', () => {
     await running;
     expect(sink.ended).to.equal(true);
     // What was written before the overflow is a prefix the client resumes after.
-    expect(sink.events().map((e) => (e.object.metadata as JsonObject).name)).to.deep.equal(['a', 'b']);
+    const names = sink.events().map((e) => (e.object.metadata as JsonObject).name);
+    expect(names).to.deep.equal(['a', 'b', 'c'].slice(0, names.length));
+    cache.stop();
+  });
+
+  it('closes a watcher whose queue passes its bound in events while its connection is busy, and writes nothing queued', async () => {
+    const { cache, store } = await readyCache();
+    const sink = new RecordingSink();
+    sink.holding = true;
+    const running = stream(cache, store, { maxQueuedEvents: 2 }).run(sink);
+    await new Promise((r) => setImmediate(r));
+    for (let rv = 11; rv <= 13; rv++) store.deliver?.([added(`e${rv}`, rv)], rv);
+    await new Promise((r) => setImmediate(r));
+    expect(sink.ended).to.equal(false);
+    store.deliver?.([added('e14', 14)], 14);
+    await running;
+    expect(sink.ended).to.equal(true);
+    sink.take();
+    expect(sink.events().map((e) => (e.object.metadata as JsonObject).name)).to.deep.equal(['e11']);
+    cache.stop();
+  });
+
+  it('holds the events that come while a write is in flight and writes them together once it is taken', async () => {
+    const { cache, store } = await readyCache();
+    const sink = new RecordingSink();
+    sink.holding = true;
+    const running = stream(cache, store, { timeoutMs: 300 }).run(sink);
+    await new Promise((r) => setImmediate(r));
+    for (let rv = 11; rv <= 14; rv++) {
+      store.deliver?.([added(`e${rv}`, rv)], rv);
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(sink.writes).to.have.length(1);
+    sink.take();
+    expect(sink.writes.map((parts) => parts.length)).to.deep.equal([1, 3]);
+    sink.holding = false;
+    sink.take();
+    await running;
+    expect(sink.events().map((e) => (e.object.metadata as JsonObject).name)).to.deep.equal(['e11', 'e12', 'e13', 'e14']);
     cache.stop();
   });
 
