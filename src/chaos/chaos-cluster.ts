@@ -55,6 +55,8 @@ export interface ChaosClusterOptions {
   topology: NetnsTopology;
   /** The compiled src/cli/main.js that serves `carina server`. */
   entry: string;
+  /** Flags for every replica besides the suite's own. */
+  serverArgs?: string[];
   lbPort: number;
   haproxy?: string;
   log: (line: string) => void;
@@ -218,6 +220,7 @@ export class ChaosCluster implements MembershipOperations {
       '--tls-san', `${address},127.0.0.1`,
       // The checkers read the store's whole history at the end: nothing may be compacted away.
       '--auto-compaction-interval', '0',
+      ...(this.options.serverArgs ?? []),
     ], { stdio: ['ignore', out, out] });
     closeSync(out);
   }

@@ -37,6 +37,8 @@ export interface ChaosRunOptions {
   replicas: number;
   /** The compiled src/cli/main.js to run replicas with. */
   entry: string;
+  /** Flags every replica's `carina server` gets besides the suite's own (e.g. --consistent-reads-from-cache). */
+  serverArgs?: string[];
   reportFile?: string;
   /** Fault kinds to use (default: all there are). */
   kinds?: string[];
@@ -86,7 +88,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosReport> {
 
   const dir = mkdtempSync(join(tmpdir(), 'carina-chaos-'));
   const topology = new NetnsTopology({ prefix: options.prefix ?? 'crch-', subnet: options.subnet ?? '10.213.0', replicas: options.replicas });
-  const cluster = new ChaosCluster({ dir, replicas: options.replicas, topology, entry: options.entry, lbPort: options.lbPort ?? 23080, log });
+  const cluster = new ChaosCluster({ dir, replicas: options.replicas, topology, entry: options.entry, serverArgs: options.serverArgs, lbPort: options.lbPort ?? 23080, log });
   const emergencyCleanup = () => {
     cluster.killAllNow();
     topology.destroy();

@@ -18,6 +18,7 @@ const CHAOS_FLAGS: FlagSpec[] = [
   { name: 'report', kind: 'string', default: './chaos-report.json', help: 'Where to write the JSON report (history included); a summary goes to <report>.txt and to stdout.' },
   { name: 'faults', kind: 'string', default: '', help: `Comma-separated fault kinds to inject (default all: ${chaosFaultKinds().join(', ')}); member-add and member-remove go together.` },
   { name: 'lb-port', kind: 'number', default: 23080, help: 'Loopback port of the HAProxy in front of the replicas.' },
+  { name: 'consistent-reads-from-cache', kind: 'boolean', default: false, help: 'Run the replicas with --consistent-reads-from-cache (gets and lists without resourceVersion from the watch cache), so the checks judge that path.' },
   { name: 'keep-data', kind: 'boolean', default: false, help: 'Keep the replicas\' data and logs (the directory is printed).' },
   { name: 'help', kind: 'boolean', default: false, help: 'Print this help.' },
 ];
@@ -50,6 +51,7 @@ export async function chaosCommand(args: string[]): Promise<number> {
       keepData: flags['keep-data'] as boolean,
       // This file's sibling: the same build serves the replicas.
       entry: join(__dirname, 'main.js'),
+      serverArgs: flags['consistent-reads-from-cache'] === true ? ['--consistent-reads-from-cache'] : [],
       log,
     });
     process.stdout.write(formatReportSummary(report));

@@ -153,6 +153,13 @@ export interface RegistryConfig {
    * which cost less to send than the cache's parsed objects cost to encode.
    */
   anyListsFromLocalStore?: boolean;
+  /**
+   * Consistent reads from the watch cache (KEP-2340, kube's ConsistentListFromCache): a GET or
+   * LIST without resourceVersion takes the store's revision by one linearizable read (shared by
+   * concurrent requests) and is answered from the cache once it has reached that revision, from
+   * the store when it does not in time. Off: such reads are quorum reads of the store.
+   */
+  consistentReadsFromCache?: boolean;
   /** Conversions that need I/O (custom resources' conversion webhooks): many objects per call, in order. */
   asyncConverter?: AsyncConverter;
   clock?: () => number;
@@ -287,6 +294,12 @@ export class GenericRegistry {
         if (cached === undefined) throw errors.notFound(groupResourceOf(resource), name);
         return await this.served(resource, { ...cached });
       }
+      if (mode.kind === 'latest' && this.cache !== undefined && this.config.consistentReadsFromCache === true && await this.cache.waitUntilFresh()) {
+        // The object and resourceVersion a quorum read would answer: the cache holds the store's state at its revision.
+        const cached = this.cache.get(key);
+        if (cached === undefined) throw errors.notFound(groupResourceOf(resource), name);
+        return await this.served(resource, cached);
+      }
       if (mode.kind === 'notOlderThan') await this.waitForRevision(mode.revision);
       const found = await this.store.get(key, { serializable: mode.kind !== 'latest', trace });
       if (found === undefined) throw errors.notFound(groupResourceOf(resource), name);
@@ -332,7 +345,7 @@ export class GenericRegistry {
    * for what the watch cache serves, and the caller lists objects instead.
    */
   async listJson(resource: ServedResource, namespace: string, plan: ListPlan, filter?: (object: JsonObject) => boolean): Promise<JsonListResponse | undefined> {
-    if (filter !== undefined || this.config.servedAsStored?.(resource) !== true || this.servedFromCache(plan)) return undefined;
+    if (filter !== undefined || this.config.servedAsStored?.(resource) !== true || this.servedFromCache(plan) || this.consistentFromCache(plan)) return undefined;
     try {
       const prefix = this.listPrefix(resource, namespace);
       const read = await this.readRevisionFor(plan.mode);
@@ -341,6 +354,11 @@ export class GenericRegistry {
     } catch (err) {
       throw listError(err, plan);
     }
+  }
+
+  /** A LIST without resourceVersion (its first page, when paged) that consistent reads from the cache may answer. */
+  private consistentFromCache(plan: ListPlan): boolean {
+    return this.cache !== undefined && this.config.consistentReadsFromCache === true && plan.mode.kind === 'latest' && plan.continueStart === undefined;
   }
 
   /** Like kube-apiserver's cacher: rv="0", or "not older than" without a limit, is served from memory, whole. */
@@ -372,6 +390,19 @@ export class GenericRegistry {
         await onPage(asJson(await this.servedAll(resource, cached.items.slice(i, i + STREAM_BATCH))), resourceVersion);
       }
       return { items: [], resourceVersion };
+    }
+    if (this.cache !== undefined && this.consistentFromCache(plan) && await this.cache.waitUntilFresh()) {
+      // The page a quorum read would answer at the cache's revision; its continue token reads
+      // the next page from the store at that revision, as after any first page.
+      const page = this.cache.listPage(prefix, plan.limit, filter);
+      const resourceVersion = String(page.revision);
+      if (onPage !== undefined && plan.limit === 0) {
+        for (let i = 0; i === 0 || i < page.items.length; i += STREAM_BATCH) {
+          await onPage(asJson(await this.servedAll(resource, page.items.slice(i, i + STREAM_BATCH))), resourceVersion);
+        }
+        return { items: [], resourceVersion };
+      }
+      return { items: await this.servedAll(resource, page.items), ...pageMetadata(prefix, plan, page, filter === undefined) };
     }
     const read = await this.readRevisionFor(plan.mode);
     // rv="0" ignores limit, as kube's cacher does: the whole collection, streamed.

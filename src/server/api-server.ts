@@ -60,6 +60,8 @@ export interface ApiServerConfig {
   /** Names this replica's lease in kube-system (the member id for the embedded store). */
   identity: string;
   watchCacheHistoryMs: number;
+  /** GET and LIST without resourceVersion from the watch cache after a linearizable read of the revision (--consistent-reads-from-cache). */
+  consistentReadsFromCache?: boolean;
   /** The address the `kubernetes` Endpoints publish for this replica ('' picks one, as kube-apiserver does). */
   advertiseAddress: string;
   /** Authentication and authorization options (kube-apiserver's flags). */
@@ -268,6 +270,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     // Only custom resources change on read (their schema's defaults).
     servedAsStored: (resource) => parts.customResources?.lookup(resource.group, resource.version, resource.resource) === undefined,
     anyListsFromLocalStore: parts.storeInProcess === true,
+    consistentReadsFromCache: config.consistentReadsFromCache === true,
     trackManagedFields: parts.trackManagedFields,
     admission: admission.chain,
   });

@@ -15,6 +15,9 @@ import type { StoredValueTransformer } from './encryption';
 import { decodeStoredJson, storedForm, withResourceVersion } from './stored-json';
 import type { JsonObject } from '../apis/object';
 
+/** A key no object has (a name cannot be empty): read only for the revision in its answer's header. */
+const REVISION_PROBE_KEY = '/registry/';
+
 export interface StoredObject {
   key: string;
   object: JsonObject;
@@ -199,6 +202,19 @@ export class ObjectStore {
   async currentRevision(serializable = false, trace?: Context): Promise<number> {
     try {
       const response = await this.kv.range({ key: keyBytes('/registry/'), countOnly: true, serializable, limit: 1 }, { trace });
+      return response.header.revision;
+    } catch (err) {
+      throw storeError(err);
+    }
+  }
+
+  /**
+   * The store's current revision by one linearizable read (ReadIndex) of a single key that holds
+   * nothing: no range is counted or read, only the header's revision is wanted.
+   */
+  async linearizableRevision(trace?: Context): Promise<number> {
+    try {
+      const response = await this.kv.range({ key: keyBytes(REVISION_PROBE_KEY), keysOnly: true, limit: 1 }, { trace });
       return response.header.revision;
     } catch (err) {
       throw storeError(err);

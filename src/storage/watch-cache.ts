@@ -28,6 +28,7 @@
 import { inLinkedSpanSync, isTracingEnabled } from '../observability/spans';
 import { performance } from 'node:perf_hooks';
 import { StorageError } from './errors';
+import { LinearizableRevision } from './linearizable-revision';
 import { SharedFieldSets } from './shared-field-sets';
 import { SharedStrings } from './shared-strings';
 import type { ObjectStore, StoreWatch, StoreWatchEvent } from './object-store';
@@ -105,8 +106,23 @@ export interface WatchCacheOptions {
   fanOutSliceMs?: number;
   /** Events applied but not yet given to every fan-out watcher beyond which they are all reset (default 100,000). */
   fanOutBacklogMax?: number;
+  /**
+   * How long a consistent read waits for the cache to reach the store's revision before it reads
+   * the store instead (default 3 s, as kube's cacher waits for a fresh enough cache).
+   */
+  freshWaitMs?: number;
   log?: (line: string) => void;
   now?: () => number;
+}
+
+/** One page of a list read from the cache, in the store's terms (object-store.ts `pages`). */
+export interface CachedPage {
+  items: JsonObject[];
+  revision: number;
+  /** The key the next page starts at (just after this page's last), when keys remain under the prefix. */
+  nextKey?: string;
+  /** Keys under the prefix after this page (whatever the filter), as the store counts them. */
+  remaining: number;
 }
 
 const ROOT_PREFIX = '/registry/';
@@ -158,6 +174,11 @@ export class WatchCache {
   /** The round in progress: where it is among the watchers, and the last event it hands out. */
   private round?: { cursor: Iterator<Subscription>; lastSeq: number; current?: Subscription };
   private sliceScheduled = false;
+  /** The store's revision for consistent reads, one linearizable read shared by concurrent readers. */
+  private readonly revisions: LinearizableRevision;
+  /** Consistent reads that found the cache fresh, and those that gave up on it (read the store). */
+  freshReads = 0;
+  staleReads = 0;
 
   constructor(private readonly store: ObjectStore, private readonly options: WatchCacheOptions = {}) {
     this.historyWindowMs = options.historyWindowMs ?? 5 * 60_000;
@@ -167,6 +188,31 @@ export class WatchCache {
     this.backlogMax = options.fanOutBacklogMax ?? 100_000;
     if (!(this.sliceDeliveries >= 1) || !(this.backlogMax >= 1)) throw new Error('watch cache: fanOutSliceDeliveries and fanOutBacklogMax must be at least 1');
     this.now = options.now ?? Date.now;
+    this.revisions = new LinearizableRevision(() => this.store.linearizableRevision());
+  }
+
+  /**
+   * For a consistent read from the cache (a GET or LIST without resourceVersion, KEP-2340): true
+   * once the cache has applied every change a quorum read started now would see (the store's
+   * revision by one linearizable read, shared with concurrent readers); false when it did not
+   * within `freshWaitMs` or is (re)filling, and the caller reads the store as before.
+   */
+  async waitUntilFresh(): Promise<boolean> {
+    const revision = await this.revisions.current();
+    try {
+      await this.waitForRevision(revision, this.options.freshWaitMs ?? 3000);
+      this.freshReads++;
+      return true;
+    } catch (err) {
+      if (!(err instanceof StorageError) || (err.code !== 'ResourceVersionTooLarge' && err.code !== 'NotReady')) throw err;
+      this.staleReads++;
+      return false;
+    }
+  }
+
+  /** The store's revision by a linearizable read, shared with concurrent callers (see LinearizableRevision). */
+  currentRevision(): Promise<number> {
+    return this.revisions.current();
   }
 
   get isReady(): boolean {
@@ -445,18 +491,33 @@ export class WatchCache {
 
   /** The cached objects under `prefix`, in key order, at `this.revision`. */
   list(prefix: string, filter?: (object: JsonObject) => boolean): { items: JsonObject[]; revision: number } {
+    return this.listPage(prefix, 0, filter);
+  }
+
+  /**
+   * One page of the cached objects under `prefix` from `startKey` (default: the prefix), at most
+   * `limit` of those `filter` keeps (0: all), at `this.revision`: what the store's paged range
+   * answers at that revision, so its continue token reads the next page from the store.
+   */
+  listPage(prefix: string, limit: number, filter?: (object: JsonObject) => boolean, startKey = prefix): CachedPage {
     this.checkReady();
     this.sortedKeys ??= [...this.objects.keys()].sort();
     const keys = this.sortedKeys;
     const items: JsonObject[] = [];
     let fetched = 0;
-    for (let i = firstAtOrAfter(keys, prefix); i < keys.length && keys[i].startsWith(prefix); i++) {
+    for (let i = firstAtOrAfter(keys, startKey); i < keys.length && keys[i].startsWith(prefix); i++) {
       const object = this.objects.get(keys[i]) as JsonObject;
       fetched++;
-      if (filter === undefined || filter(object)) items.push(withVersion(object));
+      if (filter !== undefined && !filter(object)) continue;
+      items.push(withVersion(object));
+      if (limit > 0 && items.length === limit) {
+        const end = firstAtOrAfter(keys, prefixEndOf(prefix));
+        this.options.onList?.(prefix, fetched, items.length);
+        return i + 1 < end ? { items, revision: this.revision, nextKey: `${keys[i]}\u0000`, remaining: end - i - 1 } : { items, revision: this.revision, remaining: 0 };
+      }
     }
     this.options.onList?.(prefix, fetched, items.length);
-    return { items, revision: this.revision };
+    return { items, revision: this.revision, remaining: 0 };
   }
 
   private rememberKey(key: string): void {
@@ -525,6 +586,11 @@ function firstAtOrAfter(sorted: string[], key: string): number {
     else hi = mid;
   }
   return lo;
+}
+
+/** The first string after every string that starts with `prefix` (its last code unit raised by one). */
+function prefixEndOf(prefix: string): string {
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }
 
 /** Cached objects are shared; callers get a shallow copy whose metadata they may change. */
