@@ -34,7 +34,9 @@
  *
  * Last, the watch fan-out of issue 32 in three connection patterns (fan-out-bench.ts: HTTP/1.1
  * one connection per watch, HTTP/2 one session per watch, 100 watches per HTTP/2 session), with
- * the server's CPU per delivered event and its memory growth; `--fan-out` runs only that.
+ * the server's CPU per delivered event and its memory growth; `--fan-out` runs only that. Then
+ * the server's CPU per GET and per LIST page of 500 without resourceVersion, from the watch cache
+ * against a quorum read (consistent-read-bench.ts); `--consistent-reads` runs only that.
  *
  * `--webhooks` runs only the admission-webhook benchmark instead (webhook-bench.ts): pod creation
  * at 16 in flight without the webhook plugins, with the default plugins only, and with one
@@ -55,6 +57,7 @@ import { formatTracingTable, freePortSets, measureTracingOverhead, writeTracingP
 import { barChart, writeSvgReport } from '../support/svg-plot';
 import { workersMain } from './workers-bench';
 import { fanOutMain } from './fan-out-bench';
+import { consistentReadsMain } from './consistent-read-bench';
 
 interface Figures {
   createP50: number;
@@ -364,6 +367,7 @@ async function main(): Promise<void> {
   if (process.argv.includes('--webhooks')) return webhookMain();
   if (process.argv.includes('--workers')) return workersMain(SERVER_PORTS);
   if (process.argv.includes('--fan-out')) return fanOutMain();
+  if (process.argv.includes('--consistent-reads')) return consistentReadsMain();
   // In-process and before the server starts, so nothing else competes for the CPU.
   process.stderr.write('codec: JSON and Protobuf encode/decode\n');
   const codecRows = measureCodec(CODEC_RUNS);
@@ -442,8 +446,10 @@ async function main(): Promise<void> {
     groups: codecRows.map((r) => ({ label: r.subject, values: [r.jsonEncodeUs / 1000, r.protobufEncodeUs / 1000, r.jsonDecodeUs / 1000, r.protobufDecodeUs / 1000] })),
   }))}`);
   process.stdout.write(lines.join('\n') + '\n');
-  // Issue 32: the watch fan-out in the three ways clients connect (fan-out-bench.ts).
+  // Issue 32: the watch fan-out in the three ways clients connect (fan-out-bench.ts), and the
+  // server's CPU per consistent read from the watch cache against a quorum read (consistent-read-bench.ts).
   await fanOutMain();
+  await consistentReadsMain();
 }
 
 main().catch((err) => {
