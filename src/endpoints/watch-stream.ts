@@ -7,9 +7,16 @@
  *
  * The cache hands events to a watch in slices beside other work (a `fanOut` subscription,
  * src/storage/watch-cache.ts), so a bookmark announces only what this watch has been given
- * (`deliveredRevision`), never the cache's revision while events for it are still queued. A
- * watch whose socket holds more than `maxBufferedBytes` (16 MiB) unsent is closed within one
- * tick of its timer (250 ms) and the client resumes from the last version it received.
+ * (`deliveredRevision`), never the cache's revision while events for it are still queued.
+ *
+ * Fan-out at the cost of a copy (issue 32): an event is encoded once per wire form, HTTP/1.1's
+ * chunk frame included (WatchSink.frameChunks), and every watcher writes those shared bytes. A
+ * watcher writes one batch at a time: what comes while a write is in flight waits in its queue
+ * (an entry per event, the buffers shared) and goes out in the next write, so a busy connection
+ * costs a write per batch, not per event. A watcher whose queue passes 10,000 events or 16 MiB
+ * (`maxQueuedEvents`, `maxBufferedBytes`; what its connection holds counts too) is closed as
+ * kube-apiserver's cacher closes a watcher that cannot keep up: the response ends, what was
+ * queued is dropped, and the client resumes from the last version it received or lists again.
  *
  * Events are `{"type":…,"object":…}` (metav1.WatchEvent's order), never indented: kube's stream
  * serializer has no pretty form. Objects come from the cache in kube's field order already; what

@@ -17,6 +17,8 @@ import type { JsonObject } from '../apis/object';
 
 /** A key no object has (a name cannot be empty): read only for the revision in its answer's header. */
 const REVISION_PROBE_KEY = '/registry/';
+/** etcd's key and range end for every key ("\0" to the end). */
+const EVERY_KEY = new Uint8Array([0]);
 
 export interface StoredObject {
   key: string;
@@ -357,8 +359,15 @@ export class ObjectStore {
    * Follows changes under `prefix` after `afterRevision`. `onError` receives a StorageError
    * (Compacted when the start was compacted) and ends the watch.
    */
-  watch(prefix: string, afterRevision: number, onEvents: (events: StoreWatchEvent[], revision: number) => void, onError: (err: StorageError) => void, options: { progressNotify?: boolean } = {}): StoreWatch {
+  /**
+   * With `everyRevision`, the watch covers every key but decodes only those under `prefix`: a
+   * change elsewhere (the compactor's compact_rev_key) comes as no events at its revision, like a
+   * progress notification, so the watcher's revision keeps up with the store's (what consistent
+   * reads from the watch cache wait for).
+   */
+  watch(prefix: string, afterRevision: number, onEvents: (events: StoreWatchEvent[], revision: number) => void, onError: (err: StorageError) => void, options: { progressNotify?: boolean; everyRevision?: boolean } = {}): StoreWatch {
     const bytes = keyBytes(prefix);
+    const underPrefix = (key: Uint8Array) => key.length >= bytes.length && Buffer.compare(key.subarray(0, bytes.length), bytes) === 0;
     let handle: WatchHandle | undefined;
     let stopped = false;
     const onResponse = (response: WatchResponse) => {
@@ -379,7 +388,8 @@ export class ObjectStore {
       }
       let events: StoreWatchEvent[];
       try {
-        events = response.events.map((event) => toWatchEvent(event, this.decode));
+        const kept = options.everyRevision === true ? response.events.filter((event) => underPrefix(event.kv.key)) : response.events;
+        events = kept.map((event) => toWatchEvent(event, this.decode));
       } catch (err) {
         // A value that does not decrypt ends the watch as a store failure, never silently.
         uncount();
@@ -399,7 +409,9 @@ export class ObjectStore {
       }
     };
     handle = this.kv.watch(
-      { key: bytes, rangeEnd: prefixEnd(bytes), startRevision: afterRevision + 1, prevKv: true, progressNotify: options.progressNotify },
+      options.everyRevision === true
+        ? { key: EVERY_KEY, rangeEnd: EVERY_KEY, startRevision: afterRevision + 1, prevKv: true, progressNotify: options.progressNotify }
+        : { key: bytes, rangeEnd: prefixEnd(bytes), startRevision: afterRevision + 1, prevKv: true, progressNotify: options.progressNotify },
       onResponse,
       (err) => {
         uncount();

@@ -23,7 +23,11 @@
  *   events applied after it (`nextSeq`, by the cache's own sequence numbers). The backlog of
  *   events not yet given to every watcher is bounded (`fanOutBacklogMax`): beyond it the
  *   watchers are reset and resume from their last version, as after a refill. A slow watcher
- *   is bounded where it writes (src/endpoints/watch-stream.ts: 16 MiB of socket buffer).
+ *   is bounded where it writes (src/endpoints/watch-stream.ts: its queue of 10,000 events or 16 MiB).
+ * - Consistent reads (KEP-2340, `waitUntilFresh`): a GET or LIST without resourceVersion may be
+ *   served here once the cache has applied the store's revision, read by one linearizable read
+ *   shared by concurrent readers (linearizable-revision.ts); `listPage` answers a first page as
+ *   the store's paged range would at the cache's revision, so its continue token reads on there.
  */
 import { inLinkedSpanSync, isTracingEnabled } from '../observability/spans';
 import { performance } from 'node:perf_hooks';
@@ -258,7 +262,7 @@ export class WatchCache {
         this.historyBytes = 0;
         this.revision = revision;
         this.oldestRevision = revision;
-        this.storeWatch = this.store.watch(ROOT_PREFIX, revision, (events, at) => this.apply(events, at), (err) => this.failed(err), { progressNotify: true });
+        this.storeWatch = this.store.watch(ROOT_PREFIX, revision, (events, at) => this.apply(events, at), (err) => this.failed(err), { progressNotify: true, everyRevision: true });
         this.ready = true;
         this.releaseWaiters();
         return;

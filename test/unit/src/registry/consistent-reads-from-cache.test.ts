@@ -71,6 +71,21 @@ describe('GenericRegistry: consistent reads from the watch cache', () => {
     }
   });
 
+  it('is not held back by a write outside /registry/ (the compactor\'s compact_rev_key): the cache sees its revision', async () => {
+    const { kv, cache, quorum, fromCache, configMaps } = await setUp({ freshWaitMs: 2000 });
+    try {
+      await quorum.create(configMaps, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'before' } }, write);
+      await kv.put({ key: Buffer.from('compact_rev_key'), value: Buffer.from('1') });
+      const read = await fromCache.get(configMaps, 'default', 'before', null) as Obj;
+      expect(read).to.deep.equal(await quorum.get(configMaps, 'default', 'before', null));
+      expect(cache.freshReads).to.equal(1);
+      expect(cache.staleReads).to.equal(0);
+      expect(cache.revision).to.equal(kv.store.revision);
+    } finally {
+      cache.stop();
+    }
+  });
+
   it('reads the store when the cache does not reach the store\'s revision in time', async () => {
     const { kv, cache, quorum, fromCache, configMaps } = await setUp({ freshWaitMs: 50 });
     try {
