@@ -6,7 +6,7 @@
  * Both servers run side by side and are measured in turn, the order turning by round; the CPU is
  * the server's from /proc/<pid>/task/*\/schedstat over the measured calls (processCpuMsFine).
  *
- * Knobs: ROUNDS (3), GETS (4000 per round and server, 16 in flight over 4 HTTP/2 connections),
+ * Knobs: ROUNDS (3), PROFILE_DIR (profiles, as in fan-out-bench.ts), GETS (4000 per round and server, 16 in flight over 4 HTTP/2 connections),
  * LISTS (100 per round and server, 4 in flight), OBJECTS (2000 ConfigMaps of ~2 KiB).
  * Ports 24350-24355.
  */
@@ -15,6 +15,7 @@ import { ApiClient } from '../support/api-client';
 import { CarinaServer } from '../support/carina-server';
 import { closedLoop, median, percentile } from '../support/latency';
 import { processCpuMsFine } from '../support/proc-stats';
+import { profileEnv } from './fan-out-bench';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const ROUNDS = env('ROUNDS', 3);
@@ -61,7 +62,8 @@ async function measure(server: CarinaServer, clients: ApiClient[], count: number
 
 export async function consistentReadsMain(): Promise<void> {
   log(`consistent reads: ${OBJECTS} ConfigMaps of ~2 KiB, ${GETS} GETs at 16 in flight and ${LISTS} LIST pages of 500 at 4 in flight per round and server, ${ROUNDS} rounds`);
-  const servers = await Promise.all(VARIANTS.map((v) => CarinaServer.start(v.ports, ['--auto-compaction-interval', '0', ...v.args])));
+  // PROFILE_DIR (as fan-out-bench.ts): each server under V8's sampling profiler, fill and warm-up included.
+  const servers = await Promise.all(VARIANTS.map((v, i) => CarinaServer.start(v.ports, ['--auto-compaction-interval', '0', ...v.args], undefined, [], profileEnv(i === 0 ? 'quorum' : 'cache'))));
   const clients = servers.map((s) => Array.from({ length: 4 }, () => new ApiClient(s.url, s.credentials())));
   const samples: Sample[] = [];
   try {

@@ -63,7 +63,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
  * PROFILE_DIR=<dir>: each server runs under V8's sampling profiler (cpu-profile-preload.ts) and
  * writes <dir>/<case>/<pid>.cpuprofile when it stops (profile-fan-out.ts's summary reads them).
  */
-function profileEnv(name: string): Record<string, string> {
+export function profileEnv(name: string): Record<string, string> {
   const root = process.env.PROFILE_DIR ?? '';
   if (root === '') return {};
   const dir = join(root, name);

@@ -210,6 +210,7 @@ export class WatchCache {
     } catch (err) {
       if (!(err instanceof StorageError) || (err.code !== 'ResourceVersionTooLarge' && err.code !== 'NotReady')) throw err;
       this.staleReads++;
+      this.options.log?.(`watch cache: a consistent read waited for revision ${revision} (the cache is at ${this.revision}${this.ready ? '' : ', refilling'}); read from the store (${this.staleReads} so far)`);
       return false;
     }
   }
