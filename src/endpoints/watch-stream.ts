@@ -28,6 +28,10 @@ import { encodedEvent, type CacheSubscription, type CachedEvent, type ListenerBa
 import type { BodyCodec } from './body-codec';
 import { mediaTypeOf, type Representation } from './negotiation';
 import { chunkFrame, type WatchSink } from './response-writer';
+import { asPartialObjectMetadata } from './partial-metadata';
+import { inGoOrder, isBuiltInKind } from '../apis/field-order';
+import { goJsonStringify } from '../apis/openapi/go-json';
+import type { JsonObject } from '../apis/object';
 
 const DEFAULT_MAX_QUEUED_EVENTS = 10_000;
 const DEFAULT_MAX_QUEUED_BYTES = 16 * 1024 * 1024;
@@ -37,10 +41,6 @@ const DEFAULT_MAX_QUEUED_BYTES = 16 * 1024 * 1024;
  * reading hold at most about 64 MB; 256 KiB let the server grow by 340 MB in the fan-out bench.
  */
 const FLUSH_MAX_BYTES = 32 * 1024;
-import { asPartialObjectMetadata } from './partial-metadata';
-import { inGoOrder, isBuiltInKind } from '../apis/field-order';
-import { goJsonStringify } from '../apis/openapi/go-json';
-import type { JsonObject } from '../apis/object';
 
 export interface WatchStreamOptions {
   registry: GenericRegistry;

@@ -358,8 +358,7 @@ export class ObjectStore {
   /**
    * Follows changes under `prefix` after `afterRevision`. `onError` receives a StorageError
    * (Compacted when the start was compacted) and ends the watch.
-   */
-  /**
+   *
    * With `everyRevision`, the watch covers every key but decodes only those under `prefix`: a
    * change elsewhere (the compactor's compact_rev_key) comes as no events at its revision, like a
    * progress notification, so the watcher's revision keeps up with the store's (what consistent
