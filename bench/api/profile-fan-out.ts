@@ -10,6 +10,9 @@
  *     MODE=get API_WORKERS=2 GET_OPS=10000 node dist/bench/api/profile-fan-out.js   # GET at 16 in flight instead
  *     MODE=cluster API_WORKERS=1 node dist/bench/api/profile-fan-out.js   # three replicas behind HAProxy
  *
+ * `--summarize DIR` prints that summary for every .cpuprofile under DIR (what fan-out-bench.ts
+ * and consistent-read-bench.ts write with PROFILE_DIR), one per case directory.
+ *
  * MODE=cluster profiles bench-cluster's fan-out instead: three replicas (`carina local-cluster`,
  * ports 24100-24132), the writes through HAProxy, each replica's profile named with its member id
  * and whether it led.
@@ -25,7 +28,21 @@ import { findLeader, memberPid, waitCaughtUp, type ClusterMember } from '../clus
 import { closedLoop } from '../support/latency';
 import { profiling, summarizeCpuProfile as summarize } from '../support/cpu-profiles';
 
+/** Every profile under `root` (a bench's PROFILE_DIR: one directory per case), summarized. */
+function summarizeTree(root: string): void {
+  for (const entry of readdirSync(root, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    const path = join(root, entry.name);
+    if (entry.isDirectory()) summarizeTree(path);
+    else if (entry.name.endsWith('.cpuprofile')) process.stdout.write(`\n== ${path}\n${summarize(path)}\n`);
+  }
+}
+
 async function main(): Promise<void> {
+  const summarizeAt = process.argv.indexOf('--summarize');
+  if (summarizeAt >= 0) {
+    summarizeTree(process.argv[summarizeAt + 1] ?? '.');
+    return;
+  }
   const apiWorkers = Number(process.env.API_WORKERS ?? 2);
   const dir = mkdtempSync(join(tmpdir(), 'carina-fan-out-prof-'));
   if (process.env.MODE === 'cluster') {
