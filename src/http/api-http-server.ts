@@ -348,7 +348,7 @@ export class ApiHttpServer {
       const labels = info?.isResourceRequest === true ? metricLabels(ctx, info) : undefined;
       const watched = info?.isResourceRequest === true && labels?.verb === 'WATCH' ? this.watchedKind(info) : undefined;
       const ended = labels === undefined ? undefined : this.options.metrics.longRunningStarted(labels, watched);
-      if (watched !== undefined) response.onStreamChunk = (bytes) => this.options.metrics.watchEventSent(watched, bytes);
+      if (watched !== undefined) response.onStreamChunk = this.options.metrics.watchEventRecorder(watched);
       return () => {
         ended?.();
         return untrack();
