@@ -148,6 +148,14 @@ export class WatchStream {
 
   private subscription?: CacheSubscription;
   private reset = false;
+  /**
+   * The cache dropped this watch (a refill, or a fan-out backlog past its bound): the stream ends
+   * on the next turn, outside the cache's loop over its watchers, and the client resumes.
+   */
+  private readonly resetByCache = () => {
+    this.reset = true;
+    if (this.finishNow !== undefined) setImmediate(this.finishNow);
+  };
 
   private async start(sink: WatchSink): Promise<void> {
     const { options } = this;
@@ -181,7 +189,7 @@ export class WatchStream {
         const snapshot = cache.list(prefix, (o) => this.matches(o));
         startAfter = snapshot.revision;
         this.remote = options.registry.convertsRemotely(options.resource);
-        subscription = cache.subscribe(prefix, startAfter, (event) => this.deliver(event), () => (this.reset = true), { fanOut: true, batch: this.batch });
+        subscription = cache.subscribe(prefix, startAfter, (event) => this.deliver(event), this.resetByCache, { fanOut: true, batch: this.batch });
         const sendInitial = (items: JsonObject[]) => {
           for (const item of items) this.send('ADDED', item);
           if (streamingList) this.send('BOOKMARK', this.bookmarkObject(startAfter, { 'k8s.io/initial-events-end': 'true' }));
@@ -190,7 +198,7 @@ export class WatchStream {
         else sendInitial(snapshot.items.map((item) => this.typed(item)));
       } else {
         this.remote = options.registry.convertsRemotely(options.resource);
-        subscription = cache.subscribe(prefix, startAfter, (event) => this.deliver(event), () => (this.reset = true), { fanOut: true, batch: this.batch });
+        subscription = cache.subscribe(prefix, startAfter, (event) => this.deliver(event), this.resetByCache, { fanOut: true, batch: this.batch });
       }
     } catch (err) {
       // After the 200 went out, a failure travels as an ERROR event (410 for a compacted start).
@@ -219,7 +227,7 @@ export class WatchStream {
         if (finished) return;
         finished = true;
         clearTimeout(timeout);
-        clearInterval(ticker);
+        if (ticker !== undefined) clearInterval(ticker);
         subscription.cancel();
         if (!this.closed && this.sink !== undefined) {
           // What is queued goes out before the end (a last bookmark among it), behind what is in flight.
@@ -232,23 +240,18 @@ export class WatchStream {
       };
       this.finishNow = finish;
       const timeout = setTimeout(finish, Math.max(0, options.timeoutMs));
-      let sinceBookmark = 0;
-      const ticker = setInterval(() => {
-        if (wasReset()) {
-          finish();
-          return;
-        }
-        sinceBookmark += 250;
-        if (options.allowBookmarks && sinceBookmark >= (options.bookmarkIntervalMs ?? 60_000)) {
-          sinceBookmark = 0;
-          // Everything up to this revision has been written to this watcher.
-          const revision = Math.max(this.lastRevision, subscription.deliveredRevision());
-          this.inOrder(async () => {
-            this.lastRevision = Math.max(this.lastRevision, revision);
-            this.send('BOOKMARK', this.bookmarkObject(this.lastRevision));
-          });
-        }
-      }, 250);
+      // Bookmarks every bookmarkIntervalMs (kube's cacher: about a minute), one timer per watch:
+      // a watch costs no timer turn between them.
+      const ticker = options.allowBookmarks ? setInterval(() => {
+        // Everything up to this revision has been written to this watcher.
+        const revision = Math.max(this.lastRevision, subscription.deliveredRevision());
+        this.inOrder(async () => {
+          this.lastRevision = Math.max(this.lastRevision, revision);
+          this.send('BOOKMARK', this.bookmarkObject(this.lastRevision));
+        });
+      }, options.bookmarkIntervalMs ?? 60_000) : undefined;
+      // Reset by the cache before this point: end now (later resets end it through resetByCache).
+      if (wasReset()) setImmediate(finish);
       this.sink?.onClose(finish);
       if (this.closed) finish();
     });

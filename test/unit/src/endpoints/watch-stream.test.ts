@@ -5,6 +5,8 @@ import type { ServedResource } from '../../../../src/registry/served-resource';
 import type { ObjectStore, StoreWatchEvent } from '../../../../src/storage/object-store';
 import { WatchCache } from '../../../../src/storage/watch-cache';
 import { WatchStream } from '../../../../src/endpoints/watch-stream';
+import { StorageError } from '../../../../src/storage/errors';
+import { until } from '../../../support/until';
 import type { WatchSink } from '../../../../src/endpoints/response-writer';
 import type { JsonObject } from '../../../../src/apis/object';
 
@@ -12,11 +14,13 @@ const CONFIGMAPS: ServedResource = { group: '', version: 'v1', resource: 'config
 
 class FakeStore {
   deliver?: (events: StoreWatchEvent[], revision: number) => void;
+  fail?: (err: StorageError) => void;
   async list() {
     return { items: [], revision: 10, remaining: 0 };
   }
-  watch(_p: string, _a: number, onEvents: (events: StoreWatchEvent[], revision: number) => void) {
+  watch(_p: string, _a: number, onEvents: (events: StoreWatchEvent[], revision: number) => void, onError: (err: StorageError) => void) {
     this.deliver = onEvents;
+    this.fail = onError;
     return { stop() {} };
   }
   async currentRevision() {
@@ -214,6 +218,33 @@ describe('WatchStream', () => {
     const events = sink.events();
     expect(events.map((e) => e.type)).to.deep.equal(['ADDED', 'BOOKMARK']);
     expect((events[1].object.metadata as JsonObject).resourceVersion).to.equal('11');
+    cache.stop();
+  });
+
+  it('ends when the cache drops its watchers (its store watch failed), so that the client resumes from its last version', async () => {
+    const { cache, store } = await readyCache();
+    const sink = new RecordingSink();
+    const running = stream(cache, store).run(sink);
+    await new Promise((r) => setImmediate(r));
+    store.deliver?.([added('a', 11)], 11);
+    store.fail?.(new StorageError('Unavailable', 'the store watch broke'));
+    await running;
+    expect(sink.ended).to.equal(true);
+    expect(sink.events().map((e) => e.type)).to.deep.equal(['ADDED']);
+    cache.stop();
+  });
+
+  it('sends a bookmark of what it has delivered every bookmark interval, to a client that accepts bookmarks', async () => {
+    const { cache, store } = await readyCache();
+    const sink = new RecordingSink();
+    const watch = stream(cache, store, { allowBookmarks: true, bookmarkIntervalMs: 20 });
+    const running = watch.run(sink);
+    await new Promise((r) => setImmediate(r));
+    store.deliver?.([added('a', 11)], 11);
+    const bookmark = await until('a bookmark', async () => sink.events().find((e) => e.type === 'BOOKMARK'));
+    expect((bookmark.object.metadata as JsonObject).resourceVersion).to.equal('11');
+    watch.closeWithBookmark();
+    await running;
     cache.stop();
   });
 });
