@@ -63,6 +63,7 @@ const SERVER_FLAGS: FlagSpec[] = [
   { name: 'service-node-port-range', kind: 'string', default: '30000-32767', help: 'Port range for NodePort and LoadBalancer Services.' },
   { name: 'api-workers', kind: 'number', default: 1, help: 'Processes serving the Kubernetes API of this replica, sharing its port, beside the one that runs the store (1: the API and the store in one process, the default; 0: one per core). More than one measured slower on 2 shared cores: bench/RESULTS.md.' },
   { name: 'consistent-reads-from-cache', kind: 'boolean', default: false, help: 'If true, a GET or LIST without resourceVersion is answered from the watch cache once it has reached the revision of one linearizable read of the store (KEP-2340, kube\'s ConsistentListFromCache), from the store when it does not in time.' },
+  { name: 'watch-fan-out-interval', kind: 'duration', default: 25, help: 'The least time between two rounds of the watch cache\'s fan-out to client watches: events that come sooner wait for the next round and reach each watcher together, in one write (0: each event at once). An event after a quiet spell is not held back.' },
   { name: 'watch-cache-history', kind: 'duration', default: 300_000, help: 'How far back the watch cache keeps events; a watch from an older resourceVersion gets 410 Gone.' },
   ...SECURITY_FLAGS,
   // Admission plugins, their configuration and the webhooks' circuit breaker: src/cli/admission-flags.ts.
@@ -246,6 +247,7 @@ function apiServerConfig(flags: FlagValues, dataDir: string, identity: string): 
     serviceClusterIpRange: flags['service-cluster-ip-range'] as string,
     advertiseAddress: flags['advertise-address'] as string,
     watchCacheHistoryMs: flags['watch-cache-history'] as number,
+    watchFanOutIntervalMs: flags['watch-fan-out-interval'] as number,
     consistentReadsFromCache: flags['consistent-reads-from-cache'] as boolean,
     serviceNodePortRange: flags['service-node-port-range'] as string,
     identity,

@@ -60,6 +60,8 @@ export interface ApiServerConfig {
   /** Names this replica's lease in kube-system (the member id for the embedded store). */
   identity: string;
   watchCacheHistoryMs: number;
+  /** The least time between two fan-out rounds of the watch cache (--watch-fan-out-interval; default 0). */
+  watchFanOutIntervalMs?: number;
   /** GET and LIST without resourceVersion from the watch cache after a linearizable read of the revision (--consistent-reads-from-cache). */
   consistentReadsFromCache?: boolean;
   /** The address the `kubernetes` Endpoints publish for this replica ('' picks one, as kube-apiserver does). */
@@ -211,7 +213,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const store = new ObjectStore(config.tracing === undefined ? measuredKv : tracedKvClient(measuredKv), { valueTransformer });
   // Before the watch cache loads anything: a store written with an earlier build's keys is moved to kube's, once.
   await migrateKeyLayout(parts.kv, async () => keyLayoutMoves(await storedCustomResources(store)), { transformer: valueTransformer, log });
-  const cache = new WatchCache(store, { log, historyWindowMs: config.watchCacheHistoryMs, onList: (prefix, fetched, returned) => storageMetrics.cacheListServed(prefix, fetched, returned) });
+  const cache = new WatchCache(store, { log, historyWindowMs: config.watchCacheHistoryMs, fanOutIntervalMs: config.watchFanOutIntervalMs, onList: (prefix, fetched, returned) => storageMetrics.cacheListServed(prefix, fetched, returned) });
   cacheRef = cache;
   cache.start();
   parts.customResources?.attach(cache);

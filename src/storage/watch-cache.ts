@@ -18,7 +18,9 @@
  *   the event loop runs (setImmediate), so a request that arrives during the fan-out of one
  *   event to a thousand watchers, a write among them, waits for one slice, not for the whole
  *   fan-out. A round hands each watcher, in order, every event applied before the round began,
- *   so events a watcher falls behind on are delivered together on its next turn. Each watcher
+ *   so events a watcher falls behind on are delivered together on its next turn; rounds begin
+ *   at most every `fanOutIntervalMs` (the server's --watch-fan-out-interval), so the events of a
+ *   kind that changes often reach each watcher a few at a time, in one write. Each watcher
  *   gets every event once and in revision order: history replayed at subscription, then the
  *   events applied after it (`nextSeq`, by the cache's own sequence numbers). The backlog of
  *   events not yet given to every watcher is bounded (`fanOutBacklogMax`): beyond it the
@@ -111,6 +113,14 @@ export interface WatchCacheOptions {
   /** Events applied but not yet given to every fan-out watcher beyond which they are all reset (default 100,000). */
   fanOutBacklogMax?: number;
   /**
+   * The least time between the starts of two fan-out rounds (default 0: a round starts as soon as
+   * an event comes). Events that come sooner after a round began wait for the next one, which
+   * hands each watcher all of them in one write: a connection's write (TLS, the system call,
+   * HTTP/2's framing) then serves several events when a kind changes often, and an event that
+   * comes after a quiet spell goes out at once.
+   */
+  fanOutIntervalMs?: number;
+  /**
    * How long a consistent read waits for the cache to reach the store's revision before it reads
    * the store instead (default 3 s, as kube's cacher waits for a fresh enough cache).
    */
@@ -178,6 +188,10 @@ export class WatchCache {
   /** The round in progress: where it is among the watchers, and the last event it hands out. */
   private round?: { cursor: Iterator<Subscription>; lastSeq: number; current?: Subscription };
   private sliceScheduled = false;
+  private readonly roundIntervalMs: number;
+  /** When the last fan-out round began (performance.now()), and the timer of a round held back until the interval has passed. */
+  private lastRoundAt = -Infinity;
+  private roundTimer?: ReturnType<typeof setTimeout>;
   /** The store's revision for consistent reads, one linearizable read shared by concurrent readers. */
   private readonly revisions: LinearizableRevision;
   /** Consistent reads that found the cache fresh, and those that gave up on it (read the store). */
@@ -190,6 +204,7 @@ export class WatchCache {
     this.sliceDeliveries = options.fanOutSliceDeliveries ?? 1000;
     this.sliceMs = options.fanOutSliceMs ?? 5;
     this.backlogMax = options.fanOutBacklogMax ?? 100_000;
+    this.roundIntervalMs = options.fanOutIntervalMs ?? 0;
     if (!(this.sliceDeliveries >= 1) || !(this.backlogMax >= 1)) throw new Error('watch cache: fanOutSliceDeliveries and fanOutBacklogMax must be at least 1');
     this.now = options.now ?? Date.now;
     this.revisions = new LinearizableRevision(() => this.store.linearizableRevision());
@@ -230,6 +245,7 @@ export class WatchCache {
 
   stop(): void {
     this.stopped = true;
+    if (this.roundTimer !== undefined) clearTimeout(this.roundTimer);
     this.storeWatch?.stop();
     this.pending = [];
     this.pendingHead = 0;
@@ -373,10 +389,17 @@ export class WatchCache {
     let visits = this.sliceDeliveries * VISITS_PER_DELIVERY;
     const began = performance.now();
     let sinceClock = 0;
+    let holdBackMs = 0;
     while (deliveries > 0 && visits > 0) {
       let round = this.round;
       if (round === undefined) {
         if (this.pendingHead >= this.pending.length) break;
+        const sinceLastRound = performance.now() - this.lastRoundAt;
+        if (sinceLastRound < this.roundIntervalMs) {
+          holdBackMs = this.roundIntervalMs - sinceLastRound;
+          break;
+        }
+        this.lastRoundAt = performance.now();
         round = this.round = { cursor: this.fanOutSubscriptions.values(), lastSeq: this.seq };
       }
       let sub = round.current;
@@ -425,7 +448,14 @@ export class WatchCache {
       if (this.round !== round) break;
       if (round.current === undefined && sub.active) sub.nextSeq = round.lastSeq + 1;
     }
-    if (this.round !== undefined || this.pendingHead < this.pending.length) {
+    if (holdBackMs > 0) {
+      // Until then the events gather (apply() starts no slice while one is scheduled).
+      this.sliceScheduled = true;
+      this.roundTimer = setTimeout(() => {
+        this.roundTimer = undefined;
+        if (!this.stopped) this.fanOutSlice();
+      }, Math.ceil(holdBackMs));
+    } else if (this.round !== undefined || this.pendingHead < this.pending.length) {
       this.sliceScheduled = true;
       setImmediate(() => {
         if (!this.stopped) this.fanOutSlice();

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { ObjectStore, StoreWatchEvent } from '../../../../src/storage/object-store';
 import { WatchCache, type CachedEvent } from '../../../../src/storage/watch-cache';
 import type { JsonObject } from '../../../../src/apis/object';
+import { until } from '../../../support/until';
 
 /** A store at revision 10 whose watch the test feeds by hand. */
 class HandFedStore {
@@ -35,7 +36,7 @@ function modified(name: string, revision: number): StoreWatchEvent {
   return { type: 'MODIFIED', key: `/registry/configmaps/default/${name}`, object, revision, size: 100 };
 }
 
-async function readyCache(options: { fanOutSliceDeliveries?: number; fanOutBacklogMax?: number; fanOutSliceMs?: number } = {}): Promise<{ cache: WatchCache; store: HandFedStore }> {
+async function readyCache(options: { fanOutSliceDeliveries?: number; fanOutBacklogMax?: number; fanOutSliceMs?: number; fanOutIntervalMs?: number } = {}): Promise<{ cache: WatchCache; store: HandFedStore }> {
   const store = new HandFedStore();
   // Slices bounded by count alone here: the time bound would make the order depend on the machine.
   const cache = new WatchCache(store as unknown as ObjectStore, { fanOutSliceMs: Number.POSITIVE_INFINITY, ...options });
@@ -198,6 +199,23 @@ describe('WatchCache fan-out', () => {
     expect(resets).to.equal(3);
     expect(cache.fanOutBacklog).to.equal(0);
     expect(cache.watcherCount).to.equal(0);
+    cache.stop();
+  });
+
+  it('gives an event after a quiet spell at once, and those that come within fanOutIntervalMs of that round together in the next', async () => {
+    const { cache, store } = await readyCache({ fanOutIntervalMs: 1000 });
+    const calls: string[] = [];
+    cache.subscribe('/registry/', 10, (e) => calls.push(`event ${e.revision}`), () => {}, { fanOut: true, batch: { begin: () => calls.push('begin'), end: () => calls.push('end') } });
+    store.deliver?.([modified('a', 11)], 11);
+    expect(calls).to.deep.equal(['event 11']);
+    store.deliver?.([modified('b', 12)], 12);
+    store.deliver?.([modified('c', 13)], 13);
+    for (let turn = 0; turn < 5; turn++) await new Promise((r) => setImmediate(r));
+    // Held back: the round of event 11 began less than the interval ago.
+    expect(calls).to.deep.equal(['event 11']);
+    expect(cache.fanOutBacklog).to.equal(2);
+    await until('the held-back round', async () => cache.fanOutBacklog === 0);
+    expect(calls).to.deep.equal(['event 11', 'begin', 'event 12', 'event 13', 'end']);
     cache.stop();
   });
 });
