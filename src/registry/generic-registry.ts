@@ -341,13 +341,21 @@ export class GenericRegistry {
 
   /**
    * A list (one page, or all of it) with each item as its served JSON, for a JSON response, when
-   * it is read from the store as stored: undefined with a selector, for custom resources and
-   * for what the watch cache serves, and the caller lists objects instead.
+   * it is read from the store as stored, or by a consistent read from the watch cache (each
+   * object's JSON kept by the cache): undefined with a selector, for custom resources and for
+   * rv="0" lists the cache serves, and the caller lists objects instead.
    */
   async listJson(resource: ServedResource, namespace: string, plan: ListPlan, filter?: (object: JsonObject) => boolean): Promise<JsonListResponse | undefined> {
-    if (filter !== undefined || this.config.servedAsStored?.(resource) !== true || this.servedFromCache(plan) || this.consistentFromCache(plan)) return undefined;
+    if (filter !== undefined || this.config.servedAsStored?.(resource) !== true || this.servedFromCache(plan)) return undefined;
     try {
       const prefix = this.listPrefix(resource, namespace);
+      if (this.cache !== undefined && this.consistentFromCache(plan) && await this.cache.waitUntilFresh()) {
+        // The page a quorum read would answer, at the cache's revision; each item's JSON is
+        // encoded once per state of the object and kept by the cache (a built-in kind's served
+        // form is the stored object's own: no remote conversion).
+        const page = this.cache.listPageEncoded(prefix, plan.limit, `${apiVersionOf(resource)}|${resource.kind}`, (object) => Buffer.from(goJsonStringify(this.outgoing(resource, object))));
+        return { items: page.items.map((bytes) => [bytes]), ...pageMetadata(prefix, plan, page, true) };
+      }
       const read = await this.readRevisionFor(plan.mode);
       const result = await this.store.listStoredJson(prefix, pageOptions(prefix, plan, read));
       return { items: await this.servedJsonOf(resource, result.items), ...pageMetadata(prefix, plan, result, true) };

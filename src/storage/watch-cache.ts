@@ -29,7 +29,8 @@
  * - Consistent reads (KEP-2340, `waitUntilFresh`): a GET or LIST without resourceVersion may be
  *   served here once the cache has applied the store's revision, read by one linearizable read
  *   shared by concurrent readers (linearizable-revision.ts); `listPage` answers a first page as
- *   the store's paged range would at the cache's revision, so its continue token reads on there.
+ *   the store's paged range would at the cache's revision, so its continue token reads on there;
+ *   `listPageEncoded` keeps each listed object's JSON beside it, so a LIST costs no encoding.
  */
 import { inLinkedSpanSync, isTracingEnabled } from '../observability/spans';
 import { performance } from 'node:perf_hooks';
@@ -535,6 +536,34 @@ export class WatchCache {
    * answers at that revision, so its continue token reads the next page from the store.
    */
   listPage(prefix: string, limit: number, filter?: (object: JsonObject) => boolean, startKey = prefix): CachedPage {
+    const page = this.sharedPage(prefix, limit, filter, startKey);
+    return { ...page, items: page.items.map(withVersion) };
+  }
+
+  /**
+   * As listPage without a filter, each item as the bytes `encode` makes of (a copy of) it in the
+   * wire form `form`: made the first time the object is asked for in that form and kept beside it
+   * for as long as the cache holds that state of it, so a consistent LIST from the cache costs a
+   * look-up per item rather than an encoding, like a LIST of the store's bytes (about the
+   * object's size again in memory, for objects that were listed).
+   */
+  listPageEncoded(prefix: string, limit: number, form: string, encode: (object: JsonObject) => Buffer): Omit<CachedPage, 'items'> & { items: Buffer[] } {
+    const page = this.sharedPage(prefix, limit);
+    const items = page.items.map((object) => {
+      const kept = this.encodings.get(object);
+      if (kept !== undefined && kept.form === form) return kept.bytes;
+      const bytes = encode(withVersion(object));
+      this.encodings.set(object, { form, bytes });
+      return bytes;
+    });
+    return { ...page, items };
+  }
+
+  /** Bytes of cached objects in one wire form (listPageEncoded), dropped with the object's state. */
+  private readonly encodings = new WeakMap<JsonObject, { form: string; bytes: Buffer }>();
+
+  /** listPage's objects as the cache holds them (shared: never handed out to be changed). */
+  private sharedPage(prefix: string, limit: number, filter?: (object: JsonObject) => boolean, startKey = prefix): CachedPage {
     this.checkReady();
     this.sortedKeys ??= [...this.objects.keys()].sort();
     const keys = this.sortedKeys;
@@ -544,7 +573,7 @@ export class WatchCache {
       const object = this.objects.get(keys[i]) as JsonObject;
       fetched++;
       if (filter !== undefined && !filter(object)) continue;
-      items.push(withVersion(object));
+      items.push(object);
       if (limit > 0 && items.length === limit) {
         const end = firstAtOrAfter(keys, prefixEndOf(prefix));
         this.options.onList?.(prefix, fetched, items.length);

@@ -80,7 +80,8 @@ export async function list(scope: RequestScope): Promise<void> {
     return;
   }
   if (choice.representation === 'json' && table === undefined && choice.partial === undefined && !choice.pretty) {
-    // Built-in kinds read from the store: each item's stored JSON with its resourceVersion spliced in.
+    // Built-in kinds read from the store (each item's stored JSON with its resourceVersion spliced
+    // in) or by a consistent read from the watch cache (each item's JSON as the cache keeps it).
     const page = await scope.registry.listJson(resource, scope.namespace, plan, filter);
     if (page !== undefined) {
       const metadata: JsonObject = { resourceVersion: page.resourceVersion };

@@ -19,8 +19,10 @@ async function setUp(options: { freshWaitMs?: number } = {}) {
   const cache = new WatchCache(store, { freshWaitMs: options.freshWaitMs });
   cache.start();
   await until('the watch cache to fill', async () => cache.isReady, 5000);
-  const quorum = new GenericRegistry({ store, strategyFor, trackManagedFields: parts.trackManagedFields });
-  const fromCache = new GenericRegistry({ store, cache, strategyFor, trackManagedFields: parts.trackManagedFields, consistentReadsFromCache: true });
+  // Built-in kinds are served as stored (the JSON LIST splices the store's bytes), as in the server.
+  const servedAsStored = () => true;
+  const quorum = new GenericRegistry({ store, strategyFor, trackManagedFields: parts.trackManagedFields, servedAsStored });
+  const fromCache = new GenericRegistry({ store, cache, strategyFor, trackManagedFields: parts.trackManagedFields, consistentReadsFromCache: true, servedAsStored });
   const configMaps = parts.catalogue.lookup('', 'v1', 'configmaps') as ServedResource;
   return { kv, cache, quorum, fromCache, configMaps };
 }
@@ -65,6 +67,37 @@ describe('GenericRegistry: consistent reads from the watch cache', () => {
       const filtered = (o: unknown) => Number((o as Obj).data?.v) % 2 === 0;
       const plan = planList(new URLSearchParams('limit=2'));
       expect(await fromCache.list(configMaps, 'default', plan, filtered)).to.deep.equal(await quorum.list(configMaps, 'default', plan, filtered));
+      expect(cache.staleReads).to.equal(0);
+    } finally {
+      cache.stop();
+    }
+  });
+
+  it('answers a JSON LIST page with the bytes a quorum read serves, each item encoded once per state of the object', async () => {
+    const { cache, quorum, fromCache, configMaps } = await setUp();
+    const text = (page: { items: Buffer[][] }) => page.items.map((item) => Buffer.concat(item).toString('utf8'));
+    try {
+      for (let i = 0; i < 5; i++) await quorum.create(configMaps, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `j${i}` }, data: { v: `<${i}>` } }, write);
+      for (const query of ['', 'limit=2', 'limit=5']) {
+        const plan = planList(new URLSearchParams(query));
+        const a = await fromCache.listJson(configMaps, 'default', plan);
+        const b = await quorum.listJson(configMaps, 'default', plan);
+        expect(a && text(a), query).to.deep.equal(b && text(b));
+        expect({ ...a, items: [] }, query).to.deep.equal({ ...b, items: [] });
+      }
+      const plan = planList(new URLSearchParams('limit=3'));
+      const first = await fromCache.listJson(configMaps, 'default', plan);
+      const again = await fromCache.listJson(configMaps, 'default', plan);
+      // The same bytes, not encoded again.
+      again?.items.forEach((item, i) => expect(item[0]).to.equal(first?.items[i][0]));
+      const current = await quorum.get(configMaps, 'default', 'j1', null);
+      await quorum.update(configMaps, 'default', 'j1', { ...current, data: { v: 'changed' } }, write);
+      const after = await fromCache.listJson(configMaps, 'default', plan);
+      const quorumAfter = await quorum.listJson(configMaps, 'default', plan);
+      expect(after && text(after)).to.deep.equal(quorumAfter && text(quorumAfter));
+      expect(after && text(after)[1]).to.include('"v":"changed"');
+      expect(after?.items[0][0]).to.equal(first?.items[0][0]);
+      expect(cache.freshReads).to.be.greaterThan(0);
       expect(cache.staleReads).to.equal(0);
     } finally {
       cache.stop();
