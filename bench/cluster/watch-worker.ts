@@ -36,6 +36,8 @@ function http1Stream(url: string, credentials: ApiCredentials): StreamOpener {
 
 const NAME_MARK = Buffer.from('"name":"');
 const RV_MARK = Buffer.from('"resourceVersion":"');
+/** Attempts to open one watch before the run counts it as failed. */
+const OPEN_ATTEMPTS = 5;
 const NEWLINE = 0x0a;
 const QUOTE = 0x22;
 class WatchWorker {
@@ -72,18 +74,30 @@ class WatchWorker {
     const pattern = request.pattern ?? 'h2-shared';
     for (const target of request.targets) {
       if (pattern === 'h1-per-watch') {
-        for (let i = 0; i < target.watchers; i++) opened.push(this.watch(http1Stream(target.url, credentials), request.path, request.eventPrefix, watcher++));
+        for (let i = 0; i < target.watchers; i++) opened.push(this.watchRetrying(http1Stream(target.url, credentials), request.path, request.eventPrefix, watcher++));
         continue;
       }
       // Flow-control windows as client-go's: a watcher must not be held back by its own client.
       const count = pattern === 'h2-per-watch' ? target.watchers : request.connectionsPerTarget;
       const sessions = Array.from({ length: count }, () => new ApiClient(target.url, credentials, { windowBytes: CLIENT_GO_WINDOWS }));
       this.clients.push(...sessions);
-      for (let i = 0; i < target.watchers; i++) opened.push(this.watch((...args) => sessions[i % sessions.length].stream(...args), request.path, request.eventPrefix, watcher++));
+      for (let i = 0; i < target.watchers; i++) opened.push(this.watchRetrying((...args) => sessions[i % sessions.length].stream(...args), request.path, request.eventPrefix, watcher++));
     }
     const results = await Promise.all(opened);
     const established = results.filter((ok) => ok).length;
     this.send({ kind: 'opened', established, failed: total - established, ms: monotonicMs() - began });
+  }
+
+  /**
+   * A watch opened as a client retries one (a loaded machine may time out a handshake or answer
+   * 429): up to OPEN_ATTEMPTS times, a second more apart each time.
+   */
+  private async watchRetrying(stream: StreamOpener, path: string, eventPrefix: string, index: number): Promise<boolean> {
+    for (let attempt = 1; ; attempt++) {
+      if (await this.watch(stream, path, eventPrefix, index)) return true;
+      if (attempt === OPEN_ATTEMPTS) return false;
+      await new Promise((r) => setTimeout(r, 1000 * attempt));
+    }
   }
 
   /**
@@ -114,9 +128,12 @@ class WatchWorker {
       }, () => {
         if (over) return;
         over = true;
+        if (!answered) {
+          resolve(false);
+          return;
+        }
         this.ended++;
-        if (!answered) resolve(false);
-        else if (!this.closing && this.lastSeen[index] > 0) {
+        if (!this.closing && this.lastSeen[index] > 0) {
           void this.watch(stream, path.replace(/resourceVersion=\d+/, `resourceVersion=${this.lastSeen[index]}`), eventPrefix, index);
         }
       });
