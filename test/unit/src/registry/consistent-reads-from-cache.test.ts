@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { GenericRegistry, planList, strategyFor, type ServedResource } from '../../../../src/registry';
-import { buildApiServerParts } from '../../../../src/server/default-parts';
+import { buildApiServerParts } from '../../../../src/server/api-machinery';
 import { ObjectStore } from '../../../../src/storage/object-store';
 import { WatchCache } from '../../../../src/storage/watch-cache';
 import { memoryKv } from '../../../support/memory-kv';
