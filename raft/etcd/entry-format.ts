@@ -10,7 +10,28 @@
  * because replicas of earlier builds still read a 13-byte header, and in a rolling upgrade they
  * apply entries that new leaders write; a shorter header needs a cluster version first, so that a
  * leader knows every member reads it.
+ *
+ * The kind numbers are stored in every replica's log: they never change, and a new kind takes a
+ * new number (a replica of an earlier build stops on a kind it does not know, rather than skip it).
  */
+
+/** The kinds of store entries (what KvStateMachine executes). */
+export const EntryKind = {
+  put: 1,
+  deleteRange: 2,
+  txn: 3,
+  compaction: 4,
+  leaseGrant: 5,
+  leaseRevoke: 6,
+  leaseKeepAlive: 7,
+  /** The leader asks every replica to digest its store at this entry (consistency-check.ts). */
+  hashCheck: 8,
+  /** One replica's digest for a hash check. */
+  hashReport: 9,
+  /** A member's name and client URLs, published once per start (cluster-membership.ts). */
+  memberAttributes: 10,
+} as const;
+export type EntryKindName = keyof typeof EntryKind;
 
 const HEADER_BYTES = 13;
 

@@ -92,7 +92,7 @@ import { readRestoredClusterId } from './snapshot-restore';
 import { checkDeleteRangeRequest, checkPutRequest, checkRangeRequest, checkTxnRequest } from './request-checks';
 import { ClusterMembership } from './cluster-membership';
 import { MemberRegistry, decodeMemberAttributes, encodeMemberAttributes, unwrapSnapshotImage, wrapSnapshotImage } from './member-registry';
-import { decodeEntry, encodeEntry } from './entry-format';
+import { EntryKind, decodeEntry, encodeEntry, type EntryKindName } from './entry-format';
 
 export interface KvReplicaMember {
   id: NodeId;
@@ -136,24 +136,6 @@ export interface KvReplicaOptions {
   maxRequestBytes?: number;
   logger?: (line: string) => void;
 }
-
-/** The kinds of log entries; the numbers are stored in the log and must never change. */
-const EntryKind = {
-  put: 1,
-  deleteRange: 2,
-  txn: 3,
-  compaction: 4,
-  leaseGrant: 5,
-  leaseRevoke: 6,
-  leaseKeepAlive: 7,
-  /** The leader asks every replica to digest its store at this entry (consistency-check.ts). */
-  hashCheck: 8,
-  /** One replica's digest for a hash check. */
-  hashReport: 9,
-  /** A member's name and client URLs, published once per start (cluster-membership.ts). */
-  memberAttributes: 10,
-} as const;
-type EntryKindName = keyof typeof EntryKind;
 
 /**
  * With CARINA_RAFT_METRICS_FILE=1 in its environment, a replica keeps its Raft node's peak

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { decodeEntry, encodeEntry } from '../../../../raft/etcd/entry-format';
+import { EntryKind, decodeEntry, encodeEntry } from '../../../../raft/etcd/entry-format';
 
 /** An entry as replicas wrote them before 2026-11-27: kind, proposer (u32), sequence (u64), request. */
 function earlierEntry(kind: number, proposer: number, seq: bigint, request: Uint8Array): Uint8Array {
@@ -38,5 +38,9 @@ describe('raft/etcd entry-format: the store request inside a log entry', () => {
     expect(() => encodeEntry(256, new Uint8Array(0))).to.throw(RangeError);
     expect(() => encodeEntry(-1, new Uint8Array(0))).to.throw(RangeError);
     expect(decodeEntry(encodeEntry(7, new Uint8Array(0))).request.length).to.equal(0);
+  });
+
+  it('keeps the kind numbers that every replica\'s log holds', () => {
+    expect(EntryKind).to.deep.equal({ put: 1, deleteRange: 2, txn: 3, compaction: 4, leaseGrant: 5, leaseRevoke: 6, leaseKeepAlive: 7, hashCheck: 8, hashReport: 9, memberAttributes: 10 });
   });
 });
