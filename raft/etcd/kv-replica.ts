@@ -135,6 +135,12 @@ export interface KvReplicaOptions {
   /** etcd's --max-request-bytes (1.5 MiB). */
   maxRequestBytes?: number;
   logger?: (line: string) => void;
+  /**
+   * Wraps the state machine that RaftNode drives, given the store under it: the seam through
+   * which tests inject faults (test/support/store-damage.ts damages the store as a bit flip
+   * would). Absent: RaftNode drives the state machine itself.
+   */
+  wrapStateMachine?: (machine: StateMachine, store: MvccStore) => StateMachine;
 }
 
 /**
@@ -184,8 +190,6 @@ export class KvReplica implements KvClient {
   private dbSizeCache = { at: 0, bytes: 0 };
   /** revision → the apply span of the traced write that made it, oldest first. */
   private readonly writeTraces = new Map<number, SpanContext>();
-  /** Test hook: once this index is applied, the store is damaged in memory (corruptStoreForTest). */
-  private corruptAfterIndexForTest: number | null = null;
 
   private constructor(
     private readonly options: KvReplicaOptions,
@@ -222,7 +226,7 @@ export class KvReplica implements KvClient {
       this.consistency.resumeCorruption(earlier);
       this.log(`CORRUPT: a consistency check found this member's store diverged (${earlier.reason}); it serves nothing until ${corruptionFile(options.dataDir)} is removed, after restoring its data from a snapshot or from the other members`);
     }
-    this.node = nodeFactory({
+    const machine: StateMachine = {
       appliedIndex: () => replica.appliedIndexValue,
       apply: (entries, lastIndex) => replica.apply(entries, lastIndex),
       // The state is captured now, at the applied index; the encoding lets the event loop run.
@@ -231,7 +235,8 @@ export class KvReplica implements KvClient {
         return encodeImageSliced(replica.store.image()).then((image) => wrapSnapshotImage(registry, image));
       },
       restore: (data, index) => replica.restore(data, index),
-    });
+    };
+    this.node = nodeFactory(options.wrapStateMachine?.(machine, store) ?? machine);
     const self = options.members.find((m) => m.id === options.id) as KvReplicaMember;
     this.membership = new ClusterMembership({
       id: options.id,
@@ -778,29 +783,6 @@ export class KvReplica implements KvClient {
     return this.consistency.corruption;
   }
 
-  /**
-   * FOR TESTS ONLY: changes one value in this replica's store in memory, outside the log, as a
-   * bit flip would; nothing reaches the disk. Returns false when the store holds no value yet.
-   */
-  corruptStoreForTest(): boolean {
-    const image = this.store.image();
-    for (let i = image.records.length - 1; i >= 0; i--) {
-      const kv = image.records[i].kv;
-      if (kv === null) continue;
-      const value = Buffer.concat([Buffer.from(kv.value), Buffer.from('!corrupt')]);
-      image.records[i] = { ...image.records[i], kv: { ...kv, value } };
-      this.store.restoreImage(image);
-      this.log(`TEST HOOK: damaged the value of key ${JSON.stringify(image.records[i].key)} in memory`);
-      return true;
-    }
-    return false;
-  }
-
-  /** FOR TESTS ONLY: corruptStoreForTest() once an entry at or after `index` has applied. */
-  corruptStoreAfterIndexForTest(index: number): void {
-    this.corruptAfterIndexForTest = index;
-  }
-
   /** Cancels every open watch: its events would come from a store that diverged. */
   private endWatches(reason: string): void {
     const watchers = [...this.liveWatchers];
@@ -868,7 +850,6 @@ export class KvReplica implements KvClient {
     }
     this.persist(lastIndex);
     this.appliedIndexValue = lastIndex;
-    if (this.corruptAfterIndexForTest !== null && lastIndex >= this.corruptAfterIndexForTest && this.corruptStoreForTest()) this.corruptAfterIndexForTest = null;
     return outcomes;
   }
 

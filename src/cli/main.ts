@@ -2,9 +2,13 @@
  * The `carina` command. `carina server` starts one replica: the Raft-replicated store with its
  * etcd v3 API (or, with --etcd-servers, a client of an external etcd) and the Kubernetes API
  * server over it, and logs where its start went (`start-up:` each phase's time and CPU).
+ *
+ * Run as a program (bin/carina, `node dist/src/cli/main.js`), it runs the command in argv. A
+ * test harness that must reach inside a replica imports runCarina and passes CarinaSeams: the
+ * command itself never sets them.
  */
 import { resolve } from 'node:path';
-import { EtcdClient, type KvClient } from '../../raft';
+import { EtcdClient, type KvClient, type KvReplicaOptions } from '../../raft';
 import { FlagError, formatHelp, parseFlags, type FlagSpec, type FlagValues } from './flags';
 import { parseInitialCluster, startStoreServer, type RunningStoreServer } from '../server/store-server';
 import { startApiServer, storeHealthCheck, withTimeout, type RaftStatusView } from '../server/api-server';
@@ -87,7 +91,13 @@ const SERVER_SUMMARY = 'Starts one replica of Carina: the Raft-replicated key-va
   'Kubernetes API server over it (HTTPS on --bind-address:--secure-port; admin kubeconfig in <data-dir>/admin.kubeconfig).\n' +
   'With --etcd-servers the objects live in that etcd instead and no replica is started.';
 
-async function main(argv: string[]): Promise<number> {
+/** What a test harness may put into a `carina server` process (test/support builds them). */
+export interface CarinaSeams {
+  /** Wraps the embedded store's state machine (KvReplicaOptions.wrapStateMachine), to inject a fault. */
+  wrapStateMachine?: KvReplicaOptions['wrapStateMachine'];
+}
+
+async function main(argv: string[], seams: CarinaSeams): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write('Usage: carina <command> [flags]\n\nCommands:\n  server          start one replica (see carina server --help)\n  local-cluster   up|down: replicas and HAProxy on loopback (see carina local-cluster --help)\n  members         list|add|promote|remove|transfer-leader: the members of a running cluster (see carina members --help)\n  snapshot        save|status|restore: backups of the store (see carina snapshot --help)\n  chaos           failure injection against a cluster in network namespaces (see carina chaos --help)\n  pki             init|copy: the PKI a cluster\'s replicas share (see carina pki --help)\n');
@@ -142,12 +152,9 @@ async function main(argv: string[]): Promise<number> {
     if (interval > 0) compactor = startCompactor(kv, interval, log);
   } else {
     startUp.mark('flags and certificates');
-    store = await startEmbeddedStore(flags, dataDir, log, startUp);
+    store = await startEmbeddedStore(flags, dataDir, log, seams, startUp);
     kv = store.replica;
     store.replica.startConsistencyChecks(flags['consistency-check-interval'] as number);
-    // Lets the integration tests show that a diverged replica is detected; never set in production.
-    const corruptAfter = Number(process.env.CARINA_TEST_CORRUPT_AFTER_INDEX ?? '');
-    if (corruptAfter > 0) store.replica.corruptStoreAfterIndexForTest(corruptAfter);
   }
   if (flags['secure-port'] === 0) {
     if (store === undefined) throw new FlagError('--secure-port=0 with --etcd-servers would serve nothing');
@@ -532,7 +539,7 @@ class StartUpTimeline {
   }
 }
 
-async function startEmbeddedStore(flags: FlagValues, dataDir: string, log: (line: string) => void, startUp?: StartUpTimeline): Promise<RunningStoreServer> {
+async function startEmbeddedStore(flags: FlagValues, dataDir: string, log: (line: string) => void, seams: CarinaSeams, startUp?: StartUpTimeline): Promise<RunningStoreServer> {
   const memberId = flags['member-id'] as number;
   const initialClusterState = flags['initial-cluster-state'];
   if (initialClusterState !== 'new' && initialClusterState !== 'existing') throw new FlagError(`--initial-cluster-state must be "new" or "existing", not "${String(initialClusterState)}"`);
@@ -564,13 +571,19 @@ async function startEmbeddedStore(flags: FlagValues, dataDir: string, log: (line
     maxRequestBytes: flags['max-request-bytes'] as number,
     snapshotCatchupEntries: flags['snapshot-catchup-entries'] as number,
     initialClusterState,
+    wrapStateMachine: seams.wrapStateMachine,
   }, log, (phase) => startUp?.mark(phase));
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err) => {
-    process.stderr.write(`carina: ${err instanceof FlagError ? err.message : (err as Error).stack ?? String(err)}\n`);
-    process.exit(1);
-  },
-);
+/** Runs the `carina` command in `argv` and exits the process with its status. */
+export function runCarina(argv: string[], seams: CarinaSeams = {}): void {
+  main(argv, seams).then(
+    (code) => process.exit(code),
+    (err) => {
+      process.stderr.write(`carina: ${err instanceof FlagError ? err.message : (err as Error).stack ?? String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
+
+if (require.main === module) runCarina(process.argv.slice(2));

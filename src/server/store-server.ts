@@ -5,7 +5,7 @@
  * here ever listens in plaintext. The certificates come from src/certificates/store-pki.ts or
  * from the operator's files (src/cli/store-flags.ts).
  */
-import { EtcdGrpcServer, KvReplica, type KvReplicaMember, type MutualTls } from '../../raft';
+import { EtcdGrpcServer, KvReplica, type KvReplicaMember, type KvReplicaOptions, type MutualTls } from '../../raft';
 
 /** What the store's ports present and trust. */
 export interface StoreTls {
@@ -38,6 +38,8 @@ export interface StoreServerConfig {
   /** Entries kept behind a snapshot for slow followers (default: the replica's). */
   snapshotCatchupEntries?: number;
   tls: StoreTls;
+  /** A test harness's wrapper of the store's state machine (KvReplicaOptions.wrapStateMachine); never set by `carina` itself. */
+  wrapStateMachine?: KvReplicaOptions['wrapStateMachine'];
 }
 
 export interface RunningStoreServer {
@@ -66,6 +68,7 @@ export async function startStoreServer(config: StoreServerConfig, log: (line: st
     maxRequestBytes: config.maxRequestBytes,
     tls: { peer: config.tls.peer, client: config.tls.client, allowedPeerCommonName: config.tls.allowedPeerCommonName },
     logger: log,
+    wrapStateMachine: config.wrapStateMachine,
   });
   phaseDone('store: LevelDB and the Raft log opened');
   const raftAddress = await replica.start();

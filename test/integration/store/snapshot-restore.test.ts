@@ -8,8 +8,9 @@
  *  - three members restored from it form a new cluster holding the data, its revision bumped by
  *    10^9 and the old revisions compacted: through etcd's API (compacted) and through the
  *    Kubernetes API of a restored replica (410 for a list or a watch at an old resourceVersion);
- *  - consistency checks through the log: a replica damaged in memory (test hook) fails /readyz
- *    with store-consistency while the others stay ready.
+ *  - consistency checks through the log: a replica damaged in memory (a StoreDamage wrapped
+ *    around its state machine by test/support/carina-with-store-damage.ts) fails /readyz with
+ *    store-consistency while the others stay ready.
  */
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -24,6 +25,8 @@ import { makeStoreTestPki, type StoreTestPki } from '../../support/store-test-pk
 import { until } from '../../support/until';
 
 const CLI = join(__dirname, '..', '..', '..', 'src', 'cli', 'main.js');
+/** `carina` whose store damages itself at a log index (test/support/carina-with-store-damage.ts). */
+const CLI_WITH_STORE_DAMAGE = join(__dirname, '..', '..', 'support', 'carina-with-store-damage.js');
 const BUMP = 1_000_000_000;
 const PREFIX = '/registry/configmaps/default/';
 const CORRUPT_AFTER_INDEX = 400;
@@ -51,7 +54,8 @@ class Replica {
   log = '';
   private child: ChildProcess | null = null;
 
-  constructor(readonly id: number, readonly dataDir: string, readonly etcdPort: number, readonly apiPort: number, readonly args: string[], private readonly env: Record<string, string> = {}) {}
+  /** `command`: the script and its own arguments before `server` (default: this build's carina). */
+  constructor(readonly id: number, readonly dataDir: string, readonly etcdPort: number, readonly apiPort: number, readonly args: string[], private readonly command: string[] = [CLI]) {}
 
   get endpoint(): string {
     return `127.0.0.1:${this.etcdPort}`;
@@ -60,7 +64,7 @@ class Replica {
   start(): void {
     // As an operator copies it before a member's first start; files already there are kept.
     cpSync(pki.sharedPki, join(this.dataDir, 'pki'), { recursive: true, force: false });
-    const child = spawn(process.execPath, [CLI, 'server', ...this.args], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...this.command, 'server', ...this.args], { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     children.add(child);
     const keep = (d: Buffer) => {
@@ -159,7 +163,7 @@ function runCli(args: string[], timeoutMs = 30_000, command: string[] = [process
   });
 }
 
-function cluster(root: string, name: string, basePort: number, options: { apiOn?: number[]; env?: (id: number) => Record<string, string>; extra?: string[] } = {}): Replica[] {
+function cluster(root: string, name: string, basePort: number, options: { apiOn?: number[]; command?: (id: number) => string[] | undefined; extra?: string[] } = {}): Replica[] {
   const etcdPort = (id: number) => basePort + id;
   const raftPort = (id: number) => basePort + 10 + id;
   const apiPort = (id: number) => basePort + 20 + id;
@@ -173,7 +177,7 @@ function cluster(root: string, name: string, basePort: number, options: { apiOn?
     '--election-timeout=300ms',
     '--heartbeat-interval=50ms',
     ...(options.extra ?? []),
-  ], options.env?.(id)));
+  ], options.command?.(id)));
 }
 
 async function waitForLeader(members: Replica[], timeoutMs = 30_000): Promise<void> {
@@ -283,7 +287,7 @@ describe('carina snapshot save and restore, and consistency checks (processes)',
     restored = cluster(root, 'new', 22240, {
       apiOn: [1, 3],
       extra: ['--consistency-check-interval=1s'],
-      env: (id): Record<string, string> => (id === 3 ? { CARINA_TEST_CORRUPT_AFTER_INDEX: String(CORRUPT_AFTER_INDEX) } : {}),
+      command: (id) => (id === 3 ? [CLI_WITH_STORE_DAMAGE, `--damage-store-after-index=${CORRUPT_AFTER_INDEX}`] : undefined),
     });
     for (const m of restored) {
       const initialCluster = m.args.find((f) => f.startsWith('--initial-cluster='));
@@ -348,8 +352,8 @@ describe('carina snapshot save and restore, and consistency checks (processes)',
     const client = new EtcdClient({ endpoints: [healthy.endpoint, storeOnly.endpoint], tls: pki.clientTls });
     clients.push(client);
     const applied = (await client.status()).raftAppliedIndex;
-    expect(applied, 'the test hook fires at a fixed index; start-up must stay below it').to.be.below(CORRUPT_AFTER_INDEX);
-    // Writes move the log past the index at which member 3 damages its store (test hook).
+    expect(applied, 'the store damage fires at a fixed index; start-up must stay below it').to.be.below(CORRUPT_AFTER_INDEX);
+    // Writes move the log past the index at which member 3's store is damaged (StoreDamage).
     for (let i = 0; applied + i <= CORRUPT_AFTER_INDEX + 5; i++) await client.put({ key: enc(`/filler/${i}`), value: enc(String(i)) });
 
     const failed = await until('member 3 to fail /readyz', async () => {
@@ -358,7 +362,7 @@ describe('carina snapshot save and restore, and consistency checks (processes)',
     }, 30_000, () => victim.log.slice(-3000));
     expect(failed.text).to.include('[-]store-consistency failed');
     expect(victim.log).to.match(/CORRUPT: store of member 3 diverged: at log index \d+/);
-    expect(victim.log).to.include('TEST HOOK: damaged the value of key');
+    expect(victim.log).to.include('test fault: damaged the value of key');
     await until('member 1 to name member 3', async () => healthy.log.includes('member(s) 3 report a store digest different'), 10_000);
     // Operators see it in the member table too.
     const table = await runCli(['members', `--endpoints=${healthy.endpoint}`]);

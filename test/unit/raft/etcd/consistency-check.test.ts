@@ -1,7 +1,8 @@
 /**
  * Consistency checks through the log: the tally of ConsistencyChecker on its own, then three
- * KvReplicas in this process (ports 22120-22129) that agree, and one damaged in memory that is
- * found out, refuses to serve, and is named by the others.
+ * KvReplicas in this process (ports 22120-22129) that agree, and one damaged in memory (a
+ * StoreDamage around its state machine, test/support/store-damage.ts) that is found out, refuses
+ * to serve, and is named by the others.
  */
 import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { KvReplica, type KvReplicaMember } from '../../../../raft/etcd/kv-replic
 import { isKvError } from '../../../../raft/kv/errors';
 import type { WatchResponse } from '../../../../raft/kv/types';
 import { MvccStore } from '../../../../raft/kv/mvcc-store';
+import { StoreDamage } from '../../../support/store-damage';
 import { until } from '../../../support/until';
 
 const enc = (s: string) => Buffer.from(s);
@@ -107,8 +109,9 @@ describe('consistency checks between KvReplicas', function () {
   let root: string;
   const replicas: KvReplica[] = [];
   const logs: string[][] = [[], [], []];
+  const damages = [1, 2, 3].map((id) => new StoreDamage((l) => logs[id - 1].push(l)));
   let members: KvReplicaMember[];
-  const openReplica = (id: number) => KvReplica.open({ id, dataDir: join(root, `m${id}`), members, tickMs: 20, electionTicks: 10, logger: (l) => logs[id - 1].push(l) });
+  const openReplica = (id: number) => KvReplica.open({ id, dataDir: join(root, `m${id}`), members, tickMs: 20, electionTicks: 10, logger: (l) => logs[id - 1].push(l), wrapStateMachine: damages[id - 1].wrap });
 
   before(async () => {
     root = mkdtempSync(join(process.env.CARINA_TMP ?? tmpdir(), 'carina-consistency-'));
@@ -150,7 +153,7 @@ describe('consistency checks between KvReplicas', function () {
     const victim = (leaderIndex + 1) % 3;
     const before: WatchResponse[] = [];
     replicas[victim].watch({ key: enc('key-'), rangeEnd: enc('key.') }, (w) => before.push(w));
-    expect(replicas[victim].corruptStoreForTest()).to.equal(true);
+    expect(damages[victim].damageNow()).to.equal(true);
     const checkIndex = await replicas[leaderIndex].checkConsistencyNow();
     await until('the victim to find itself corrupt', async () => replicas[victim].isCorrupt());
     expect(replicas[victim].corruption()?.checkIndex).to.equal(checkIndex);
