@@ -197,6 +197,17 @@ export class ClusterMembership {
     this.syncTransportPeers();
   }
 
+  /** The member registry as a Raft snapshot carries it. */
+  snapshotRegistry(): Uint8Array {
+    return this.host.registry.encode();
+  }
+
+  /** A Raft snapshot's registry, taken at `index`, replaces this one; the transport's peers follow. */
+  restoreRegistry(encoded: Uint8Array, index: number): void {
+    this.host.registry.restore(encoded, index);
+    this.syncTransportPeers();
+  }
+
   /**
    * The transport's peers follow the registry: every other member with a known address. A peer
    * goes only when a conf change applied here removes it, not when a snapshot's registry lacks

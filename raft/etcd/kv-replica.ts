@@ -4,9 +4,9 @@
  * KvClient interface; the gRPC server (grpc-server.ts) exposes the same to etcd clients.
  *
  * Writes: a request is checked (request-checks.ts), encoded as a log entry (kind, proposing
- * member, sequence number, the etcd request in protobuf) and proposed. Every replica applies
- * every committed entry in log order to its MvccStore and persists the result with the applied
- * index in one LevelDB batch (LevelMvcc). The replica that proposed an entry recognises its
+ * member, sequence number, the etcd request in protobuf) and proposed. Every replica's state
+ * machine (kv-state-machine.ts) applies every committed entry in log order to its MvccStore and
+ * persists the result with the applied index in one LevelDB batch (LevelMvcc). The replica that proposed an entry recognises its
  * (member, sequence) and hands the result back to the caller, which is answered only once the
  * entry is committed AND applied here: read-your-writes on this replica.
  *
@@ -45,15 +45,15 @@ import { randomBytes } from 'node:crypto';
 import { trace, type Context, type SpanContext } from '@opentelemetry/api';
 import { isRaftError } from '../core';
 import type { NodeId } from '../core';
-import { Histogram, MetricsFile, RaftNode, type AppliedEntry, type MetricFamily, type StateMachine, type Transport } from '../node';
-import { BACKEND_COMMIT_BUCKETS, GrpcServerMetrics, storeMetricFamilies, type StoreStatusReport } from './metrics';
+import { MetricsFile, RaftNode, type MetricFamily, type StateMachine, type Transport } from '../node';
+import { GrpcServerMetrics, storeMetricFamilies, type StoreStatusReport } from './metrics';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, openRaftLog, crc32, type WalStorage } from '../storage';
 import { GrpcTransport, type MutualTls } from '../transport';
 import { KvError, isKvError } from '../kv';
 import { RevisionHistory } from './auto-compactor';
 import { LeaseClock } from './lease-clock';
 import { LevelMvcc } from '../kv';
-import { decodeImage, encodeImageSliced, encodeRecordValue } from '../kv';
+import { encodeRecordValue } from '../kv';
 import type { MvccStore, OpResult, RangeResult, TxnResult } from '../kv';
 import { toKeyRange } from '../kv';
 import { WatchHub, Watcher, type WatchDelivery, type WatchSink } from '../kv';
@@ -91,8 +91,9 @@ import { encodeSnapshotFile } from './snapshot-file';
 import { readRestoredClusterId } from './snapshot-restore';
 import { checkDeleteRangeRequest, checkPutRequest, checkRangeRequest, checkTxnRequest } from './request-checks';
 import { ClusterMembership } from './cluster-membership';
-import { MemberRegistry, decodeMemberAttributes, encodeMemberAttributes, unwrapSnapshotImage, wrapSnapshotImage } from './member-registry';
-import { EntryKind, decodeEntry, encodeEntry, type EntryKindName } from './entry-format';
+import { KvStateMachine, type EntryOutcome } from './kv-state-machine';
+import { MemberRegistry, encodeMemberAttributes } from './member-registry';
+import { EntryKind, encodeEntry, type EntryKindName } from './entry-format';
 
 export interface KvReplicaMember {
   id: NodeId;
@@ -157,12 +158,8 @@ const LEASE_REVOKES_PER_CHECK = 500;
 /** How often a member retries publishing its name and client URLs after a start. */
 const PUBLISH_RETRY_MS = 500;
 
-type Outcome = { value: unknown } | { error: KvError };
-
 /** src/observability/spans.ts's attribute for a stage event's duration (raft/ imports nothing from src/). */
 const STAGE_DURATION_ATTRIBUTE = 'carina.stage.duration_ms';
-/** Traced writes remembered by revision, for linking watch events to them. */
-const WRITE_TRACES_MAX = 4096;
 
 export class KvReplica implements KvClient {
   /** Transactions may relocate keys (raft/kv/mvcc-store.ts): this store executes requestRelocate. */
@@ -171,12 +168,10 @@ export class KvReplica implements KvClient {
   private readonly node: RaftNode;
   private readonly membership: ClusterMembership;
   private readonly hub: WatchHub;
-  private appliedIndexValue: number;
+  private readonly stateMachine: KvStateMachine;
   private term = 0;
   private readonly leaseClock = new LeaseClock();
   private readonly timers: NodeJS.Timeout[] = [];
-  private diskQueue: Promise<void> = Promise.resolve();
-  private diskFailure: Error | null = null;
   private readRoundInFlight = false;
   private readWaiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
   private stopped = false;
@@ -186,15 +181,12 @@ export class KvReplica implements KvClient {
   private metricsFile: MetricsFile | null = null;
   /** The etcd API's gRPC counters (EtcdGrpcServer counts into them). */
   readonly grpcMetrics = new GrpcServerMetrics();
-  private readonly backendCommit = new Histogram(BACKEND_COMMIT_BUCKETS);
   private dbSizeCache = { at: 0, bytes: 0 };
-  /** revision → the apply span of the traced write that made it, oldest first. */
-  private readonly writeTraces = new Map<number, SpanContext>();
 
   private constructor(
     private readonly options: KvReplicaOptions,
     private readonly store: MvccStore,
-    private readonly disk: LevelMvcc,
+    disk: LevelMvcc,
     private readonly raftStorage: WalStorage,
     private readonly transport: GrpcTransport,
     private readonly registry: MemberRegistry,
@@ -202,7 +194,6 @@ export class KvReplica implements KvClient {
     appliedIndex: number,
   ) {
     this.id = options.id;
-    this.appliedIndexValue = appliedIndex;
     this.hub = new WatchHub(store);
     const replica = this;
     this.consistency = new ConsistencyChecker({
@@ -226,21 +217,13 @@ export class KvReplica implements KvClient {
       this.consistency.resumeCorruption(earlier);
       this.log(`CORRUPT: a consistency check found this member's store diverged (${earlier.reason}); it serves nothing until ${corruptionFile(options.dataDir)} is removed, after restoring its data from a snapshot or from the other members`);
     }
-    const machine: StateMachine = {
-      appliedIndex: () => replica.appliedIndexValue,
-      apply: (entries, lastIndex) => replica.apply(entries, lastIndex),
-      // The state is captured now, at the applied index; the encoding lets the event loop run.
-      snapshot: () => {
-        const registry = replica.registry.encode();
-        return encodeImageSliced(replica.store.image()).then((image) => wrapSnapshotImage(registry, image));
-      },
-      restore: (data, index) => replica.restore(data, index),
-    };
-    this.node = nodeFactory(options.wrapStateMachine?.(machine, store) ?? machine);
     const self = options.members.find((m) => m.id === options.id) as KvReplicaMember;
     this.membership = new ClusterMembership({
       id: options.id,
-      node: this.node,
+      // The node is made below, driving the state machine that applies membership entries here.
+      get node() {
+        return replica.node;
+      },
       registry,
       transport,
       self,
@@ -257,6 +240,8 @@ export class KvReplica implements KvClient {
       stop: () => replica.close(),
       log: (line) => replica.log(line),
     });
+    this.stateMachine = new KvStateMachine({ store, disk, appliedIndex, leaseClock: this.leaseClock, membership: this.membership, consistency: this.consistency, watches: this.hub });
+    this.node = nodeFactory(options.wrapStateMachine?.(this.stateMachine, store) ?? this.stateMachine);
   }
 
   /** The cluster's id: derived from the initial members, or learned from the cluster when joining. */
@@ -358,8 +343,7 @@ export class KvReplica implements KvClient {
     await this.node.stop();
     await this.transport.stop();
     await this.raftStorage.close();
-    await this.diskQueue;
-    await this.disk.close();
+    await this.stateMachine.close();
   }
 
   // ------------------------------------------------------------------ KvClient
@@ -502,7 +486,7 @@ export class KvReplica implements KvClient {
    * while it is among the last few thousand traced writes; undefined otherwise.
    */
   writeTraceContext(revision: number): SpanContext | undefined {
-    return this.writeTraces.size === 0 ? undefined : this.writeTraces.get(revision);
+    return this.stateMachine.writeTraceContext(revision);
   }
 
   // ------------------------------------------------------------------ for the gRPC server
@@ -639,12 +623,12 @@ export class KvReplica implements KvClient {
       role: status.role,
       lead: status.lead,
       commit: status.commit,
-      applied: this.appliedIndexValue,
+      applied: this.stateMachine.appliedIndex(),
       pendingProposals: this.node.pendingProposals,
       node: this.node.metrics,
       sendFailuresByPeer: stats.sendFailuresByPeer,
       heartbeatSendFailures: stats.heartbeatSendFailures,
-      backendCommit: this.backendCommit.snapshot(),
+      backendCommit: this.stateMachine.backendCommitSeconds(),
       dbTotalBytes: this.databaseFileBytes(),
       dbInUseBytes: this.store.byteSize,
       keys: this.store.keyCount,
@@ -662,7 +646,7 @@ export class KvReplica implements KvClient {
       term: status.term,
       leader: status.lead,
       commit: status.commit,
-      applied: this.appliedIndexValue,
+      applied: this.stateMachine.appliedIndex(),
       lastIndex: status.lastIndex,
       revision: this.store.revision,
       members: this.members().map((m) => ({ id: Number(m.id), name: m.name, peerUrls: m.peerUrls, clientUrls: m.clientUrls, isLearner: m.isLearner })),
@@ -727,15 +711,7 @@ export class KvReplica implements KvClient {
    */
   async defragment(): Promise<void> {
     this.refuseIfCorrupt();
-    const rewritten = this.diskQueue.then(() => {
-      if (this.diskFailure) throw this.diskFailure;
-      return this.disk.defragment();
-    });
-    // Commits queue behind the rewrite, as behind any write; a failed rewrite fails the node's disk.
-    this.diskQueue = rewritten.catch((err: Error) => {
-      this.diskFailure ??= new Error(`store defragmentation failed: ${err.message}`, { cause: err });
-    });
-    await rewritten;
+    await this.stateMachine.defragment();
     await this.node.snapshotNow();
   }
 
@@ -748,7 +724,7 @@ export class KvReplica implements KvClient {
     await this.linearizableBarrier();
     // image() and the applied index are read in one synchronous step: no apply runs between them.
     const image = this.store.image();
-    return encodeSnapshotFile(image, { clusterId: this.clusterId, memberId: this.id, appliedIndex: this.appliedIndexValue });
+    return encodeSnapshotFile(image, { clusterId: this.clusterId, memberId: this.id, appliedIndex: this.stateMachine.appliedIndex() });
   }
 
   /**
@@ -806,136 +782,16 @@ export class KvReplica implements KvClient {
     if (this.stopped) throw new KvError('STOPPED');
     const maxBytes = this.options.maxRequestBytes ?? 1.5 * 1024 * 1024;
     if (body.length > maxBytes) throw new KvError('REQUEST_TOO_LARGE');
-    let outcome: Outcome | undefined;
+    let outcome: EntryOutcome | undefined;
     try {
-      // RaftNode hands this replica the outcome its apply() returned for the entry.
-      outcome = (await this.node.propose(encodeEntry(EntryKind[kind], body), trace)).result as Outcome | undefined;
+      // RaftNode hands this replica the outcome its state machine's apply() returned for the entry.
+      outcome = (await this.node.propose(encodeEntry(EntryKind[kind], body), trace)).result as EntryOutcome | undefined;
     } catch (err) {
       throw toKvError(err);
     }
     if (!outcome) throw new KvError('INTERNAL', `${kind}: applied without an outcome`);
     if ('error' in outcome) throw outcome.error;
     return outcome.value;
-  }
-
-  /** Applies committed entries; each one's outcome goes back to its proposer through RaftNode. */
-  private apply(entries: AppliedEntry[], lastIndex: number): Outcome[] {
-    // RaftNode applies a conf change, calls onConfChange, then apply([], its index).
-    this.membership.applyPending(lastIndex);
-    const outcomes: Outcome[] = [];
-    for (const entry of entries) {
-      let decoded: { kind: number; request: Uint8Array };
-      try {
-        decoded = decodeEntry(entry.data);
-      } catch (err) {
-        throw new Error(`entry ${entry.index}: ${(err as Error).message}`);
-      }
-      const { kind, request } = decoded;
-      let outcome: Outcome;
-      const traced = entry.traceContext;
-      const revisionBefore = this.store.revision;
-      // Remembered before executing: the hub hands the write's events to in-process watchers
-      // during execute, and a write makes exactly the next revision (forgotten if it made none).
-      if (traced !== undefined) this.rememberWriteTrace(revisionBefore + 1, traced);
-      try {
-        outcome = { value: this.execute(kind, request, entry.index) };
-      } catch (err) {
-        // Errors of the request (a missing lease, a compacted revision) are outcomes; anything
-        // else is a bug that must stop this replica before it diverges.
-        if (!isKvError(err)) throw err;
-        outcome = { error: err };
-      }
-      if (traced !== undefined && this.store.revision === revisionBefore) this.writeTraces.delete(revisionBefore + 1);
-      outcomes.push(outcome);
-    }
-    this.persist(lastIndex);
-    this.appliedIndexValue = lastIndex;
-    return outcomes;
-  }
-
-  /**
-   * Queues the applied changes for LevelDB without waiting: the Raft log already holds them
-   * durably, and a crash replays from the index the disk reached. Batches are written one at a
-   * time in apply order, so the disk always holds the state after a prefix of the log.
-   */
-  private persist(lastIndex: number): void {
-    if (this.diskFailure) throw this.diskFailure;
-    const changes = this.store.takeDurableChanges();
-    const reached = { revision: this.store.revision, compactRevision: this.store.compactRevision };
-    this.diskQueue = this.diskQueue.then(async () => {
-      const started = performance.now();
-      await this.disk.commit(changes, reached, lastIndex);
-      this.backendCommit.observe((performance.now() - started) / 1000);
-    }).catch((err: Error) => {
-      // The replica can no longer keep its disk in step with memory: the next apply fails the node.
-      this.diskFailure ??= new Error(`store write at index ${lastIndex} failed: ${err.message}`, { cause: err });
-    });
-  }
-
-  /** Applies one entry's request to the store. Deterministic but for the local lease clock. */
-  private execute(kind: number, body: Uint8Array, index: number): unknown {
-    switch (kind) {
-      case EntryKind.put:
-        return this.store.put(codecFor('PutRequest').decode(body));
-      case EntryKind.deleteRange:
-        return this.store.deleteRange(codecFor('DeleteRangeRequest').decode(body));
-      case EntryKind.txn:
-        return this.store.txn(codecFor('TxnRequest').decode(body));
-      case EntryKind.compaction: {
-        const { revision } = codecFor('CompactionRequest').decode(body);
-        this.store.compact(revision);
-        return { revision: this.store.revision };
-      }
-      case EntryKind.leaseGrant: {
-        const { id, ttl } = codecFor('LeaseGrantRequest').decode(body);
-        this.store.leaseGrant(id ?? 0n, ttl);
-        this.leaseClock.renew(id ?? 0n, ttl);
-        return { revision: this.store.revision };
-      }
-      case EntryKind.leaseRevoke: {
-        const { id } = codecFor('LeaseRevokeRequest').decode(body);
-        this.leaseClock.forget(id);
-        return this.store.leaseRevoke(id);
-      }
-      case EntryKind.leaseKeepAlive: {
-        const { id } = codecFor('LeaseKeepAliveRequest').decode(body);
-        const lease = this.store.lease(id);
-        if (!lease) throw new KvError('LEASE_NOT_FOUND');
-        this.leaseClock.renew(id, lease.ttl);
-        return { ttl: lease.ttl };
-      }
-      case EntryKind.memberAttributes: {
-        this.membership.applyAttributes(decodeMemberAttributes(body), index);
-        return { revision: this.store.revision };
-      }
-      case EntryKind.hashCheck:
-        return this.consistency.applyCheck(index);
-      case EntryKind.hashReport:
-        return this.consistency.applyReport(body);
-      default:
-        throw new Error(`store entry of unknown kind ${kind}: written by a newer version?`);
-    }
-  }
-
-  private async restore(data: Uint8Array, index: number): Promise<void> {
-    const { registry, image: imageBytes } = unwrapSnapshotImage(data);
-    const image = decodeImage(imageBytes);
-    if (registry !== null) {
-      this.registry.restore(registry, index);
-      this.membership.syncTransportPeers();
-    }
-    await this.diskQueue;
-    if (this.diskFailure) throw this.diskFailure;
-    await this.disk.replace(image, index);
-    this.store.restoreImage(image);
-    this.appliedIndexValue = index;
-    this.leaseClock.restartAll(this.store.leases());
-    this.hub.resyncAll();
-  }
-
-  private rememberWriteTrace(revision: number, spanContext: SpanContext): void {
-    this.writeTraces.set(revision, spanContext);
-    if (this.writeTraces.size > WRITE_TRACES_MAX) this.writeTraces.delete(this.writeTraces.keys().next().value as number);
   }
 
   // ------------------------------------------------------------------ reads
