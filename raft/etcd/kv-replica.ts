@@ -10,7 +10,7 @@
  * (member, sequence) and hands the result back to the caller, which is answered only once the
  * entry is committed AND applied here: read-your-writes on this replica.
  *
- * Reads: linearizable by default, through ReadIndex (one round for every read that arrived
+ * Reads: linearizable by default, through ReadIndex (read-barrier.ts: one round for every read that arrived
  * while the previous round was in flight); `serializable` reads are served from local state.
  * Watches are served from this replica's own applied stream (WatchHub).
  *
@@ -42,8 +42,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { trace, type Context, type SpanContext } from '@opentelemetry/api';
-import { isRaftError } from '../core';
+import type { Context, SpanContext } from '@opentelemetry/api';
 import type { NodeId } from '../core';
 import { MetricsFile, RaftNode, type MetricFamily, type StateMachine, type Transport } from '../node';
 import { GrpcServerMetrics, storeMetricFamilies, type StoreStatusReport } from './metrics';
@@ -92,6 +91,8 @@ import { readRestoredClusterId } from './snapshot-restore';
 import { checkDeleteRangeRequest, checkPutRequest, checkRangeRequest, checkTxnRequest } from './request-checks';
 import { ClusterMembership } from './cluster-membership';
 import { KvStateMachine, type EntryOutcome } from './kv-state-machine';
+import { ReadBarrier } from './read-barrier';
+import { toKvError } from './to-kv-error';
 import { MemberRegistry, encodeMemberAttributes } from './member-registry';
 import { EntryKind, encodeEntry, type EntryKindName } from './entry-format';
 
@@ -158,8 +159,6 @@ const LEASE_REVOKES_PER_CHECK = 500;
 /** How often a member retries publishing its name and client URLs after a start. */
 const PUBLISH_RETRY_MS = 500;
 
-/** src/observability/spans.ts's attribute for a stage event's duration (raft/ imports nothing from src/). */
-const STAGE_DURATION_ATTRIBUTE = 'carina.stage.duration_ms';
 
 export class KvReplica implements KvClient {
   /** Transactions may relocate keys (raft/kv/mvcc-store.ts): this store executes requestRelocate. */
@@ -169,11 +168,10 @@ export class KvReplica implements KvClient {
   private readonly membership: ClusterMembership;
   private readonly hub: WatchHub;
   private readonly stateMachine: KvStateMachine;
+  private readonly readBarrier: ReadBarrier;
   private term = 0;
   private readonly leaseClock = new LeaseClock();
   private readonly timers: NodeJS.Timeout[] = [];
-  private readRoundInFlight = false;
-  private readWaiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
   private stopped = false;
   private readonly consistency: ConsistencyChecker;
   /** Watchers open on the hub, so that a replica found corrupt can end them. */
@@ -242,6 +240,7 @@ export class KvReplica implements KvClient {
     });
     this.stateMachine = new KvStateMachine({ store, disk, appliedIndex, leaseClock: this.leaseClock, membership: this.membership, consistency: this.consistency, watches: this.hub });
     this.node = nodeFactory(options.wrapStateMachine?.(this.stateMachine, store) ?? this.stateMachine);
+    this.readBarrier = new ReadBarrier(options.id, this.node);
   }
 
   /** The cluster's id: derived from the initial members, or learned from the cluster when joining. */
@@ -351,7 +350,7 @@ export class KvReplica implements KvClient {
   async range(request: RangeRequest, options?: KvCallOptions): Promise<RangeResponse> {
     this.refuseIfCorrupt();
     checkRangeRequest(request);
-    if (!request.serializable) await this.tracedBarrier(options?.trace);
+    if (!request.serializable) await this.readBarrier.waitTraced(options?.trace);
     const result = this.store.range(request);
     return { header: this.header(), ...result };
   }
@@ -375,7 +374,7 @@ export class KvReplica implements KvClient {
     checkTxnRequest(request);
     if (isReadOnlyTxn(request)) {
       // etcd serves a transaction without writes as a read: no log entry.
-      await this.tracedBarrier(options?.trace);
+      await this.readBarrier.waitTraced(options?.trace);
       const r = this.store.txn(request);
       return toTxnResponse(r, this.header(r.revision));
     }
@@ -422,7 +421,7 @@ export class KvReplica implements KvClient {
 
   async leaseTimeToLive(id: bigint, keys = false): Promise<LeaseTimeToLiveResponse> {
     this.refuseIfCorrupt();
-    await this.linearizableBarrier();
+    await this.readBarrier.wait();
     const lease = this.store.lease(id);
     if (!lease) return { header: this.header(), id, ttl: -1, grantedTtl: 0, keys: [] };
     const ttl = this.leaseClock.remainingSeconds(id, lease.ttl);
@@ -432,7 +431,7 @@ export class KvReplica implements KvClient {
 
   async leaseLeases(): Promise<LeaseLeasesResponse> {
     this.refuseIfCorrupt();
-    await this.linearizableBarrier();
+    await this.readBarrier.wait();
     return { header: this.header(), leases: this.store.leases().map((l) => ({ id: l.id })) };
   }
 
@@ -721,7 +720,7 @@ export class KvReplica implements KvClient {
    */
   async backupSnapshot(): Promise<Buffer> {
     this.refuseIfCorrupt();
-    await this.linearizableBarrier();
+    await this.readBarrier.wait();
     // image() and the applied index are read in one synchronous step: no apply runs between them.
     const image = this.store.image();
     return encodeSnapshotFile(image, { clusterId: this.clusterId, memberId: this.id, appliedIndex: this.stateMachine.appliedIndex() });
@@ -796,57 +795,6 @@ export class KvReplica implements KvClient {
 
   // ------------------------------------------------------------------ reads
 
-  /**
-   * linearizableBarrier; when the caller's span records, an event `raft.read_index` on it with
-   * the wait's duration (the store call's span covers the wait; an event costs far less than a span).
-   */
-  private tracedBarrier(parentContext: Context | undefined): Promise<void> {
-    const parent = parentContext === undefined ? undefined : trace.getSpan(parentContext);
-    if (parent === undefined || !parent.isRecording()) return this.linearizableBarrier();
-    const started = performance.now();
-    const record = (error?: string) => parent.addEvent('raft.read_index', { 'raft.node.id': this.id, [STAGE_DURATION_ATTRIBUTE]: performance.now() - started, ...(error === undefined ? {} : { 'error.type': error }) }, started);
-    return this.linearizableBarrier().then(
-      () => {
-        record();
-      },
-      (err: Error & { code?: unknown }) => {
-        record(typeof err.code === 'string' ? err.code : 'Error');
-        throw err;
-      },
-    );
-  }
-
-  /** Resolves once this replica has applied everything committed before the call (ReadIndex). */
-  private linearizableBarrier(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.readWaiters.push({ resolve, reject });
-      this.maybeStartReadRound();
-    });
-  }
-
-  /**
-   * One ReadIndex round at a time serves every read that arrived before it started; reads that
-   * arrive meanwhile wait for the next round, since the current one may predate them.
-   */
-  private maybeStartReadRound(): void {
-    if (this.readRoundInFlight || this.readWaiters.length === 0) return;
-    const batch = this.readWaiters;
-    this.readWaiters = [];
-    this.readRoundInFlight = true;
-    this.node.readIndex().then(
-      () => {
-        for (const w of batch) w.resolve();
-      },
-      (err) => {
-        const error = toKvError(err);
-        for (const w of batch) w.reject(error);
-      },
-    ).finally(() => {
-      this.readRoundInFlight = false;
-      this.maybeStartReadRound();
-    });
-  }
-
   // ------------------------------------------------------------------ leader duties
 
   private onLeaderChange(leader: NodeId, term: number): void {
@@ -906,25 +854,6 @@ function toResponseOp(r: OpResult, header: ResponseHeader): ResponseOp {
   if ('responseDeleteRange' in r) return { responseDeleteRange: { header, ...r.responseDeleteRange } };
   if ('responseRelocate' in r) return { responseRelocate: { header } };
   return { responseTxn: toTxnResponse(r.responseTxn, header) };
-}
-
-function toKvError(err: unknown): KvError {
-  if (isKvError(err)) return err;
-  if (isRaftError(err)) {
-    switch (err.code) {
-      case 'STOPPED':
-        return new KvError('STOPPED', undefined, { cause: err });
-      case 'NOT_LEADER':
-        return new KvError('NOT_LEADER', undefined, { cause: err });
-      case 'TIMEOUT':
-      case 'PROPOSAL_DROPPED':
-        // The entry may still commit later: the outcome is unknown, as with etcd's timeout.
-        return new KvError('TIMEOUT', undefined, { cause: err });
-      default:
-        return new KvError('UNAVAILABLE', err.message, { cause: err });
-    }
-  }
-  return new KvError('INTERNAL', (err as Error).message, { cause: err });
 }
 
 /** A cluster id every member derives alike from the initial membership. */
