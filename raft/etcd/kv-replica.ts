@@ -12,7 +12,7 @@
  *
  * Reads: linearizable by default, through ReadIndex (read-barrier.ts: one round for every read that arrived
  * while the previous round was in flight); `serializable` reads are served from local state.
- * Watches are served from this replica's own applied stream (WatchHub).
+ * Watches are served from this replica's own applied stream (replica-watches.ts).
  *
  * Leases: granting, revoking and keep-alives go through the log, so every replica agrees on
  * which leases exist; when each expires is the leader's clock's (lease-clock.ts), and the leader
@@ -54,8 +54,7 @@ import { LeaseClock } from './lease-clock';
 import { LevelMvcc } from '../kv';
 import { encodeRecordValue } from '../kv';
 import type { MvccStore, OpResult, RangeResult, TxnResult } from '../kv';
-import { toKeyRange } from '../kv';
-import { WatchHub, Watcher, type WatchDelivery, type WatchSink } from '../kv';
+import type { Watcher, WatchDelivery, WatchSink } from '../kv';
 import type {
   CompactionRequest,
   CompactionResponse,
@@ -92,6 +91,7 @@ import { checkDeleteRangeRequest, checkPutRequest, checkRangeRequest, checkTxnRe
 import { ClusterMembership } from './cluster-membership';
 import { KvStateMachine, type EntryOutcome } from './kv-state-machine';
 import { ReadBarrier } from './read-barrier';
+import { ReplicaWatches } from './replica-watches';
 import { toKvError } from './to-kv-error';
 import { MemberRegistry, encodeMemberAttributes } from './member-registry';
 import { EntryKind, encodeEntry, type EntryKindName } from './entry-format';
@@ -166,7 +166,7 @@ export class KvReplica implements KvClient {
   readonly id: NodeId;
   private readonly node: RaftNode;
   private readonly membership: ClusterMembership;
-  private readonly hub: WatchHub;
+  private readonly watches: ReplicaWatches;
   private readonly stateMachine: KvStateMachine;
   private readonly readBarrier: ReadBarrier;
   private term = 0;
@@ -174,8 +174,6 @@ export class KvReplica implements KvClient {
   private readonly timers: NodeJS.Timeout[] = [];
   private stopped = false;
   private readonly consistency: ConsistencyChecker;
-  /** Watchers open on the hub, so that a replica found corrupt can end them. */
-  private readonly liveWatchers = new Set<Watcher>();
   private metricsFile: MetricsFile | null = null;
   /** The etcd API's gRPC counters (EtcdGrpcServer counts into them). */
   readonly grpcMetrics = new GrpcServerMetrics();
@@ -192,7 +190,10 @@ export class KvReplica implements KvClient {
     appliedIndex: number,
   ) {
     this.id = options.id;
-    this.hub = new WatchHub(store);
+    this.watches = new ReplicaWatches(store, {
+      header: (revision) => replica.header(revision),
+      corruptionReason: () => replica.consistency.corruption?.reason ?? null,
+    });
     const replica = this;
     this.consistency = new ConsistencyChecker({
       memberId: options.id,
@@ -206,7 +207,7 @@ export class KvReplica implements KvClient {
         writeFileSync(corruptionFile(options.dataDir), JSON.stringify(corruption), { mode: PRIVATE_FILE_MODE });
         // A corrupt leader would keep deciding lease expiry and compaction from a wrong store.
         if (replica.node.isLeader) void replica.handOffLeadership();
-        replica.endWatches(corruption.reason);
+        replica.watches.endAll(corruption.reason);
       },
       log: (line) => replica.log(line),
     });
@@ -238,7 +239,7 @@ export class KvReplica implements KvClient {
       stop: () => replica.close(),
       log: (line) => replica.log(line),
     });
-    this.stateMachine = new KvStateMachine({ store, disk, appliedIndex, leaseClock: this.leaseClock, membership: this.membership, consistency: this.consistency, watches: this.hub });
+    this.stateMachine = new KvStateMachine({ store, disk, appliedIndex, leaseClock: this.leaseClock, membership: this.membership, consistency: this.consistency, watches: this.watches });
     this.node = nodeFactory(options.wrapStateMachine?.(this.stateMachine, store) ?? this.stateMachine);
     this.readBarrier = new ReadBarrier(options.id, this.node);
   }
@@ -322,7 +323,7 @@ export class KvReplica implements KvClient {
       this.metricsFile = new MetricsFile(join(this.options.dataDir, RAFT_METRICS_FILE), this.node);
       this.metricsFile.start();
     }
-    this.every(this.options.progressNotifyIntervalMs ?? 600_000, () => this.hub.notifyProgress());
+    this.every(this.options.progressNotifyIntervalMs ?? 600_000, () => this.watches.notifyProgress());
     const compaction = this.options.autoCompaction === undefined ? { intervalMs: 300_000, retentionMs: 300_000 } : this.options.autoCompaction;
     if (compaction) {
       const history = new RevisionHistory(compaction.retentionMs);
@@ -436,26 +437,7 @@ export class KvReplica implements KvClient {
   }
 
   watch(request: WatchCreateRequest, onResponse: (response: WatchResponse) => void): WatchHandle {
-    const watchId = request.watchId && request.watchId > 0 ? request.watchId : 0;
-    const corruption = this.consistency.corruption;
-    if (corruption !== null) {
-      const refused = this.watchResponse({ watchId, revision: this.store.revision, events: [] }, { created: true, canceled: true });
-      onResponse({ ...refused, cancelReason: corruption.reason });
-      return { watchId: Promise.resolve(watchId), cancel: async () => undefined };
-    }
-    onResponse(this.watchResponse({ watchId, revision: this.store.revision, events: [] }, { created: true }));
-    const watcher = this.openWatch(request, (d) => {
-      onResponse(this.watchResponse(d));
-      return true;
-    }, watchId);
-    return {
-      watchId: Promise.resolve(watchId),
-      cancel: async () => {
-        if (watcher.canceled) return;
-        this.cancelWatch(watcher);
-        onResponse(this.watchResponse({ watchId, revision: this.store.revision, events: [] }, { canceled: true }));
-      },
-    };
+    return this.watches.watch(request, onResponse);
   }
 
   async memberList(): Promise<MemberListResponse> {
@@ -490,51 +472,26 @@ export class KvReplica implements KvClient {
 
   // ------------------------------------------------------------------ for the gRPC server
 
-  /** Opens a watcher on the hub; the caller has sent its "created" response already. */
+  /** Opens a watcher on the hub; the caller has sent its "created" response already (replica-watches.ts). */
   openWatch(request: WatchCreateRequest, sink: WatchSink, watchId: number): Watcher {
-    const corruption = this.consistency.corruption;
-    if (corruption !== null) {
-      // Canceled before it replays anything: a corrupt store's history is not to be served.
-      const refused = new Watcher(watchId, toKeyRange(request.key, request.rangeEnd), new Set(), false, false, this.store.revision + 1, sink);
-      refused.canceled = true;
-      sink({ watchId, revision: this.store.revision, events: [], canceled: { compactRevision: 0, reason: corruption.reason } });
-      return refused;
-    }
-    let watcher: Watcher | undefined;
-    watcher = this.hub.watch(request, (d) => {
-      if (d.canceled && watcher !== undefined) this.liveWatchers.delete(watcher);
-      return sink(d);
-    }, watchId);
-    if (!watcher.canceled) this.liveWatchers.add(watcher);
-    return watcher;
+    return this.watches.open(request, sink, watchId);
   }
 
   cancelWatch(watcher: Watcher): void {
-    this.liveWatchers.delete(watcher);
-    this.hub.cancel(watcher);
+    this.watches.cancel(watcher);
   }
 
   resumeWatch(watcher: Watcher): void {
-    this.hub.resume(watcher);
+    this.watches.resume(watcher);
   }
 
   requestProgress(watchers: Watcher[]): void {
-    this.hub.notifyProgress(watchers);
+    this.watches.requestProgress(watchers);
   }
 
   /** A WatchResponse for a hub delivery, with this replica's header. */
   watchResponse(d: WatchDelivery, flags: { created?: boolean; canceled?: boolean } = {}): WatchResponse {
-    return {
-      // etcd's cancel for a compacted start carries no revision, only the compact revision.
-      header: this.header(d.canceled ? 0 : d.revision),
-      watchId: d.watchId,
-      created: flags.created ?? false,
-      canceled: flags.canceled ?? d.canceled !== undefined,
-      compactRevision: d.canceled?.compactRevision ?? 0,
-      cancelReason: d.canceled?.reason ?? '',
-      fragment: false,
-      events: d.events,
-    };
+    return this.watches.response(d, flags);
   }
 
   header(revision = this.store.revision): ResponseHeader {
@@ -756,17 +713,6 @@ export class KvReplica implements KvClient {
   /** Why this replica stopped serving, or null while its store agrees with the majority's. */
   corruption(): StoreCorruption | null {
     return this.consistency.corruption;
-  }
-
-  /** Cancels every open watch: its events would come from a store that diverged. */
-  private endWatches(reason: string): void {
-    const watchers = [...this.liveWatchers];
-    this.liveWatchers.clear();
-    for (const w of watchers) {
-      if (w.canceled) continue;
-      this.hub.cancel(w);
-      w.sink({ watchId: w.id, revision: this.store.revision, events: [], canceled: { compactRevision: 0, reason } });
-    }
   }
 
   private refuseIfCorrupt(): void {
