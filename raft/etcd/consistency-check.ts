@@ -7,7 +7,7 @@
  * their speed. Each then proposes a "hash report" entry (check index, its member id, its
  * digest). Every replica tallies the reports it applies; once a majority of the voters agree on
  * one digest, a replica whose own digest differs knows its store has diverged: it marks itself
- * corrupt (KvReplica then refuses reads and writes, and /readyz fails), and says so in its log.
+ * corrupt (its CorruptionGuard then refuses reads and writes, and /readyz fails), and says so in its log.
  * Mismatching members are recorded in the check's result on every replica.
  *
  * A replica that reached the check by installing a Raft snapshot taken after it has no digest of
@@ -87,7 +87,7 @@ export class ConsistencyChecker {
     return this.corrupt;
   }
 
-  /** A corruption found by an earlier run of this member (KvReplica keeps it on disk). */
+  /** A corruption found by an earlier run of this member (CorruptionGuard keeps it on disk). */
   resumeCorruption(corruption: StoreCorruption): void {
     this.corrupt = corruption;
   }

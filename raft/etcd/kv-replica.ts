@@ -39,14 +39,14 @@
  * stores at a point chosen through the log (consistency-check.ts); a replica found to differ
  * from the majority refuses reads and writes from then on (isCorrupt()).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Context, SpanContext } from '@opentelemetry/api';
 import type { NodeId } from '../core';
 import { MetricsFile, RaftNode, type MetricFamily, type StateMachine, type Transport } from '../node';
 import { GrpcServerMetrics, storeMetricFamilies, type StoreStatusReport } from './metrics';
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, openRaftLog, crc32, type WalStorage } from '../storage';
+import { PRIVATE_DIR_MODE, openRaftLog, crc32, type WalStorage } from '../storage';
 import { GrpcTransport, type MutualTls } from '../transport';
 import { KvError, isKvError } from '../kv';
 import { RevisionHistory } from './auto-compactor';
@@ -84,7 +84,8 @@ import type {
   WatchResponse,
 } from '../kv';
 import { codecFor, type MemberAddResponse, type MembersResponse } from './codec';
-import { ConsistencyChecker, type ConsistencyCheckResult, type StoreCorruption } from './consistency-check';
+import type { ConsistencyCheckResult, StoreCorruption } from './consistency-check';
+import { CorruptionGuard } from './corruption-guard';
 import { encodeSnapshotFile } from './snapshot-file';
 import { readRestoredClusterId } from './snapshot-restore';
 import { checkDeleteRangeRequest, checkPutRequest, checkRangeRequest, checkTxnRequest } from './request-checks';
@@ -173,7 +174,7 @@ export class KvReplica implements KvClient {
   private readonly leaseClock = new LeaseClock();
   private readonly timers: NodeJS.Timeout[] = [];
   private stopped = false;
-  private readonly consistency: ConsistencyChecker;
+  private readonly guard: CorruptionGuard;
   private metricsFile: MetricsFile | null = null;
   /** The etcd API's gRPC counters (EtcdGrpcServer counts into them). */
   readonly grpcMetrics = new GrpcServerMetrics();
@@ -192,30 +193,24 @@ export class KvReplica implements KvClient {
     this.id = options.id;
     this.watches = new ReplicaWatches(store, {
       header: (revision) => replica.header(revision),
-      corruptionReason: () => replica.consistency.corruption?.reason ?? null,
+      corruptionReason: () => replica.guard.corruption?.reason ?? null,
     });
     const replica = this;
-    this.consistency = new ConsistencyChecker({
+    this.guard = new CorruptionGuard({
       memberId: options.id,
+      dataDir: options.dataDir,
       voters: () => replica.node.status().confState.voters,
       image: () => replica.store.image(),
       proposeReport: async (report) => {
         await replica.submit('hashReport', report);
       },
       onCorrupt: (corruption) => {
-        // Kept on disk, as etcd keeps its CORRUPT alarm: a restart must not serve the damaged store again.
-        writeFileSync(corruptionFile(options.dataDir), JSON.stringify(corruption), { mode: PRIVATE_FILE_MODE });
         // A corrupt leader would keep deciding lease expiry and compaction from a wrong store.
         if (replica.node.isLeader) void replica.handOffLeadership();
         replica.watches.endAll(corruption.reason);
       },
       log: (line) => replica.log(line),
     });
-    const earlier = readCorruption(options.dataDir);
-    if (earlier !== undefined) {
-      this.consistency.resumeCorruption(earlier);
-      this.log(`CORRUPT: a consistency check found this member's store diverged (${earlier.reason}); it serves nothing until ${corruptionFile(options.dataDir)} is removed, after restoring its data from a snapshot or from the other members`);
-    }
     const self = options.members.find((m) => m.id === options.id) as KvReplicaMember;
     this.membership = new ClusterMembership({
       id: options.id,
@@ -239,7 +234,7 @@ export class KvReplica implements KvClient {
       stop: () => replica.close(),
       log: (line) => replica.log(line),
     });
-    this.stateMachine = new KvStateMachine({ store, disk, appliedIndex, leaseClock: this.leaseClock, membership: this.membership, consistency: this.consistency, watches: this.watches });
+    this.stateMachine = new KvStateMachine({ store, disk, appliedIndex, leaseClock: this.leaseClock, membership: this.membership, consistency: this.guard, watches: this.watches });
     this.node = nodeFactory(options.wrapStateMachine?.(this.stateMachine, store) ?? this.stateMachine);
     this.readBarrier = new ReadBarrier(options.id, this.node);
   }
@@ -337,7 +332,7 @@ export class KvReplica implements KvClient {
   async close(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    this.consistency.stop();
+    this.guard.stop();
     for (const t of this.timers) clearInterval(t);
     this.metricsFile?.stop();
     await this.node.stop();
@@ -456,7 +451,7 @@ export class KvReplica implements KvClient {
       raftIndex: s.lastIndex,
       raftTerm: s.term,
       raftAppliedIndex: s.appliedIndex,
-      errors: this.consistency.corruption ? [this.consistency.corruption.reason] : [],
+      errors: this.guard.corruption ? [this.guard.corruption.reason] : [],
       dbSizeInUse: dbSize,
       isLearner: s.confState.learners.includes(this.id),
     };
@@ -611,7 +606,7 @@ export class KvReplica implements KvClient {
         .filter((f) => f.id !== this.id),
       leaderChanges: [...this.node.leaderHistory],
       peerSilences: [...this.node.peerSilences],
-      corruption: this.consistency.corruption?.reason ?? null,
+      corruption: this.guard.corruption?.reason ?? null,
     };
   }
 
@@ -703,22 +698,20 @@ export class KvReplica implements KvClient {
 
   /** The last decided consistency check as this replica saw it (null before the first). */
   consistencyStatus(): ConsistencyCheckResult | null {
-    return this.consistency.lastResult;
+    return this.guard.lastResult;
   }
 
   isCorrupt(): boolean {
-    return this.consistency.corruption !== null;
+    return this.guard.corruption !== null;
   }
 
   /** Why this replica stopped serving, or null while its store agrees with the majority's. */
   corruption(): StoreCorruption | null {
-    return this.consistency.corruption;
+    return this.guard.corruption;
   }
 
   private refuseIfCorrupt(): void {
-    const corruption = this.consistency.corruption;
-    // etcd's wording, which its clients recognise; the reason is in this replica's log and Status errors.
-    if (corruption !== null) throw new KvError('CORRUPT');
+    this.guard.refuseIfCorrupt();
   }
 
   // ------------------------------------------------------------------ the write path
@@ -808,20 +801,4 @@ function clusterIdOf(members: KvReplicaMember[]): bigint {
   const hi = crc32(Buffer.from(text + '#hi'));
   const lo = crc32(Buffer.from(text + '#lo'));
   return ((BigInt(hi) << 32n) | BigInt(lo)) & 0x7fff_ffff_ffff_ffffn;
-}
-
-/** Where a member keeps the corruption a consistency check found, across restarts. */
-function corruptionFile(dataDir: string): string {
-  return join(dataDir, 'corrupt.json');
-}
-
-function readCorruption(dataDir: string): StoreCorruption | undefined {
-  const file = corruptionFile(dataDir);
-  if (!existsSync(file)) return undefined;
-  try {
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<StoreCorruption>;
-    return { checkIndex: Number(parsed.checkIndex ?? 0), reason: String(parsed.reason ?? 'found corrupt by an earlier run') };
-  } catch {
-    return { checkIndex: 0, reason: `unreadable ${file}: found corrupt by an earlier run` };
-  }
 }
