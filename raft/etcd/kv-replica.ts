@@ -49,7 +49,6 @@ import { GrpcServerMetrics, storeMetricFamilies, type StoreStatusReport } from '
 import { PRIVATE_DIR_MODE, openRaftLog, crc32, type WalStorage } from '../storage';
 import { GrpcTransport, type MutualTls } from '../transport';
 import { KvError, isKvError } from '../kv';
-import { RevisionHistory } from './auto-compactor';
 import { LeaseClock } from './lease-clock';
 import { LevelMvcc } from '../kv';
 import { encodeRecordValue } from '../kv';
@@ -91,6 +90,7 @@ import { readRestoredClusterId } from './snapshot-restore';
 import { checkDeleteRangeRequest, checkPutRequest, checkRangeRequest, checkTxnRequest } from './request-checks';
 import { ClusterMembership } from './cluster-membership';
 import { KvStateMachine, type EntryOutcome } from './kv-state-machine';
+import { LeaderDuties } from './leader-duties';
 import { ReadBarrier } from './read-barrier';
 import { ReplicaWatches } from './replica-watches';
 import { toKvError } from './to-kv-error';
@@ -154,9 +154,6 @@ export const RAFT_METRICS_FILE = 'raft-metrics.json';
 const STORE_VERSION = '3.4.0';
 /** etcd's MaxLeaseTTL. */
 const MAX_LEASE_TTL_SECONDS = 9_000_000_000;
-const LEASE_CHECK_MS = 500;
-/** At most this many revocations proposed per check (etcd: leaseRevokeRate 1000/s). */
-const LEASE_REVOKES_PER_CHECK = 500;
 /** How often a member retries publishing its name and client URLs after a start. */
 const PUBLISH_RETRY_MS = 500;
 
@@ -170,6 +167,7 @@ export class KvReplica implements KvClient {
   private readonly watches: ReplicaWatches;
   private readonly stateMachine: KvStateMachine;
   private readonly readBarrier: ReadBarrier;
+  private readonly leaderDuties: LeaderDuties;
   private term = 0;
   private readonly leaseClock = new LeaseClock();
   private readonly timers: NodeJS.Timeout[] = [];
@@ -237,6 +235,18 @@ export class KvReplica implements KvClient {
     this.stateMachine = new KvStateMachine({ store, disk, appliedIndex, leaseClock: this.leaseClock, membership: this.membership, consistency: this.guard, watches: this.watches });
     this.node = nodeFactory(options.wrapStateMachine?.(this.stateMachine, store) ?? this.stateMachine);
     this.readBarrier = new ReadBarrier(options.id, this.node);
+    this.leaderDuties = new LeaderDuties({
+      memberId: options.id,
+      node: this.node,
+      store,
+      leaseClock: this.leaseClock,
+      autoCompaction: options.autoCompaction === undefined ? { intervalMs: 300_000, retentionMs: 300_000 } : options.autoCompaction,
+      isServing: () => !replica.stopped && replica.guard.corruption === null,
+      revokeLease: (id) => replica.leaseRevoke(id),
+      compact: (revision) => replica.compact({ revision }),
+      proposeHashCheck: () => replica.submit('hashCheck', new Uint8Array(0)),
+      log: (line) => replica.log(line),
+    });
   }
 
   /** The cluster's id: derived from the initial members, or learned from the cluster when joining. */
@@ -312,20 +322,13 @@ export class KvReplica implements KvClient {
     await this.node.start();
     this.every(PUBLISH_RETRY_MS, () => this.membership.publish());
     this.every((this.options.tickMs ?? 100) * (this.options.electionTicks ?? 10), () => this.membership.checkStillMember());
-    this.every(LEASE_CHECK_MS, () => this.revokeExpiredLeases());
+    this.leaderDuties.start();
     // For tools that watch a replica from outside (bench/kv): heartbeat gaps and elections.
     if (process.env.CARINA_RAFT_METRICS_FILE === '1') {
       this.metricsFile = new MetricsFile(join(this.options.dataDir, RAFT_METRICS_FILE), this.node);
       this.metricsFile.start();
     }
     this.every(this.options.progressNotifyIntervalMs ?? 600_000, () => this.watches.notifyProgress());
-    const compaction = this.options.autoCompaction === undefined ? { intervalMs: 300_000, retentionMs: 300_000 } : this.options.autoCompaction;
-    if (compaction) {
-      const history = new RevisionHistory(compaction.retentionMs);
-      const sampleMs = Math.max(100, Math.floor(Math.min(compaction.intervalMs, compaction.retentionMs) / 10));
-      this.every(sampleMs, () => history.sample(this.store.revision, Date.now()));
-      this.every(compaction.intervalMs, () => this.autoCompact(history));
-    }
     return address;
   }
 
@@ -334,6 +337,7 @@ export class KvReplica implements KvClient {
     this.stopped = true;
     this.guard.stop();
     for (const t of this.timers) clearInterval(t);
+    this.leaderDuties.stop();
     this.metricsFile?.stop();
     await this.node.stop();
     await this.transport.stop();
@@ -499,42 +503,16 @@ export class KvReplica implements KvClient {
   }
 
   /** Hands leadership to `target` (etcd's MoveLeader); only the leader can. */
-  async moveLeader(target: NodeId): Promise<void> {
-    if (!this.node.isLeader) throw new KvError('NOT_LEADER');
-    if (!this.node.status().confState.voters.includes(target)) throw new KvError('MEMBER_NOT_FOUND');
-    try {
-      await this.node.transferLeadership(target);
-    } catch (err) {
-      throw toKvError(err);
-    }
+  moveLeader(target: NodeId): Promise<void> {
+    return this.leaderDuties.moveLeader(target);
   }
 
   /**
    * Before a planned stop: if this replica leads, hand leadership to the most caught-up voter so
    * the cluster does not wait out an election timeout. Best effort; false when nothing was handed.
    */
-  async handOffLeadership(): Promise<boolean> {
-    if (!this.node.isLeader) return false;
-    const status = this.node.status();
-    const candidates = status.confState.voters
-      .filter((id) => id !== this.options.id)
-      .map((id) => ({ id, match: status.progress[String(id)]?.match ?? 0 }))
-      .sort((a, b) => b.match - a.match);
-    if (candidates.length === 0) return false;
-    // A stop must not wait long for a transfer that cannot happen (no quorum left, say).
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([
-        this.node.transferLeadership(candidates[0].id).then(() => true),
-        new Promise<boolean>((resolve) => {
-          timer = setTimeout(() => resolve(false), 2000);
-        }),
-      ]);
-    } catch {
-      return false;
-    } finally {
-      clearTimeout(timer);
-    }
+  handOffLeadership(): Promise<boolean> {
+    return this.leaderDuties.handOffLeadership();
   }
 
   // ------------------------------------------------------------------ membership (cluster-membership.ts)
@@ -683,11 +661,7 @@ export class KvReplica implements KvClient {
    * replica takes part in checks whoever starts them; this only makes this one start them.
    */
   startConsistencyChecks(intervalMs: number): void {
-    if (intervalMs <= 0) return;
-    this.every(intervalMs, () => {
-      if (!this.node.isLeader || this.stopped || this.isCorrupt()) return;
-      this.submit('hashCheck', new Uint8Array(0)).catch((err) => this.log(`propose a consistency check: ${(err as Error).message}`));
-    });
+    this.leaderDuties.startConsistencyChecks(intervalMs);
   }
 
   /** Proposes one hash check now; resolves with its log index once applied here. */
@@ -738,26 +712,7 @@ export class KvReplica implements KvClient {
 
   private onLeaderChange(leader: NodeId, term: number): void {
     this.term = term;
-    if (leader !== this.id) return;
-    this.leaseClock.restartAll(this.store.leases());
-  }
-
-  private revokeExpiredLeases(): void {
-    if (!this.node.isLeader || this.stopped || this.isCorrupt()) return;
-    for (const id of this.leaseClock.takeExpired(LEASE_REVOKES_PER_CHECK)) {
-      this.leaseRevoke(id).catch((err) => {
-        if (!(isKvError(err) && err.code === 'LEASE_NOT_FOUND')) this.log(`revoke expired lease ${id}: ${(err as Error).message}`);
-      }).finally(() => this.leaseClock.revocationDone(id));
-    }
-  }
-
-  private autoCompact(history: RevisionHistory): void {
-    if (!this.node.isLeader || this.stopped || this.isCorrupt()) return;
-    const target = history.target(Date.now());
-    if (target <= this.store.compactRevision) return;
-    this.compact({ revision: target }).catch((err) => {
-      if (!(isKvError(err) && err.code === 'COMPACTED')) this.log(`automatic compaction to ${target}: ${(err as Error).message}`);
-    });
+    this.leaderDuties.onLeaderChange(leader);
   }
 
   private minLeaseTtlSeconds(): number {
