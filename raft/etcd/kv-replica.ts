@@ -42,7 +42,7 @@
 import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { Context, SpanContext } from '@opentelemetry/api';
+import type { SpanContext } from '@opentelemetry/api';
 import type { NodeId } from '../core';
 import { MetricsFile, RaftNode, type MetricFamily, type StateMachine, type Transport } from '../node';
 import { GrpcServerMetrics, storeMetricFamilies, type StoreStatusReport } from './metrics';
@@ -89,13 +89,13 @@ import { encodeSnapshotFile } from './snapshot-file';
 import { readRestoredClusterId } from './snapshot-restore';
 import { checkDeleteRangeRequest, checkPutRequest, checkRangeRequest, checkTxnRequest } from './request-checks';
 import { ClusterMembership } from './cluster-membership';
-import { KvStateMachine, type EntryOutcome } from './kv-state-machine';
+import { KvStateMachine } from './kv-state-machine';
 import { LeaderDuties } from './leader-duties';
 import { ReadBarrier } from './read-barrier';
 import { ReplicaWatches } from './replica-watches';
 import { toKvError } from './to-kv-error';
 import { MemberRegistry, encodeMemberAttributes } from './member-registry';
-import { EntryKind, encodeEntry, type EntryKindName } from './entry-format';
+import { EntryProposer } from './entry-proposer';
 
 export interface KvReplicaMember {
   id: NodeId;
@@ -167,6 +167,7 @@ export class KvReplica implements KvClient {
   private readonly watches: ReplicaWatches;
   private readonly stateMachine: KvStateMachine;
   private readonly readBarrier: ReadBarrier;
+  private readonly proposer: EntryProposer;
   private readonly leaderDuties: LeaderDuties;
   private term = 0;
   private readonly leaseClock = new LeaseClock();
@@ -189,18 +190,18 @@ export class KvReplica implements KvClient {
     appliedIndex: number,
   ) {
     this.id = options.id;
+    const replica = this;
     this.watches = new ReplicaWatches(store, {
       header: (revision) => replica.header(revision),
       corruptionReason: () => replica.guard.corruption?.reason ?? null,
     });
-    const replica = this;
     this.guard = new CorruptionGuard({
       memberId: options.id,
       dataDir: options.dataDir,
       voters: () => replica.node.status().confState.voters,
       image: () => replica.store.image(),
       proposeReport: async (report) => {
-        await replica.submit('hashReport', report);
+        await replica.proposer.propose('hashReport', report);
       },
       onCorrupt: (corruption) => {
         // A corrupt leader would keep deciding lease expiry and compaction from a wrong store.
@@ -226,7 +227,7 @@ export class KvReplica implements KvClient {
       header: () => replica.header(),
       isStopped: () => replica.stopped,
       proposeAttributes: async (update) => {
-        await replica.submit('memberAttributes', encodeMemberAttributes(update));
+        await replica.proposer.propose('memberAttributes', encodeMemberAttributes(update));
       },
       toKvError,
       stop: () => replica.close(),
@@ -235,6 +236,7 @@ export class KvReplica implements KvClient {
     this.stateMachine = new KvStateMachine({ store, disk, appliedIndex, leaseClock: this.leaseClock, membership: this.membership, consistency: this.guard, watches: this.watches });
     this.node = nodeFactory(options.wrapStateMachine?.(this.stateMachine, store) ?? this.stateMachine);
     this.readBarrier = new ReadBarrier(options.id, this.node);
+    this.proposer = new EntryProposer({ node: this.node, maxRequestBytes: options.maxRequestBytes ?? 1.5 * 1024 * 1024, isStopped: () => replica.stopped });
     this.leaderDuties = new LeaderDuties({
       memberId: options.id,
       node: this.node,
@@ -244,7 +246,7 @@ export class KvReplica implements KvClient {
       isServing: () => !replica.stopped && replica.guard.corruption === null,
       revokeLease: (id) => replica.leaseRevoke(id),
       compact: (revision) => replica.compact({ revision }),
-      proposeHashCheck: () => replica.submit('hashCheck', new Uint8Array(0)),
+      proposeHashCheck: () => replica.proposer.propose('hashCheck', new Uint8Array(0)),
       log: (line) => replica.log(line),
     });
   }
@@ -358,14 +360,14 @@ export class KvReplica implements KvClient {
   async put(request: PutRequest, options?: KvCallOptions): Promise<PutResponse> {
     this.refuseIfCorrupt();
     checkPutRequest(request);
-    const r = (await this.submit('put', codecFor('PutRequest').encode(request), options?.trace)) as { revision: number; prevKv?: PutResponse['prevKv'] };
+    const r = (await this.proposer.propose('put', codecFor('PutRequest').encode(request), options?.trace)) as { revision: number; prevKv?: PutResponse['prevKv'] };
     return r.prevKv ? { header: this.header(r.revision), prevKv: r.prevKv } : { header: this.header(r.revision) };
   }
 
   async deleteRange(request: DeleteRangeRequest, options?: KvCallOptions): Promise<DeleteRangeResponse> {
     this.refuseIfCorrupt();
     checkDeleteRangeRequest(request);
-    const r = (await this.submit('deleteRange', codecFor('DeleteRangeRequest').encode(request), options?.trace)) as { revision: number; deleted: number; prevKvs: DeleteRangeResponse['prevKvs'] };
+    const r = (await this.proposer.propose('deleteRange', codecFor('DeleteRangeRequest').encode(request), options?.trace)) as { revision: number; deleted: number; prevKvs: DeleteRangeResponse['prevKvs'] };
     return { header: this.header(r.revision), deleted: r.deleted, prevKvs: r.prevKvs };
   }
 
@@ -378,13 +380,13 @@ export class KvReplica implements KvClient {
       const r = this.store.txn(request);
       return toTxnResponse(r, this.header(r.revision));
     }
-    const r = (await this.submit('txn', codecFor('TxnRequest').encode(request), options?.trace)) as TxnResult & { revision: number };
+    const r = (await this.proposer.propose('txn', codecFor('TxnRequest').encode(request), options?.trace)) as TxnResult & { revision: number };
     return toTxnResponse(r, this.header(r.revision));
   }
 
   async compact(request: CompactionRequest, options?: KvCallOptions): Promise<CompactionResponse> {
     this.refuseIfCorrupt();
-    const r = (await this.submit('compaction', codecFor('CompactionRequest').encode(request), options?.trace)) as { revision: number };
+    const r = (await this.proposer.propose('compaction', codecFor('CompactionRequest').encode(request), options?.trace)) as { revision: number };
     return { header: this.header(r.revision) };
   }
 
@@ -397,20 +399,20 @@ export class KvReplica implements KvClient {
       do id = randomBytes(8).readBigInt64BE() & 0x7fff_ffff_ffff_ffffn;
       while (id === 0n || this.store.lease(id));
     }
-    const r = (await this.submit('leaseGrant', codecFor('LeaseGrantRequest').encode({ id, ttl }))) as { revision: number };
+    const r = (await this.proposer.propose('leaseGrant', codecFor('LeaseGrantRequest').encode({ id, ttl }))) as { revision: number };
     return { header: this.header(r.revision), id, ttl, error: '' };
   }
 
   async leaseRevoke(id: bigint): Promise<LeaseRevokeResponse> {
     this.refuseIfCorrupt();
-    const r = (await this.submit('leaseRevoke', codecFor('LeaseRevokeRequest').encode({ id }))) as { revision: number };
+    const r = (await this.proposer.propose('leaseRevoke', codecFor('LeaseRevokeRequest').encode({ id }))) as { revision: number };
     return { header: this.header(r.revision) };
   }
 
   async leaseKeepAliveOnce(id: bigint): Promise<LeaseKeepAliveResponse> {
     this.refuseIfCorrupt();
     try {
-      const r = (await this.submit('leaseKeepAlive', codecFor('LeaseKeepAliveRequest').encode({ id }))) as { ttl: number };
+      const r = (await this.proposer.propose('leaseKeepAlive', codecFor('LeaseKeepAliveRequest').encode({ id }))) as { ttl: number };
       return { header: this.header(), id, ttl: r.ttl };
     } catch (err) {
       // etcd answers a keep-alive of an unknown lease with TTL 0, not with an error.
@@ -666,7 +668,7 @@ export class KvReplica implements KvClient {
 
   /** Proposes one hash check now; resolves with its log index once applied here. */
   async checkConsistencyNow(): Promise<number> {
-    const r = (await this.submit('hashCheck', new Uint8Array(0))) as { checkIndex: number };
+    const r = (await this.proposer.propose('hashCheck', new Uint8Array(0))) as { checkIndex: number };
     return r.checkIndex;
   }
 
@@ -689,22 +691,6 @@ export class KvReplica implements KvClient {
   }
 
   // ------------------------------------------------------------------ the write path
-
-  private async submit(kind: EntryKindName, body: Uint8Array, trace?: Context): Promise<unknown> {
-    if (this.stopped) throw new KvError('STOPPED');
-    const maxBytes = this.options.maxRequestBytes ?? 1.5 * 1024 * 1024;
-    if (body.length > maxBytes) throw new KvError('REQUEST_TOO_LARGE');
-    let outcome: EntryOutcome | undefined;
-    try {
-      // RaftNode hands this replica the outcome its state machine's apply() returned for the entry.
-      outcome = (await this.node.propose(encodeEntry(EntryKind[kind], body), trace)).result as EntryOutcome | undefined;
-    } catch (err) {
-      throw toKvError(err);
-    }
-    if (!outcome) throw new KvError('INTERNAL', `${kind}: applied without an outcome`);
-    if ('error' in outcome) throw outcome.error;
-    return outcome.value;
-  }
 
   // ------------------------------------------------------------------ reads
 
