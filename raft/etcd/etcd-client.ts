@@ -5,7 +5,8 @@
  * --cacert/--cert/--key; plaintext h2c to `http://` ones. One session per endpoint kept open,
  * one stream per unary call, and the Watch service as one bidirectional stream that carries
  * every watch of the client. @grpc/grpc-js is not used: for sequential unary calls its per-call
- * machinery costs several times what the call itself does.
+ * machinery costs several times what the call itself does. The sessions, the unary call and its
+ * failover are grpc-channel.ts's; this module holds the API, the Watch stream and Snapshot.
  *
  * TLS: the server's certificate must chain to `tls.ca` (the system's CAs when absent) and name
  * the endpoint's host. A handshake that fails (the server refused our certificate, or we its)
@@ -26,10 +27,8 @@
  * Tracing: a unary call made while a span is current sends its `traceparent` as metadata.
  */
 import * as http2 from 'node:http2';
-import * as net from 'node:net';
-import * as tls from 'node:tls';
 import type { Writable } from 'node:stream';
-import { propagation, type Context } from '@opentelemetry/api';
+import type { Context } from '@opentelemetry/api';
 import { KvError, kvErrorFromGrpc } from '../kv';
 import type {
   CompactionRequest,
@@ -74,7 +73,6 @@ import {
   FRAME_HEADER_BYTES,
   GrpcDeframer,
   GrpcProtocolError,
-  isGrpcContentType,
   requestHeaders,
   Status,
   statusFromHeaders,
@@ -82,6 +80,7 @@ import {
   writeFrameHeader,
   type GrpcStatus,
 } from './grpc-framing';
+import { GrpcChannel, unavailable, USER_AGENT, type Connection, type Endpoint, type MethodSpec, type Retry } from './grpc-channel';
 
 /** What the client presents and trusts on TLS endpoints (kube-apiserver's --etcd-cafile, --etcd-certfile, --etcd-keyfile). */
 export interface EtcdClientTls {
@@ -115,14 +114,6 @@ export type UnaryMethodName = {
   [M in EtcdMethodName]: (typeof ETCD_METHODS)[M]['stream'] extends false ? M : never;
 }[EtcdMethodName];
 
-type Retry = 'read' | 'write';
-
-interface MethodSpec {
-  path: string;
-  request: MessageCodec<unknown>;
-  response: MessageCodec<unknown>;
-}
-
 const METHOD_SPECS = new Map<EtcdMethodName, MethodSpec>(
   (Object.keys(ETCD_METHODS) as EtcdMethodName[]).map((name) => [
     name,
@@ -134,76 +125,15 @@ const METHOD_SPECS = new Map<EtcdMethodName, MethodSpec>(
   ]),
 );
 
-const USER_AGENT = 'carina-etcd-client/0.1';
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_MESSAGE_BYTES = 512 * 1024 * 1024;
 const DEFAULT_STREAM_WINDOW = 16 * 1024 * 1024;
 const DEFAULT_CONNECTION_WINDOW = 64 * 1024 * 1024;
-const { NGHTTP2_CANCEL, NGHTTP2_REFUSED_STREAM } = http2.constants;
+const { NGHTTP2_CANCEL } = http2.constants;
 
 const watchRequestCodec = codecFor('WatchRequest');
 const watchResponseCodec = codecFor('WatchResponse');
 
-/** One HTTP/2 session and what the client tracks of it. */
-class Connection {
-  /** Whether it has connected (from then on, bytes of a request may have reached the server). */
-  connected = false;
-  /** Calls and streams in flight: while there are any, the session keeps the process alive. */
-  active = 0;
-
-  constructor(readonly session: http2.ClientHttp2Session) {}
-
-  get usable(): boolean {
-    return !this.session.closed && !this.session.destroyed;
-  }
-
-  /** Marks a call or stream in flight; the returned function ends the mark (once). */
-  hold(): () => void {
-    if (this.active++ === 0 && !this.session.destroyed) this.session.ref();
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      if (--this.active === 0 && !this.session.destroyed) this.session.unref();
-    };
-  }
-}
-
-class Endpoint {
-  connection: Connection | null = null;
-
-  constructor(
-    readonly authority: string,
-    readonly host: string,
-    readonly port: number,
-    readonly secure: boolean,
-  ) {}
-}
-
-function parseEndpoint(text: string, tlsByDefault: boolean): Endpoint {
-  let rest = text.trim();
-  let secure = tlsByDefault;
-  if (rest.startsWith('https://')) {
-    rest = rest.slice('https://'.length);
-    secure = true;
-  } else if (rest.startsWith('http://')) {
-    rest = rest.slice('http://'.length);
-    secure = false;
-  }
-  rest = rest.replace(/\/+$/, '');
-  const match = /^(\[[^\]]+\]|[^:/[\]]+):(\d{1,5})$/.exec(rest);
-  if (match === null) throw new Error(`endpoint ${JSON.stringify(text)} is not host:port`);
-  const port = Number(match[2]);
-  if (port <= 0 || port > 65535) throw new Error(`endpoint ${text}: bad port`);
-  const host = match[1].startsWith('[') ? match[1].slice(1, -1) : match[1];
-  return new Endpoint(rest, host, port, secure);
-}
-
-type Outcome = { ok: true; message: Uint8Array } | { ok: false; error: KvError; notSent: boolean };
-
-function unavailable(message: string, cause?: unknown): KvError {
-  return new KvError('UNAVAILABLE', message, cause === undefined ? undefined : { cause });
-}
 
 function isReadOnlyOps(ops: RequestOp[]): boolean {
   for (const op of ops) {
@@ -219,30 +149,27 @@ function isReadOnlyTxn(txn: TxnRequest): boolean {
 }
 
 export class EtcdClient implements KvClient {
-  private readonly endpoints: Endpoint[];
-  private current = 0;
-  private readonly timeoutMs: number;
-  private readonly maxMessageBytes: number;
-  private readonly streamWindow: number;
-  private readonly connectionWindow: number;
+  private readonly channel: GrpcChannel;
+  private readonly endpoints: readonly Endpoint[];
   private watchMux: WatchMux | null = null;
-  private closed = false;
-  private readonly tls: EtcdClientTls | undefined;
 
   constructor(options: EtcdClientOptions) {
     if (options.endpoints.length === 0) throw new Error('EtcdClient needs at least one endpoint');
     if ((options.tls?.cert === undefined) !== (options.tls?.key === undefined)) throw new Error('EtcdClient: a client certificate needs its key, and a key its certificate');
-    this.tls = options.tls;
-    this.endpoints = options.endpoints.map((e) => parseEndpoint(e, options.tls !== undefined));
-    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    this.streamWindow = options.streamWindowBytes ?? DEFAULT_STREAM_WINDOW;
-    this.connectionWindow = options.connectionWindowBytes ?? DEFAULT_CONNECTION_WINDOW;
+    this.channel = new GrpcChannel({
+      endpoints: options.endpoints,
+      tls: options.tls,
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+      streamWindowBytes: options.streamWindowBytes ?? DEFAULT_STREAM_WINDOW,
+      connectionWindowBytes: options.connectionWindowBytes ?? DEFAULT_CONNECTION_WINDOW,
+    });
+    this.endpoints = this.channel.endpoints;
   }
 
   /** The endpoint calls currently go to. */
   get currentEndpoint(): string {
-    return this.endpoints[this.current].authority;
+    return this.endpoints[this.channel.currentIndex].authority;
   }
 
   // --- KvClient -----------------------------------------------------------------------------------
@@ -328,7 +255,7 @@ export class EtcdClient implements KvClient {
 
   watch(request: WatchCreateRequest, onResponse: (response: WatchResponse) => void, onError?: (err: Error) => void): WatchHandle {
     const entry = new WatchEntry(request, onResponse, onError);
-    if (this.closed) {
+    if (this.channel.isClosed) {
       entry.fail(unavailable('the client is closed'), false);
       return entry;
     }
@@ -356,10 +283,10 @@ export class EtcdClient implements KvClient {
    * have reached the sink, a failure is final (the sink holds a partial file).
    */
   async snapshot(sink: Writable, onProgress?: (received: number, remaining: number) => void): Promise<{ bytes: number; endpoint: string; revision: number }> {
-    if (this.closed) throw unavailable('the client is closed');
+    if (this.channel.isClosed) throw unavailable('the client is closed');
     let lastError: KvError | null = null;
     for (let attempt = 0; attempt < this.endpoints.length; attempt++) {
-      const index = this.current;
+      const index = this.channel.currentIndex;
       const endpoint = this.endpoints[index];
       const outcome = await this.snapshotFrom(endpoint, sink, onProgress);
       if ('bytes' in outcome) {
@@ -370,8 +297,8 @@ export class EtcdClient implements KvClient {
         return { bytes: outcome.bytes, endpoint: endpoint.authority, revision: outcome.revision };
       }
       lastError = outcome.error;
-      if (!outcome.retryable || this.closed) break;
-      if (this.current === index) this.current = (index + 1) % this.endpoints.length;
+      if (!outcome.retryable || this.channel.isClosed) break;
+      this.channel.moveOnFrom(index);
     }
     sink.destroy();
     throw lastError ?? unavailable('snapshot: no endpoint answered');
@@ -383,14 +310,14 @@ export class EtcdClient implements KvClient {
       let connection: Connection;
       let stream: http2.ClientHttp2Stream;
       try {
-        connection = this.connection(ep);
+        connection = this.channel.connection(ep);
         stream = connection.session.request(requestHeaders({ path: methodPath('snapshot'), authority: ep.authority, userAgent: USER_AGENT }), { endStream: false });
       } catch (err) {
         resolve({ error: unavailable(`cannot start a snapshot from ${ep.authority}: ${(err as Error).message}`, err), retryable: true });
         return;
       }
       const release = connection.hold();
-      const deframer = new GrpcDeframer(this.maxMessageBytes);
+      const deframer = new GrpcDeframer(this.channel.maxMessageBytes);
       let received = 0;
       let revision = 0;
       let remaining = -1;
@@ -443,35 +370,20 @@ export class EtcdClient implements KvClient {
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+    if (this.channel.isClosed) return;
+    // Closed first, so that the watch stream ended below moves to no other endpoint.
+    this.channel.refuseNewCalls();
     this.watchMux?.close();
     this.watchMux = null;
-    await Promise.all(
-      this.endpoints.map(async (ep) => {
-        const session = ep.connection?.session;
-        ep.connection = null;
-        if (session === undefined || session.destroyed) return;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(() => session.destroy(), 1_000);
-          session.close(() => {
-            clearTimeout(timer);
-            resolve();
-          });
-          session.once('close', () => {
-            clearTimeout(timer);
-            resolve();
-          });
-        });
-      }),
-    );
+    await this.channel.close();
   }
+
 
   // --- Unary calls --------------------------------------------------------------------------------
 
   private async unary<R>(method: EtcdMethodName, request: unknown, retry: Retry, trace?: Context): Promise<R> {
     const spec = METHOD_SPECS.get(method)!;
-    const bytes = await this.exchange(spec, request, retry, trace);
+    const bytes = await this.channel.exchange(spec, request, retry, trace);
     try {
       return spec.response.decode(bytes) as R;
     } catch (err) {
@@ -479,188 +391,12 @@ export class EtcdClient implements KvClient {
     }
   }
 
-  /** Sends one request message and returns the one response message, failing over as allowed. */
-  private async exchange(spec: MethodSpec, request: unknown, retry: Retry, trace?: Context): Promise<Uint8Array> {
-    if (this.closed) throw unavailable('the client is closed');
-    const frame = writeFrameHeader(spec.request.encodeWithPrefix(request, FRAME_HEADER_BYTES));
-    if (frame.length - FRAME_HEADER_BYTES > this.maxMessageBytes) {
-      throw new KvError('REQUEST_TOO_LARGE', `request of ${frame.length - FRAME_HEADER_BYTES} bytes exceeds maxMessageBytes ${this.maxMessageBytes}`);
-    }
-    const deadline = this.timeoutMs > 0 ? Date.now() + this.timeoutMs : Infinity;
-    let lastError: KvError | null = null;
-    for (let attempt = 0; attempt < this.endpoints.length; attempt++) {
-      if (Date.now() >= deadline) break;
-      const index = this.current;
-      const endpoint = this.endpoints[index];
-      const outcome = await this.attempt(endpoint, spec.path, frame, deadline, trace);
-      if (outcome.ok) return outcome.message;
-      const error = outcome.error;
-      if (error.grpcCode !== Status.UNAVAILABLE || this.closed) throw error;
-      // This endpoint is unwell: later calls start at the next one, whether or not this one retries.
-      if (this.current === index) this.current = (index + 1) % this.endpoints.length;
-      lastError = error;
-      if (retry === 'write' && !outcome.notSent) throw error;
-    }
-    throw lastError ?? unavailable('deadline exceeded');
-  }
-
-  private connection(ep: Endpoint): Connection {
-    const existing = ep.connection;
-    if (existing !== null && existing.usable) return existing;
-    const session = http2.connect(`${ep.secure ? 'https' : 'http'}://${ep.authority}`, {
-      createConnection: () => {
-        const socket = ep.secure ? this.tlsConnect(ep) : net.connect({ host: ep.host, port: ep.port });
-        socket.setNoDelay(true);
-        return socket;
-      },
-      settings: { enablePush: false, initialWindowSize: this.streamWindow },
-      maxSessionMemory: 256,
-    });
-    const connection = new Connection(session);
-    ep.connection = connection;
-    session.once('connect', () => {
-      connection.connected = true;
-      try {
-        session.setLocalWindowSize(this.connectionWindow);
-      } catch {
-        // The window is an optimisation; a session that refuses it still works.
-      }
-    });
-    // Failures surface on the streams; the listener keeps an 'error' from being thrown.
-    session.on('error', () => {});
-    session.once('close', () => {
-      if (ep.connection === connection) ep.connection = null;
-    });
-    // After GOAWAY the session finishes what it has but takes nothing new: the next call opens
-    // a fresh one.
-    session.once('goaway', () => {
-      if (ep.connection === connection) ep.connection = null;
-    });
-    session.unref();
-    return connection;
-  }
-
-  /**
-   * A TLS connection that offers only h2, as gRPC requires. The server's name is checked
-   * against the endpoint's host (an IP address against the certificate's IP SANs); SNI is sent
-   * only for a DNS name, as TLS forbids it for an address.
-   */
-  private tlsConnect(ep: Endpoint): tls.TLSSocket {
-    const settings = this.tls ?? {};
-    return tls.connect({
-      host: ep.host,
-      port: ep.port,
-      servername: net.isIP(ep.host) === 0 ? ep.host : undefined,
-      ca: settings.ca,
-      cert: settings.cert,
-      key: settings.key,
-      ALPNProtocols: ['h2'],
-      minVersion: 'TLSv1.2',
-    });
-  }
-
-  private attempt(ep: Endpoint, path: string, frame: Uint8Array, deadline: number, trace?: Context): Promise<Outcome> {
-    return new Promise<Outcome>((resolve) => {
-      const remaining = deadline - Date.now();
-      let connection: Connection;
-      let stream: http2.ClientHttp2Stream;
-      try {
-        connection = this.connection(ep);
-        const headers = requestHeaders({ path, authority: ep.authority, timeoutMs: Number.isFinite(remaining) ? remaining : undefined, userAgent: USER_AGENT });
-        // A traced call carries its W3C traceparent as gRPC metadata, as etcd's otelgrpc client
-        // interceptor sends it.
-        if (trace !== undefined) propagation.inject(trace, headers);
-        stream = connection.session.request(headers, { endStream: false });
-      } catch (err) {
-        if (ep.connection !== null && !ep.connection.usable) ep.connection = null;
-        resolve({ ok: false, error: unavailable(`cannot start a call to ${ep.authority}: ${(err as Error).message}`, err), notSent: true });
-        return;
-      }
-      const release = connection.hold();
-      const deframer = new GrpcDeframer(this.maxMessageBytes);
-      let message: Uint8Array | null = null;
-      let status: GrpcStatus | null = null;
-      let httpStatus = 0;
-      let problem: GrpcStatus | null = null;
-      let streamError: Error | null = null;
-      let timedOut = false;
-      const timer = Number.isFinite(remaining)
-        ? setTimeout(() => {
-            timedOut = true;
-            stream.close(NGHTTP2_CANCEL);
-          }, remaining)
-        : null;
-
-      stream.on('response', (headers) => {
-        httpStatus = Number(headers[':status']);
-        const trailersOnly = statusFromHeaders(headers);
-        if (trailersOnly !== null) status = trailersOnly;
-        else if (httpStatus !== 200) problem = statusFromHttp(httpStatus);
-        else if (!isGrpcContentType(headers['content-type'] as string | undefined)) {
-          problem = { code: Status.UNKNOWN, message: `response content-type ${String(headers['content-type'])} is not gRPC` };
-        }
-        if (problem !== null) stream.close(NGHTTP2_CANCEL);
-      });
-      stream.on('data', (chunk: Buffer) => {
-        if (problem !== null) return;
-        try {
-          const messages = deframer.push(chunk);
-          for (let i = 0; i < messages.length; i++) {
-            if (message !== null) throw new GrpcProtocolError(Status.INTERNAL, 'more than one response message in a unary call');
-            message = messages[i];
-          }
-        } catch (err) {
-          problem = err instanceof GrpcProtocolError ? { code: err.code, message: err.message } : { code: Status.INTERNAL, message: String(err) };
-          stream.close(NGHTTP2_CANCEL);
-        }
-      });
-      stream.on('trailers', (trailers) => {
-        status = statusFromHeaders(trailers);
-      });
-      stream.on('error', (err) => {
-        streamError = err;
-      });
-      stream.once('close', () => {
-        if (timer !== null) clearTimeout(timer);
-        release();
-        if (timedOut) {
-          resolve({ ok: false, error: unavailable(`deadline exceeded calling ${path} on ${ep.authority}`), notSent: false });
-          return;
-        }
-        if (problem !== null) {
-          resolve({ ok: false, error: kvErrorFromGrpc(problem.code, problem.message), notSent: false });
-          return;
-        }
-        const st = status as GrpcStatus | null;
-        if (st !== null) {
-          if (st.code !== Status.OK) {
-            resolve({ ok: false, error: kvErrorFromGrpc(st.code, st.message), notSent: false });
-          } else if (message === null || !deframer.atBoundary) {
-            resolve({ ok: false, error: kvErrorFromGrpc(Status.INTERNAL, `${path}: the response ended without a complete message`), notSent: false });
-          } else {
-            resolve({ ok: true, message });
-          }
-          return;
-        }
-        if (httpStatus !== 0 && httpStatus !== 200) {
-          const mapped = statusFromHttp(httpStatus);
-          resolve({ ok: false, error: kvErrorFromGrpc(mapped.code, mapped.message), notSent: false });
-          return;
-        }
-        const notSent = !connection.connected || stream.rstCode === NGHTTP2_REFUSED_STREAM;
-        const reason = streamError !== null ? (streamError as Error).message : `stream reset (code ${stream.rstCode})`;
-        if (ep.connection === connection && !connection.usable) ep.connection = null;
-        resolve({ ok: false, error: unavailable(`${path} on ${ep.authority} failed: ${reason}`, streamError ?? undefined), notSent });
-      });
-      stream.end(frame);
-    });
-  }
 
   // --- Watch --------------------------------------------------------------------------------------
 
   private watchStream(): WatchMux {
     if (this.watchMux !== null && !this.watchMux.ended) return this.watchMux;
-    const mux = new WatchMux(this.current, this.maxMessageBytes, (failed, error, retryable) => this.watchStreamFailed(failed, error, retryable));
+    const mux = new WatchMux(this.channel.currentIndex, this.channel.maxMessageBytes, (failed, error, retryable) => this.watchStreamFailed(failed, error, retryable));
     this.watchMux = mux;
     this.openWatchStream(mux);
     return mux;
@@ -671,7 +407,7 @@ export class EtcdClient implements KvClient {
     let connection: Connection;
     let stream: http2.ClientHttp2Stream;
     try {
-      connection = this.connection(ep);
+      connection = this.channel.connection(ep);
       stream = connection.session.request(requestHeaders({ path: methodPath('watch'), authority: ep.authority, userAgent: USER_AGENT }), { endStream: false });
     } catch (err) {
       queueMicrotask(() => mux.fail(unavailable(`cannot open the watch stream to ${ep.authority}: ${(err as Error).message}`, err), true));
@@ -683,11 +419,11 @@ export class EtcdClient implements KvClient {
   /** A watch stream failed: before it answered anything, its watches move to the next endpoint. */
   private watchStreamFailed(mux: WatchMux, error: KvError, retryable: boolean): void {
     if (this.watchMux === mux) this.watchMux = null;
-    if (this.current === mux.endpointIndex) this.current = (mux.endpointIndex + 1) % this.endpoints.length;
+    this.channel.moveOnFrom(mux.endpointIndex);
     const entries = mux.takeEntries();
     if (entries.length === 0) return;
-    if (retryable && !this.closed && mux.attempts < this.endpoints.length) {
-      const next = new WatchMux(this.current, this.maxMessageBytes, (failed, e, r) => this.watchStreamFailed(failed, e, r));
+    if (retryable && !this.channel.isClosed && mux.attempts < this.endpoints.length) {
+      const next = new WatchMux(this.channel.currentIndex, this.channel.maxMessageBytes, (failed, e, r) => this.watchStreamFailed(failed, e, r));
       next.attempts = mux.attempts + 1;
       this.watchMux = next;
       this.openWatchStream(next);
