@@ -8,10 +8,8 @@
  * per-call machinery; grpc-framing.ts supplies the wire pieces.
  *
  * Per stream: a unary call is answered as soon as its one message has arrived; Watch multiplexes
- * many watches on one bidirectional stream, numbering them per stream from 0 as etcd does, and
- * sends each watch's "created" response before any of its events. When the HTTP/2 stream cannot
- * take more (write() returns false), the watches on it are paused in the hub and resumed on
- * 'drain', so a slow watcher costs no memory beyond the stream's own buffer.
+ * many watches on one bidirectional stream (grpc-watch-stream.ts, with its flow control);
+ * LeaseKeepAlive answers each request on its stream; Snapshot streams the file in chunks.
  *
  * Errors leave as gRPC statuses with etcd's codes and messages (raft/kv/errors.ts), so etcd
  * clients recognise them.
@@ -29,10 +27,10 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, trace, type TextMa
 import type { AddressInfo, Socket } from 'node:net';
 import type { MutualTls } from '../transport';
 import { KvError, isKvError } from '../kv';
-import type { Watcher } from '../kv';
-import { codecFor, ETCD_METHODS, ETCD_PROTO_PACKAGE, methodPath, type EtcdMethodName, type EtcdRequestOf, type EtcdResponseOf, type WatchRequest } from './codec';
+import { codecFor, ETCD_METHODS, ETCD_PROTO_PACKAGE, methodPath, type EtcdMethodName, type EtcdRequestOf } from './codec';
 import { FRAME_HEADER_BYTES, GrpcDeframer, isGrpcContentType, readUnaryRequest, responseHeaders, Status, statusTrailers, writeFrameHeader } from './grpc-framing';
 import type { KvReplica } from './kv-replica';
+import { serveWatchStream } from './grpc-watch-stream';
 import type { KvCallOptions } from '../kv';
 
 export interface EtcdGrpcServerOptions {
@@ -168,7 +166,13 @@ export class EtcdGrpcServer {
     }
     this.countCall(stream, route.name);
     const deframer = new GrpcDeframer(this.options.maxReceiveBytes ?? 2 * 1024 * 1024);
-    if (route.name === 'watch') return this.serveWatch(stream, deframer);
+    if (route.name === 'watch') {
+      return serveWatchStream(stream, deframer, this.replica, {
+        write: (frame) => this.writeCounted(stream, frame),
+        sendOkTrailers: () => this.sendOkTrailers(stream),
+        endWithStatus: (code, message) => this.endStreamWithStatus(stream, code, message),
+      });
+    }
     if (route.name === 'leaseKeepAlive') return this.serveKeepAlive(stream, deframer);
     if (route.name === 'snapshot') return this.serveSnapshot(stream, deframer);
     const handler = route.unary;
@@ -240,84 +244,6 @@ export class EtcdGrpcServer {
         throw err;
       },
     );
-  }
-
-  private serveWatch(stream: http2.ServerHttp2Stream, deframer: GrpcDeframer): void {
-    const r = this.replica;
-    const watchers = new Map<number, Watcher>();
-    const responseCodec = codecFor('WatchResponse');
-    let nextWatchId = 0;
-    let open = true;
-    stream.respond(responseHeaders(), { waitForTrailers: true });
-    stream.on('wantTrailers', () => this.sendOkTrailers(stream));
-    const send = (response: EtcdResponseOf<'watch'>): boolean => {
-      if (!open) return true;
-      return this.writeCounted(stream, writeFrameHeader(responseCodec.encodeWithPrefix(response, FRAME_HEADER_BYTES)));
-    };
-    const close = () => {
-      if (!open) return;
-      open = false;
-      for (const w of watchers.values()) r.cancelWatch(w);
-      watchers.clear();
-    };
-    stream.on('drain', () => {
-      for (const w of watchers.values()) if (w.paused) r.resumeWatch(w);
-    });
-    stream.on('close', close);
-    stream.on('end', () => {
-      close();
-      if (!stream.closed && !stream.writableEnded) stream.end();
-    });
-    stream.on('data', (chunk: Buffer) => {
-      let messages: readonly Uint8Array[];
-      try {
-        messages = deframer.push(chunk);
-      } catch (err) {
-        close();
-        this.endStreamWithStatus(stream, Status.RESOURCE_EXHAUSTED, (err as Error).message);
-        return;
-      }
-      for (const message of messages) {
-        let request: WatchRequest;
-        try {
-          request = codecFor('WatchRequest').decode(message);
-        } catch (err) {
-          close();
-          this.endStreamWithStatus(stream, Status.INTERNAL, `grpc: error unmarshalling request: ${(err as Error).message}`);
-          return;
-        }
-        if ('createRequest' in request) {
-          const create = request.createRequest;
-          let id = create.watchId && create.watchId > 0 ? create.watchId : -1;
-          if (id > 0 && watchers.has(id)) {
-            // etcd refuses a watch id already in use on the stream with a canceled "created" response.
-            send(r.watchResponse({ watchId: id, revision: r.revision, events: [] }, { created: true, canceled: true }));
-            continue;
-          }
-          if (id < 0) {
-            while (watchers.has(nextWatchId)) nextWatchId++;
-            id = nextWatchId++;
-          }
-          send(r.watchResponse({ watchId: id, revision: r.revision, events: [] }, { created: true }));
-          const watchId = id;
-          const watcher = r.openWatch(create, (d) => {
-            if (d.canceled) watchers.delete(watchId);
-            return send(r.watchResponse(d));
-          }, watchId);
-          if (!watcher.canceled) watchers.set(watchId, watcher);
-        } else if ('cancelRequest' in request) {
-          const id = request.cancelRequest.watchId;
-          const watcher = watchers.get(id);
-          if (watcher) {
-            r.cancelWatch(watcher);
-            watchers.delete(id);
-            send(r.watchResponse({ watchId: id, revision: r.revision, events: [] }, { canceled: true }));
-          }
-        } else {
-          r.requestProgress([...watchers.values()]);
-        }
-      }
-    });
   }
 
   private serveKeepAlive(stream: http2.ServerHttp2Stream, deframer: GrpcDeframer): void {
