@@ -7,7 +7,8 @@
  *
  * "Started" members: etcd counts a member as started for reconfiguration checks when its
  * peer connection was recently active; here, when the leader heard from it within two election
- * timeouts (KvReplica reports every message it receives through heardFrom).
+ * timeouts (the replica's transport, wired in replica-assembly.ts, reports every message it
+ * receives through heardFrom).
  */
 import { randomBytes } from 'node:crypto';
 import type { ConfChange, ConfState, NodeId } from '../core';

@@ -6,8 +6,9 @@
  * every lease's TTL (as etcd's lessor does on promotion), so a change of leader never expires a
  * lease whose holder was keeping it alive.
  *
- * Invariant: the clock knows exactly the store's leases. KvReplica renews on every applied grant
- * and keep-alive, forgets on every applied revoke, and restarts all after a snapshot restore.
+ * Invariant: the clock knows exactly the store's leases. The state machine (kv-state-machine.ts)
+ * renews on every applied grant and keep-alive, forgets on every applied revoke, and restarts all
+ * after a snapshot restore; the leader's duties (leader-duties.ts) read it.
  */
 export class LeaseClock {
   private readonly expiresAtMs = new Map<bigint, number>();
