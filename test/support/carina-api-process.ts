@@ -48,6 +48,8 @@ export interface WatchResult {
   status: number;
   events: WatchEvent[];
   contentType: string;
+  /** What ended the watch: `until` said enough, the server ended the response, or the timeout passed. */
+  endedBy: 'until' | 'server' | 'timeout';
 }
 
 /** A command started by CarinaApiProcess.kubectlRunning. */
@@ -273,15 +275,15 @@ export class CarinaApiProcess {
       let status = 0;
       let contentType = '';
       let finished = false;
-      const finish = () => {
+      const finish = (endedBy: WatchResult['endedBy']) => {
         if (finished) return;
         finished = true;
         clearTimeout(timer);
         req.destroy();
         established(status);
-        resolvePromise({ status, events, contentType });
+        resolvePromise({ status, events, contentType, endedBy });
       };
-      const timer = setTimeout(finish, timeoutMs);
+      const timer = setTimeout(() => finish('timeout'), timeoutMs);
       const req = https.request({ host: '127.0.0.1', port: this.port, method: 'GET', path, ca: creds.ca, cert: creds.cert, key: creds.key, agent: false, headers }, (res) => {
         status = res.statusCode ?? 0;
         contentType = String(res.headers['content-type'] ?? '');
@@ -294,9 +296,9 @@ export class CarinaApiProcess {
             buffered = buffered.slice(nl + 1);
             if (line !== '') events.push(JSON.parse(line) as WatchEvent);
           }
-          if (until(events)) finish();
+          if (until(events)) finish('until');
         });
-        res.on('end', finish);
+        res.on('end', () => finish('server'));
       });
       req.on('error', (err) => {
         if (finished) return;
