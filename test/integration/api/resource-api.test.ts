@@ -296,11 +296,15 @@ describe('resource API over HTTPS (one carina server)', function () {
   it('deletes a scheduled pod gracefully; gracePeriodSeconds=0 removes it at once', async () => {
     const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'graceful' }, spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'busybox' }] } };
     expect((await server.request('POST', '/api/v1/namespaces/default/pods', { body: JSON.stringify(pod) })).status).to.equal(201);
+    const requestedAt = Date.now();
     const first = await server.request('DELETE', '/api/v1/namespaces/default/pods/graceful');
+    const answeredAt = Date.now();
     expect(first.status).to.equal(200);
     expect(first.json<Obj>().metadata.deletionGracePeriodSeconds).to.equal(30);
+    // 30 s after the moment the server served the DELETE, in whole seconds (rounded down): however
+    // long the request took, that moment lies between the request and its answer.
     const deadline = Date.parse(first.json<Obj>().metadata.deletionTimestamp);
-    expect(deadline - Date.now()).to.be.within(25_000, 31_000);
+    expect(deadline).to.be.within(Math.floor(requestedAt / 1000) * 1000 + 30_000, answeredAt + 30_000);
     expect((await server.request('GET', '/api/v1/namespaces/default/pods/graceful')).status).to.equal(200);
     const now = await server.request('DELETE', '/api/v1/namespaces/default/pods/graceful?gracePeriodSeconds=0');
     expect(now.status).to.equal(200);
