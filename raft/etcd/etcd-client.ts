@@ -75,12 +75,9 @@ import {
   GrpcProtocolError,
   requestHeaders,
   Status,
-  statusFromHeaders,
-  statusFromHttp,
   writeFrameHeader,
-  type GrpcStatus,
 } from './grpc-framing';
-import { GrpcChannel, unavailable, USER_AGENT, type Connection, type Endpoint, type MethodSpec, type Retry } from './grpc-channel';
+import { GrpcChannel, onStreamEnd, unavailable, USER_AGENT, type Connection, type Endpoint, type MethodSpec, type Retry } from './grpc-channel';
 
 /** What the client presents and trusts on TLS endpoints (kube-apiserver's --etcd-cafile, --etcd-certfile, --etcd-keyfile). */
 export interface EtcdClientTls {
@@ -321,14 +318,7 @@ export class EtcdClient implements KvClient {
       let received = 0;
       let revision = 0;
       let remaining = -1;
-      let status: GrpcStatus | null = null;
       let problem: KvError | null = null;
-      let streamError: Error | null = null;
-      stream.on('response', (headers) => {
-        const trailersOnly = statusFromHeaders(headers);
-        if (trailersOnly !== null) status = trailersOnly;
-        else if (Number(headers[':status']) !== 200) status = statusFromHttp(Number(headers[':status']));
-      });
       stream.on('data', (chunk: Buffer) => {
         if (problem !== null) return;
         try {
@@ -348,21 +338,14 @@ export class EtcdClient implements KvClient {
           stream.close(NGHTTP2_CANCEL);
         }
       });
-      stream.on('trailers', (trailers) => {
-        status = statusFromHeaders(trailers);
-      });
-      stream.on('error', (err) => {
-        streamError = err;
-      });
-      stream.once('close', () => {
+      onStreamEnd(stream, ({ status, error, failure }) => {
         release();
-        const st = status as GrpcStatus | null;
         if (problem !== null) resolve({ error: problem, retryable: false });
-        else if (st !== null && st.code !== Status.OK) resolve({ error: kvErrorFromGrpc(st.code, st.message), retryable: received === 0 && st.code === Status.UNAVAILABLE });
-        else if (st !== null && remaining === 0) resolve({ bytes: received, revision });
+        else if (status !== null && status.code !== Status.OK) resolve({ error: kvErrorFromGrpc(status.code, status.message), retryable: received === 0 && status.code === Status.UNAVAILABLE });
+        else if (status !== null && remaining === 0) resolve({ bytes: received, revision });
         else {
-          const reason = st !== null ? `the stream ended with ${remaining} bytes still to come` : streamError !== null ? (streamError as Error).message : `stream reset (code ${stream.rstCode})`;
-          resolve({ error: unavailable(`snapshot from ${ep.authority}: ${reason}`, streamError ?? undefined), retryable: received === 0 });
+          const reason = status !== null ? `the stream ended with ${remaining} bytes still to come` : failure;
+          resolve({ error: unavailable(`snapshot from ${ep.authority}: ${reason}`, error ?? undefined), retryable: received === 0 });
         }
       });
       stream.end(writeFrameHeader(codecFor('SnapshotRequest').encodeWithPrefix({}, FRAME_HEADER_BYTES)));
@@ -462,13 +445,8 @@ class WatchMux {
   attach(stream: http2.ClientHttp2Stream, ep: Endpoint, connection: Connection): void {
     this.stream = stream;
     this.release = connection.hold();
-    let status: GrpcStatus | null = null;
-    let streamError: Error | null = null;
-    stream.on('response', (headers) => {
+    stream.on('response', () => {
       this.answered = true;
-      const trailersOnly = statusFromHeaders(headers);
-      if (trailersOnly !== null) status = trailersOnly;
-      else if (Number(headers[':status']) !== 200) status = statusFromHttp(Number(headers[':status']));
     });
     stream.on('data', (chunk: Buffer) => {
       if (this.ended) return;
@@ -492,22 +470,15 @@ class WatchMux {
         this.dispatch(response);
       }
     });
-    stream.on('trailers', (trailers) => {
-      status = statusFromHeaders(trailers);
-    });
-    stream.on('error', (err) => {
-      streamError = err;
-    });
-    stream.once('close', () => {
+    onStreamEnd(stream, ({ status, error, failure }) => {
       if (this.ended) return;
-      const st = status as GrpcStatus | null;
-      if (st !== null && st.code !== Status.OK) {
-        this.fail(kvErrorFromGrpc(st.code, st.message), false);
+      if (status !== null && status.code !== Status.OK) {
+        this.fail(kvErrorFromGrpc(status.code, status.message), false);
         return;
       }
-      const reason = st !== null ? 'the server ended the watch stream' : streamError !== null ? (streamError as Error).message : `stream reset (code ${stream.rstCode})`;
+      const reason = status !== null ? 'the server ended the watch stream' : failure;
       // Nothing came back and nothing reached the server: the watches can go elsewhere.
-      this.fail(unavailable(`watch stream to ${ep.authority}: ${reason}`, streamError ?? undefined), !this.answered && !connection.connected);
+      this.fail(unavailable(`watch stream to ${ep.authority}: ${reason}`, error ?? undefined), !this.answered && !connection.connected);
     });
     for (const request of this.unsent.splice(0)) this.send(request);
   }

@@ -9,7 +9,8 @@
  * the channel to the next endpoint; a read is retried there, once per endpoint, within the
  * deadline; a write only when the request provably never left this process (the session never
  * connected, or the server refused the stream unprocessed). Streams (Watch, Snapshot) open on
- * connection() and move on with moveOnFrom().
+ * connection(), follow their end with onStreamEnd() as the unary call does, and move on with
+ * moveOnFrom().
  */
 import * as http2 from 'node:http2';
 import * as net from 'node:net';
@@ -115,6 +116,43 @@ function parseEndpoint(text: string, tlsByDefault: boolean): Endpoint {
 }
 
 type Outcome = { ok: true; message: Uint8Array } | { ok: false; error: KvError; notSent: boolean };
+
+/** How a client stream ended, as onStreamEnd reports it once the stream has closed. */
+export interface StreamEnd {
+  /**
+   * The gRPC status the server ended the call with: that of the trailers, of a trailers-only
+   * response, or the one a non-200 HTTP response stands for; null when none came.
+   */
+  status: GrpcStatus | null;
+  /** The error the stream failed with, if it did. */
+  error: Error | null;
+  /** Why a stream without a status ended: its error's message, or its reset code. */
+  failure: string;
+}
+
+/**
+ * Follows a client stream (a unary call, Watch or Snapshot) to its end: collects the status the
+ * server answered with and the stream's error (listening for it, so it is never unhandled), and
+ * calls `ended` once the stream has closed.
+ */
+export function onStreamEnd(stream: http2.ClientHttp2Stream, ended: (end: StreamEnd) => void): void {
+  let status: GrpcStatus | null = null;
+  let error: Error | null = null;
+  stream.on('response', (headers) => {
+    const httpStatus = Number(headers[':status']);
+    status = statusFromHeaders(headers) ?? (httpStatus !== 200 ? statusFromHttp(httpStatus) : null);
+  });
+  stream.on('trailers', (trailers) => {
+    status = statusFromHeaders(trailers);
+  });
+  stream.on('error', (err) => {
+    error = err;
+  });
+  stream.once('close', () => {
+    const failure = error !== null ? error.message : `stream reset (code ${stream.rstCode})`;
+    ended({ status, error, failure });
+  });
+}
 
 export function unavailable(message: string, cause?: unknown): KvError {
   return new KvError('UNAVAILABLE', message, cause === undefined ? undefined : { cause });
@@ -248,10 +286,7 @@ export class GrpcChannel {
       const release = connection.hold();
       const deframer = new GrpcDeframer(this.maxMessageBytes);
       let message: Uint8Array | null = null;
-      let status: GrpcStatus | null = null;
-      let httpStatus = 0;
       let problem: GrpcStatus | null = null;
-      let streamError: Error | null = null;
       let timedOut = false;
       const timer = Number.isFinite(remaining)
         ? setTimeout(() => {
@@ -261,10 +296,10 @@ export class GrpcChannel {
         : null;
 
       stream.on('response', (headers) => {
-        httpStatus = Number(headers[':status']);
-        const trailersOnly = statusFromHeaders(headers);
-        if (trailersOnly !== null) status = trailersOnly;
-        else if (httpStatus !== 200) problem = statusFromHttp(httpStatus);
+        // A trailers-only response is the call's status, which onStreamEnd reports.
+        if (statusFromHeaders(headers) !== null) return;
+        const httpStatus = Number(headers[':status']);
+        if (httpStatus !== 200) problem = statusFromHttp(httpStatus);
         else if (!isGrpcContentType(headers['content-type'] as string | undefined)) {
           problem = { code: Status.UNKNOWN, message: `response content-type ${String(headers['content-type'])} is not gRPC` };
         }
@@ -283,13 +318,7 @@ export class GrpcChannel {
           stream.close(NGHTTP2_CANCEL);
         }
       });
-      stream.on('trailers', (trailers) => {
-        status = statusFromHeaders(trailers);
-      });
-      stream.on('error', (err) => {
-        streamError = err;
-      });
-      stream.once('close', () => {
+      onStreamEnd(stream, (end) => {
         if (timer !== null) clearTimeout(timer);
         release();
         if (timedOut) {
@@ -300,10 +329,9 @@ export class GrpcChannel {
           resolve({ ok: false, error: kvErrorFromGrpc(problem.code, problem.message), notSent: false });
           return;
         }
-        const st = status as GrpcStatus | null;
-        if (st !== null) {
-          if (st.code !== Status.OK) {
-            resolve({ ok: false, error: kvErrorFromGrpc(st.code, st.message), notSent: false });
+        if (end.status !== null) {
+          if (end.status.code !== Status.OK) {
+            resolve({ ok: false, error: kvErrorFromGrpc(end.status.code, end.status.message), notSent: false });
           } else if (message === null || !deframer.atBoundary) {
             resolve({ ok: false, error: kvErrorFromGrpc(Status.INTERNAL, `${path}: the response ended without a complete message`), notSent: false });
           } else {
@@ -311,15 +339,9 @@ export class GrpcChannel {
           }
           return;
         }
-        if (httpStatus !== 0 && httpStatus !== 200) {
-          const mapped = statusFromHttp(httpStatus);
-          resolve({ ok: false, error: kvErrorFromGrpc(mapped.code, mapped.message), notSent: false });
-          return;
-        }
         const notSent = !connection.connected || stream.rstCode === NGHTTP2_REFUSED_STREAM;
-        const reason = streamError !== null ? (streamError as Error).message : `stream reset (code ${stream.rstCode})`;
         if (ep.connection === connection && !connection.usable) ep.connection = null;
-        resolve({ ok: false, error: unavailable(`${path} on ${ep.authority} failed: ${reason}`, streamError ?? undefined), notSent });
+        resolve({ ok: false, error: unavailable(`${path} on ${ep.authority} failed: ${end.failure}`, end.error ?? undefined), notSent });
       });
       stream.end(frame);
     });
