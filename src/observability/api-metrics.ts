@@ -91,21 +91,17 @@ export class ApiMetrics {
       labelNames: ['group', 'version', 'resource', 'subresource', 'removed_release'],
       registers: [this.registry],
     });
-    this.sloDurations = new Histogram({
-      name: 'apiserver_request_slo_duration_seconds',
-      // Carina counts the whole request here, admission webhooks included (kube leaves them out).
-      help: 'Response latency distribution (not counting webhook duration) in seconds for each verb, group, version, resource, subresource, scope and component.',
-      labelNames: REQUEST_LABELS,
-      buckets: SLO_BUCKETS,
-      registers: [this.registry],
-    });
-    this.responseSizes = new Histogram({
-      name: 'apiserver_response_sizes',
-      help: 'Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.',
-      labelNames: REQUEST_LABELS,
-      buckets: RESPONSE_SIZE_BUCKETS,
-      registers: [this.registry],
-    });
+    // Carina counts the whole request here, admission webhooks included (kube leaves them out).
+    this.sloDurations = this.requestHistogram(
+      'apiserver_request_slo_duration_seconds',
+      'Response latency distribution (not counting webhook duration) in seconds for each verb, group, version, resource, subresource, scope and component.',
+      SLO_BUCKETS,
+    );
+    this.responseSizes = this.requestHistogram(
+      'apiserver_response_sizes',
+      'Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.',
+      RESPONSE_SIZE_BUCKETS,
+    );
     this.longRunning = new Gauge({
       name: 'apiserver_longrunning_requests',
       help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.',
@@ -144,6 +140,11 @@ export class ApiMetrics {
       registers: [this.registry],
     });
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** A histogram of one of kube's per-request families: the request's labels (REQUEST_LABELS), no code. */
+  private requestHistogram(name: string, help: string, buckets: number[]): Histogram {
+    return new Histogram({ name, help, labelNames: REQUEST_LABELS, buckets, registers: [this.registry] });
   }
 
   /**
@@ -282,20 +283,13 @@ export class ApiMetrics {
    * apiserver_response_sizes for GET and LIST only).
    */
   observe(labels: RequestLabels, dryRun: boolean, seconds: number, responseBytes = 0): void {
-    const common = {
-      verb: labels.verb.toUpperCase(),
-      dry_run: dryRun ? 'All' : '',
-      group: labels.group,
-      version: labels.version,
-      resource: labels.resource,
-      subresource: labels.subresource,
-      scope: labels.scope,
-      component: 'apiserver',
-    };
+    const perRequest = requestLabels(labels);
+    // dry_run second, where kube's label list has it (the order they are exposed in).
+    const { verb, ...rest } = perRequest;
+    const common = { verb, dry_run: dryRun ? 'All' : '', ...rest };
     this.requests.inc({ ...common, code: String(labels.code) });
     this.durations.observe(common, seconds);
     // A watch's duration is its life, which says nothing of latency: Carina leaves watches out of the SLO family (see the definitions table).
-    const perRequest = requestLabels(labels);
     if (perRequest.verb !== 'WATCH' && perRequest.verb !== 'CONNECT') {
       this.sloDurations.observe(perRequest, seconds);
       this.requestWindow.record(perRequest.verb, seconds);
