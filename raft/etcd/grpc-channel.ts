@@ -58,7 +58,7 @@ export interface MethodSpec {
 }
 
 export const USER_AGENT = 'carina-etcd-client/0.1';
-const { NGHTTP2_CANCEL, NGHTTP2_REFUSED_STREAM } = http2.constants;
+const { NGHTTP2_CANCEL, NGHTTP2_NO_ERROR, NGHTTP2_REFUSED_STREAM } = http2.constants;
 
 /** One HTTP/2 session and what the client tracks of it. */
 export class Connection {
@@ -133,7 +133,8 @@ export interface StreamEnd {
 /**
  * Follows a client stream (a unary call, Watch or Snapshot) to its end: collects the status the
  * server answered with and the stream's error (listening for it, so it is never unhandled), and
- * calls `ended` once the stream has closed.
+ * calls `ended` once the stream has closed. A stream the server has ended is closed here if our
+ * side is still open, as the call is over (see below).
  */
 export function onStreamEnd(stream: http2.ClientHttp2Stream, ended: (end: StreamEnd) => void): void {
   let status: GrpcStatus | null = null;
@@ -147,6 +148,12 @@ export function onStreamEnd(stream: http2.ClientHttp2Stream, ended: (end: Stream
   });
   stream.on('error', (err) => {
     error = err;
+  });
+  // A gRPC call is over once the server has ended its side. grpc-go (etcd) then resets a stream
+  // whose client has not ended its own; a Node server (Carina's store) leaves it half-open, and a
+  // Watch stream, which never ends its side, would then wait for its close for ever.
+  stream.once('end', () => {
+    if (!stream.writableEnded) stream.close(NGHTTP2_NO_ERROR);
   });
   stream.once('close', () => {
     const failure = error !== null ? error.message : `stream reset (code ${stream.rstCode})`;

@@ -150,5 +150,18 @@ describe('etcd client: a call or stream the server ends without an answer', () =
       const err = await watchError();
       expect([err.code, err.message]).to.deep.equal(['UNAVAILABLE', `watch stream to ${authority}: the server ended the watch stream`]);
     });
+
+    // A Node server, Carina's store among them, ends its side and leaves the stream open.
+    it('ends its watches when the server ends the stream with a status but does not reset it', async () => {
+      answer = (stream) => stream.respond({ ...grpcHead, 'grpc-status': String(Status.UNAVAILABLE), 'grpc-message': 'etcdserver: no leader' }, { endStream: true });
+      const err = await watchError();
+      expect([err.code, err.message]).to.deep.equal(['NO_LEADER', 'etcdserver: no leader']);
+    });
+
+    it('ends its watches when the server ends the stream with OK trailers but does not reset it', async () => {
+      answer = endWithTrailers(Status.OK, '');
+      const err = await watchError();
+      expect([err.code, err.message]).to.deep.equal(['UNAVAILABLE', `watch stream to ${authority}: the server ended the watch stream`]);
+    });
   });
 });
