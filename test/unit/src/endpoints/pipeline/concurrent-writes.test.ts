@@ -8,7 +8,7 @@
  */
 import { expect } from 'chai';
 import type { MemoryKvHooks } from '../../../../support/memory-kv';
-import { InProcessApi } from '../../../../support/in-process-api';
+import { inProcessApiSuite } from '../../../../support/in-process-api-suite';
 
 interface ConfigMap {
   metadata: { name: string; uid: string; resourceVersion: string };
@@ -18,31 +18,18 @@ interface ConfigMap {
 describe('the registry\'s read-modify-write loop when another write comes first', function () {
   this.timeout(60_000);
   const hooks: MemoryKvHooks = {};
-  let api: InProcessApi;
-  let namespace = '';
-  let counter = 0;
-
-  before(async () => {
-    api = await InProcessApi.start(hooks);
-  });
-
-  after(async () => {
-    await api?.stop();
-  });
-
-  beforeEach(async () => {
+  // Registered before inProcessApiSuite's beforeEach, which creates the test's namespace: no
+  // hook of the test before may meet that creation.
+  beforeEach(() => {
     hooks.beforeTxn = undefined;
     hooks.onRange = undefined;
-    namespace = `raced-${++counter}`;
-    const created = await api.request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } } });
-    expect(created.status, created.text).to.equal(201);
   });
+  const suite = inProcessApiSuite('raced', hooks);
 
-  const collection = (): string => `/api/v1/namespaces/${namespace}/configmaps`;
-  const storeKey = (name: string): Buffer => Buffer.from(`/registry/configmaps/${namespace}/${name}`);
+  const storeKey = (name: string): Buffer => Buffer.from(`/registry/configmaps/${suite.namespace}/${name}`);
 
   async function create(name: string): Promise<ConfigMap> {
-    const response = await api.request({ method: 'POST', path: collection(), body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: 'v' } } });
+    const response = await suite.api.request({ method: 'POST', path: suite.configMaps, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: 'v' } } });
     expect(response.status, response.text).to.equal(201);
     return response.json<ConfigMap>();
   }
@@ -50,16 +37,16 @@ describe('the registry\'s read-modify-write loop when another write comes first'
   /** Just before the next transaction, another writer adds data.other to the stored object. */
   function concurrentChange(name: string): void {
     hooks.beforeTxn = () => {
-      const stored = api.kv.store.range({ key: storeKey(name) }).kvs[0];
+      const stored = suite.api.kv.store.range({ key: storeKey(name) }).kvs[0];
       const object = JSON.parse(Buffer.from(stored.value).toString('utf8')) as { data: Record<string, string> };
       object.data.other = 'concurrent';
-      api.kv.store.put({ key: storeKey(name), value: Buffer.from(JSON.stringify(object)) });
+      suite.api.kv.store.put({ key: storeKey(name), value: Buffer.from(JSON.stringify(object)) });
     };
   }
 
   function concurrentDelete(name: string): void {
     hooks.beforeTxn = () => {
-      api.kv.store.deleteRange({ key: storeKey(name) });
+      suite.api.kv.store.deleteRange({ key: storeKey(name) });
     };
   }
 
@@ -70,7 +57,7 @@ describe('the registry\'s read-modify-write loop when another write comes first'
     hooks.onRange = (request) => {
       if (Buffer.from(request.key).equals(storeKey('patched'))) reads++;
     };
-    const response = await api.request({ method: 'PATCH', path: `${collection()}/patched`, headers: { 'content-type': 'application/merge-patch+json' }, body: { data: { mine: 'yes' } } });
+    const response = await suite.api.request({ method: 'PATCH', path: `${suite.configMaps}/patched`, headers: { 'content-type': 'application/merge-patch+json' }, body: { data: { mine: 'yes' } } });
     hooks.onRange = undefined;
     // Read, a compare-and-swap that fails, read again.
     expect(reads).to.equal(2);
@@ -83,7 +70,7 @@ describe('the registry\'s read-modify-write loop when another write comes first'
   it('an update without a resourceVersion is applied over the other write', async () => {
     await create('unconditional');
     concurrentChange('unconditional');
-    const response = await api.request({ method: 'PUT', path: `${collection()}/unconditional`, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'unconditional' }, data: { k: 'mine' } } });
+    const response = await suite.api.request({ method: 'PUT', path: `${suite.configMaps}/unconditional`, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'unconditional' }, data: { k: 'mine' } } });
     expect(response.status, response.text).to.equal(200);
     expect(response.json<ConfigMap>().data).to.deep.equal({ k: 'mine' });
   });
@@ -91,26 +78,26 @@ describe('the registry\'s read-modify-write loop when another write comes first'
   it('an update naming the resourceVersion it read meets the other write on its next read: 409', async () => {
     const created = await create('conditional');
     concurrentChange('conditional');
-    const response = await api.request({ method: 'PUT', path: `${collection()}/conditional`, body: { ...created, data: { k: 'mine' } } });
+    const response = await suite.api.request({ method: 'PUT', path: `${suite.configMaps}/conditional`, body: { ...created, data: { k: 'mine' } } });
     expect(response.status).to.equal(409);
     expect(response.json<{ message: string }>().message).to.equal('Operation cannot be fulfilled on configmaps "conditional": the object has been modified; please apply your changes to the latest version and try again');
-    const stored = await api.request({ method: 'GET', path: `${collection()}/conditional` });
+    const stored = await suite.api.request({ method: 'GET', path: `${suite.configMaps}/conditional` });
     expect(stored.json<ConfigMap>().data).to.deep.equal({ k: 'v', other: 'concurrent' });
   });
 
   it('a delete with a resourceVersion precondition is checked again after the other write: 409, nothing deleted', async () => {
     const created = await create('guarded');
     concurrentChange('guarded');
-    const response = await api.request({ method: 'DELETE', path: `${collection()}/guarded`, body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion: created.metadata.resourceVersion } } });
+    const response = await suite.api.request({ method: 'DELETE', path: `${suite.configMaps}/guarded`, body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion: created.metadata.resourceVersion } } });
     expect(response.status).to.equal(409);
     expect(response.json<{ message: string }>().message).to.match(new RegExp(`^Operation cannot be fulfilled on ConfigMap "guarded": the ResourceVersion in the precondition \\(${created.metadata.resourceVersion}\\) does not match the ResourceVersion in record \\(\\d+\\)\\. The object might have been modified$`));
-    expect((await api.request({ method: 'GET', path: `${collection()}/guarded` })).status).to.equal(200);
+    expect((await suite.api.request({ method: 'GET', path: `${suite.configMaps}/guarded` })).status).to.equal(200);
   });
 
   it('a patch of an object another writer deletes first is 404', async () => {
     await create('vanishing');
     concurrentDelete('vanishing');
-    const response = await api.request({ method: 'PATCH', path: `${collection()}/vanishing`, headers: { 'content-type': 'application/merge-patch+json' }, body: { data: { mine: 'yes' } } });
+    const response = await suite.api.request({ method: 'PATCH', path: `${suite.configMaps}/vanishing`, headers: { 'content-type': 'application/merge-patch+json' }, body: { data: { mine: 'yes' } } });
     expect(response.status).to.equal(404);
     expect(response.json<{ message: string }>().message).to.equal('configmaps "vanishing" not found');
   });

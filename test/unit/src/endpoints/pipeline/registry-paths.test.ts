@@ -6,7 +6,8 @@
  * registry/generic/registry/store.go and rest/delete.go, apimachinery's managedfields conflict.go).
  */
 import { expect } from 'chai';
-import { InProcessApi, type InjectResponse } from '../../../../support/in-process-api';
+import type { InjectResponse } from '../../../../support/in-process-api';
+import { inProcessApiSuite } from '../../../../support/in-process-api-suite';
 
 interface ConfigMap {
   kind: string;
@@ -21,80 +22,62 @@ function conflictStatus(message: string, name: string, kind: string): Record<str
 
 describe('the registry\'s paths through the request pipeline in process', function () {
   this.timeout(60_000);
-  let api: InProcessApi;
-  let namespace = '';
-  let counter = 0;
-
-  before(async () => {
-    api = await InProcessApi.start();
-  });
-
-  after(async () => {
-    await api?.stop();
-  });
-
-  beforeEach(async () => {
-    namespace = `paths-${++counter}`;
-    const created = await api.request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } } });
-    expect(created.status, created.text).to.equal(201);
-  });
-
-  const collection = (): string => `/api/v1/namespaces/${namespace}/configmaps`;
+  const suite = inProcessApiSuite('paths');
 
   async function create(name: string, extra: { labels?: Record<string, string>; finalizers?: string[] } = {}): Promise<ConfigMap> {
-    const response = await api.request({ method: 'POST', path: collection(), body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...extra }, data: { k: 'v' } } });
+    const response = await suite.api.request({ method: 'POST', path: suite.configMaps, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...extra }, data: { k: 'v' } } });
     expect(response.status, response.text).to.equal(201);
     return response.json<ConfigMap>();
   }
 
   function deleteWith(name: string, body: Record<string, unknown>): Promise<InjectResponse> {
-    return api.request({ method: 'DELETE', path: `${collection()}/${name}`, body: { apiVersion: 'v1', kind: 'DeleteOptions', ...body } });
+    return suite.api.request({ method: 'DELETE', path: `${suite.configMaps}/${name}`, body: { apiVersion: 'v1', kind: 'DeleteOptions', ...body } });
   }
 
   it('create then get: the object read is the object created', async () => {
     const created = await create('read-back');
-    const read = await api.request({ method: 'GET', path: `${collection()}/read-back` });
+    const read = await suite.api.request({ method: 'GET', path: `${suite.configMaps}/read-back` });
     expect(read.status).to.equal(200);
     expect(read.json<ConfigMap>()).to.deep.equal(created);
   });
 
   it('an update naming a stale resourceVersion is 409 Conflict with store.go\'s optimistic-lock message', async () => {
     const created = await create('stale');
-    const first = await api.request({ method: 'PUT', path: `${collection()}/stale`, body: { ...created, data: { k: 'first' } } });
+    const first = await suite.api.request({ method: 'PUT', path: `${suite.configMaps}/stale`, body: { ...created, data: { k: 'first' } } });
     expect(first.status, first.text).to.equal(200);
-    const second = await api.request({ method: 'PUT', path: `${collection()}/stale`, body: { ...created, data: { k: 'second' } } });
+    const second = await suite.api.request({ method: 'PUT', path: `${suite.configMaps}/stale`, body: { ...created, data: { k: 'second' } } });
     expect(second.status).to.equal(409);
     expect(second.json()).to.deep.equal(conflictStatus('Operation cannot be fulfilled on configmaps "stale": the object has been modified; please apply your changes to the latest version and try again', 'stale', 'configmaps'));
-    const kept = await api.request({ method: 'GET', path: `${collection()}/stale` });
+    const kept = await suite.api.request({ method: 'GET', path: `${suite.configMaps}/stale` });
     expect(kept.json<ConfigMap>().data).to.deep.equal({ k: 'first' });
   });
 
   it('an update that changes nothing writes nothing: the resourceVersion stays', async () => {
     const created = await create('unchanged');
-    const response = await api.request({ method: 'PUT', path: `${collection()}/unchanged`, body: created });
+    const response = await suite.api.request({ method: 'PUT', path: `${suite.configMaps}/unchanged`, body: created });
     expect(response.status, response.text).to.equal(200);
     expect(response.json<ConfigMap>().metadata.resourceVersion).to.equal(created.metadata.resourceVersion);
   });
 
   it('a patch is read-modify-write on the current object; one naming a stale resourceVersion is 409', async () => {
     const created = await create('patched');
-    const path = `${collection()}/patched`;
+    const path = `${suite.configMaps}/patched`;
     const merge = { 'content-type': 'application/merge-patch+json' };
-    const patched = await api.request({ method: 'PATCH', path, headers: merge, body: { data: { added: 'yes' } } });
+    const patched = await suite.api.request({ method: 'PATCH', path, headers: merge, body: { data: { added: 'yes' } } });
     expect(patched.status, patched.text).to.equal(200);
     expect(patched.json<ConfigMap>().data).to.deep.equal({ k: 'v', added: 'yes' });
-    const stale = await api.request({ method: 'PATCH', path, headers: merge, body: { metadata: { resourceVersion: created.metadata.resourceVersion }, data: { k: 'late' } } });
+    const stale = await suite.api.request({ method: 'PATCH', path, headers: merge, body: { metadata: { resourceVersion: created.metadata.resourceVersion }, data: { k: 'late' } } });
     expect(stale.status).to.equal(409);
     expect(stale.json()).to.deep.equal(conflictStatus('Operation cannot be fulfilled on configmaps "patched": the object has been modified; please apply your changes to the latest version and try again', 'patched', 'configmaps'));
   });
 
   it('apply by a second field manager that changes an owned field is 409 with the conflict named; force takes it over', async () => {
-    const path = (manager: string, force = false) => `${collection()}/applied?fieldManager=${manager}${force ? '&force=true' : ''}`;
+    const path = (manager: string, force = false) => `${suite.configMaps}/applied?fieldManager=${manager}${force ? '&force=true' : ''}`;
     const body = (value: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' }, data: { k: value } });
     const yaml = { 'content-type': 'application/apply-patch+yaml' };
-    const first = await api.request({ method: 'PATCH', path: path('mgr-a'), headers: yaml, body: body('a') });
+    const first = await suite.api.request({ method: 'PATCH', path: path('mgr-a'), headers: yaml, body: body('a') });
     expect(first.status, first.text).to.equal(201);
-    const conflicting = await api.request({ method: 'PATCH', path: path('mgr-b'), headers: yaml, body: body('b') });
+    const conflicting = await suite.api.request({ method: 'PATCH', path: path('mgr-b'), headers: yaml, body: body('b') });
     expect(conflicting.status).to.equal(409);
     expect(conflicting.json()).to.deep.equal({
       kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
@@ -103,7 +86,7 @@ describe('the registry\'s paths through the request pipeline in process', functi
       details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "mgr-a"', field: '.data.k' }] },
       code: 409,
     });
-    const forced = await api.request({ method: 'PATCH', path: path('mgr-b', true), headers: yaml, body: body('b') });
+    const forced = await suite.api.request({ method: 'PATCH', path: path('mgr-b', true), headers: yaml, body: body('b') });
     expect(forced.status, forced.text).to.equal(200);
     expect(forced.json<ConfigMap>().data).to.deep.equal({ k: 'b' });
   });
@@ -113,7 +96,7 @@ describe('the registry\'s paths through the request pipeline in process', functi
     const response = await deleteWith('uid-guarded', { preconditions: { uid: 'not-the-uid' } });
     expect(response.status).to.equal(409);
     expect(response.json()).to.deep.equal(conflictStatus(`Operation cannot be fulfilled on ConfigMap "uid-guarded": the UID in the precondition (not-the-uid) does not match the UID in record (${created.metadata.uid}). The object might have been deleted and then recreated`, 'uid-guarded', 'ConfigMap'));
-    expect((await api.request({ method: 'GET', path: `${collection()}/uid-guarded` })).status).to.equal(200);
+    expect((await suite.api.request({ method: 'GET', path: `${suite.configMaps}/uid-guarded` })).status).to.equal(200);
   });
 
   it('a delete whose resourceVersion precondition does not match is 409 with rest.BeforeDelete\'s message; a matching one deletes', async () => {
@@ -123,37 +106,37 @@ describe('the registry\'s paths through the request pipeline in process', functi
     expect(response.json()).to.deep.equal(conflictStatus(`Operation cannot be fulfilled on ConfigMap "rv-guarded": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${created.metadata.resourceVersion}). The object might have been modified`, 'rv-guarded', 'ConfigMap'));
     const matching = await deleteWith('rv-guarded', { preconditions: { uid: created.metadata.uid, resourceVersion: created.metadata.resourceVersion } });
     expect(matching.status, matching.text).to.equal(200);
-    expect((await api.request({ method: 'GET', path: `${collection()}/rv-guarded` })).status).to.equal(404);
+    expect((await suite.api.request({ method: 'GET', path: `${suite.configMaps}/rv-guarded` })).status).to.equal(404);
   });
 
   it('a delete of an object with a finalizer marks it; removing the finalizer removes it, answered as last stored', async () => {
     await create('finalized', { finalizers: ['example.com/hold'] });
-    const marked = await api.request({ method: 'DELETE', path: `${collection()}/finalized` });
+    const marked = await suite.api.request({ method: 'DELETE', path: `${suite.configMaps}/finalized` });
     expect(marked.status, marked.text).to.equal(200);
     const terminating = marked.json<ConfigMap>();
     expect(terminating.metadata.deletionTimestamp).to.be.a('string');
     expect(terminating.metadata.finalizers).to.deep.equal(['example.com/hold']);
-    const again = await api.request({ method: 'DELETE', path: `${collection()}/finalized` });
+    const again = await suite.api.request({ method: 'DELETE', path: `${suite.configMaps}/finalized` });
     expect(again.status).to.equal(200);
     expect(again.json<ConfigMap>().metadata.resourceVersion).to.equal(terminating.metadata.resourceVersion);
-    const released = await api.request({ method: 'PATCH', path: `${collection()}/finalized`, headers: { 'content-type': 'application/json-patch+json' }, body: [{ op: 'remove', path: '/metadata/finalizers' }] });
+    const released = await suite.api.request({ method: 'PATCH', path: `${suite.configMaps}/finalized`, headers: { 'content-type': 'application/json-patch+json' }, body: [{ op: 'remove', path: '/metadata/finalizers' }] });
     expect(released.status, released.text).to.equal(200);
     expect(released.json<ConfigMap>().metadata.finalizers).to.deep.equal(['example.com/hold']);
     expect(released.json<ConfigMap>().metadata.resourceVersion).to.equal(terminating.metadata.resourceVersion);
-    expect((await api.request({ method: 'GET', path: `${collection()}/finalized` })).status).to.equal(404);
+    expect((await suite.api.request({ method: 'GET', path: `${suite.configMaps}/finalized` })).status).to.equal(404);
   });
 
   it('deletecollection with a label selector deletes only the objects it selects, and answers with the list of them', async () => {
     await create('keep', { labels: { app: 'other' } });
     const dropped = [await create('drop-1', { labels: { app: 'gone' } }), await create('drop-2', { labels: { app: 'gone' } })];
-    const response = await api.request({ method: 'DELETE', path: `${collection()}?labelSelector=app%3Dgone` });
+    const response = await suite.api.request({ method: 'DELETE', path: `${suite.configMaps}?labelSelector=app%3Dgone` });
     expect(response.status, response.text).to.equal(200);
     // v1.25's Store.DeleteCollection returns the list it deleted from, its items as listed.
     const answer = response.json<{ kind: string; apiVersion: string; metadata: { resourceVersion: string }; items: ConfigMap[] }>();
     expect({ kind: answer.kind, apiVersion: answer.apiVersion }).to.deep.equal({ kind: 'ConfigMapList', apiVersion: 'v1' });
     expect(Number(answer.metadata.resourceVersion)).to.be.at.least(Number(dropped[1].metadata.resourceVersion));
     expect(answer.items).to.deep.equal(dropped);
-    const left = await api.request({ method: 'GET', path: collection() });
+    const left = await suite.api.request({ method: 'GET', path: suite.configMaps });
     expect(left.json<{ items: ConfigMap[] }>().items.map((item) => item.metadata.name)).to.deep.equal(['keep']);
   });
 
@@ -161,9 +144,9 @@ describe('the registry\'s paths through the request pipeline in process', functi
     await create('before');
     const from = (await create('at')).metadata.resourceVersion;
     const after = await create('after');
-    await api.request({ method: 'PUT', path: `${collection()}/after`, body: { ...after, data: { k: 'changed' } } });
-    await api.request({ method: 'DELETE', path: `${collection()}/before` });
-    const watch = await api.watch({ path: `${collection()}?watch=true&resourceVersion=${from}` });
+    await suite.api.request({ method: 'PUT', path: `${suite.configMaps}/after`, body: { ...after, data: { k: 'changed' } } });
+    await suite.api.request({ method: 'DELETE', path: `${suite.configMaps}/before` });
+    const watch = await suite.api.watch({ path: `${suite.configMaps}?watch=true&resourceVersion=${from}` });
     try {
       expect(watch.status).to.equal(200);
       const events = [await watch.next(), await watch.next(), await watch.next()];
