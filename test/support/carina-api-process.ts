@@ -77,6 +77,28 @@ export interface Credentials {
 }
 
 /**
+ * Sends one HTTPS request (with `body`, if any) and collects the whole response: what
+ * CarinaApiProcess.request and the other credentials' requests (client-credentials.ts) share.
+ */
+export function httpsExchange(options: https.RequestOptions, body?: string | Buffer): Promise<HttpResult> {
+  return new Promise((resolvePromise, reject) => {
+    const req = https.request(options, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const received = Buffer.concat(chunks);
+        const text = received.toString('utf8');
+        resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, body: received, text, json: <T>() => JSON.parse(text) as T });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+/**
  * One process per replica (`--api-workers 1`) unless a test asks for workers: the suites read one
  * process's log and signal one pid, and the machine's cores are shared by many test processes.
  */
@@ -221,36 +243,22 @@ export class CarinaApiProcess {
   /** One HTTPS request with the admin certificate (anonymous: none). */
   request(method: string, path: string, options: { body?: string | Buffer; headers?: Record<string, string>; anonymous?: boolean } = {}): Promise<HttpResult> {
     const creds = this.creds();
-    return new Promise((resolvePromise, reject) => {
-      const req = https.request({
-        host: '127.0.0.1',
-        port: this.port,
-        method,
-        path,
-        ca: creds.ca,
-        cert: options.anonymous ? undefined : creds.cert,
-        key: options.anonymous ? undefined : creds.key,
-        headers: {
-          ...(options.body !== undefined && !options.headers?.['Content-Type'] ? { 'Content-Type': 'application/json' } : {}),
-          // Node sends a DELETE body without chunked framing unless told its length.
-          ...(options.body !== undefined ? { 'Content-Length': String(Buffer.byteLength(options.body)) } : {}),
-          ...options.headers,
-        },
-        agent: false,
-      }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const body = Buffer.concat(chunks);
-          const text = body.toString('utf8');
-          resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, body, text, json: <T>() => JSON.parse(text) as T });
-        });
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      if (options.body !== undefined) req.write(options.body);
-      req.end();
-    });
+    return httpsExchange({
+      host: '127.0.0.1',
+      port: this.port,
+      method,
+      path,
+      ca: creds.ca,
+      cert: options.anonymous ? undefined : creds.cert,
+      key: options.anonymous ? undefined : creds.key,
+      headers: {
+        ...(options.body !== undefined && !options.headers?.['Content-Type'] ? { 'Content-Type': 'application/json' } : {}),
+        // Node sends a DELETE body without chunked framing unless told its length.
+        ...(options.body !== undefined ? { 'Content-Length': String(Buffer.byteLength(options.body)) } : {}),
+        ...options.headers,
+      },
+      agent: false,
+    }, options.body);
   }
 
   /**

@@ -5,11 +5,10 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import type { CommandResult, HttpResult } from './carina-api-process';
+import { httpsExchange, type CommandResult, type HttpResult } from './carina-api-process';
 
 export interface Credential {
   token?: string;
@@ -21,27 +20,13 @@ export interface Credential {
 
 export function httpsRequest(port: number, caPem: string, method: string, path: string, options: { credential?: Credential; headers?: Record<string, string | string[]>; body?: string } = {}): Promise<HttpResult> {
   const credential = options.credential ?? {};
-  return new Promise((resolvePromise, reject) => {
-    const headers: Record<string, string | string[]> = { ...options.headers };
-    if (credential.token !== undefined) headers.Authorization = `Bearer ${credential.token}`;
-    if (options.body !== undefined) {
-      headers['Content-Type'] ??= 'application/json';
-      headers['Content-Length'] = String(Buffer.byteLength(options.body));
-    }
-    const req = https.request({ host: '127.0.0.1', port, method, path, ca: caPem, cert: credential.certPem, key: credential.keyPem, headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const body = Buffer.concat(chunks);
-        const text = body.toString('utf8');
-        resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, body, text, json: <T>() => JSON.parse(text) as T });
-      });
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    if (options.body !== undefined) req.write(options.body);
-    req.end();
-  });
+  const headers: Record<string, string | string[]> = { ...options.headers };
+  if (credential.token !== undefined) headers.Authorization = `Bearer ${credential.token}`;
+  if (options.body !== undefined) {
+    headers['Content-Type'] ??= 'application/json';
+    headers['Content-Length'] = String(Buffer.byteLength(options.body));
+  }
+  return httpsExchange({ host: '127.0.0.1', port, method, path, ca: caPem, cert: credential.certPem, key: credential.keyPem, headers, agent: false }, options.body);
 }
 
 /** A kubeconfig file for `server` with one user holding `credential`. */
