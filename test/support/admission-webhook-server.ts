@@ -9,9 +9,9 @@
  * through a Service's Endpoints need one that Endpoints accept, which loopback is not).
  */
 import * as https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { createTestCa, issueTestCertificate, type TestCertificate } from './test-pki';
+import { closeWithConnections, listenOn } from './server-lifecycle';
 
 export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -104,15 +104,11 @@ export class TestAdmissionWebhook {
         else send();
       });
     });
-    await new Promise<void>((resolve) => this.server?.listen(port, this.host, resolve));
-    this.port = (this.server.address() as AddressInfo).port;
+    this.port = await listenOn(this.server, port, this.host);
   }
 
   async stop(): Promise<void> {
-    const server = this.server;
-    if (server === undefined) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (this.server !== undefined) await closeWithConnections(this.server);
   }
 
   static response(call: AdmissionCall, response: Json): Json {

@@ -6,9 +6,9 @@
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import * as https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, type JWTPayload } from 'jose';
 import { createTestCa, issueServingCertificate, type TestCertificate } from './test-pki';
+import { closeWithConnections, listenOn } from './server-lifecycle';
 
 interface SigningKey {
   readonly kid: string;
@@ -74,15 +74,11 @@ export class TestOidcProvider {
       }
       res.writeHead(404).end();
     });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.address() as AddressInfo).port;
+    this.port = await listenOn(this.server);
   }
 
   async stop(): Promise<void> {
-    const server = this.server;
-    if (server === undefined) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (this.server !== undefined) await closeWithConnections(this.server);
   }
 
   /** A new current key; the old ones are dropped unless `keepOld`. */

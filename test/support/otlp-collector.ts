@@ -6,7 +6,7 @@
  * `hang()` makes it accept requests and never answer (a stuck collector); `stop()` closes it.
  */
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeWithConnections, listenOn } from './server-lifecycle';
 
 export interface ReceivedSpan {
   traceId: string;
@@ -99,8 +99,7 @@ export class OtlpCollector {
         }
       });
     });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.address() as AddressInfo).port;
+    this.port = await listenOn(this.server);
   }
 
   /** From now on, requests are accepted and never answered. */
@@ -116,9 +115,7 @@ export class OtlpCollector {
     for (const res of this.held.splice(0)) res.destroy();
     const server = this.server;
     this.server = undefined;
-    if (server === undefined) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (server !== undefined) await closeWithConnections(server);
   }
 
   private receive(body: Json): void {

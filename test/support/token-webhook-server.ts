@@ -4,9 +4,9 @@
  * parsed body, path and client CN are recorded; the test decides the answer.
  */
 import * as https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { createTestCa, issueClientCertificate, issueServingCertificate, type TestCertificate } from './test-pki';
+import { closeWithConnections, listenOn } from './server-lifecycle';
 
 export interface WebhookCall {
   readonly path: string;
@@ -68,15 +68,11 @@ export class TestTokenWebhook {
         else send();
       });
     });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.address() as AddressInfo).port;
+    this.port = await listenOn(this.server);
   }
 
   async stop(): Promise<void> {
-    const server = this.server;
-    if (server === undefined) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (this.server !== undefined) await closeWithConnections(this.server);
   }
 
   /** A TokenReview answer in the version the request came in. */
