@@ -2,7 +2,8 @@
  * A registry and a watch cache over the in-memory store (memory-kv.ts), for controller tests:
  * real strategies, validation and storage semantics, in process, without admission. Besides,
  * `Gate` holds a controller's writes at a chosen point, to stop its leader in the middle of its
- * work, and `electors` runs two leader electors (two replicas) over the same registry.
+ * work, `electors` runs two leader electors (two replicas) over the same registry, and
+ * `leaderWithWriteHeld` brings the two to the moment a hand-over is tested from.
  */
 import { Catalogue } from '../../src/apis/catalogue';
 import { LeaderElector } from '../../src/controllers/leader-election';
@@ -164,4 +165,28 @@ export function electors(harness: ControllerHarness, start: Record<'a' | 'b', ()
     });
   };
   return { a: make('a'), b: make('b') };
+}
+
+/**
+ * The start of the hand-over the controllers' tests play: replica a runs its controller on a
+ * registry whose writes pass `gate`, replica b on the plain one (`controller()`). a leads, b
+ * stands by, and this resolves once the gate holds one of a's writes: the test then stops a and
+ * watches b take over while that write is pending (until gate.release()).
+ */
+export async function leaderWithWriteHeld(
+  harness: ControllerHarness,
+  gate: Gate,
+  controller: (registry?: GenericRegistry) => { start(): void; stop(): void },
+): Promise<{ a: LeaderElector; b: LeaderElector }> {
+  const started = (registry?: GenericRegistry) => {
+    const c = controller(registry);
+    c.start();
+    return c;
+  };
+  const pair = electors(harness, { a: () => started(gatedRegistry(harness.registry, gate)), b: () => started() });
+  pair.a.start();
+  await until('a to lead', async () => pair.a.isLeader);
+  pair.b.start();
+  await gate.held;
+  return pair;
 }

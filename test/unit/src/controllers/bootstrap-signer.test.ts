@@ -4,7 +4,7 @@ import { parse } from 'yaml';
 import { BootstrapSigner, computeDetachedSignature } from '../../../../src/controllers/bootstrap-signer';
 import { clusterInfoKubeconfig, publishClusterInfo, type ClusterInfoResources } from '../../../../src/controllers/bootstrap-cluster-info';
 import type { GenericRegistry } from '../../../../src/registry';
-import { ControllerHarness, Gate, electors, gatedRegistry } from '../../../support/controller-harness';
+import { ControllerHarness, Gate, leaderWithWriteHeld } from '../../../support/controller-harness';
 import { tokenSecret } from '../../../support/bootstrap-tokens';
 import { createTestCa } from '../../../support/test-pki';
 import { until } from '../../../support/until';
@@ -114,22 +114,7 @@ describe('controllers: bootstrap signer (bootstrapsigner)', function () {
     it('hands over with a write held: the old leader\'s stale signatures never land', async () => {
       await addToken(tokenSecret('first1', '0123456789abcdef'));
       const gate = new Gate(1);
-      const pair = electors(harness, {
-        a: () => {
-          const s = signer(gatedRegistry(harness.registry, gate));
-          s.start();
-          return s;
-        },
-        b: () => {
-          const s = signer();
-          s.start();
-          return s;
-        },
-      });
-      pair.a.start();
-      await until('a to lead', async () => pair.a.isLeader);
-      pair.b.start();
-      await gate.held;
+      const pair = await leaderWithWriteHeld(harness, gate, (registry) => signer(registry));
       await pair.a.stop();
       // While a's write (for first1) is held, first1 goes and second arrives.
       await harness.registry.delete(harness.secrets, 'kube-system', 'bootstrap-token-first1', { dryRun: false });

@@ -3,7 +3,7 @@ import type { UserInfo } from '../../../../src/authn/user-info';
 import type { AuthorizationAttributes, AuthorizationResult } from '../../../../src/authz';
 import { CsrApprovingController } from '../../../../src/controllers/csr-approving-controller';
 import type { GenericRegistry } from '../../../../src/registry';
-import { ControllerHarness, Gate, electors, gatedRegistry } from '../../../support/controller-harness';
+import { ControllerHarness, Gate, leaderWithWriteHeld } from '../../../support/controller-harness';
 import { csrObject, makeCsr, type CsrSpec } from '../../../support/test-csr';
 import { until } from '../../../support/until';
 import type { JsonObject } from '../../../../src/apis/object';
@@ -95,22 +95,7 @@ describe('controllers: CSR approving (csrapproving)', function () {
     const names = Array.from({ length: 6 }, (_, i) => `node-${i}`);
     for (const name of names) await submit(name, BOOTSTRAPPER, node(name));
     const gate = new Gate(3);
-    const pair = electors(harness, {
-      a: () => {
-        const c = controller(gatedRegistry(harness.registry, gate));
-        c.start();
-        return c;
-      },
-      b: () => {
-        const c = controller();
-        c.start();
-        return c;
-      },
-    });
-    pair.a.start();
-    await until('a to lead', async () => pair.a.isLeader);
-    pair.b.start();
-    await gate.held;
+    const pair = await leaderWithWriteHeld(harness, gate, (registry) => controller(registry));
     expect(gate.passed).to.equal(3);
     await pair.a.stop();
     await until('b to take over', async () => pair.b.isLeader);

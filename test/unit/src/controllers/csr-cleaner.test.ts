@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { CsrCleaner, cleanupReason } from '../../../../src/controllers/csr-cleaner';
 import type { GenericRegistry } from '../../../../src/registry';
-import { ControllerHarness, Gate, electors, gatedRegistry } from '../../../support/controller-harness';
+import { ControllerHarness, Gate, leaderWithWriteHeld } from '../../../support/controller-harness';
 import { csrObject, makeCsr } from '../../../support/test-csr';
 import { createTestCa, issueClientCertificate } from '../../../support/test-pki';
 import { until } from '../../../support/until';
@@ -87,22 +87,7 @@ describe('controllers: CSR cleaner (csrcleaner)', function () {
       await harness.synced();
       const clock = () => Date.now() + 25 * HOUR;
       const gate = new Gate(2);
-      const pair = electors(harness, {
-        a: () => {
-          const c = cleaner(clock, gatedRegistry(harness.registry, gate));
-          c.start();
-          return c;
-        },
-        b: () => {
-          const c = cleaner(clock);
-          c.start();
-          return c;
-        },
-      });
-      pair.a.start();
-      await until('a to lead', async () => pair.a.isLeader);
-      pair.b.start();
-      await gate.held;
+      const pair = await leaderWithWriteHeld(harness, gate, (registry) => cleaner(clock, registry));
       await pair.a.stop();
       await until('b to take over and clean', async () => pair.b.isLeader && (await names()).length === 0);
       await pair.b.stop();

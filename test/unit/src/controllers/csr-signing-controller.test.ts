@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { X509Certificate } from 'node:crypto';
 import { DEFAULT_CLUSTER_SIGNING_DURATION_MS, signingAuthorityFromPem, type SigningAuthority } from '../../../../src/certificates';
 import { CsrSigningController } from '../../../../src/controllers/csr-signing-controller';
-import { ControllerHarness, Gate, electors, gatedRegistry } from '../../../support/controller-harness';
+import { ControllerHarness, Gate, leaderWithWriteHeld } from '../../../support/controller-harness';
 import { csrObject, makeCsr, type CsrSpec } from '../../../support/test-csr';
 import { createTestCa } from '../../../support/test-pki';
 import { until } from '../../../support/until';
@@ -92,22 +92,7 @@ describe('controllers: CSR signing (csrsigning)', function () {
     for (const name of names) await submit(name, { commonName: name }, { decision: 'Approved' });
     const gate = new Gate(4);
     const authorities = new Map([['kubernetes.io/kube-apiserver-client', authority]]);
-    const pair = electors(harness, {
-      a: () => {
-        const c = controller(authorities, gatedRegistry(harness.registry, gate));
-        c.start();
-        return c;
-      },
-      b: () => {
-        const c = controller(authorities);
-        c.start();
-        return c;
-      },
-    });
-    pair.a.start();
-    await until('a to lead', async () => pair.a.isLeader);
-    pair.b.start();
-    await gate.held;
+    const pair = await leaderWithWriteHeld(harness, gate, (registry) => controller(authorities, registry));
     // a issued three before its fourth write was held.
     expect(gate.passed).to.equal(4);
     await pair.a.stop();

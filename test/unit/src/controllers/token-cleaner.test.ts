@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { TokenCleaner } from '../../../../src/controllers/token-cleaner';
 import type { GenericRegistry } from '../../../../src/registry';
-import { ControllerHarness, Gate, electors, gatedRegistry } from '../../../support/controller-harness';
+import { ControllerHarness, Gate, leaderWithWriteHeld } from '../../../support/controller-harness';
 import { until } from '../../../support/until';
 import { tokenSecret } from '../../../support/bootstrap-tokens';
 import type { JsonObject } from '../../../../src/apis/object';
@@ -46,22 +46,7 @@ describe('controllers: token cleaner (tokencleaner)', function () {
     const expired = { expiration: '2020-01-01T00:00:00Z' };
     for (const id of ['aaaaa1', 'aaaaa2', 'aaaaa3']) await add(tokenSecret(id, '0123456789abcdef', expired));
     const gate = new Gate(2);
-    const pair = electors(harness, {
-      a: () => {
-        const c = cleaner(gatedRegistry(harness.registry, gate));
-        c.start();
-        return c;
-      },
-      b: () => {
-        const c = cleaner();
-        c.start();
-        return c;
-      },
-    });
-    pair.a.start();
-    await until('a to lead', async () => pair.a.isLeader);
-    pair.b.start();
-    await gate.held;
+    const pair = await leaderWithWriteHeld(harness, gate, (registry) => cleaner(registry));
     await pair.a.stop();
     await until('b to clean up', async () => pair.b.isLeader && (await names()).length === 0);
     // aaaaa2 was the token a's held delete was about: a fresh one takes its name.
