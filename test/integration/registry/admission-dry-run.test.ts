@@ -6,9 +6,9 @@ import { KvReplica } from '../../../raft';
 import { AdmissionChain, type AdmissionAttributes, type AdmissionPlugin, type SideEffects } from '../../../src/admission';
 import { GenericRegistry, strategyFor, type ServedResource } from '../../../src/registry';
 import { ObjectStore } from '../../../src/storage';
-import { ApiError } from '../../../src/util';
 import { freePort } from '../../support/raft-cluster';
 import type { JsonObject } from '../../../src/apis/object';
+import { refusal } from '../../support/api-refusal';
 
 const CONFIGMAPS: ServedResource = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', listKind: 'ConfigMapList', namespaced: true, verbs: ['create', 'get', 'list', 'update', 'patch', 'delete'], subresources: [] };
 
@@ -26,16 +26,6 @@ function recordingPlugin(name: string, sideEffects: SideEffects, seen: Admission
       return object;
     },
   };
-}
-
-async function refusal(work: Promise<unknown>): Promise<ApiError> {
-  try {
-    await work;
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-  expect.fail('expected the request to be refused');
 }
 
 describe('admission and dry run (spec 01 §4.8.3)', function () {

@@ -2,14 +2,14 @@
  * What the plugin tests share: objects in a map standing for the watch cache (and, apart, what a
  * quorum read of the store would find), a recording client and authorizer, attributes with
  * kube's defaults, and `admit`, which runs one plugin through a real AdmissionChain (mutate,
- * then validate) as the registry does.
+ * then validate) as the registry does; `refusal` is test/support/api-refusal.ts's, passed on.
  */
-import { expect } from 'chai';
 import { AdmissionChain, DEFAULT_ADMISSION_FLAG_VALUES, type AdmissionPluginRegistry, pluginConfigFromText, type AdmissionAttributes, type AdmissionObjects, type AdmissionPlugin, type AdmissionPluginDeps, type AdmissionPluginFactory } from '../../../../src/admission';
 import type { AuthorizationAttributes, AuthorizationResult } from '../../../../src/authz';
 import type { UserInfo } from '../../../../src/authn/user-info';
-import { ApiError } from '../../../../src/util';
 import type { JsonObject } from '../../../../src/apis/object';
+
+export { refusal } from '../../../support/api-refusal';
 
 export class FakeObjects implements AdmissionObjects {
   /** What the cache holds. */
@@ -125,17 +125,6 @@ export async function admit(plugin: AdmissionPlugin, a: AdmissionAttributes): Pr
   const object = await chain.mutate(a);
   await chain.validate({ ...a, object });
   return object;
-}
-
-/** The ApiError a request ends with; fails the test if it succeeds. */
-export async function refusal(work: Promise<unknown>): Promise<ApiError> {
-  try {
-    await work;
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-  return expect.fail('expected the request to be refused');
 }
 
 /** A plugin made by its factory, with the configuration document `config` (YAML or JSON) if given. */

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import type { AdmissionAttributes } from '../../../../../src/admission';
 import { WebhookConfigurationError } from '../../../../../src/admission/webhook/errors';
 import { imagePolicyWebhook, parseImagePolicyConfiguration } from '../../../../../src/admission/webhook/image-policy-webhook';
-import { ApiError } from '../../../../../src/util';
 import { TestAdmissionWebhook, type Json } from '../../../../support/admission-webhook-server';
 import { Recorder } from './webhook-test-kit';
+import { refusal } from '../../../../support/api-refusal';
 
 describe('admission/webhook: ImagePolicyWebhook (spec 02 §4.3, §2.5)', function () {
   this.timeout(20_000);
@@ -49,16 +49,6 @@ describe('admission/webhook: ImagePolicyWebhook (spec 02 §4.3, §2.5)', functio
   const plugin = (policy: Json = {}) => imagePolicyWebhook({ imagePolicy: { kubeConfigFile: join(dir, 'kubeconfig'), retryBackoff: 1, ...policy } }, { log: () => undefined, now: () => now });
   const podCreate = (pod: Json, recorder = new Recorder()): AdmissionAttributes => ({ operation: 'CREATE', group: '', version: 'v1', resource: 'pods', subresource: '', kind: 'Pod', namespace: 'apps', name: pod.metadata.name, object: pod, dryRun: false, recorder });
   const pod = (name: string, images: string[], annotations: Record<string, string> = {}) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'apps', annotations }, spec: { containers: images.map((image, i) => ({ name: `c${i}`, image })), initContainers: [{ name: 'init', image: 'busybox' }] } });
-
-  async function refusal(work: Promise<unknown>): Promise<ApiError> {
-    try {
-      await work;
-    } catch (err) {
-      if (err instanceof ApiError) return err;
-      throw err;
-    }
-    expect.fail('expected a refusal');
-  }
 
   it('reads the configuration with v1.25\'s defaults and limits', () => {
     expect(parseImagePolicyConfiguration({ imagePolicy: { kubeConfigFile: '/k' } })).to.deep.equal({ kubeConfigFile: '/k', allowTtlMs: 300_000, denyTtlMs: 30_000, retryBackoffMs: 500, defaultAllow: false });

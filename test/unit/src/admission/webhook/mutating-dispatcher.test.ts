@@ -2,22 +2,12 @@ import { expect } from 'chai';
 import { AdmissionChain, type AdmissionAttributes, type AdmissionPlugin } from '../../../../../src/admission';
 import { CircuitBreaker } from '../../../../../src/admission/webhook/circuit-breaker';
 import { mutatingAdmissionWebhook } from '../../../../../src/admission/webhook/webhook-plugins';
-import { ApiError } from '../../../../../src/util';
 import { FakeCaller, Recorder, allow, configuration, deny, hook, patchWith, pluginDeps, pod, unreachable, type Json } from './webhook-test-kit';
 import type { JsonObject } from '../../../../../src/apis/object';
+import { refusal } from '../../../../support/api-refusal';
 
 function createPod(object: JsonObject, recorder: Recorder, extra: Partial<AdmissionAttributes> = {}): AdmissionAttributes {
   return { operation: 'CREATE', group: '', version: 'v1', resource: 'pods', subresource: '', kind: 'Pod', namespace: 'default', name: String((object.metadata as Json).name), object, dryRun: false, recorder, userInfo: { name: 'alice', uid: '', groups: ['system:authenticated'], extra: {} }, options: { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1' }, ...extra };
-}
-
-async function refusal(work: Promise<unknown>): Promise<ApiError> {
-  try {
-    await work;
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-  expect.fail('expected a refusal');
 }
 
 const addLabel = (key: string, value: string) => ({ op: 'add', path: `/metadata/labels/${key.replace('/', '~1')}`, value });

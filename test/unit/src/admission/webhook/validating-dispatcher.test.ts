@@ -1,21 +1,11 @@
 import { expect } from 'chai';
 import type { AdmissionAttributes } from '../../../../../src/admission';
 import { validatingAdmissionWebhook } from '../../../../../src/admission/webhook/webhook-plugins';
-import { ApiError } from '../../../../../src/util';
 import { FakeCaller, Recorder, allow, configuration, deny, hook, patchWith, pluginDeps, pod, unreachable } from './webhook-test-kit';
+import { refusal } from '../../../../support/api-refusal';
 
 function createPod(recorder: Recorder, extra: Partial<AdmissionAttributes> = {}): AdmissionAttributes {
   return { operation: 'CREATE', group: '', version: 'v1', resource: 'pods', subresource: '', kind: 'Pod', namespace: 'default', name: 'p', object: pod('p'), dryRun: false, recorder, ...extra };
-}
-
-async function refusal(work: Promise<unknown>): Promise<ApiError> {
-  try {
-    await work;
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-  expect.fail('expected a refusal');
 }
 
 describe('admission/webhook: validating webhooks (spec 02 §4.4 point 6)', () => {

@@ -11,19 +11,9 @@ import { mutatingAdmissionWebhook } from '../../../../../src/admission/webhook/w
 import { GenericRegistry, strategyFor } from '../../../../../src/registry';
 import { buildApiServerParts } from '../../../../../src/server/api-machinery';
 import { ObjectStore } from '../../../../../src/storage/object-store';
-import { ApiError } from '../../../../../src/util';
 import { memoryKv } from '../../../../support/memory-kv';
 import { FakeCaller, configuration, hook, patchWith, pluginDeps, pod, type Json } from './webhook-test-kit';
-
-async function refusal(work: Promise<unknown>): Promise<ApiError> {
-  try {
-    await work;
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-  expect.fail('expected a refusal');
-}
+import { refusal } from '../../../../support/api-refusal';
 
 describe('admission/webhook: a mutating webhook that changes the object\'s identity', () => {
   const kv = memoryKv();
