@@ -51,6 +51,21 @@ const TYPE_RST_STREAM = 3;
 const TYPE_PING = 6;
 const TYPE_GOAWAY = 7;
 
+/** A SPDY/3 name/value header block before compression: the count, then each name (lower case) and value with its 32-bit length. */
+function headerBlock(headers: Record<string, string>): Buffer {
+  const entries = Object.entries(headers);
+  const parts: Buffer[] = [Buffer.alloc(4)];
+  parts[0].writeUInt32BE(entries.length);
+  for (const [name, value] of entries) {
+    for (const text of [name.toLowerCase(), value]) {
+      const length = Buffer.alloc(4);
+      length.writeUInt32BE(Buffer.byteLength(text));
+      parts.push(length, Buffer.from(text));
+    }
+  }
+  return Buffer.concat(parts);
+}
+
 /** One stream of the session: its headers, what the client sends (data events, end), and how to answer. */
 export class SpdyStream extends EventEmitter {
   private remoteEnded = false;
@@ -163,17 +178,7 @@ export class SpdySession extends EventEmitter {
   }
 
   private compress(headers: Record<string, string>): Promise<Buffer> {
-    const entries = Object.entries(headers);
-    const parts: Buffer[] = [Buffer.alloc(4)];
-    parts[0].writeUInt32BE(entries.length);
-    for (const [name, value] of entries) {
-      for (const text of [name.toLowerCase(), value]) {
-        const length = Buffer.alloc(4);
-        length.writeUInt32BE(Buffer.byteLength(text));
-        parts.push(length, Buffer.from(text));
-      }
-    }
-    return this.zlibRound(this.deflate, Buffer.concat(parts));
+    return this.zlibRound(this.deflate, headerBlock(headers));
   }
 
   private zlibRound(stream: zlib.Inflate | zlib.Deflate, input: Buffer): Promise<Buffer> {
@@ -282,17 +287,7 @@ export class SpdyClientSession extends EventEmitter {
   openStream(headers: Record<string, string>, fin = false): number {
     const id = this.nextStreamId;
     this.nextStreamId += 2;
-    const entries = Object.entries(headers);
-    const parts: Buffer[] = [Buffer.alloc(4)];
-    parts[0].writeUInt32BE(entries.length);
-    for (const [name, value] of entries) {
-      for (const text of [name.toLowerCase(), value]) {
-        const length = Buffer.alloc(4);
-        length.writeUInt32BE(Buffer.byteLength(text));
-        parts.push(length, Buffer.from(text));
-      }
-    }
-    const block = Buffer.concat(parts);
+    const block = headerBlock(headers);
     this.sending = this.sending.then(() => new Promise<void>((resolve) => {
       const out: Buffer[] = [];
       const onData = (chunk: Buffer) => out.push(chunk);
