@@ -10,8 +10,8 @@
  * failure is an ApiError 500 `conversion webhook for <gvk> failed: ...`, as kube reports it.
  */
 import { randomUUID } from 'node:crypto';
-import { Agent, request } from 'undici';
-import { errors } from '../util';
+import type { Agent } from 'undici';
+import { errors, undici } from '../util';
 import type { ServiceResolver } from '../admission';
 import type { WebhookClientConfig } from './crd-model';
 import { isJsonObject, type JsonObject } from '../apis/object';
@@ -47,7 +47,7 @@ export class ConversionWebhookClient {
     let agent = this.agents.get(key);
     if (agent === undefined) {
       const ca = caBundle === undefined || caBundle === '' ? undefined : Buffer.from(caBundle, 'base64').toString('utf8');
-      agent = new Agent({ connect: { ...(ca === undefined ? {} : { ca }), ...(serverName === undefined ? {} : { servername: serverName }), rejectUnauthorized: true } });
+      agent = new (undici().Agent)({ connect: { ...(ca === undefined ? {} : { ca }), ...(serverName === undefined ? {} : { servername: serverName }), rejectUnauthorized: true } });
       this.agents.set(key, agent);
     }
     return agent;
@@ -65,7 +65,7 @@ export class ConversionWebhookClient {
     });
     let text: string;
     try {
-      const response = await request(url, {
+      const response = await undici().request(url, {
         method: 'POST',
         body: JSON.stringify(review),
         headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': 'kube-apiserver/v1.25.0 (carina)' },

@@ -13,7 +13,8 @@
  * - A failure loses the events, counted as plugin `webhook` (apiserver_audit_error_total) and
  *   logged with their number and the error, never their content.
  */
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
+import { undici } from '../util';
 import type { WebhookClientConfig } from '../authn';
 import type { AuditErrorReporter, AuditEventBackend, AuditEventJson } from './audit-backend';
 
@@ -48,7 +49,7 @@ export class WebhookBackend implements AuditEventBackend {
 
   constructor(private readonly options: WebhookBackendOptions) {
     const endpoint = options.endpoint;
-    this.agent = new Agent({
+    this.agent = new (undici().Agent)({
       connect: {
         ca: endpoint.caPem,
         cert: endpoint.clientCertPem,
@@ -101,7 +102,7 @@ export class WebhookBackend implements AuditEventBackend {
     let status: number;
     let retryAfter: unknown;
     try {
-      const response = await request(url, { method: 'POST', headers: this.headers, body, dispatcher: this.agent, signal: AbortSignal.timeout(this.options.timeoutMs ?? REQUEST_TIMEOUT_MS) });
+      const response = await undici().request(url, { method: 'POST', headers: this.headers, body, dispatcher: this.agent, signal: AbortSignal.timeout(this.options.timeoutMs ?? REQUEST_TIMEOUT_MS) });
       status = response.statusCode;
       retryAfter = response.headers['retry-after'];
       await response.body.dump();

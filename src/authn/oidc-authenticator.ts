@@ -28,8 +28,8 @@
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import { compactVerify } from 'jose';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
+import { jose, undici } from '../util';
 import type { AuthenticationResult, TokenAuthenticator } from './authenticator';
 import { NOT_MINE, authenticationFailed } from './authenticator';
 import { AuthnError, errorText, fileMessage, quotedList } from './errors';
@@ -173,7 +173,7 @@ export class OidcAuthenticator implements TokenAuthenticator {
     this.retryIntervalMs = options.retryIntervalMs ?? 10_000;
     this.keyRefreshIntervalMs = options.keyRefreshIntervalMs ?? 10_000;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
-    this.agent = new Agent({ connect: options.caPem === undefined ? {} : { ca: options.caPem } });
+    this.agent = new (undici().Agent)({ connect: options.caPem === undefined ? {} : { ca: options.caPem } });
   }
 
   /** True once the provider's discovery document and keys have been read. */
@@ -229,7 +229,7 @@ export class OidcAuthenticator implements TokenAuthenticator {
   }
 
   private async fetchJson(url: string): Promise<Record<string, unknown>> {
-    const response = await request(url, {
+    const response = await undici().request(url, {
       method: 'GET',
       dispatcher: this.agent,
       headers: { accept: 'application/json' },
@@ -284,7 +284,7 @@ export class OidcAuthenticator implements TokenAuthenticator {
   private async verifiedBy(token: string, alg: string, keys: readonly ProviderKey[]): Promise<boolean> {
     for (const { key } of keys) {
       try {
-        await compactVerify(token, key, { algorithms: [alg] });
+        await jose().compactVerify(token, key, { algorithms: [alg] });
         return true;
       } catch {
         // Next key.

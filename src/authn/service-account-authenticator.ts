@@ -30,7 +30,7 @@
  * at once.
  */
 import type { KeyObject } from 'node:crypto';
-import { compactVerify } from 'jose';
+import { jose } from '../util';
 import type { AuthenticationResult, TokenAuthenticator } from './authenticator';
 import { NOT_MINE, authenticationFailed } from './authenticator';
 import { aggregateMessage, errorText, quotedList } from './errors';
@@ -118,7 +118,7 @@ function keyAccepts(key: ServiceAccountPublicKey, alg: string): boolean {
 
 async function verifyWith(token: string, key: KeyObject, alg: string): Promise<boolean> {
   try {
-    await compactVerify(token, key, { algorithms: [alg] });
+    await jose().compactVerify(token, key, { algorithms: [alg] });
     return true;
   } catch {
     return false;

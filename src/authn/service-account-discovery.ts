@@ -17,8 +17,8 @@
  *
  * Built once at start: the keys do not change while the server runs.
  */
-import { exportJWK } from 'jose';
 import { AuthnError } from './errors';
+import { jose } from '../util';
 import type { ServiceAccountPublicKey } from './service-account-keys';
 
 export const OPENID_CONFIGURATION_PATH = '/.well-known/openid-configuration';
@@ -85,7 +85,7 @@ function resolveJwksUri(options: IssuerDiscoveryOptions): string {
 
 /** The public JWK of a key in go-jose's field order: use, kty, kid, crv, alg, x, y, n, e. */
 async function publicJwk(key: ServiceAccountPublicKey): Promise<Record<string, string>> {
-  const jwk = await exportJWK(key.key);
+  const jwk = await jose().exportJWK(key.key);
   const out: Record<string, string> = { use: 'sig', kty: String(jwk.kty), kid: key.kid };
   if (jwk.crv !== undefined) out.crv = jwk.crv;
   out.alg = key.algorithm;

@@ -17,8 +17,8 @@
  * header is `{"alg":...,"kid":...}` with kid from service-account-keys.ts. Signing is jose's
  * compact JWS over the exact payload bytes.
  */
-import { CompactSign } from 'jose';
 import type { ServiceAccountSigningKey } from './service-account-keys';
+import { jose } from '../util';
 import { SERVICE_ACCOUNT_USER_PREFIX } from './user-info';
 
 export const LEGACY_ISSUER = 'kubernetes/serviceaccount';
@@ -153,7 +153,7 @@ export class ServiceAccountTokenSigner {
 
   /** A compact JWS of `payload` exactly as given (keys sorted). */
   async sign(payload: object): Promise<string> {
-    return new CompactSign(Buffer.from(sortedJson(payload), 'utf8'))
+    return new (jose().CompactSign)(Buffer.from(sortedJson(payload), 'utf8'))
       .setProtectedHeader({ alg: this.signingKey.algorithm, kid: this.signingKey.kid })
       .sign(this.signingKey.privateKey);
   }

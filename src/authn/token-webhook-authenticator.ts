@@ -24,7 +24,8 @@
  * authenticator request: ...` and never carry the token (the bearer front redacts a webhook's
  * own error text too).
  */
-import { Agent, request } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
+import { undici } from '../util';
 import type { AuthenticationResult, TokenAuthenticator } from './authenticator';
 import { NOT_MINE, authenticationFailed } from './authenticator';
 import { errorText } from './errors';
@@ -81,7 +82,7 @@ export class TokenWebhookAuthenticator implements TokenAuthenticator {
 
   constructor(private readonly options: TokenWebhookOptions) {
     const client = options.client;
-    this.agent = new Agent({
+    this.agent = new (undici().Agent)({
       connect: {
         ...(client.caPem === undefined ? {} : { ca: client.caPem }),
         ...(client.clientCertPem === undefined ? {} : { cert: client.clientCertPem, key: client.clientKeyPem }),
@@ -157,9 +158,9 @@ export class TokenWebhookAuthenticator implements TokenAuthenticator {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', 'user-agent': 'kube-apiserver/v1.25.0 (carina)' };
     if (client.bearerToken !== undefined) headers.authorization = `Bearer ${client.bearerToken}`;
     else if (client.basicAuth !== undefined) headers.authorization = `Basic ${Buffer.from(`${client.basicAuth.username}:${client.basicAuth.password}`).toString('base64')}`;
-    let response: Awaited<ReturnType<typeof request>>;
+    let response: Dispatcher.ResponseData;
     try {
-      response = await request(client.server, {
+      response = await undici().request(client.server, {
         method: 'POST',
         body,
         headers,

@@ -19,9 +19,9 @@
  *   images: <reason>`; the answer's auditAnnotations are added under
  *   `imagepolicywebhook.image-policy.k8s.io/`.
  */
-import { Agent, request } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { readFileSync } from 'node:fs';
-import { errors } from '../../util';
+import { errors, undici } from '../../util';
 import { parseWebhookKubeconfig, type WebhookClientConfig } from '../../authn';
 import type { AdmissionAttributes } from '../admission-chain';
 import { WebhookConfigurationError, errorText } from './errors';
@@ -121,7 +121,7 @@ export function imagePolicyWebhook(configuration: unknown, deps: { log: LogLine;
   const ready = parseWebhookKubeconfig(text, config.kubeConfigFile).then((parsed) => {
     if (!parsed.server.startsWith('https://')) throw new WebhookConfigurationError(`${IMAGE_POLICY_WEBHOOK_PLUGIN}: the backend ${JSON.stringify(parsed.server)} must use TLS (https)`);
     client = parsed;
-    agent = new Agent({ connect: { ...(parsed.caPem === undefined ? {} : { ca: parsed.caPem }), ...(parsed.clientCertPem === undefined ? {} : { cert: parsed.clientCertPem, key: parsed.clientKeyPem }), ...(parsed.tlsServerName === undefined ? {} : { servername: parsed.tlsServerName }), rejectUnauthorized: !parsed.insecureSkipTlsVerify } });
+    agent = new (undici().Agent)({ connect: { ...(parsed.caPem === undefined ? {} : { ca: parsed.caPem }), ...(parsed.clientCertPem === undefined ? {} : { cert: parsed.clientCertPem, key: parsed.clientKeyPem }), ...(parsed.tlsServerName === undefined ? {} : { servername: parsed.tlsServerName }), rejectUnauthorized: !parsed.insecureSkipTlsVerify } });
   });
   ready.catch(() => undefined);
   const cache = new Map<string, CacheEntry>();
@@ -132,9 +132,9 @@ export function imagePolicyWebhook(configuration: unknown, deps: { log: LogLine;
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (target.bearerToken !== undefined) headers.authorization = `Bearer ${target.bearerToken}`;
     else if (target.basicAuth !== undefined) headers.authorization = `Basic ${Buffer.from(`${target.basicAuth.username}:${target.basicAuth.password}`).toString('base64')}`;
-    let response: Awaited<ReturnType<typeof request>>;
+    let response: Dispatcher.ResponseData;
     try {
-      response = await request(target.server, { method: 'POST', body, headers, dispatcher: agent, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      response = await undici().request(target.server, { method: 'POST', body, headers, dispatcher: agent, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
     } catch (err) {
       const code = (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code ?? '';
       throw new BackendError(`Post ${JSON.stringify(target.server)}: ${errorText(err)}`, RETRYABLE_CODES.has(code));

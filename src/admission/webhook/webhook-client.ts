@@ -16,10 +16,10 @@
  * is not JSON; the HTTP code when it answered an error status. Nothing here decides what the
  * failure means for the request (the dispatchers and failurePolicy do).
  */
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import { SpanKind } from '@opentelemetry/api';
 import { inSpan, withTraceContext, type TraceContext } from '../../observability/spans';
-import { ApiError } from '../../util';
+import { ApiError, undici } from '../../util';
 import { CallingWebhookError, errorText } from './errors';
 import type { CredentialsResolver, WebhookCredentials } from './webhook-credentials';
 import type { WebhookAccessor } from './webhook-accessor';
@@ -214,7 +214,7 @@ export class WebhookClient implements WebhookCaller {
     const credentials = target.service !== undefined
       ? this.options.credentials.forService(target.service.name, target.service.namespace, target.service.port)
       : this.options.credentials.forHost(target.hostPort);
-    const agent = new Agent({
+    const agent = new (undici().Agent)({
       connect: {
         ...(hook.clientConfig.caBundlePem === undefined ? {} : { ca: hook.clientConfig.caBundlePem }),
         ...(credentials.clientCertPem === undefined ? {} : { cert: credentials.clientCertPem, key: credentials.clientKeyPem }),

@@ -15,7 +15,8 @@
  *   when nobody else allows).
  * - Its rules cannot be listed: SelfSubjectRulesReview reports incomplete.
  */
-import { Agent, request } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
+import { undici } from '../../util';
 import type { UserInfo } from '../../authn';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer, RuleResolver, RulesForUser } from '../authorizer';
 import type { WebhookEndpoint } from './webhook-config';
@@ -118,7 +119,7 @@ export class WebhookAuthorizer implements Authorizer, RuleResolver {
     this.now = options.now ?? Date.now;
     this.log = options.log ?? (() => undefined);
     const endpoint = options.endpoint;
-    this.agent = new Agent({
+    this.agent = new (undici().Agent)({
       connect: {
         ca: endpoint.caPem,
         cert: endpoint.clientCertPem,
@@ -192,10 +193,10 @@ export class WebhookAuthorizer implements Authorizer, RuleResolver {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, */*' };
     if (this.options.endpoint.bearerToken !== undefined) headers.authorization = `Bearer ${this.options.endpoint.bearerToken}`;
     this.callCount++;
-    let response: Awaited<ReturnType<typeof request>>;
+    let response: Dispatcher.ResponseData;
     let text: string;
     try {
-      response = await request(url, { method: 'POST', headers, body, dispatcher: this.agent, signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000) });
+      response = await undici().request(url, { method: 'POST', headers, body, dispatcher: this.agent, signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000) });
       text = await response.body.text();
     } catch (err) {
       const e = err as Error & { code?: string; name: string };
