@@ -12,7 +12,7 @@ import { FieldPath, GoValue, goQuote, type FieldError } from '../apis/validation
 import { forbidden, invalid, notSupported, required } from '../apis/validation/field-error';
 import { isDNS1035Label, isDNS1123Subdomain } from '../apis/validation/name-validation';
 import { validateGenericObjectMeta, validateGenericObjectMetaUpdate } from '../apis/validation/object-meta-validation';
-import { validateSchemaRules } from './cel/schema-rules';
+import { validateSchemaRules } from './cel/cel-entry-points';
 import { crdSpec, isConditionTrue, namesOf, versionsOf } from './crd-model';
 import { compileGoRegexp } from './go-regexp';
 import { additionalSchema, type JsonSchemaProps } from './json-schema';

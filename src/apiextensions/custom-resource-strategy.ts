@@ -15,7 +15,7 @@ import { invalid } from '../apis/validation/field-error';
 import { isDNS1123Subdomain } from '../apis/validation/name-validation';
 import { validateGenericObjectMeta, validateGenericObjectMetaUpdate } from '../apis/validation/object-meta-validation';
 import type { ResourceStrategy, UpdateSubresource, ValidationFailure } from '../registry';
-import { validateRules } from './cel/rule-validator';
+import { validateRules } from './cel/cel-entry-points';
 import type { CrdVersion, ScaleSubresource } from './crd-model';
 import { applySchemaDefaults } from './defaulting';
 import { goSprint } from '../apis/jsonpath';

@@ -13,7 +13,6 @@ export { validateCrdCreate, validateCrdUpdate, validateStructural } from './crd-
 export { validateAgainstSchema } from './schema-validation';
 export { pruneObject } from './pruning';
 export { applySchemaDefaults } from './defaulting';
-export { validateRules } from './cel/rule-validator';
-export { compileRule } from './cel/rule-compiler';
+export { compileRule, validateRules } from './cel/cel-entry-points';
 export { customOpenApiV3Document, metaSchemasOf, schemaPrefix } from './custom-openapi';
 export { MergedOpenApi } from './merged-openapi';

@@ -31,5 +31,7 @@ describe('cli: loading the carina command', () => {
     expect(loaded).to.include.members(['@grpc/grpc-js', 'classic-level']);
     expect(loaded).to.not.include.members(['undici']);
     expect(loaded).to.not.include.members(['jose']);
+    expect(loaded).to.not.include.members(['@bufbuild/cel']);
+    expect(loaded).to.not.include.members(['@bufbuild/protobuf']);
   });
 });
