@@ -55,26 +55,52 @@ const watchEventMessage = 'k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent';
 export class ProtobufCodec {
   private static loaded: ProtobufCodec | undefined;
 
-  private readonly kinds: KindIndex;
-  private readonly plans: ConversionPlans;
-  private readonly toWire: JsonToWire;
-  private readonly toJson: WireToJson;
+  /** The descriptor's JSON, read at the first question about a kind. */
+  private descriptor: protobuf.INamespace | undefined;
+  private kindIndex: KindIndex | undefined;
+  /** protobufjs's Root and what is built on it, made at the first encode or decode. */
+  private messages: { plans: ConversionPlans; toWire: JsonToWire; toJson: WireToJson } | undefined;
 
-  private constructor(root: protobuf.Root) {
-    this.kinds = new KindIndex(root);
-    this.plans = new ConversionPlans(root);
-    this.toWire = new JsonToWire(this.plans);
-    this.toJson = new WireToJson(this.plans, (raw) => this.decode(raw));
+  private constructor(private readonly descriptorPath: string) {}
+
+  /**
+   * The codec over the shipped v1.25 descriptor, shared by every caller. Nothing is read here:
+   * the descriptor at the first call that needs it, protobufjs's Root (0.12 s of CPU) at the
+   * first encode or decode, so a replica that serves only JSON starts without them (issue 32).
+   */
+  static load(): ProtobufCodec {
+    ProtobufCodec.loaded ??= new ProtobufCodec(packagePath('src', 'codec', 'data', 'k8s-protobuf-v1.25.json'));
+    return ProtobufCodec.loaded;
   }
 
-  /** The codec over the shipped v1.25 descriptor, loaded on the first call and shared after. */
-  static load(): ProtobufCodec {
-    if (ProtobufCodec.loaded === undefined) {
-      const descriptorPath = packagePath('src', 'codec', 'data', 'k8s-protobuf-v1.25.json');
-      const descriptor = JSON.parse(readFileSync(descriptorPath, 'utf8')) as protobuf.INamespace;
-      ProtobufCodec.loaded = new ProtobufCodec(protobuf.Root.fromJSON(descriptor));
+  private get kinds(): KindIndex {
+    this.kindIndex ??= new KindIndex(this.descriptorJson());
+    return this.kindIndex;
+  }
+
+  private get plans(): ConversionPlans {
+    return this.messageCodecs().plans;
+  }
+
+  private get toWire(): JsonToWire {
+    return this.messageCodecs().toWire;
+  }
+
+  private get toJson(): WireToJson {
+    return this.messageCodecs().toJson;
+  }
+
+  private descriptorJson(): protobuf.INamespace {
+    this.descriptor ??= JSON.parse(readFileSync(this.descriptorPath, 'utf8')) as protobuf.INamespace;
+    return this.descriptor;
+  }
+
+  private messageCodecs(): { plans: ConversionPlans; toWire: JsonToWire; toJson: WireToJson } {
+    if (this.messages === undefined) {
+      const plans = new ConversionPlans(protobuf.Root.fromJSON(this.descriptorJson()));
+      this.messages = { plans, toWire: new JsonToWire(plans), toJson: new WireToJson(plans, (raw) => this.decode(raw)) };
     }
-    return ProtobufCodec.loaded;
+    return this.messages;
   }
 
   /** Whether apiVersion/kind has a Protobuf message, e.g. ('apps/v1', 'Deployment'). */

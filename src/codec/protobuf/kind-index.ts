@@ -8,8 +8,12 @@
  * WatchEvent and the option kinds in every group/version (metav1.AddToGroupVersion), and Status,
  * APIVersions, APIGroupList, APIGroup and APIResourceList as unversioned types, labelled `v1`.
  * meta.v1.Table has no Protobuf message in v1.25, so Table is never encoded as Protobuf.
+ *
+ * The index reads the descriptor's JSON as it is, without protobufjs's Root: building the Root
+ * costs about 0.12 s of CPU, which a server that only answers JSON never needs to spend, yet every
+ * request asks whether its kind has a Protobuf form (issue 32).
  */
-import * as protobuf from 'protobufjs';
+import type * as protobuf from 'protobufjs';
 
 const apiGroupOfGoPackage: ReadonlyMap<string, string> = new Map([
   ['k8s.io/api/core', ''],
@@ -62,22 +66,25 @@ const kindsWithoutMetadata = new Set([
 /** Messages with an ObjectMeta that are parts of kinds, not kinds. */
 const embeddedWithMetadata = /TemplateSpec$|^PersistentVolumeClaimTemplate$/;
 
-export class KindIndex {
-  /** `apiVersion` -> proto package of that group/version. */
-  private readonly packageOfApiVersion = new Map<string, protobuf.Namespace>();
-  private readonly resolved = new Map<string, string | undefined>();
-  private readonly metaNamespace: protobuf.Namespace;
+/** A message, enum, service or namespace of the descriptor's JSON: a message has `fields`. */
+type DescriptorNode = protobuf.INamespace & Partial<protobuf.IType>;
 
-  constructor(root: protobuf.Root) {
-    const metaNamespace = root.lookup(metaPackage);
-    if (!(metaNamespace instanceof protobuf.Namespace)) throw new Error(`descriptor lacks package ${metaPackage}`);
+export class KindIndex {
+  /** `apiVersion` -> proto package of that group/version, with its full name. */
+  private readonly packageOfApiVersion = new Map<string, { name: string; namespace: protobuf.INamespace }>();
+  private readonly resolved = new Map<string, string | undefined>();
+  private readonly metaNamespace: protobuf.INamespace;
+
+  constructor(descriptor: protobuf.INamespace) {
+    const metaNamespace = metaPackage.split('.').reduce<DescriptorNode | undefined>((node, name) => node?.nested?.[name] as DescriptorNode | undefined, descriptor);
+    if (metaNamespace === undefined || isMessage(metaNamespace)) throw new Error(`descriptor lacks package ${metaPackage}`);
     this.metaNamespace = metaNamespace;
-    collectPackages(root, (namespace, goPackage) => {
+    collectPackages(descriptor, '', (namespace, name, goPackage) => {
       const slash = goPackage.lastIndexOf('/');
       const group = apiGroupOfGoPackage.get(goPackage.slice(0, slash));
       if (group === undefined) return;
       const version = goPackage.slice(slash + 1);
-      this.packageOfApiVersion.set(group === '' ? version : `${group}/${version}`, namespace);
+      this.packageOfApiVersion.set(group === '' ? version : `${group}/${version}`, { name, namespace });
     });
   }
 
@@ -96,30 +103,41 @@ export class KindIndex {
   }
 
   private find(apiVersion: string, kind: string): string | undefined {
-    const namespace = this.packageOfApiVersion.get(apiVersion);
-    const own = namespace?.nested?.[kind];
-    if (own instanceof protobuf.Type && isKind(own)) return own.fullName.slice(1);
+    const owner = this.packageOfApiVersion.get(apiVersion);
+    const own = nestedOf(owner?.namespace, kind);
+    if (owner !== undefined && own !== undefined && isMessage(own) && isKind(kind, own)) return `${owner.name}.${kind}`;
     const isMetaKind =
-      (perGroupVersionMetaKinds.includes(kind) && (namespace !== undefined || apiVersion === 'meta.k8s.io/v1')) ||
+      (perGroupVersionMetaKinds.includes(kind) && (owner !== undefined || apiVersion === 'meta.k8s.io/v1')) ||
       (unversionedMetaKinds.includes(kind) && apiVersion === 'v1') ||
       (metaGroupKinds.includes(kind) && apiVersion === 'meta.k8s.io/v1');
-    const meta = this.metaNamespace.nested?.[kind];
-    return isMetaKind && meta instanceof protobuf.Type ? meta.fullName.slice(1) : undefined;
+    const meta = nestedOf(this.metaNamespace, kind);
+    return isMetaKind && meta !== undefined && isMessage(meta) ? `${metaPackage}.${kind}` : undefined;
   }
 }
 
-/** A top-level object type rather than a part of one (PodSpec is a message but not a kind). */
-function isKind(type: protobuf.Type): boolean {
-  if (kindsWithoutMetadata.has(type.name)) return true;
-  const metadata = type.fields['metadata'];
-  const metadataType = metadata?.type.split('.').pop();
-  return (metadataType === 'ObjectMeta' || metadataType === 'ListMeta') && !embeddedWithMetadata.test(type.name);
+/** The child `name` of a namespace (own properties only: a kind may be called `constructor`). */
+function nestedOf(namespace: protobuf.INamespace | undefined, name: string): DescriptorNode | undefined {
+  const nested = namespace?.nested;
+  return nested !== undefined && Object.hasOwn(nested, name) ? (nested[name] as DescriptorNode) : undefined;
 }
 
-function collectPackages(namespace: protobuf.Namespace, visit: (namespace: protobuf.Namespace, goPackage: string) => void): void {
+function isMessage(node: DescriptorNode): node is DescriptorNode & protobuf.IType {
+  return node.fields !== undefined;
+}
+
+/** A top-level object type rather than a part of one (PodSpec is a message but not a kind). */
+function isKind(name: string, type: protobuf.IType): boolean {
+  if (kindsWithoutMetadata.has(name)) return true;
+  const metadata = Object.hasOwn(type.fields, 'metadata') ? type.fields['metadata'] : undefined;
+  const metadataType = metadata?.type.split('.').pop();
+  return (metadataType === 'ObjectMeta' || metadataType === 'ListMeta') && !embeddedWithMetadata.test(name);
+}
+
+/** Every package (a namespace that is no message) with a go_package option, and its full name. */
+function collectPackages(namespace: DescriptorNode, name: string, visit: (namespace: protobuf.INamespace, name: string, goPackage: string) => void): void {
   const goPackage = namespace.options?.['go_package'];
-  if (typeof goPackage === 'string') visit(namespace, goPackage);
-  for (const nested of namespace.nestedArray) {
-    if (nested instanceof protobuf.Namespace && !(nested instanceof protobuf.Type)) collectPackages(nested, visit);
+  if (typeof goPackage === 'string') visit(namespace, name, goPackage);
+  for (const [childName, child] of Object.entries(namespace.nested ?? {}) as Array<[string, DescriptorNode]>) {
+    if (!isMessage(child) && (child as { values?: unknown }).values === undefined) collectPackages(child, name === '' ? childName : `${name}.${childName}`, visit);
   }
 }

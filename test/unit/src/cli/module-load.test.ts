@@ -34,4 +34,24 @@ describe('cli: loading the carina command', () => {
     expect(loaded).to.not.include.members(['@bufbuild/cel']);
     expect(loaded).to.not.include.members(['@bufbuild/protobuf']);
   });
+
+  it('answers which kinds have a Protobuf form without building protobufjs\'s Root, and builds it at the first encode', () => {
+    const built = inFreshProcess(`
+      const protobuf = require('protobufjs');
+      let roots = 0;
+      const fromJSON = protobuf.Root.fromJSON;
+      protobuf.Root.fromJSON = function (...args) { roots++; return fromJSON.apply(this, args); };
+      const codec = require(CODEC).ProtobufCodec.load();
+      const answers = [codec.supports('v1', 'ConfigMap'), codec.supports('apps/v1', 'Deployment'), codec.supports('v1', 'PodSpec'), codec.messageName('v1', 'Status')];
+      const rootsBeforeEncode = roots;
+      const body = codec.encode({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { k: 'v' } });
+      process.stdout.write(JSON.stringify({ answers, rootsBeforeEncode, rootsAfter: roots, decoded: codec.decode(body) }));
+    `);
+    expect(built).to.deep.equal({
+      answers: [true, true, false, 'k8s.io.apimachinery.pkg.apis.meta.v1.Status'],
+      rootsBeforeEncode: 0,
+      rootsAfter: 1,
+      decoded: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a', creationTimestamp: null }, data: { k: 'v' } },
+    });
+  });
 });
