@@ -18,7 +18,6 @@
  * Built once at start: the keys do not change while the server runs.
  */
 import { AuthnError } from './errors';
-import { jose } from '../util';
 import type { ServiceAccountPublicKey } from './service-account-keys';
 
 export const OPENID_CONFIGURATION_PATH = '/.well-known/openid-configuration';
@@ -83,9 +82,13 @@ function resolveJwksUri(options: IssuerDiscoveryOptions): string {
   return derived;
 }
 
-/** The public JWK of a key in go-jose's field order: use, kty, kid, crv, alg, x, y, n, e. */
-async function publicJwk(key: ServiceAccountPublicKey): Promise<Record<string, string>> {
-  const jwk = await jose().exportJWK(key.key);
+/**
+ * The public JWK of a key in go-jose's field order: use, kty, kid, crv, alg, x, y, n, e. Node
+ * exports it itself (jose's exportJWK does the same for a KeyObject): the documents are built at
+ * every start, which then need not load jose (issue 32).
+ */
+function publicJwk(key: ServiceAccountPublicKey): Record<string, string> {
+  const jwk = key.key.export({ format: 'jwk' });
   const out: Record<string, string> = { use: 'sig', kty: String(jwk.kty), kid: key.kid };
   if (jwk.crv !== undefined) out.crv = jwk.crv;
   out.alg = key.algorithm;
@@ -105,7 +108,7 @@ export async function buildIssuerDiscovery(options: IssuerDiscoveryOptions): Pro
   if (issuer.search !== '' || options.issuer.includes('?')) throw invalidOption(`issuer URL may not include a query, got: ${options.issuer}`);
   if (issuer.hash !== '' || options.issuer.includes('#')) throw invalidOption(`issuer URL may not include a fragment, got: ${options.issuer}`);
   const jwksUri = resolveJwksUri(options);
-  const keys = await Promise.all(options.keys.map(publicJwk));
+  const keys = options.keys.map(publicJwk);
   const algorithms = [...new Set(options.keys.map((key) => key.algorithm as string))].sort();
   return {
     openidConfiguration: {

@@ -9,9 +9,10 @@ import { join } from 'node:path';
 
 const DIST = join(__dirname, '..', '..', '..', '..');
 
-/** Runs `script` in a fresh Node process (MAIN and CODEC name the built modules); returns its JSON output. */
+/** Runs `script` in a fresh Node process (MAIN, CODEC and AUTHN name the built modules); returns its JSON output. */
 function inFreshProcess(script: string): unknown {
-  const prelude = `const MAIN = ${JSON.stringify(join(DIST, 'src', 'cli', 'main.js'))}; const CODEC = ${JSON.stringify(join(DIST, 'src', 'codec', 'index.js'))};\n`;
+  const built = (...path: string[]) => JSON.stringify(join(DIST, 'src', ...path));
+  const prelude = `const MAIN = ${built('cli', 'main.js')}; const CODEC = ${built('codec', 'index.js')}; const AUTHN = ${built('authn', 'index.js')};\n`;
   return JSON.parse(execFileSync(process.execPath, ['-e', prelude + script], { encoding: 'utf8' }));
 }
 
@@ -24,7 +25,7 @@ const LOADED_PACKAGES = `
   process.stdout.write(JSON.stringify([...packages].sort()));
 `;
 
-describe('cli: loading the carina command', () => {
+describe('cli: what loading the carina command and starting it load', () => {
   it('loads no package that only webhooks, OIDC or CRD validation rules use', () => {
     const loaded = inFreshProcess(`require(MAIN);\n${LOADED_PACKAGES}`) as string[];
     // Sanity: the command's own dependencies are there, so the list is read right.
@@ -53,5 +54,19 @@ describe('cli: loading the carina command', () => {
       rootsAfter: 1,
       decoded: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a', creationTimestamp: null }, data: { k: 'v' } },
     });
+  });
+
+  it('builds the service account issuer discovery, as every start does, without loading jose', () => {
+    const outcome = inFreshProcess(`
+      const { generateKeyPairSync } = require('node:crypto');
+      const authn = require(AUTHN);
+      const pem = (type, options) => generateKeyPairSync(type, options).publicKey.export({ type: 'spki', format: 'pem' });
+      const keys = authn.parsePublicKeysPem(pem('rsa', { modulusLength: 2048 }) + pem('ec', { namedCurve: 'P-256' }), 'sa.pub');
+      authn.buildIssuerDiscovery({ issuer: 'https://kubernetes.default.svc', externalAddress: '10.0.0.1:6443', keys }).then((discovery) => {
+        const jwks = JSON.parse(discovery.jwks.body).keys.map((key) => key.kty);
+        process.stdout.write(JSON.stringify({ jwks, joseLoaded: Object.keys(require.cache).some((file) => /node_modules[\\\\/]jose[\\\\/]/.test(file)) }));
+      });
+    `);
+    expect(outcome).to.deep.equal({ jwks: ['RSA', 'EC'], joseLoaded: false });
   });
 });
