@@ -14,9 +14,9 @@ import { parseInitialCluster, startStoreServer, type RunningStoreServer } from '
 import { startApiServer, storeHealthCheck, withTimeout, type RaftStatusView } from '../server/api-server';
 import { buildApiServerParts } from '../server/api-machinery';
 import { startControllers } from '../server/replica-controllers';
-import { addMember, formatMemberTable, localClusterDown, localClusterUp, memberStatus, parseMemberId, promoteMember, removeMember, transferLeadership } from '../cluster';
+import type * as ClusterCommands from '../cluster';
 import { snapshotCommand } from './snapshot';
-import { chaosCommand } from './chaos';
+import type * as ChaosCommand from './chaos';
 import { SECURITY_FLAGS, securityFromFlags } from './security-flags';
 import { startCompactor } from '../storage';
 import { ENCRYPTION_PROVIDER_CONFIG_FLAG, STORE_CLIENT_FLAGS, STORE_TLS_FLAGS, encryptionProviders, externalEtcdTls, foundsSharedPki, prepareSharedPki, resolveStoreTls, storeClientTls } from './store-flags';
@@ -97,6 +97,18 @@ export interface CarinaSeams {
   wrapStateMachine?: KvReplicaOptions['wrapStateMachine'];
 }
 
+/* eslint-disable @typescript-eslint/no-require-imports */
+// The cluster and chaos commands load their modules when they run: `carina server` does not need
+// them, and each start would otherwise compile them (issue 32).
+function clusterCommands(): typeof ClusterCommands {
+  return require('../cluster') as typeof ClusterCommands;
+}
+
+function chaosCommand(): typeof ChaosCommand {
+  return require('./chaos') as typeof ChaosCommand;
+}
+/* eslint-enable @typescript-eslint/no-require-imports */
+
 async function main(argv: string[], seams: CarinaSeams): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
@@ -108,7 +120,7 @@ async function main(argv: string[], seams: CarinaSeams): Promise<number> {
   // makes them 0600, those compactions create later included (src/server/data-dir.ts).
   if (command === 'server' || command === 'snapshot') process.umask(PRIVATE_UMASK);
   if (command === 'snapshot') return snapshotCommand(rest);
-  if (command === 'chaos') return chaosCommand(rest);
+  if (command === 'chaos') return chaosCommand().chaosCommand(rest);
   if (command === 'members') return members(rest);
   if (command === 'pki') return pkiCommand(rest);
   if (command !== 'server') {
@@ -430,6 +442,7 @@ async function members(args: string[]): Promise<number> {
   if (takesArgument && positional === undefined) throw new FlagError(`carina ${spec.usage}: missing ${sub === 'add' ? 'NAME' : 'ID'}`);
   const endpoints = (flags.endpoints as string).split(',').map((e) => e.trim()).filter((e) => e !== '');
   const store = { endpoints, tls: storeClientTls(flags) };
+  const { addMember, formatMemberTable, memberStatus, parseMemberId, promoteMember, removeMember, transferLeadership } = clusterCommands();
   try {
     switch (sub) {
       case 'add': {
@@ -480,6 +493,7 @@ async function localCluster(args: string[]): Promise<number> {
     return flags.help ? 0 : 1;
   }
   const dir = flags.dir as string;
+  const { localClusterDown, localClusterUp } = clusterCommands();
   if (action === 'down') {
     await localClusterDown(dir);
     process.stdout.write(`carina: local cluster in ${dir} stopped\n`);

@@ -36,6 +36,17 @@ describe('cli: what loading the carina command and starting it load', () => {
     expect(loaded).to.not.include.members(['@bufbuild/protobuf']);
   });
 
+  it('loads neither the chaos suite nor the local-cluster and members commands, which `carina server` does not run', () => {
+    const ownFolders = inFreshProcess(`
+      require(MAIN);
+      const folders = new Set(Object.keys(require.cache).map((file) => /[\\\\/]dist[\\\\/](src[\\\\/][^\\\\/]+)[\\\\/]/.exec(file)?.[1].replace('\\\\', '/')).filter(Boolean));
+      process.stdout.write(JSON.stringify([...folders].sort()));
+    `) as string[];
+    expect(ownFolders).to.include.members(['src/cli', 'src/server']);
+    expect(ownFolders).to.not.include.members(['src/chaos']);
+    expect(ownFolders).to.not.include.members(['src/cluster']);
+  });
+
   it('answers which kinds have a Protobuf form without building protobufjs\'s Root, and builds it at the first encode', () => {
     const built = inFreshProcess(`
       const protobuf = require('protobufjs');
