@@ -365,12 +365,12 @@ function storeLeafTemplate(now: Date, ca: forge.pki.Certificate, commonName: str
 }
 
 function leafFits(cert: ParsedCertificate, commonName: string, usage: 'both' | 'client', sans: SubjectAltNames | null): boolean {
-  const names = subjectValues(cert.forge, 'CN');
+  const names = subjectValues(cert, 'CN');
   if (names.length !== 1 || names[0] !== commonName) return false;
   if (!hasExtendedKeyUsage(cert, OID_CLIENT_AUTH)) return false;
   if (usage === 'both' && !hasExtendedKeyUsage(cert, OID_SERVER_AUTH)) return false;
   if (sans === null) return true;
-  const present = certificateSans(cert.forge);
+  const present = certificateSans(cert);
   return sans.dnsNames.every((name) => present.dns.has(name)) && sans.ipAddresses.every((ip) => present.ips.has(ip));
 }
 
@@ -395,7 +395,8 @@ export async function loadOrCreateStoreCertificates(pkiDir: string, names: Store
   const loaded: LoadedLeaf[] = [];
   for (const leaf of leaves) loaded.push(await loadLeaf(file(leaf.cert), file(leaf.key), storeCa, now, (cert) => leafFits(cert, leaf.cn, leaf.usage, leaf.sans)));
   const keys = await Promise.all(loaded.map((l) => (l.state === 'fits' ? '' : generateRsaPrivateKeyPem())));
-  const caCert = parseForgeCertificate(storeCa.pair.certPem);
+  // Parsed by node-forge only to issue: a start that reuses every certificate does not load it.
+  let caCert: ReturnType<typeof parseForgeCertificate> | undefined;
   const pairs: CertificateAndKey[] = [];
   for (let i = 0; i < leaves.length; i++) {
     const state = loaded[i];
@@ -404,6 +405,7 @@ export async function loadOrCreateStoreCertificates(pkiDir: string, names: Store
       continue;
     }
     const leaf = leaves[i];
+    caCert ??= parseForgeCertificate(storeCa.pair.certPem);
     const pair = { certPem: buildAndSign(storeLeafTemplate(now, caCert, leaf.cn, leaf.usage, leaf.sans), keys[i], { cert: caCert, keyPem: storeCa.pair.keyPem }), keyPem: keys[i] };
     await writePair(file(leaf.cert), file(leaf.key), pair);
     pairs.push(pair);

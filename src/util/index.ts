@@ -4,4 +4,4 @@ export { ApiError, errors, isApiError, qualifiedResource, type GroupResource, ty
 export { int64ToNumber, parseInt64, type ParsedInt64 } from './go-strconv';
 export { formatGoDuration, parseGoDuration, parseGoDurationOrError } from './go-duration';
 export { MAX_BODY_DEPTH, nestsDeeperThan } from './json-depth';
-export { jose, undici } from './lazy-packages';
+export { jose, nodeForge, undici } from './lazy-packages';

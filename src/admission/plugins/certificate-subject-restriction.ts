@@ -4,7 +4,8 @@
  * kubernetes.io/kube-apiserver-client signer may not ask for the system:masters group (an
  * Organization of its subject), which would make its holder a cluster administrator.
  */
-import forge from 'node-forge';
+import type forge from 'node-forge';
+import { nodeForge } from '../../util';
 import type { AdmissionPluginFactory } from '../plugin-registry';
 import { admissionForbidden, objectField, stringField } from '../plugin-support';
 
@@ -17,21 +18,22 @@ const ORGANIZATION_OID = '2.5.4.10';
  * parser accepts only RSA keys and kubelets send ECDSA ones.
  */
 export function requestOrganizations(pem: string): string[] {
+  const forgeLib = nodeForge();
   let block: forge.pem.ObjectPEM | undefined;
   try {
-    block = forge.pem.decode(pem)[0];
+    block = forgeLib.pem.decode(pem)[0];
   } catch {
     block = undefined;
   }
   if (block === undefined || block.type !== 'CERTIFICATE REQUEST') throw new Error('PEM block type must be CERTIFICATE REQUEST');
-  const request = forge.asn1.fromDer(block.body);
+  const request = forgeLib.asn1.fromDer(block.body);
   const info = (request.value as forge.asn1.Asn1[])[0];
   const subject = (info.value as forge.asn1.Asn1[])[1];
   const organizations: string[] = [];
   for (const rdn of subject.value as forge.asn1.Asn1[]) {
     for (const attribute of rdn.value as forge.asn1.Asn1[]) {
       const [oid, value] = attribute.value as forge.asn1.Asn1[];
-      if (forge.asn1.derToOid(oid.value as string) === ORGANIZATION_OID) organizations.push(forge.util.decodeUtf8(value.value as string));
+      if (forgeLib.asn1.derToOid(oid.value as string) === ORGANIZATION_OID) organizations.push(forgeLib.util.decodeUtf8(value.value as string));
     }
   }
   return organizations;

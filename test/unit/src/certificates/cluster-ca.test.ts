@@ -27,6 +27,7 @@ import {
   type ClusterCertificates,
   type KubeconfigCredentials,
 } from '../../../../src/certificates';
+import { canonicalIp, certificateSans, certificateValidity, issueServingCertificate, parseCertificateFile, subjectValues as parsedSubjectValues } from '../../../../src/certificates/cluster-ca';
 
 const execFileAsync = promisify(execFile);
 const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
@@ -435,5 +436,56 @@ describe('certificates: TLS with the issued certificates', function () {
   it('lets kubectl (Go TLS and x509) reach the server with the admin certificate', async () => {
     // Go's parser is stricter than OpenSSL's (serial encoding, SANs): this is the client the certificates are for.
     expect(JSON.parse(await kubectl(['get', '--raw', '/whoami']))).to.deep.equal({ user: 'system:admin', groups: ['system:masters'] });
+  });
+});
+
+describe('certificates: names and dates of a loaded certificate, read from Node\'s view as node-forge reads them', () => {
+  let ca: CertificateAndKey;
+  before(async () => {
+    ca = await createClusterCa();
+  });
+
+  const forgeView = (pem: string) => {
+    const cert = forge.pki.certificateFromPem(pem);
+    const altNames = ((cert.getExtension('subjectAltName') as { altNames?: Array<{ type: number; value?: string; ip?: string }> } | undefined)?.altNames ?? []);
+    return {
+      dns: altNames.filter((n) => n.type === 2).map((n) => String(n.value).toLowerCase()).sort(),
+      ips: altNames.filter((n) => n.type === 7).map((n) => canonicalIp(String(n.ip))).sort(),
+      cn: subjectValues(pem, 'CN'),
+      o: subjectValues(pem, 'O'),
+      notBefore: cert.validity.notBefore.toISOString(),
+      notAfter: cert.validity.notAfter.toISOString(),
+    };
+  };
+  const loadedView = (pem: string) => {
+    const parsed = parseCertificateFile('test.crt', pem);
+    const sans = certificateSans(parsed);
+    const validity = certificateValidity(parsed);
+    return {
+      dns: [...sans.dns].sort(),
+      ips: [...sans.ips].sort(),
+      cn: parsedSubjectValues(parsed, 'CN'),
+      o: parsedSubjectValues(parsed, 'O'),
+      notBefore: validity.notBefore.toISOString(),
+      notAfter: validity.notAfter.toISOString(),
+    };
+  };
+
+  it('a serving certificate: DNS names in any case, IPv4 and IPv6 addresses, validity to the second', async () => {
+    const serving = await issueServingCertificate(ca, { dnsNames: ['API.Example.test'], ipAddresses: ['192.0.2.7', 'fd00::10', '::1'] });
+    const loaded = loadedView(serving.certPem);
+    expect(loaded).to.deep.equal(forgeView(serving.certPem));
+    expect(loaded.dns).to.include('api.example.test');
+    expect(loaded.ips).to.include.members(['192.0.2.7', 'fd00::10', '::1']);
+  });
+
+  it('client certificates: one CN, several O in order, and names Node quotes or escapes (read by node-forge)', async () => {
+    for (const identity of [{ user: 'system:node:worker-1', groups: ['system:nodes', 'b-team', 'a-team'] }, { user: 'ja"ne, the \\ admin+1', groups: ['x=y', 'dév'] }]) {
+      const client = await issueClientCertificate(ca, identity);
+      const loaded = loadedView(client.certPem);
+      expect(loaded, identity.user).to.deep.equal(forgeView(client.certPem));
+      expect(loaded.cn).to.deep.equal([forgeView(client.certPem).cn[0]]);
+      expect(loaded.o).to.have.length(identity.groups.length);
+    }
   });
 });

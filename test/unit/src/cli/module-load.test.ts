@@ -5,14 +5,16 @@
  */
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const DIST = join(__dirname, '..', '..', '..', '..');
 
-/** Runs `script` in a fresh Node process (MAIN, CODEC and AUTHN name the built modules); returns its JSON output. */
+/** Runs `script` in a fresh Node process (MAIN, CODEC, AUTHN and CERTIFICATES name the built modules); returns its JSON output. */
 function inFreshProcess(script: string): unknown {
   const built = (...path: string[]) => JSON.stringify(join(DIST, 'src', ...path));
-  const prelude = `const MAIN = ${built('cli', 'main.js')}; const CODEC = ${built('codec', 'index.js')}; const AUTHN = ${built('authn', 'index.js')};\n`;
+  const prelude = `const MAIN = ${built('cli', 'main.js')}; const CODEC = ${built('codec', 'index.js')}; const AUTHN = ${built('authn', 'index.js')}; const CERTIFICATES = ${built('certificates', 'index.js')};\n`;
   return JSON.parse(execFileSync(process.execPath, ['-e', prelude + script], { encoding: 'utf8' }));
 }
 
@@ -79,5 +81,35 @@ describe('cli: what loading the carina command and starting it load', () => {
       });
     `);
     expect(outcome).to.deep.equal({ jwks: ['RSA', 'EC'], joseLoaded: false });
+  });
+
+  it('reuses the certificates of a data directory, as a restart does, without loading node-forge', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'carina-module-load-'));
+    // The certificates a replica loads at start: the cluster's, the store's, the front proxy's, the kubelet client.
+    const loadAll = `
+      const certificates = require(CERTIFICATES);
+      const dataDir = ${JSON.stringify(dataDir)};
+      const pki = certificates.pkiDirectory(dataDir);
+      (async () => {
+        const created = await certificates.createSharedPki(pki);
+        const cluster = await certificates.loadOrCreateClusterCertificates(dataDir, { serving: { ipAddresses: ['192.0.2.7'] } });
+        const store = await certificates.loadOrCreateStoreCertificates(pki, certificates.storeNamesForAddresses(['127.0.0.1:2380', '[::1]:2379']));
+        const frontProxy = await certificates.loadOrCreateFrontProxyCertificates(pki);
+        await certificates.loadOrIssueClientCertificate(dataDir, cluster.ca, { user: 'kube-apiserver-kubelet-client', groups: ['system:masters'] }, 'apiserver-kubelet-client');
+        const forgeLoaded = Object.keys(require.cache).some((file) => /node_modules[\\\\/]node-forge[\\\\/]/.test(file));
+        process.stdout.write(JSON.stringify({ created: created.length > 0, outcomes: [cluster.outcome, store.outcome, frontProxy.outcome], forgeLoaded }));
+      })();
+    `;
+    try {
+      const first = inFreshProcess(loadAll) as { created: boolean; forgeLoaded: boolean };
+      expect(first).to.include({ created: true, forgeLoaded: true });
+      expect(inFreshProcess(loadAll)).to.deep.equal({
+        created: false,
+        outcomes: [{ ca: 'reused', serving: 'reused', admin: 'reused' }, { server: 'reused', peer: 'reused', client: 'reused' }, { ca: 'reused', client: 'reused' }],
+        forgeLoaded: false,
+      });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
