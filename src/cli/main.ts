@@ -104,7 +104,7 @@ function clusterCommands(): typeof ClusterCommands {
   return require('../cluster') as typeof ClusterCommands;
 }
 
-function chaosCommand(): typeof ChaosCommand {
+function chaosModule(): typeof ChaosCommand {
   return require('./chaos') as typeof ChaosCommand;
 }
 /* eslint-enable @typescript-eslint/no-require-imports */
@@ -120,7 +120,7 @@ async function main(argv: string[], seams: CarinaSeams): Promise<number> {
   // makes them 0600, those compactions create later included (src/server/data-dir.ts).
   if (command === 'server' || command === 'snapshot') process.umask(PRIVATE_UMASK);
   if (command === 'snapshot') return snapshotCommand(rest);
-  if (command === 'chaos') return chaosCommand().chaosCommand(rest);
+  if (command === 'chaos') return chaosModule().chaosCommand(rest);
   if (command === 'members') return members(rest);
   if (command === 'pki') return pkiCommand(rest);
   if (command !== 'server') {
