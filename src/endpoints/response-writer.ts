@@ -74,12 +74,23 @@ export interface WatchSink {
   drained(): Promise<void>;
 }
 
+/** What a watch's events are written to: the response, its HTTP/2 stream, or node:http's connection. */
+interface ChunkWriter {
+  write(chunk: Buffer, written?: () => void): boolean;
+  cork?(): void;
+  uncork?(): void;
+  readonly stream?: { cork(): void; uncork(): void };
+}
+
 /**
- * Writes `chunks` in order as one write: the response (node:http) or its stream (node:http2's
- * compatibility response) is corked around them, so the socket gets the buffers as they are in
- * one vectored write, without a copy that joins them. Answers what the last write answered.
+ * Writes `chunks` in order as one write: the writer (node:http's response or connection) or its
+ * stream (node:http2's compatibility response) is corked around them, so the socket gets the
+ * buffers as they are in one vectored write, without a copy that joins them. One chunk is written
+ * as it is: corking it would only buffer it and unbuffer it again. Answers what the last write
+ * answered.
  */
-function writeCorked(res: HttpResponse, chunks: readonly Buffer[], written?: () => void): boolean {
+function writeCorked(res: ChunkWriter, chunks: readonly Buffer[], written?: () => void): boolean {
+  if (chunks.length === 1) return res.write(chunks[0], written);
   const held = res.stream ?? (res.cork !== undefined && res.uncork !== undefined ? res : undefined);
   held?.cork?.();
   let taken = true;
@@ -88,6 +99,37 @@ function writeCorked(res: HttpResponse, chunks: readonly Buffer[], written?: () 
   if (last >= 0) taken = res.write(chunks[last], written);
   held?.uncork?.();
   return taken;
+}
+
+/** node:http's connection under a response, as far as a direct write needs it. */
+interface HttpConnection extends ChunkWriter {
+  readonly writable: boolean;
+  readonly destroyed: boolean;
+  readonly writableNeedDrain: boolean;
+  readonly _httpMessage?: unknown;
+  once(event: 'drain', listener: () => void): unknown;
+}
+
+/** What node:http's response (OutgoingMessage) keeps of its connection and of what it holds back. */
+interface OutgoingState {
+  readonly socket?: HttpConnection | null;
+  readonly _headerSent?: boolean;
+  readonly outputData?: readonly unknown[];
+}
+
+/**
+ * node:http's connection of `res` when a chunk the caller framed may be written to it directly:
+ * the response owns it (not a later request's, pipelined), its header went out and it holds
+ * nothing back. A write through the response costs more than the write itself: the response corks
+ * the connection and uncorks it on the next tick, once per write and watcher (node:_http_outgoing's
+ * write_), which is most of the JavaScript a watch event costs on HTTP/1.1. The bytes and their
+ * order are the same: the response's own writes (the last chunk) go to the same connection.
+ */
+function directConnection(res: HttpResponse): HttpConnection | undefined {
+  const message = res as unknown as OutgoingState;
+  const socket = message.socket;
+  if (socket === undefined || socket === null || socket._httpMessage !== res || !socket.writable || socket.destroyed) return undefined;
+  return message._headerSent === true && message.outputData?.length === 0 ? socket : undefined;
 }
 
 /** HTTP/1.1's chunk of `payload`: its size in hex, CRLF, the bytes, CRLF (RFC 9112 §7.1). */
@@ -100,10 +142,15 @@ export function chunkFrame(payload: Buffer): Buffer {
   return framed;
 }
 
-/** The payload's size of a chunk made by chunkFrame (for the per-event metrics). */
+/**
+ * The payload's size of a chunk made by chunkFrame (for the per-event metrics), from the chunk's
+ * length alone: n payload bytes take hexDigits(n) + 4 more (size line, two CRLFs), and the
+ * smallest digit count that fits is the one (a search of the bytes cost a scan per event and watcher).
+ */
 function chunkPayloadLength(chunk: Buffer): number {
-  const lineEnd = chunk.indexOf(13);
-  return lineEnd < 0 ? chunk.length : chunk.length - lineEnd - 4;
+  let digits = 1;
+  while (chunk.length - 4 - digits >= 16 ** digits) digits++;
+  return chunk.length - 4 - digits;
 }
 
 /** HTTP/1.1's last chunk, written by the stream itself once it frames the chunks. */
@@ -467,15 +514,21 @@ export class ResponseWriter {
       writeFramed: (chunks, written) => {
         if (closed || this.expired) return;
         if (this.onStreamChunk !== undefined) for (const chunk of chunks) this.onStreamChunk(callerFrames ? chunkPayloadLength(chunk) : chunk.length);
-        if (!writeCorked(res, chunks, written)) mustDrain = true;
+        // HTTP/1.1 whose chunks the caller frames: straight to the connection when the response
+        // lets it (its fullness is then the connection's, which drained() reads).
+        const connection = callerFrames ? directConnection(res) : undefined;
+        if (connection !== undefined) writeCorked(connection, chunks, written);
+        else if (!writeCorked(res, chunks, written)) mustDrain = true;
       },
       bufferedBytes: () => res.writableLength ?? 0,
       drained: () => new Promise<void>((resolve) => {
+        const connection = callerFrames ? directConnection(res) : undefined;
         // node:http2's compatibility response has no writableNeedDrain: what its last write
         // answered is the only sign that it is full (without it, a streamed list was buffered whole).
-        if (closed || !(mustDrain || res.writableNeedDrain === true)) resolve();
+        const full = connection?.writableNeedDrain === true ? connection : mustDrain || res.writableNeedDrain === true ? res : undefined;
+        if (closed || full === undefined) resolve();
         else {
-          res.once('drain', () => resolve());
+          full.once('drain', () => resolve());
           closeCallbacks.push(resolve);
         }
       }),

@@ -293,6 +293,36 @@ describe('endpoints: a watch\'s HTTP/1.1 chunks framed once by the caller (frame
     }
   });
 
+  it('node:http (HTTP/1.1): a watch\'s framed chunks go to the connection itself, not through the response, and the body and the per-event sizes stay as they were', async () => {
+    const throughResponse: number[] = [];
+    const sizes: number[] = [];
+    const payloads = [Buffer.from('{"type":"ADDED"}\n'), Buffer.alloc(300, 'x'), Buffer.alloc(5000, 'y')];
+    const server = http.createServer((_req, res) => {
+      const writer = new ResponseWriter(res as unknown as HttpResponse, 'application/json', new URLSearchParams(), new BodyCodec());
+      writer.onStreamChunk = (bytes) => sizes.push(bytes);
+      const sink = writer.stream();
+      sink.start('application/json');
+      expect(sink.frameChunks()).to.equal(true);
+      const write = res.write.bind(res) as (chunk: Buffer, written?: () => void) => boolean;
+      (res as unknown as { write: typeof write }).write = (chunk, written) => {
+        throughResponse.push(chunk.length);
+        return write(chunk, written);
+      };
+      sink.writeFramed([chunkFrame(payloads[0])], () => sink.writeFramed(payloads.slice(1).map(chunkFrame), () => sink.end()));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const response = await new Promise<http.IncomingMessage>((resolve, reject) => http.get({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, path: '/' }, resolve).on('error', reject));
+      expect(response.headers['transfer-encoding']).to.equal('chunked');
+      expect(await bodyOf(response)).to.equal(Buffer.concat(payloads).toString());
+      // Only the stream's last chunk went through the response.
+      expect(throughResponse).to.deep.equal([5]);
+      expect(sizes).to.deep.equal(payloads.map((p) => p.length));
+    } finally {
+      server.close();
+    }
+  });
+
   it('node:http2: the session frames (frameChunks is false) and the events arrive as they are', async () => {
     const server = http2.createServer(answerFramed);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
