@@ -20,7 +20,14 @@
  *   fan-out. A round hands each watcher, in order, every event applied before the round began,
  *   so events a watcher falls behind on are delivered together on its next turn; rounds begin
  *   at most every `fanOutIntervalMs` (the server's --watch-fan-out-interval), so the events of a
- *   kind that changes often reach each watcher a few at a time, in one write. Each watcher
+ *   kind that changes often reach each watcher a few at a time, in one write. A round that kept
+ *   the thread busy for C ms (its slices' time) is followed by a pause of C ms (`fanOutPauseRatio`
+ *   times C, at most `fanOutPauseMaxMs`, 50 ms; none under 1 ms) before the next may begin: with
+ *   many watchers, each write to a connection (TLS, a system call) costs more than everything
+ *   else an event costs, and events that come during the round or the pause reach each watcher
+ *   together, so the fan-out takes about half the thread however fast events come, the writes
+ *   carry more events each, and an event waits at most one pause more. A round of few watchers
+ *   is never followed by a pause, nor is an event after a quiet spell held back. Each watcher
  *   gets every event once and in revision order: history replayed at subscription, then the
  *   events applied after it (`nextSeq`, by the cache's own sequence numbers). The backlog of
  *   events not yet given to every watcher is bounded (`fanOutBacklogMax`): beyond it the
@@ -122,12 +129,22 @@ export interface WatchCacheOptions {
    */
   fanOutIntervalMs?: number;
   /**
+   * The pause after a fan-out round before the next may begin, as a multiple of the time the
+   * round's slices took (default 1: the fan-out takes about half the thread while events keep
+   * coming); see the module comment.
+   */
+  fanOutPauseRatio?: number;
+  /** The longest such pause (default 50 ms; 0: none). */
+  fanOutPauseMaxMs?: number;
+  /**
    * How long a consistent read waits for the cache to reach the store's revision before it reads
    * the store instead (default 3 s, as kube's cacher waits for a fresh enough cache).
    */
   freshWaitMs?: number;
   log?: (line: string) => void;
   now?: () => number;
+  /** The fan-out's clock for slices, rounds and pauses, in milliseconds (default performance.now). */
+  clock?: () => number;
 }
 
 /** One page of a list read from the cache, in the store's terms (object-store.ts `pages`). */
@@ -146,6 +163,8 @@ const LIST_PAGE = 1000;
 const VISITS_PER_DELIVERY = 16;
 /** Deliveries between two looks at the clock (a look costs more than a delivery's bookkeeping). */
 const SLICE_CLOCK_EVERY = 32;
+/** A pause after a round shorter than this is not taken: a timer's turn would cost more than it saves. */
+const PAUSE_MIN_MS = 1;
 
 export class WatchCache {
   private readonly objects = new Map<string, JsonObject>();
@@ -187,11 +206,16 @@ export class WatchCache {
   private pending: CachedEvent[] = [];
   private pendingHead = 0;
   /** The round in progress: where it is among the watchers, and the last event it hands out. */
-  private round?: { cursor: Iterator<Subscription>; lastSeq: number; current?: Subscription };
+  private round?: { cursor: Iterator<Subscription>; lastSeq: number; current?: Subscription; busyMs: number };
   private sliceScheduled = false;
   private readonly roundIntervalMs: number;
-  /** When the last fan-out round began (performance.now()), and the timer of a round held back until the interval has passed. */
+  /** When the last fan-out round began (the clock), and the timer of a round held back until the interval has passed. */
   private lastRoundAt = -Infinity;
+  /** When the next round may begin at the earliest (the clock): the last round's end and its pause. */
+  private pauseUntil = -Infinity;
+  private readonly pauseRatio: number;
+  private readonly pauseMaxMs: number;
+  private readonly clock: () => number;
   private roundTimer?: ReturnType<typeof setTimeout>;
   /** The store's revision for consistent reads, one linearizable read shared by concurrent readers. */
   private readonly revisions: LinearizableRevision;
@@ -206,6 +230,9 @@ export class WatchCache {
     this.sliceMs = options.fanOutSliceMs ?? 5;
     this.backlogMax = options.fanOutBacklogMax ?? 100_000;
     this.roundIntervalMs = options.fanOutIntervalMs ?? 0;
+    this.pauseRatio = options.fanOutPauseRatio ?? 1;
+    this.pauseMaxMs = options.fanOutPauseMaxMs ?? 50;
+    this.clock = options.clock ?? (() => performance.now());
     if (!(this.sliceDeliveries >= 1) || !(this.backlogMax >= 1)) throw new Error('watch cache: fanOutSliceDeliveries and fanOutBacklogMax must be at least 1');
     this.now = options.now ?? Date.now;
     this.revisions = new LinearizableRevision(() => this.store.linearizableRevision());
@@ -388,26 +415,32 @@ export class WatchCache {
     // Two budgets: listener calls, and watchers looked at (cheap, but not free when few match).
     let deliveries = this.sliceDeliveries;
     let visits = this.sliceDeliveries * VISITS_PER_DELIVERY;
-    const began = performance.now();
+    const began = this.clock();
+    /** Since when the thread's time counts toward the current round's (pauseAfter). */
+    let roundBusySince = began;
     let sinceClock = 0;
     let holdBackMs = 0;
     while (deliveries > 0 && visits > 0) {
       let round = this.round;
       if (round === undefined) {
         if (this.pendingHead >= this.pending.length) break;
-        const sinceLastRound = performance.now() - this.lastRoundAt;
-        if (sinceLastRound < this.roundIntervalMs) {
-          holdBackMs = this.roundIntervalMs - sinceLastRound;
+        const now = this.clock();
+        const wait = Math.max(this.lastRoundAt + this.roundIntervalMs, this.pauseUntil) - now;
+        if (wait > 0) {
+          holdBackMs = wait;
           break;
         }
-        this.lastRoundAt = performance.now();
-        round = this.round = { cursor: this.fanOutSubscriptions.values(), lastSeq: this.seq };
+        this.lastRoundAt = now;
+        round = this.round = { cursor: this.fanOutSubscriptions.values(), lastSeq: this.seq, busyMs: 0 };
       }
       let sub = round.current;
       if (sub === undefined) {
         const next = round.cursor.next();
         if (next.done === true) {
+          const now = this.clock();
           this.finishRound(round.lastSeq);
+          this.pauseAfter(round.busyMs + (now - roundBusySince), now);
+          roundBusySince = now;
           continue;
         }
         sub = next.value;
@@ -437,7 +470,7 @@ export class WatchCache {
             deliveries--;
             if (++sinceClock === SLICE_CLOCK_EVERY) {
               sinceClock = 0;
-              if (performance.now() - began >= this.sliceMs) deliveries = 0;
+              if (this.clock() - began >= this.sliceMs) deliveries = 0;
             }
             // The listener may have ended this watch, or every watch (a reset).
             if (!sub.active || this.round !== round) break;
@@ -449,6 +482,7 @@ export class WatchCache {
       if (this.round !== round) break;
       if (round.current === undefined && sub.active) sub.nextSeq = round.lastSeq + 1;
     }
+    if (this.round !== undefined) this.round.busyMs += this.clock() - roundBusySince;
     if (holdBackMs > 0) {
       // Until then the events gather (apply() starts no slice while one is scheduled).
       this.sliceScheduled = true;
@@ -462,6 +496,12 @@ export class WatchCache {
         if (!this.stopped) this.fanOutSlice();
       });
     }
+  }
+
+  /** After a round that kept the thread busy `busyMs` (its slices), the next waits (see the module comment). */
+  private pauseAfter(busyMs: number, now: number): void {
+    const pause = Math.min(busyMs * this.pauseRatio, this.pauseMaxMs);
+    this.pauseUntil = pause >= PAUSE_MIN_MS ? now + pause : -Infinity;
   }
 
   /** Every watcher has the events up to `lastSeq`: they leave the backlog. */

@@ -36,7 +36,7 @@ function modified(name: string, revision: number): StoreWatchEvent {
   return { type: 'MODIFIED', key: `/registry/configmaps/default/${name}`, object, revision, size: 100 };
 }
 
-async function readyCache(options: { fanOutSliceDeliveries?: number; fanOutBacklogMax?: number; fanOutSliceMs?: number; fanOutIntervalMs?: number } = {}): Promise<{ cache: WatchCache; store: HandFedStore }> {
+async function readyCache(options: { fanOutSliceDeliveries?: number; fanOutBacklogMax?: number; fanOutSliceMs?: number; fanOutIntervalMs?: number; fanOutPauseMaxMs?: number; clock?: () => number } = {}): Promise<{ cache: WatchCache; store: HandFedStore }> {
   const store = new HandFedStore();
   // Slices bounded by count alone here: the time bound would make the order depend on the machine.
   const cache = new WatchCache(store as unknown as ObjectStore, { fanOutSliceMs: Number.POSITIVE_INFINITY, ...options });
@@ -217,5 +217,49 @@ describe('WatchCache fan-out', () => {
     await until('the held-back round', async () => cache.fanOutBacklog === 0);
     expect(calls).to.deep.equal(['event 11', 'begin', 'event 12', 'event 13', 'end']);
     cache.stop();
+  });
+
+  it('pauses after a round that kept the thread busy for as long as it took: the events of the pause reach each watcher together in the next round', async () => {
+    // The fan-out's clock moves only when a watcher "works": 30 ms for event 11.
+    let clock = 1000;
+    const { cache, store } = await readyCache({ clock: () => clock });
+    const calls: string[] = [];
+    const batch = { begin: () => calls.push('begin'), end: () => calls.push('end') };
+    cache.subscribe('/registry/', 10, (e) => {
+      calls.push(`a ${e.revision}`);
+      if (e.revision === 11) clock += 30;
+    }, () => {}, { fanOut: true, batch });
+    cache.subscribe('/registry/', 10, (e) => calls.push(`b ${e.revision}`), () => {}, { fanOut: true, batch });
+    store.deliver?.([modified('a', 11)], 11);
+    expect(calls).to.deep.equal(['a 11', 'b 11']);
+    store.deliver?.([modified('b', 12)], 12);
+    store.deliver?.([modified('c', 13)], 13);
+    for (let turn = 0; turn < 5; turn++) await new Promise((r) => setImmediate(r));
+    // 29 ms of the 30 ms pause passed: still held.
+    clock += 29;
+    await new Promise((r) => setTimeout(r, 5));
+    expect(calls).to.deep.equal(['a 11', 'b 11']);
+    expect(cache.fanOutBacklog).to.equal(2);
+    clock += 1;
+    await until('the round after the pause', async () => cache.fanOutBacklog === 0);
+    expect(calls).to.deep.equal(['a 11', 'b 11', 'begin', 'a 12', 'a 13', 'end', 'begin', 'b 12', 'b 13', 'end']);
+    cache.stop();
+  });
+
+  it('takes no pause after a round under a millisecond, nor any with fanOutPauseMaxMs 0', async () => {
+    for (const [cost, pauseMax] of [[0.9, 50], [30, 0]]) {
+      let clock = 1000;
+      const { cache, store } = await readyCache({ clock: () => clock, fanOutPauseMaxMs: pauseMax });
+      const calls: string[] = [];
+      cache.subscribe('/registry/', 10, (e) => {
+        calls.push(`event ${e.revision}`);
+        clock += cost;
+      }, () => {}, { fanOut: true });
+      store.deliver?.([modified('a', 11)], 11);
+      store.deliver?.([modified('b', 12)], 12);
+      // Each event in its own round, at once, inside the store's callback.
+      expect(calls, `a round of ${cost} ms, pauses up to ${pauseMax} ms`).to.deep.equal(['event 11', 'event 12']);
+      cache.stop();
+    }
   });
 });
