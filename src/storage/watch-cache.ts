@@ -20,9 +20,9 @@
  *   fan-out. A round hands each watcher, in order, every event applied before the round began,
  *   so events a watcher falls behind on are delivered together on its next turn; rounds begin
  *   at most every `fanOutIntervalMs` (the server's --watch-fan-out-interval), so the events of a
- *   kind that changes often reach each watcher a few at a time, in one write. A round that kept
- *   the thread busy for C ms (its slices' time) is followed by a pause of C ms (`fanOutPauseRatio`
- *   times C, at most `fanOutPauseMaxMs`, 50 ms; none under 1 ms) before the next may begin: with
+ *   kind that changes often reach each watcher a few at a time, in one write. A round that took
+ *   C ms of CPU (its slices') is followed by a pause of C ms (`fanOutPauseRatio` times C, at most
+ *   `fanOutPauseMaxMs`, 50 ms; none under 1 ms) before the next may begin: with
  *   many watchers, each write to a connection (TLS, a system call) costs more than everything
  *   else an event costs, and events that come during the round or the pause reach each watcher
  *   together, so the fan-out takes about half the thread however fast events come, the writes
@@ -145,6 +145,12 @@ export interface WatchCacheOptions {
   now?: () => number;
   /** The fan-out's clock for slices, rounds and pauses, in milliseconds (default performance.now). */
   clock?: () => number;
+  /**
+   * The process's CPU time in milliseconds (default process.cpuUsage's user and system time): what
+   * a round costs, measured in CPU rather than on the clock, so that a replica that waits for a
+   * core on a loaded machine does not also pause longer.
+   */
+  cpuClock?: () => number;
 }
 
 /** One page of a list read from the cache, in the store's terms (object-store.ts `pages`). */
@@ -216,6 +222,7 @@ export class WatchCache {
   private readonly pauseRatio: number;
   private readonly pauseMaxMs: number;
   private readonly clock: () => number;
+  private readonly cpuClock: () => number;
   private roundTimer?: ReturnType<typeof setTimeout>;
   /** The store's revision for consistent reads, one linearizable read shared by concurrent readers. */
   private readonly revisions: LinearizableRevision;
@@ -233,6 +240,7 @@ export class WatchCache {
     this.pauseRatio = options.fanOutPauseRatio ?? 1;
     this.pauseMaxMs = options.fanOutPauseMaxMs ?? 50;
     this.clock = options.clock ?? (() => performance.now());
+    this.cpuClock = options.cpuClock ?? processCpuMs;
     if (!(this.sliceDeliveries >= 1) || !(this.backlogMax >= 1)) throw new Error('watch cache: fanOutSliceDeliveries and fanOutBacklogMax must be at least 1');
     this.now = options.now ?? Date.now;
     this.revisions = new LinearizableRevision(() => this.store.linearizableRevision());
@@ -416,8 +424,8 @@ export class WatchCache {
     let deliveries = this.sliceDeliveries;
     let visits = this.sliceDeliveries * VISITS_PER_DELIVERY;
     const began = this.clock();
-    /** Since when the thread's time counts toward the current round's (pauseAfter). */
-    let roundBusySince = began;
+    /** Since when the process's CPU time counts toward the current round's (pauseAfter). */
+    let roundBusySince = this.cpuClock();
     let sinceClock = 0;
     let holdBackMs = 0;
     while (deliveries > 0 && visits > 0) {
@@ -437,10 +445,10 @@ export class WatchCache {
       if (sub === undefined) {
         const next = round.cursor.next();
         if (next.done === true) {
-          const now = this.clock();
+          const cpu = this.cpuClock();
           this.finishRound(round.lastSeq);
-          this.pauseAfter(round.busyMs + (now - roundBusySince), now);
-          roundBusySince = now;
+          this.pauseAfter(round.busyMs + (cpu - roundBusySince), this.clock());
+          roundBusySince = cpu;
           continue;
         }
         sub = next.value;
@@ -482,7 +490,7 @@ export class WatchCache {
       if (this.round !== round) break;
       if (round.current === undefined && sub.active) sub.nextSeq = round.lastSeq + 1;
     }
-    if (this.round !== undefined) this.round.busyMs += this.clock() - roundBusySince;
+    if (this.round !== undefined) this.round.busyMs += this.cpuClock() - roundBusySince;
     if (holdBackMs > 0) {
       // Until then the events gather (apply() starts no slice while one is scheduled).
       this.sliceScheduled = true;
@@ -498,7 +506,7 @@ export class WatchCache {
     }
   }
 
-  /** After a round that kept the thread busy `busyMs` (its slices), the next waits (see the module comment). */
+  /** After a round that took `busyMs` of CPU (its slices), the next waits (see the module comment). */
   private pauseAfter(busyMs: number, now: number): void {
     const pause = Math.min(busyMs * this.pauseRatio, this.pauseMaxMs);
     this.pauseUntil = pause >= PAUSE_MIN_MS ? now + pause : -Infinity;
@@ -678,6 +686,12 @@ export class WatchCache {
   get fanOutBacklog(): number {
     return this.pending.length - this.pendingHead;
   }
+}
+
+/** The process's CPU time (user and system, every thread), in milliseconds. */
+function processCpuMs(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
 }
 
 /** The first index of `sorted` (in code-unit order, as Array.prototype.sort) whose key is not below `key`. */
