@@ -17,8 +17,10 @@
  * machine's; CPU per event is what carries over.
  *
  * Knobs: ROUNDS (3), PROFILE_DIR (see profileEnv), PATTERNS (h1-per-watch,h2-per-watch,h2-shared), BASELINE_MAIN (another
- * build's dist/src/cli/main.js, measured beside this one in each round), VARIANT_ARGS (server
- * flags, space-separated, of a third case: this build with them, e.g. "--watch-fan-out-interval 0").
+ * build's dist/src/cli/main.js, measured beside this one in each round), MORE_BUILDS (further
+ * builds measured the same way, "label=<dist/src/cli/main.js>" comma-separated: the steps between
+ * two commits), VARIANT_ARGS (server flags, space-separated, of a third case: this build with
+ * them, e.g. "--watch-fan-out-interval 0").
  * Ports 24340-24342.
  */
 import * as os from 'node:os';
@@ -42,6 +44,7 @@ const PORTS = { api: 24340, etcd: 24341, raft: 24342 };
 const PATTERNS = (process.env.PATTERNS ?? 'h1-per-watch,h2-per-watch,h2-shared').split(',').map((p) => p.trim() as ConnectionPattern);
 const BASELINE_MAIN = process.env.BASELINE_MAIN ?? '';
 const VARIANT_ARGS = (process.env.VARIANT_ARGS ?? '').split(' ').filter((a) => a !== '');
+const MORE_BUILDS = (process.env.MORE_BUILDS ?? '').split(',').filter((b) => b.includes('=')).map((b) => ({ label: b.slice(0, b.indexOf('=')), main: b.slice(b.indexOf('=') + 1), args: [] }));
 
 interface Build {
   label: string;
@@ -53,6 +56,7 @@ const BUILDS: Build[] = [
   { label: 'this build', main: CARINA_MAIN, args: [] },
   ...(VARIANT_ARGS.length === 0 ? [] : [{ label: `this build ${VARIANT_ARGS.join(' ')}`, main: CARINA_MAIN, args: VARIANT_ARGS }]),
   ...(BASELINE_MAIN === '' ? [] : [{ label: 'baseline', main: BASELINE_MAIN, args: [] }]),
+  ...MORE_BUILDS,
 ];
 
 interface Measured {
@@ -78,7 +82,7 @@ export function profileEnv(name: string): Record<string, string> {
 
 async function measure(pattern: ConnectionPattern, build: Build, round: number): Promise<Measured> {
   const loadBefore = os.loadavg()[0];
-  const server = await CarinaServer.start(PORTS, ['--auto-compaction-interval', '0', ...build.args], build.main, [], profileEnv(`${build.label === 'this build' ? 'this' : build.label === 'baseline' ? 'baseline' : 'variant'}-${pattern}-${round}`));
+  const server = await CarinaServer.start(PORTS, ['--auto-compaction-interval', '0', ...build.args], build.main, [], profileEnv(`${build.label === 'this build' ? 'this' : build.label === 'baseline' ? 'baseline' : build.args.length > 0 ? 'variant' : build.label}-${pattern}-${round}`));
   const writer = new ApiClient(server.url, server.credentials());
   try {
     log(`round ${round}, ${build.label}, ${pattern} (load ${loadBefore.toFixed(2)})`);
