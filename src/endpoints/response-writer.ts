@@ -120,10 +120,10 @@ interface OutgoingState {
 /**
  * node:http's connection of `res` when a chunk the caller framed may be written to it directly:
  * the response owns it (not a later request's, pipelined), its header went out and it holds
- * nothing back. A write through the response costs more than the write itself: the response corks
- * the connection and uncorks it on the next tick, once per write and watcher (node:_http_outgoing's
- * write_), which is most of the JavaScript a watch event costs on HTTP/1.1. The bytes and their
- * order are the same: the response's own writes (the last chunk) go to the same connection.
+ * nothing back. The response would add its checks to each write and, to a write not corked by
+ * the caller, a cork of the connection until the next tick (node:_http_outgoing's write_); written
+ * directly, one event to one watcher is one write of the connection. The bytes and their order are
+ * the same: the response's own writes (the last chunk) go to the same connection.
  */
 function directConnection(res: HttpResponse): HttpConnection | undefined {
   const message = res as unknown as OutgoingState;
