@@ -63,7 +63,7 @@ function requestHead(request: UpgradeRequest): string {
 }
 
 /** Reads the backend's response head; resolves with its status code and every byte read so far. */
-function readResponseHead(backend: net.Socket, timeoutMs: number, address: string): Promise<{ status: number; bytes: Buffer }> {
+export function readResponseHead(backend: net.Socket, timeoutMs: number, address: string): Promise<{ status: number; bytes: Buffer }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let length = 0;
