@@ -140,6 +140,18 @@ describe('connect subresources: logs, exec, attach, cp, port-forward and proxies
       }
     });
 
+    it('a log streamed at full speed arrives whole, to kubectl (HTTP/2) and to an HTTP/1.1 client (chunked)', async () => {
+      const viaKubectl = await kubectl(['logs', 'p1', '-c', 'firehose']);
+      expect(viaKubectl.code, viaKubectl.stderr).to.equal(0);
+      expect(viaKubectl.stdout.length).to.equal(1024 * 1024);
+      expect(/^x+$/.test(viaKubectl.stdout)).to.equal(true);
+      const viaHttp1 = await server.request('GET', '/api/v1/namespaces/default/pods/p1/log?container=firehose');
+      expect(viaHttp1.status).to.equal(200);
+      expect(viaHttp1.headers['content-type']).to.equal('text/plain');
+      expect(viaHttp1.headers['transfer-encoding']).to.equal('chunked');
+      expect(viaHttp1.body.equals(Buffer.alloc(1024 * 1024, 'x'))).to.equal(true);
+    });
+
     it('answers kube\'s errors: a pod without a node (204, no content), no container named, an unknown container, an unknown pod, bad options', async () => {
       const pending = await server.request('GET', '/api/v1/namespaces/default/pods/pending/log');
       expect(pending.status).to.equal(204);

@@ -18,7 +18,7 @@ import { errors, ApiError } from '../../util';
 import type { UserInfo } from '../../authn';
 import type { ServedResource } from '../../registry';
 import {
-  isProxyableAddress, joinHostPort, kubeletEndpoint, proxyRequest, proxyUpgrade, reachFailure, sendToBackend, streamBody, upgradeFailure, UnknownReasonError,
+  isProxyableAddress, joinHostPort, kubeletEndpoint, proxyRequest, proxyUpgrade, reachFailure, streamedGet, upgradeFailure, UnknownReasonError,
   type LinkRewriting, type ProxyTransport,
 } from '../../proxy';
 import type { RequestScope } from '../request-scope';
@@ -353,28 +353,21 @@ async function podLog(scope: RequestScope): Promise<void> {
   const transport = options.insecureSkipTLSVerifyBackend === true ? connect.kubelet.insecureTransport : connect.kubelet.transport;
   let response;
   try {
-    response = await sendToBackend({ method: 'GET', target, headers: {}, transport });
+    // The log is copied as it comes (streamed-get.ts); the kubelet applies every option.
+    response = await streamedGet(target, transport);
   } catch (err) {
     // LocationStreamer hands the client's error on as it is: `Get "URL": <dial error>`, a 500 without a reason.
     throw new UnknownReasonError(`Get "${target.href}": ${(err as Error).message}`);
   }
-  if (response.status < 200 || response.status > 206) throw await logResponseError(response.status, response.body, scope.name);
-  const sink = scope.ctx.response.stream();
-  sink.start('text/plain', 200, {});
-  await streamBody(response.body, sink);
+  if (response.status < 200 || response.status > 206) throw logResponseError(response.status, await response.readText(LOG_ERROR_BODY_MAX_BYTES), scope.name);
+  await response.copyTo(scope.ctx.response.stream(), 'text/plain');
 }
 
+/** How much of a kubelet's error body becomes the message (GenericHttpResponseChecker's maxReadLength). */
+const LOG_ERROR_BODY_MAX_BYTES = 50_000;
+
 /** GenericHttpResponseChecker: a kubelet's failure becomes a Status with its body as the message. */
-async function logResponseError(status: number, body: Readable, name: string): Promise<ApiError> {
-  const chunks: Buffer[] = [];
-  let length = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk as Buffer);
-    length += (chunk as Buffer).length;
-    if (length >= 50_000) break;
-  }
-  body.destroy();
-  const text = Buffer.concat(chunks).toString('utf8').slice(0, 50_000);
+function logResponseError(status: number, text: string, name: string): ApiError {
   if (status === 500) return errors.internal(text);
   if (status === 400) return errors.badRequest(text);
   if (status === 404) return new ApiError(404, 'NotFound', `the server could not find the requested resource ( pods/log ${name})`, { name, kind: 'pods/log', causes: [{ reason: 'UnexpectedServerResponse', message: text }] });
