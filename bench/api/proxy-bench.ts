@@ -5,7 +5,8 @@
  *
  *   log           pods/log of a container that streams LOG_MB as fast as it can: MB/s through
  *                 Carina (GET .../pods/P/log) against the same GET of /containerLogs on the
- *                 kubelet, with Carina's kubelet client certificate
+ *                 kubelet, with Carina's kubelet client certificate; over HTTP/1.1 and over
+ *                 HTTP/2 (kubectl's protocol) through Carina, HTTP/1.1 to the kubelet
  *   exec echo     one exec session (`cat`, WebSocket v5.channel.k8s.io), ECHOES round trips of one
  *                 byte each: p50 and p99 through Carina against the same session opened on the
  *                 kubelet itself
@@ -26,13 +27,20 @@
  *
  * Run: make bench-api-proxy (ROUNDS=n interleaved rounds, medians reported; LOG_MB, ECHOES;
  * PHASES=port-forward,... for some of the figures only).
+ * BASELINE_MAIN=<another build>/dist/src/cli/main.js starts that build too (same kubelet client
+ * certificate, same objects) and measures its pods/log in the same rounds, interleaved: before
+ * and after a change in one run. Besides, each round then reads the log from both builds at the
+ * same time and takes each one's CPU per MiB: the two share the machine's state of that moment,
+ * which the load of a shared machine changes more than a change in the proxy does.
  * PROFILE_DIR=dir profiles the Carina process (V8's sampler, bench/support/cpu-profiles.ts) and
  * prints where its time went; the profiler costs a few percent, so profiled figures are not quoted.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import http2 from 'node:http2';
 import https from 'node:https';
 import net from 'node:net';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
@@ -44,14 +52,31 @@ import { median, percentile } from '../support/latency';
 import { profiling, summarizeCpuProfile } from '../support/cpu-profiles';
 import { processCpuMsFine } from '../support/proc-stats';
 import { SpdyClientSession } from '../../test/support/stand-ins/spdy-session';
+import { CarinaServer } from '../support/carina-server';
+import { SERVER_NODE_FLAGS } from '../../src/cluster';
 
 const ROUNDS = Number(process.env.ROUNDS ?? '3');
 const LOG_MB = Number(process.env.LOG_MB ?? '128');
 const ECHOES = Number(process.env.ECHOES ?? '2000');
-/** Which figures to take (all by default): log, echo, stream, port-forward, kubectl. */
-const PHASES = new Set((process.env.PHASES ?? 'log,echo,stream,port-forward,kubectl').split(',').map((p) => p.trim()));
+/** Which figures to take (all by default): log (HTTP/1.1), log-h2, echo, stream, port-forward, kubectl. */
+const PHASES = new Set((process.env.PHASES ?? 'log,log-h2,echo,stream,port-forward,kubectl').split(',').map((p) => p.trim()));
 const KUBELET_PORT = 10250;
 const SOURCE_PORT = 9001;
+const BASELINE_MAIN = process.env.BASELINE_MAIN ?? '';
+/** The Raft timing CarinaApiProcess gives this build, given to the baseline too: both replicas then tick alike. */
+const SAME_RAFT_TIMING = ['--election-timeout', '300ms', '--heartbeat-interval', '50ms'];
+
+/** Runs `start` with `flags` added to NODE_OPTIONS (for the Node processes it spawns), then restores it. */
+async function withNodeOptions<T>(flags: readonly string[], start: () => Promise<T>): Promise<T> {
+  const previous = process.env.NODE_OPTIONS;
+  process.env.NODE_OPTIONS = `${previous ?? ''} ${flags.join(' ')}`.trim();
+  try {
+    return await start();
+  } finally {
+    if (previous === undefined) delete process.env.NODE_OPTIONS;
+    else process.env.NODE_OPTIONS = previous;
+  }
+}
 
 interface Endpoint {
   host: string;
@@ -75,6 +100,26 @@ function download(endpoint: Endpoint, path: string): Promise<{ bytes: number; mb
     });
     req.on('error', reject);
     req.end();
+  });
+}
+
+/** The same over HTTP/2 (one session per download, as kubectl opens one): MB/s. */
+function download2(endpoint: Endpoint, path: string): Promise<{ bytes: number; mbPerSecond: number }> {
+  return new Promise((resolve, reject) => {
+    const began = performance.now();
+    const session = http2.connect(`https://${endpoint.host}:${endpoint.port}`, { ca: endpoint.ca, cert: endpoint.cert, key: endpoint.key, rejectUnauthorized: endpoint.ca !== undefined });
+    session.on('error', reject);
+    const stream = session.request({ ':path': path });
+    let status = 0;
+    let bytes = 0;
+    stream.on('response', (headers) => (status = Number(headers[':status'])));
+    stream.on('data', (d: Buffer) => (bytes += d.length));
+    stream.on('end', () => {
+      session.close();
+      if (status !== 200) return reject(new Error(`GET ${path} over HTTP/2: ${status}`));
+      resolve({ bytes, mbPerSecond: bytes / 1024 / 1024 / ((performance.now() - began) / 1000) });
+    });
+    stream.on('error', reject);
   });
 }
 
@@ -249,6 +294,25 @@ async function portForwardDownload(server: CarinaApiProcess): Promise<number> {
   }
 }
 
+/** The admin credentials of a bench server's data directory, as PEM text. */
+function pemCredentials(server: CarinaServer): { ca: string; cert: string; key: string } {
+  const credentials = server.credentials();
+  return { ca: credentials.ca.toString(), cert: String(credentials.cert), key: String(credentials.key) };
+}
+
+/** One request that must succeed (the bench's setup). */
+function send(endpoint: Endpoint, method: string, path: string, body: string, headers: Record<string, string>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = https.request({ host: endpoint.host, port: endpoint.port, method, path, ca: endpoint.ca, cert: endpoint.cert, key: endpoint.key, agent: false, headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) } }, (res) => {
+      let text = '';
+      res.on('data', (d: Buffer) => (text += d.toString()));
+      res.on('end', () => ((res.statusCode ?? 0) >= 300 ? reject(new Error(`${method} ${path}: ${res.statusCode} ${text}`)) : resolve()));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 function adminEndpoint(server: CarinaApiProcess): Endpoint {
   const text = readFileSync(server.kubeconfig, 'utf8');
   const field = (name: string) => Buffer.from(new RegExp(`${name}: (\\S+)`).exec(text)?.[1] ?? '', 'base64').toString();
@@ -261,9 +325,15 @@ async function main(): Promise<void> {
   const network = await NodeNetwork.create();
   process.once('exit', () => network.remove());
   let server: CarinaApiProcess | undefined;
+  let baseline: CarinaServer | undefined;
+  const loadAtStart = loadavg();
   try {
     const profileDir = process.env.PROFILE_DIR;
-    server = profileDir === undefined || profileDir === '' ? await CarinaApiProcess.start() : await profiling(profileDir, () => CarinaApiProcess.start());
+    // bin/carina's own Node flags, which `node bin/carina` (CarinaApiProcess) does not read from its
+    // first line: without them this build's young generation was half the baseline's, and its
+    // garbage collection for the same log bytes up to twice as much in an A/A run.
+    const startThisBuild = () => withNodeOptions(SERVER_NODE_FLAGS, () => CarinaApiProcess.start());
+    server = profileDir === undefined || profileDir === '' ? await startThisBuild() : await profiling(profileDir, startThisBuild);
     const clusterCa = { certPem: readFileSync(join(server.dataDir, 'pki', 'ca.crt'), 'utf8'), keyPem: readFileSync(join(server.dataDir, 'pki', 'ca.key'), 'utf8') };
     const kubeletCa = await createClusterCa();
     const serving = await issueServingCertificate(kubeletCa, { ipAddresses: [network.address] });
@@ -279,21 +349,37 @@ async function main(): Promise<void> {
       firehoseBytes: LOG_MB * 1024 * 1024,
       silentPort: 10258,
     });
+    const carina = adminEndpoint(server);
+    // The baseline build presents this replica's kubelet client certificate, which the stand-in trusts.
+    if (BASELINE_MAIN !== '') {
+      const [api, etcd, raft] = await distinctFreePorts(3);
+      const pki = join(server.dataDir, 'pki');
+      const startBaseline = () => CarinaServer.start({ api, etcd, raft }, [
+        '--api-workers', '1',
+        ...SAME_RAFT_TIMING,
+        '--kubelet-client-certificate', join(pki, 'apiserver-kubelet-client.crt'),
+        '--kubelet-client-key', join(pki, 'apiserver-kubelet-client.key'),
+      ], BASELINE_MAIN);
+      // Profiled too: both builds then do the same work, and their profiles compare whole.
+      baseline = profileDir === undefined || profileDir === '' ? await startBaseline() : await profiling(profileDir, startBaseline);
+    }
+    const baselineEndpoint: Endpoint | undefined = baseline === undefined ? undefined : { host: '127.0.0.1', port: baseline.ports.api, ...pemCredentials(baseline) };
     const json = { 'Content-Type': 'application/json' };
-    const must = async (method: string, path: string, body: object, contentType: Record<string, string> = json) => {
-      const answer = await server?.request(method, path, { body: JSON.stringify(body), headers: contentType });
-      if (answer === undefined || answer.status >= 300) throw new Error(`${method} ${path}: ${answer?.text}`);
-    };
-    await must('POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'bench-node' } });
-    await must('PATCH', '/api/v1/nodes/bench-node/status', { status: { addresses: [{ type: 'InternalIP', address: network.address }], daemonEndpoints: { kubeletEndpoint: { Port: KUBELET_PORT } } } }, { 'Content-Type': 'application/merge-patch+json' });
-    await must('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'bench' }, spec: { nodeName: 'bench-node', containers: [{ name: 'firehose', image: 'busybox' }] } });
-    // kubectl port-forward wants a running pod.
-    await must('PATCH', '/api/v1/namespaces/default/pods/bench/status', { status: { phase: 'Running' } }, { 'Content-Type': 'application/merge-patch+json' });
+    const mergePatch = { 'Content-Type': 'application/merge-patch+json' };
+    for (const replica of baselineEndpoint === undefined ? [carina] : [carina, baselineEndpoint]) {
+      const must = (method: string, path: string, body: object, contentType: Record<string, string> = json) => send(replica, method, path, JSON.stringify(body), contentType);
+      await must('POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'bench-node' } });
+      await must('PATCH', '/api/v1/nodes/bench-node/status', { status: { addresses: [{ type: 'InternalIP', address: network.address }], daemonEndpoints: { kubeletEndpoint: { Port: KUBELET_PORT } } } }, mergePatch);
+      await must('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'bench' }, spec: { nodeName: 'bench-node', containers: [{ name: 'firehose', image: 'busybox' }] } });
+      // kubectl port-forward wants a running pod.
+      await must('PATCH', '/api/v1/namespaces/default/pods/bench/status', { status: { phase: 'Running' } }, mergePatch);
+    }
     const kubeletClient = await issueClientCertificate(clusterCa, { user: 'kube-apiserver-kubelet-client', groups: ['system:masters'] });
     const direct: Endpoint = { host: network.address, port: KUBELET_PORT, cert: kubeletClient.certPem, key: kubeletClient.keyPem };
-    const carina = adminEndpoint(server);
     const figures = {
       streamCarina: [] as number[], streamDirect: [] as number[], logCarina: [] as number[], logDirect: [] as number[], echoCarina: [] as number[], echoDirect: [] as number[],
+      pairedCpu: [] as number[], pairedBaselineCpu: [] as number[], pairedCpuH2: [] as number[], pairedBaselineCpuH2: [] as number[],
+      logCarinaH2: [] as number[], logBaseline: [] as number[], logBaselineH2: [] as number[], logCpuH2: [] as number[], logBaselineCpu: [] as number[], logBaselineCpuH2: [] as number[],
       pfCarina: [] as number[], pfDirect: [] as number[], kubectlPf: [] as number[], tcpDirect: [] as number[],
       logCpu: [] as number[], streamCpu: [] as number[], pfCpu: [] as number[],
       pfCpuDirect: [] as Array<{ client: number; agent: number }>, pfCpuThrough: [] as Array<{ client: number; carina: number; agent: number }>,
@@ -309,16 +395,37 @@ async function main(): Promise<void> {
     // Carina's own CPU for what it carried, ms per MiB: its share, which the machine's load does not change.
     const pid = server.pid;
     if (pid === undefined) throw new Error('the Carina process has no pid');
-    const carinaCpu = async <T>(cpuPerMiB: number[], run: () => Promise<T>): Promise<T> => {
-      const before = processCpuMsFine(pid);
+    const cpuOf = async <T>(processId: number, cpuPerMiB: number[], run: () => Promise<T>): Promise<T> => {
+      const before = processCpuMsFine(processId);
       const result = await run();
-      cpuPerMiB.push((processCpuMsFine(pid) - before) / LOG_MB);
+      cpuPerMiB.push((processCpuMsFine(processId) - before) / LOG_MB);
       return result;
     };
+    const carinaCpu = <T>(cpuPerMiB: number[], run: () => Promise<T>): Promise<T> => cpuOf(pid, cpuPerMiB, run);
+    const logPath = '/api/v1/namespaces/default/pods/bench/log';
     for (let round = 1; round <= ROUNDS; round++) {
-      if (PHASES.has('log')) {
-        figures.logDirect.push((await download(direct, '/containerLogs/default/bench/firehose')).mbPerSecond);
-        figures.logCarina.push((await carinaCpu(figures.logCpu, () => download(carina, '/api/v1/namespaces/default/pods/bench/log'))).mbPerSecond);
+      if (PHASES.has('log') || PHASES.has('log-h2')) figures.logDirect.push((await download(direct, '/containerLogs/default/bench/firehose')).mbPerSecond);
+      // With a baseline, the two builds take turns going first (this build in odd rounds), so that
+      // neither is always the one measured right after the other's garbage or the direct read.
+      const before = baseline;
+      const builds = [
+        { run: (get: typeof download, cpu: number[]) => carinaCpu(cpu, () => get(carina, logPath)), h1: [figures.logCarina, figures.logCpu], h2: [figures.logCarinaH2, figures.logCpuH2] },
+        ...(before === undefined || baselineEndpoint === undefined ? [] : [{
+          run: (get: typeof download, cpu: number[]) => cpuOf(before.pid, cpu, () => get(baselineEndpoint, logPath)),
+          h1: [figures.logBaseline, figures.logBaselineCpu], h2: [figures.logBaselineH2, figures.logBaselineCpuH2],
+        }]),
+      ];
+      if (round % 2 === 0) builds.reverse();
+      for (const build of builds) {
+        if (PHASES.has('log')) build.h1[0].push((await build.run(download, build.h1[1])).mbPerSecond);
+        if (PHASES.has('log-h2')) build.h2[0].push((await build.run(download2, build.h2[1])).mbPerSecond);
+      }
+      if (before !== undefined && baselineEndpoint !== undefined) {
+        const paired = async (get: typeof download, mine: number[], theirs: number[]) => {
+          await Promise.all([carinaCpu(mine, () => get(carina, logPath)), cpuOf(before.pid, theirs, () => get(baselineEndpoint, logPath))]);
+        };
+        if (PHASES.has('log')) await paired(download, figures.pairedCpu, figures.pairedBaselineCpu);
+        if (PHASES.has('log-h2')) await paired(download2, figures.pairedCpuH2, figures.pairedBaselineCpuH2);
       }
       if (PHASES.has('echo')) {
         figures.echoDirect.push(...(await execEcho(direct, '/exec/default/bench/firehose?command=cat&input=1&output=1&error=1', ECHOES)));
@@ -350,7 +457,14 @@ async function main(): Promise<void> {
     const rate = (title: string, through: number[], directly: number[]) =>
       `| ${title} | ${f(median(through))} | ${f(median(directly))} | ${f(median(through) / median(directly))}x |`;
     const rows = [
-      ...(PHASES.has('log') ? [rate('pods/log streamed (MB/s, median)', figures.logCarina, figures.logDirect)] : []),
+      ...(PHASES.has('log') ? [
+        rate('pods/log streamed (MB/s, median)', figures.logCarina, figures.logDirect),
+        ...(baseline === undefined ? [] : [rate('pods/log streamed, baseline build (MB/s, median)', figures.logBaseline, figures.logDirect)]),
+      ] : []),
+      ...(PHASES.has('log-h2') ? [
+        rate('pods/log streamed over HTTP/2 to Carina (MB/s, median)', figures.logCarinaH2, figures.logDirect),
+        ...(baseline === undefined ? [] : [rate('pods/log streamed over HTTP/2, baseline build (MB/s, median)', figures.logBaselineH2, figures.logDirect)]),
+      ] : []),
       ...(PHASES.has('echo') ? [0.5, 0.99].map((p) => {
         const [through, directly] = [percentile(figures.echoCarina, p), percentile(figures.echoDirect, p)];
         return `| exec 1-byte echo p${p * 100} (ms) | ${f(through)} | ${f(directly)} | +${f(through - directly)} ms |`;
@@ -360,14 +474,23 @@ async function main(): Promise<void> {
       ...(PHASES.has('kubectl') ? [rate('kubectl port-forward download (MB/s, median; against one direct TCP connection)', figures.kubectlPf, figures.tcpDirect)] : []),
     ];
     const lines = [
-      `bench/api proxy phase: ${ROUNDS} rounds, ${LOG_MB} MiB per transfer, ${ECHOES} echoes per round, ${new Date().toISOString()}`,
+      `bench/api proxy phase: ${ROUNDS} rounds, ${LOG_MB} MiB per transfer, ${ECHOES} echoes per round, ${new Date().toISOString()}, ` +
+      `this build pid ${pid}${baseline === undefined ? '' : `, baseline pid ${baseline.pid}`}, ` +
+      `load average ${loadAtStart.map((l) => l.toFixed(1)).join(' ')} at the start, ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end`,
       '',
       '| figure | through Carina | node agent directly | ratio |',
       '| --- | --- | --- | --- |',
       ...rows,
       '',
-      `per round (Carina/direct): log ${ratios(figures.logCarina, figures.logDirect)}; upgraded stream ${ratios(figures.streamCarina, figures.streamDirect)}; port-forward ${ratios(figures.pfCarina, figures.pfDirect)}`,
-      `Carina's CPU per MiB carried (ms, median): log ${f(median(figures.logCpu))}; upgraded stream ${f(median(figures.streamCpu))}; port-forward ${f(median(figures.pfCpu))}`,
+      `per round (Carina/direct): log ${ratios(figures.logCarina, figures.logDirect)}; log over HTTP/2 ${ratios(figures.logCarinaH2, figures.logDirect)}; ` +
+      (baseline === undefined ? '' : `baseline log ${ratios(figures.logBaseline, figures.logDirect)}; baseline log over HTTP/2 ${ratios(figures.logBaselineH2, figures.logDirect)}; `) +
+      `upgraded stream ${ratios(figures.streamCarina, figures.streamDirect)}; port-forward ${ratios(figures.pfCarina, figures.pfDirect)}`,
+      `Carina's CPU per MiB carried (ms, median): log ${f(median(figures.logCpu))} (per round ${figures.logCpu.map(f).join(' ')}); log over HTTP/2 ${f(median(figures.logCpuH2))} (per round ${figures.logCpuH2.map(f).join(' ')}); ` +
+      (baseline === undefined ? '' : `both builds at once: log ${f(median(figures.pairedCpu))} against the baseline's ${f(median(figures.pairedBaselineCpu))} ` +
+        `(per round ${figures.pairedCpu.map((c, i) => `${f(c)}/${f(figures.pairedBaselineCpu[i])}`).join(' ')}), log over HTTP/2 ${f(median(figures.pairedCpuH2))} against ${f(median(figures.pairedBaselineCpuH2))} ` +
+        `(per round ${figures.pairedCpuH2.map((c, i) => `${f(c)}/${f(figures.pairedBaselineCpuH2[i])}`).join(' ')}); `) +
+      (baseline === undefined ? '' : `baseline log ${f(median(figures.logBaselineCpu))} (per round ${figures.logBaselineCpu.map(f).join(' ')}); baseline log over HTTP/2 ${f(median(figures.logBaselineCpuH2))} (per round ${figures.logBaselineCpuH2.map(f).join(' ')}); `) +
+      `upgraded stream ${f(median(figures.streamCpu))}; port-forward ${f(median(figures.pfCpu))}`,
       ...(PHASES.has('port-forward') ? [
         `port-forward CPU per MiB (ms, medians): directly: client ${f(median(figures.pfCpuDirect.map((c) => c.client)))} + node agent ${f(median(figures.pfCpuDirect.map((c) => c.agent)))}; ` +
         `through Carina: client ${f(median(figures.pfCpuThrough.map((c) => c.client)))} + Carina ${f(median(figures.pfCpuThrough.map((c) => c.carina)))} + node agent ${f(median(figures.pfCpuThrough.map((c) => c.agent)))}; ` +
@@ -376,6 +499,7 @@ async function main(): Promise<void> {
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
+    await baseline?.stop();
     await server?.stop();
     network.remove();
   }
