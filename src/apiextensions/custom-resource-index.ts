@@ -2,12 +2,17 @@
  * What one replica serves of custom resources: every CustomResourceDefinition in its own watch
  * cache, followed by one cache subscription, so a CRD written on any replica is served on every
  * replica as soon as that replica's cache has the Established CRD (nothing is asked of the
- * leader). From it come the seams the request line already has:
+ * leader). From it come:
  *
- * - `lookup` (the resolver's fallback): a ServedResource per served version of an Established
- *   CRD, with its scale paths and the accepted patch types (no strategic merge, 415 as in v1.25);
- * - `strategyFor`: the customresourcedefinitions strategy, and one per custom resource version;
- * - `typedDecode`: structural pruning with Warn/Strict (spec 01 §4.7);
+ * - `storageParts` (a StorageSource of the registry's resolver, src/registry ResourceStorages):
+ *   per served version of an Established CRD, its storage: the ServedResource (with the
+ *   accepted patch types: no strategic merge, 415 as in v1.25), its key prefix, its strategy,
+ *   typed decoding (structural pruning with Warn/Strict, spec 01 §4.7), conversion (None, or
+ *   the CRD's webhook), schema defaults on read, deprecation and scale rules; made again
+ *   whenever its CRD changes;
+ * - `lookup`: the ServedResource per served version; `builtInStrategies`: the
+ *   customresourcedefinitions strategy, for the built-in storage of CRDs;
+ * - `typedDecode`: decoding by an object's apiVersion and kind (patches, admission webhooks);
  * - discovery documents merged after the built-in groups; `topologyOf` for server-side apply;
  * - `convert`: conversion strategy None between served versions (apiVersion relabelled);
  * - `storedResources` for the garbage collector and the namespace controller.
@@ -20,7 +25,7 @@ import { EndpointsServiceResolver } from '../admission';
 import { storageVersionHash } from '../apis/catalogue';
 import type { APIGroup, APIResource, APIResourceList } from '../apis/discovery';
 import { topologyFromSchema, type TopologyNode } from '../apply';
-import { resourceKeyPrefix, type AsyncConverter, type ResourceStrategy, type ServedResource } from '../registry';
+import { resourceKeyPrefix, scaleRulesFromPaths, type FieldValidationLevel, type RemoteConverter, type ResourceStorageParts, type ResourceStrategy, type ServedResource, type StorageSource } from '../registry';
 import type { WatchCache } from '../storage';
 import { errors } from '../util';
 import { CRD_GROUP, CRD_RESOURCE, crdName, conversionOf, isConditionTrue, isNamespaced, specNames, versionsOf, type CrdVersion } from './crd-model';
@@ -55,13 +60,15 @@ interface Entry {
   storage: CustomServedResource | undefined;
 }
 
-export class CustomResourceIndex {
+export class CustomResourceIndex implements StorageSource {
   private crds = new Map<string, JsonObject>();
   private entries = new Map<string, Entry>();
   private byResource = new Map<string, CustomServedResource>();
   private byKind = new Map<string, CustomServedResource>();
   private readonly strategies = new WeakMap<CustomServedResource, ResourceStrategy>();
-  private readonly crdStrategy = customResourceDefinitionStrategy();
+  private readonly storages = new WeakMap<CustomServedResource, ResourceStorageParts>();
+  /** The strategies of the apiextensions server's own built-in resources, by "<group>/<resource>" (BuiltInStorages takes them). */
+  readonly builtInStrategies: ReadonlyMap<string, ResourceStrategy> = new Map([[`${CRD_GROUP}/${CRD_RESOURCE}`, customResourceDefinitionStrategy()]]);
   private subscription?: { cancel(): void };
   private stopped = false;
   private listeners = new Set<() => void>();
@@ -74,22 +81,16 @@ export class CustomResourceIndex {
     endpoints: async (namespace, name) => this.cachedObject('endpoints', namespace, name),
   }));
 
-  /** Conversion through CRDs' webhooks, for the registry (strategy Webhook only). */
-  readonly asyncConverter: AsyncConverter = {
-    handles: (resource) => {
-      const served = this.lookup(resource.group, resource.version, resource.resource);
-      const entry = served === undefined ? undefined : this.entries.get(served.crdName);
-      return entry !== undefined && conversionOf(entry.crd).strategy === 'Webhook';
-    },
-    convert: async (resource, objects, targetApiVersion) => {
-      const served = this.lookup(resource.group, resource.version, resource.resource);
-      const entry = served === undefined ? undefined : this.entries.get(served.crdName);
-      if (served === undefined || entry === undefined) throw errors.internal(new Error(`no CRD serves ${resource.group}/${resource.version} ${resource.resource}`));
-      const conversion = conversionOf(entry.crd);
-      if (conversion.clientConfig === undefined) throw errors.internal(new Error(`conversion webhook for ${targetApiVersion}, Kind=${served.kind} failed: no webhook configured`));
-      return this.webhook.convert({ group: served.group, kind: served.kind, clientConfig: conversion.clientConfig, reviewVersions: conversion.reviewVersions }, objects, targetApiVersion);
-    },
-  };
+  /** Conversion of a served resource's objects through its CRD's webhook. */
+  private webhookConverter(served: CustomServedResource, crd: JsonObject): RemoteConverter {
+    return {
+      convert: async (objects, targetApiVersion) => {
+        const conversion = conversionOf(crd);
+        if (conversion.clientConfig === undefined) throw errors.internal(new Error(`conversion webhook for ${targetApiVersion}, Kind=${served.kind} failed: no webhook configured`));
+        return this.webhook.convert({ group: served.group, kind: served.kind, clientConfig: conversion.clientConfig, reviewVersions: conversion.reviewVersions }, objects, targetApiVersion);
+      },
+    };
+  }
 
   /** A core object from the watch cache (a Service or its Endpoints, for conversion webhooks). */
   private cachedObject(resource: 'services' | 'endpoints', namespace: string, name: string): JsonObject | undefined {
@@ -215,25 +216,54 @@ export class CustomResourceIndex {
     return this.entries.get(crdName)?.storage;
   }
 
-  /** The strategy for customresourcedefinitions and for custom resources; undefined for other built-ins. */
-  strategyFor(resource: { group: string; version?: string; resource: string; kind: string }): ResourceStrategy | undefined {
-    if (resource.group === CRD_GROUP && resource.resource === CRD_RESOURCE) return this.crdStrategy;
-    const served = this.lookup(resource.group, resource.version ?? '', resource.resource);
+  /**
+   * The storage of the custom resource served at a path: made once per served resource, which
+   * is made again whenever a CRD changes, so the storage is always its CRD's current one.
+   */
+  storageParts(group: string, version: string, resource: string): ResourceStorageParts | undefined {
+    const served = this.lookup(group, version, resource);
     if (served === undefined) return undefined;
-    // Served resources are rebuilt whenever a CRD changes, so one strategy per served object is current.
+    let parts = this.storages.get(served);
+    if (parts === undefined) {
+      parts = this.makeStorageParts(served);
+      this.storages.set(served, parts);
+    }
+    return parts;
+  }
+
+  /** The storage of the custom resource serving this kind in this group-version. */
+  storagePartsOfKind(group: string, version: string, kind: string): ResourceStorageParts | undefined {
+    const served = this.lookupKind(group, version, kind);
+    return served === undefined ? undefined : this.storageParts(served.group, served.version, served.resource);
+  }
+
+  private makeStorageParts(served: CustomServedResource): ResourceStorageParts {
+    const crd = this.entries.get(served.crdName)?.crd;
+    const schema = served.crdVersion.schema;
+    return {
+      resource: served,
+      keyPrefix: resourceKeyPrefix(served),
+      strategy: this.strategyOf(served),
+      decode: (object, level) => this.decodeAs(served, object, level),
+      convert: (object, targetApiVersion) => this.convert(object, targetApiVersion),
+      remoteConverter: crd !== undefined && conversionOf(crd).strategy === 'Webhook' ? this.webhookConverter(served, crd) : undefined,
+      // Schema defaults on objects read back (copy-on-write: shared cached objects are never changed).
+      defaultOnRead: (object) => withSchemaDefaults(object, schema) as JsonObject,
+      // Read back with the schema's defaults: never served as stored.
+      servedAsStored: false,
+      deprecation: this.deprecationOf(served),
+      scale: served.scale === undefined ? undefined : scaleRulesFromPaths(served.scale),
+    };
+  }
+
+  /** A custom resource version's strategy, one per served resource (made again with it when its CRD changes). */
+  private strategyOf(served: CustomServedResource): ResourceStrategy {
     let strategy = this.strategies.get(served);
     if (strategy === undefined) {
       strategy = customResourceStrategy({ group: served.group, kind: served.kind, namespaced: served.namespaced, version: served.crdVersion });
       this.strategies.set(served, strategy);
     }
     return strategy;
-  }
-
-  /** Schema defaults on objects read back (copy-on-write: shared cached objects are never changed). */
-  defaultOnRead(resource: { group: string; version: string; resource: string }, object: JsonObject): JsonObject {
-    const served = this.lookup(resource.group, resource.version, resource.resource);
-    if (served === undefined) return object;
-    return withSchemaDefaults(object, served.crdVersion.schema) as JsonObject;
   }
 
   /** A custom resource's schema in one version. */
@@ -245,9 +275,13 @@ export class CustomResourceIndex {
    * Decoding of a custom resource body: unknown fields pruned, reported per fieldValidation
    * level (Warn: one warning each; Strict: 400). Undefined for objects that are not custom resources.
    */
-  typedDecode(object: JsonObject, level: 'Ignore' | 'Warn' | 'Strict'): { object: JsonObject; warnings: string[] } | undefined {
+  typedDecode(object: JsonObject, level: FieldValidationLevel): { object: JsonObject; warnings: string[] } | undefined {
     const served = this.forObject(object.apiVersion, object.kind);
-    if (served === undefined) return undefined;
+    return served === undefined ? undefined : this.decodeAs(served, object, level);
+  }
+
+  /** Decoding of a body of a served custom resource version: its schema's pruning, reported per level. */
+  private decodeAs(served: CustomServedResource, object: JsonObject, level: FieldValidationLevel): { object: JsonObject; warnings: string[] } {
     const pruned = pruneObject(object, served.crdVersion.schema);
     pruneNonNullableNulls(object, served.crdVersion.schema);
     const messages = pruned.map((path) => `unknown field ${JSON.stringify(path)}`);
@@ -284,10 +318,9 @@ export class CustomResourceIndex {
   }
 
   /** The deprecation warning of a deprecated served version. */
-  deprecationOf(group: string, version: string, resource: string): { warning: string; removedRelease: string } | undefined {
-    const served = this.lookup(group, version, resource);
-    if (served === undefined || !served.crdVersion.deprecated) return undefined;
-    const warning = served.crdVersion.deprecationWarning ?? `${group}/${version} ${served.kind} is deprecated`;
+  private deprecationOf(served: CustomServedResource): { warning: string; removedRelease: string } | undefined {
+    if (!served.crdVersion.deprecated) return undefined;
+    const warning = served.crdVersion.deprecationWarning ?? `${served.group}/${served.version} ${served.kind} is deprecated`;
     return { warning, removedRelease: '' };
   }
 

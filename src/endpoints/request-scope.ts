@@ -1,6 +1,7 @@
 /**
  * What every verb handler needs about one resource request (apiserver
- * pkg/endpoints/handlers/rest.go RequestScope): the served resource and its strategy, the
+ * pkg/endpoints/handlers/rest.go RequestScope): the resource's storage (src/registry
+ * ResourceStorage: its served resource, strategy and typed decoding), the
  * request's namespace and name, and the request options parsed the way v1.25 parses them
  * (dryRun, fieldManager, fieldValidation, selectors, DeleteOptions), plus body decoding with
  * the kind's schema. Handlers hold no state of their own; a scope lives for one request.
@@ -8,8 +9,7 @@
 import { ApiError, errors } from '../util';
 import { inStage, inStageSync, type TraceContext } from '../observability/spans';
 import { parseFieldSelector, parseLabelSelector, SelectorParseError, validateFieldSelector } from '../apis/selectors';
-import { apiVersionOf, type DeleteOptions, type GenericRegistry, type ResetField, type ResourceStrategy, type ServedResource } from '../registry';
-import type { ObjectStore, WatchCache } from '../storage';
+import { apiVersionOf, type DeleteOptions, type FieldValidationLevel, type GenericRegistry, type ResetField, type ResourceStorage, type ResourceStrategy, type ServedResource } from '../registry';
 import type { BodyCodec } from './body-codec';
 import { requestRepresentation, type Representation } from './negotiation';
 import { dryRunValues, int64Query, optionsInvalidError, validateWriteOptions, type WriteOptionsKind } from './request-options';
@@ -20,10 +20,7 @@ import type { InOrder, RepresentationOffer } from './response-writer';
 import type { ConnectConfig } from './handlers/connect';
 import type { JsonObject } from '../apis/object';
 
-export type FieldValidationLevel = 'Ignore' | 'Warn' | 'Strict';
-
-/** Checks a decoded object against its kind's schema, as decoding into the Go type does: wrong types are a 400, unknown fields are pruned (and reported per level). */
-export type TypedDecode = (object: JsonObject, level: FieldValidationLevel, rawJson?: string) => { object: JsonObject; warnings: string[] };
+export type { FieldValidationLevel, TypedDecode } from '../registry';
 
 /**
  * Applies a PATCH body of the given content type to the current object and turns the result into the
@@ -36,6 +33,11 @@ export interface ResourceResolver {
   lookup(group: string, version: string, resource: string): ServedResource | undefined;
 }
 
+/** The storage served at a path (src/registry ResourceStorages). */
+export interface StorageResolver {
+  resolve(group: string, version: string, resource: string): ResourceStorage | undefined;
+}
+
 export interface ServerSideApply {
   /** `resetFields`: the strategy's fields this endpoint resets (ResourceStrategy.resetFields), never owned. */
   apply(live: JsonObject | undefined, config: JsonObject, manager: string, force: boolean, subresource: string, resetFields: readonly ResetField[]): JsonObject;
@@ -46,18 +48,18 @@ export interface ServerSideApply {
 
 /** What the resource endpoints are built with (the server assembles it). */
 export interface EndpointsConfig {
+  /** Every served resource's storage, built-in and custom: what a request's path names. */
+  storages: StorageResolver;
+  /** The served resources by path (the connect handlers' pods, nodes and services). */
   resolver: ResourceResolver;
+  /** The generic registry, for the virtual resources' and connect handlers' reads and writes of other resources. */
   registry: GenericRegistry;
-  store: ObjectStore;
-  cache: WatchCache;
   codec: BodyCodec;
   applyPatch: ApplyPatch;
   minWatchTimeoutSeconds: number;
-  typedDecode?: TypedDecode;
   /** Server-side apply (spec §4.9); absent: apply patches are refused with 415. */
   serverSideApply?: ServerSideApply;
-  /** Deprecated group-versions: the Warning text, and the metric to set. */
-  deprecationOf?: (group: string, version: string, resource: string) => { warning: string; removedRelease: string } | undefined;
+  /** A request to a deprecated group-version was served (the metric to set). */
   onDeprecatedRequest?: (labels: { group: string; version: string; resource: string; subresource: string; removedRelease: string }) => void;
   /**
    * Resources and subresources that are not stored but answer a create (the review APIs,
@@ -110,6 +112,7 @@ export function optionsInvalid(kind: OptionsKind | 'ListOptions', field: string,
 export { int64Query };
 
 export class RequestScope {
+  readonly resource: ServedResource;
   readonly strategy: ResourceStrategy;
   /** '' for cluster-scoped resources. */
   readonly namespace: string;
@@ -117,11 +120,13 @@ export class RequestScope {
   constructor(
     readonly ctx: RequestContext,
     readonly info: ResourceRequestInfo,
-    readonly resource: ServedResource,
+    /** The storage of the resource the request names: what handlers read and write through. */
+    readonly storage: ResourceStorage,
     readonly config: EndpointsConfig,
   ) {
-    this.strategy = config.registry.strategyFor(resource);
-    this.namespace = resource.namespaced ? info.namespace : '';
+    this.resource = storage.resource;
+    this.strategy = storage.strategy;
+    this.namespace = this.resource.namespaced ? info.namespace : '';
   }
 
   get name(): string {
@@ -213,24 +218,25 @@ export class RequestScope {
   }
 
   private async decodeBodyNow(kind: WriteOptionsKind): Promise<JsonObject> {
-    const { codec, typedDecode } = this.config;
+    const { codec } = this.config;
+    const { storage } = this;
     const representation: Representation = requestRepresentation(this.ctx.header('content-type'), codec.protobufSupports(this.apiVersion, this.resource.kind));
     const body = await this.ctx.readBody();
     this.validateOptions(kind);
     const level = this.fieldValidation();
     const { object, yamlDuplicateKeysError: yamlDuplicates, yamlAsJson } = await codec.decodeRequest(representation, body, level !== 'Ignore');
     if (yamlAsJson !== undefined) this.ctx.yamlBodyAsJson = yamlAsJson;
-    if (typedDecode === undefined) return object;
+    if (!storage.decodesTyped) return object;
     // The kind is the served one when the body does not name it (it is checked against the path later).
     const typed = { ...object, apiVersion: object.apiVersion ?? this.apiVersion, kind: object.kind ?? this.resource.kind };
     if (typed.apiVersion !== this.apiVersion || typed.kind !== this.resource.kind) return object;
     if (yamlDuplicates === undefined) {
-      const decoded = typedDecode(typed, level, representation === 'json' ? body.toString('utf8') : undefined);
+      const decoded = storage.decode(typed, level, representation === 'json' ? body.toString('utf8') : undefined);
       this.warn(decoded.warnings);
       return decoded.object;
     }
     // YAML duplicates come first among the strict errors, as kube-apiserver collects them.
-    const decoded = typedDecode(typed, level === 'Strict' ? 'Warn' : level);
+    const decoded = storage.decode(typed, level === 'Strict' ? 'Warn' : level);
     if (level === 'Strict') {
       const kind = this.resource.kind;
       throw errors.badRequest(`${kind} in version "${this.resource.version}" cannot be handled as a ${kind}: strict decoding error: ${[yamlDuplicates, ...decoded.warnings].join(', ')}`);

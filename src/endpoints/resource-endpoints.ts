@@ -1,8 +1,8 @@
 /**
- * The entry of every resource request once the filter chain has run: resolves the served
- * resource named by the request info, refuses what the path cannot take (404 for unknown
+ * The entry of every resource request once the filter chain has run: resolves the storage of
+ * the resource named by the request info (src/registry ResourceStorages), refuses what the path cannot take (404 for unknown
  * resources and subresources, 405 for verbs the resource does not serve), adds the deprecation
- * warning, and hands a RequestScope to the verb's handler.
+ * warning (the storage's deprecation), and hands a RequestScope to the verb's handler.
  */
 import { errors } from '../util';
 import { UNSERVED_SUBRESOURCES } from '../apis/discovery';
@@ -29,13 +29,14 @@ export class ResourceEndpoints {
   }
 
   async serve(ctx: RequestContext, info: ResourceRequestInfo): Promise<void> {
-    const resource = this.config.resolver.lookup(info.group, info.version, info.resource);
-    if (resource === undefined) throw errors.pathNotFound();
+    const storage = this.config.storages.resolve(info.group, info.version, info.resource);
+    if (storage === undefined) throw errors.pathNotFound();
+    const resource = storage.resource;
     const { subresource, verb } = info;
     if (subresource !== '' && (!resource.subresources.some((s) => s.name === subresource) || UNSERVED_SUBRESOURCES.has(`${info.resource}/${subresource}`))) throw errors.pathNotFound();
     // A cluster-scoped resource has no namespaced path (namespaces/NAME is the namespace itself).
     if (!resource.namespaced && info.namespace !== '' && resource.resource !== 'namespaces') throw errors.pathNotFound();
-    const deprecation = this.config.deprecationOf?.(info.group, info.version, info.resource);
+    const deprecation = storage.deprecation;
     if (deprecation !== undefined) {
       ctx.response.warn(deprecation.warning);
       this.config.onDeprecatedRequest?.({ group: info.group, version: info.version, resource: info.resource, subresource, removedRelease: deprecation.removedRelease });
@@ -45,7 +46,7 @@ export class ResourceEndpoints {
       if (subresource !== '') throw errors.pathNotFound();
       if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw errors.methodNotAllowed();
     }
-    const scope = new RequestScope(ctx, info, resource, this.config);
+    const scope = new RequestScope(ctx, info, storage, this.config);
     if (isConnectSubresource(info.resource, subresource)) return connect(scope);
     // A method without a verb (OPTIONS) is routed only to the proxy subresources.
     if (verb === '') throw errors.methodNotAllowed();

@@ -1,17 +1,18 @@
 /**
- * The `scale` subresource (deployments, replicasets, statefulsets, replicationcontrollers): an
- * autoscaling/v1 Scale view of the parent's spec.replicas, status.replicas and selector, whose
- * writes change only the parent's spec.replicas (with the Scale's resourceVersion as a
+ * The `scale` subresource: an autoscaling/v1 Scale view of the parent's replicas and selector,
+ * where its storage's scale rules (src/registry ScaleRules) say they are, whose writes change
+ * only the parent's spec replicas (with the Scale's resourceVersion as a
  * precondition when given), as kube-apiserver's scale REST storage does.
  */
 import { labelSelectorFromObject, labelSelectorFromSet } from '../apis/selectors';
 import { errors } from '../util';
 import { PATCH_CONTENT_TYPES, optionsBody, type RequestScope } from './request-scope';
 import type { JsonObject } from '../apis/object';
+import type { ScaleRules } from '../registry';
 
 const SCALE_API_VERSION = 'autoscaling/v1';
 
-/** The value at a simple JSONPath (`.spec.replicas`); custom resources name their scale fields this way. */
+/** The value at a simple JSONPath (`.spec.replicas`): scale rules name their fields this way. */
 function readPath(object: JsonObject, path: string): unknown {
   let current: unknown = object;
   for (const step of path.split('.').slice(1)) {
@@ -33,49 +34,34 @@ function writePath(object: JsonObject, path: string, value: unknown): void {
   current[steps[steps.length - 1]] = value;
 }
 
-type ScalePaths = NonNullable<RequestScope['resource']['scale']>;
-
-/** The Scale of a custom resource, read through its CRD's scale paths. */
-function customScaleOf(parent: JsonObject, paths: ScalePaths): JsonObject {
-  const meta = (parent.metadata ?? {}) as JsonObject;
-  const metadata: JsonObject = { name: meta.name };
-  if (meta.namespace !== undefined) metadata.namespace = meta.namespace;
-  metadata.uid = meta.uid;
-  metadata.resourceVersion = meta.resourceVersion;
-  metadata.creationTimestamp = meta.creationTimestamp;
-  const specReplicas = readPath(parent, paths.specReplicasPath);
-  const statusReplicas = readPath(parent, paths.statusReplicasPath);
-  const status: JsonObject = { replicas: typeof statusReplicas === 'number' ? statusReplicas : 0 };
-  const selector = paths.labelSelectorPath === undefined ? undefined : readPath(parent, paths.labelSelectorPath);
-  if (typeof selector === 'string' && selector !== '') status.selector = selector;
-  return { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata, spec: { replicas: typeof specReplicas === 'number' ? specReplicas : 0 }, status };
+/** The Scale's selector: the parent's selector in the shape its scale rules say, as a selector string ('' for none). */
+function selectorOf(parent: JsonObject, selector: ScaleRules['selector']): string {
+  if (selector === undefined) return '';
+  const value = readPath(parent, selector.path);
+  switch (selector.shape) {
+    case 'string':
+      return typeof value === 'string' ? value : '';
+    case 'labelMap':
+      return labelSelectorFromSet((value ?? {}) as Record<string, string>).toString();
+    case 'labelSelector':
+      return value === undefined || value === null ? '' : labelSelectorFromObject(value as Parameters<typeof labelSelectorFromObject>[0]).toString();
+  }
 }
 
-export function scaleOf(parent: JsonObject, paths?: ScalePaths): JsonObject {
-  if (paths !== undefined) return customScaleOf(parent, paths);
+/** The autoscaling/v1 Scale of a parent object, read through its storage's scale rules. */
+export function scaleOf(parent: JsonObject, rules: ScaleRules): JsonObject {
   const meta = (parent.metadata ?? {}) as JsonObject;
-  const spec = (parent.spec ?? {}) as JsonObject;
-  const status = (parent.status ?? {}) as JsonObject;
   const metadata: JsonObject = { name: meta.name };
   if (meta.namespace !== undefined) metadata.namespace = meta.namespace;
   metadata.uid = meta.uid;
   metadata.resourceVersion = meta.resourceVersion;
   metadata.creationTimestamp = meta.creationTimestamp;
-  let selector = '';
-  if (parent.kind === 'ReplicationController') {
-    selector = labelSelectorFromSet((spec.selector ?? {}) as Record<string, string>).toString();
-  } else if (spec.selector !== undefined && spec.selector !== null) {
-    selector = labelSelectorFromObject(spec.selector as Parameters<typeof labelSelectorFromObject>[0]).toString();
-  }
-  const scaleStatus: JsonObject = { replicas: typeof status.replicas === 'number' ? status.replicas : 0 };
-  if (selector !== '') scaleStatus.selector = selector;
-  return {
-    kind: 'Scale',
-    apiVersion: 'autoscaling/v1',
-    metadata,
-    spec: { replicas: typeof spec.replicas === 'number' ? spec.replicas : 0 },
-    status: scaleStatus,
-  };
+  const specReplicas = readPath(parent, rules.specReplicasPath);
+  const statusReplicas = readPath(parent, rules.statusReplicasPath);
+  const status: JsonObject = { replicas: typeof statusReplicas === 'number' ? statusReplicas : 0 };
+  const selector = selectorOf(parent, rules.selector);
+  if (selector !== '') status.selector = selector;
+  return { kind: 'Scale', apiVersion: SCALE_API_VERSION, metadata, spec: { replicas: typeof specReplicas === 'number' ? specReplicas : 0 }, status };
 }
 
 /** Checks a Scale written by a client and returns its spec.replicas. */
@@ -91,12 +77,19 @@ export function replicasFromScale(scale: JsonObject, name: string): number {
   return replicas;
 }
 
+/** The scale rules of the scope's storage (the path names a scale subresource, so it has them). */
+function scaleRules(scope: RequestScope): ScaleRules {
+  const rules = scope.storage.scale;
+  if (rules === undefined) throw errors.internal(new Error(`${scope.resource.resource} has no scale rules`));
+  return rules;
+}
+
 function respondScale(scope: RequestScope, parent: JsonObject): void {
-  scope.ctx.response.writeObject(200, scaleOf(parent, scope.resource.scale), { protobuf: scope.config.codec.protobufSupports(SCALE_API_VERSION, 'Scale'), table: false });
+  scope.ctx.response.writeObject(200, scaleOf(parent, scaleRules(scope)), { protobuf: scope.config.codec.protobufSupports(SCALE_API_VERSION, 'Scale'), table: false });
 }
 
 export async function getScale(scope: RequestScope): Promise<void> {
-  respondScale(scope, await scope.registry.get(scope.resource, scope.namespace, scope.name, scope.query.get('resourceVersion'), scope.ctx.trace));
+  respondScale(scope, await scope.storage.get(scope.namespace, scope.name, scope.query.get('resourceVersion'), scope.ctx.trace));
 }
 
 /** PUT of a Scale: the parent's spec.replicas, with the Scale's resourceVersion as a precondition. */
@@ -106,7 +99,7 @@ export async function updateScale(scope: RequestScope): Promise<void> {
   const scale = await scope.decodeAs(SCALE_API_VERSION, 'Scale');
   const replicas = replicasFromScale(scale, scope.name);
   const rv = (scale.metadata as JsonObject | undefined)?.resourceVersion;
-  const parent = await scope.registry.guaranteedUpdate(scope.resource, scope.namespace, scope.name, (current) => {
+  const parent = await scope.storage.guaranteedUpdate(scope.namespace, scope.name, (current) => {
     setReplicas(scope, current, replicas);
     return current;
   }, { dryRun, subresource: '', fieldManager: scope.fieldManager(), preconditionRv: typeof rv === 'string' && rv !== '' ? rv : undefined, ...scope.writer('UpdateOptions', optionsBody(dryRun, scope.fieldManager())) });
@@ -121,10 +114,11 @@ export async function patchScale(scope: RequestScope): Promise<void> {
   if (!PATCH_CONTENT_TYPES.includes(contentType)) throw errors.unsupportedMediaType(PATCH_CONTENT_TYPES);
   const body = await scope.ctx.readBody();
   const { resource, name } = scope;
+  const rules = scaleRules(scope);
   const level = scope.fieldValidation();
   let warnings: string[] = [];
-  const parent = await scope.registry.guaranteedUpdate(resource, scope.namespace, name, (current) => {
-    const result = scope.config.applyPatch(contentType, scaleOf(current, resource.scale), body, level);
+  const parent = await scope.storage.guaranteedUpdate(scope.namespace, name, (current) => {
+    const result = scope.config.applyPatch(contentType, scaleOf(current, rules), body, level);
     warnings = result.warnings;
     const patched = result.object;
     const replicas = replicasFromScale(patched, name);
@@ -137,12 +131,7 @@ export async function patchScale(scope: RequestScope): Promise<void> {
   respondScale(scope, parent);
 }
 
-/** Writes the replicas a Scale asked for into the parent: spec.replicas, or the CRD's specReplicasPath. */
+/** Writes the replicas a Scale asked for into the parent, where its scale rules say. */
 function setReplicas(scope: RequestScope, parent: JsonObject, replicas: number): void {
-  const paths = scope.resource.scale;
-  if (paths !== undefined) {
-    writePath(parent, paths.specReplicasPath, replicas);
-    return;
-  }
-  parent.spec = { ...((parent.spec as JsonObject | undefined) ?? {}), replicas };
+  writePath(parent, scaleRules(scope).specReplicasPath, replicas);
 }

@@ -5,8 +5,9 @@
  * asked for, until the timeout or the client leaves. Errors after the stream has started travel
  * as an ERROR event carrying a Status, as kube-apiserver does.
  *
- * The cache hands events to a watch in slices beside other work (a `fanOut` subscription,
- * src/storage/watch-cache.ts), so a bookmark announces only what this watch has been given
+ * The watch runs through the resource's storage (src/registry ResourceStorage.watch), which
+ * subscribes it to the watch cache. The cache hands events to a watch in slices beside other
+ * work (a `fanOut` subscription), so a bookmark announces only what this watch has been given
  * (`deliveredRevision`), never the cache's revision while events for it are still queued.
  *
  * Fan-out at the cost of a copy (issue 32): an event is encoded once per wire form, HTTP/1.1's
@@ -23,8 +24,7 @@
  * the stream makes itself (bookmarks, Status, Table rows) is put in that order here.
  */
 import { ApiError, errors } from '../util';
-import { apiVersionOf, parseResourceVersion, toApiError, type GenericRegistry, type ServedResource } from '../registry';
-import { encodedEvent, type CacheSubscription, type CachedEvent, type ListenerBatch, type ObjectStore, type WatchCache } from '../storage';
+import { apiVersionOf, parseResourceVersion, sharedEventBytes, toApiError, type ResourceStorage, type ServedResource, type WatchBatch, type WatchEvent, type WatchSubscription } from '../registry';
 import type { BodyCodec } from './body-codec';
 import { mediaTypeOf, type Representation } from './negotiation';
 import { chunkFrame, type WatchSink } from './response-writer';
@@ -43,10 +43,9 @@ const DEFAULT_MAX_QUEUED_BYTES = 16 * 1024 * 1024;
 const FLUSH_MAX_BYTES = 32 * 1024;
 
 export interface WatchStreamOptions {
-  registry: GenericRegistry;
-  store: ObjectStore;
+  /** The watched resource's storage. */
+  storage: ResourceStorage;
   codec: BodyCodec;
-  resource: ServedResource;
   namespace: string;
   name: string;
   filter?: (object: JsonObject) => boolean;
@@ -57,7 +56,6 @@ export interface WatchStreamOptions {
   sendInitialEvents: boolean;
   timeoutMs: number;
   bookmarkIntervalMs?: number;
-  cache: WatchCache;
   /** Bytes queued for the connection (or held by it) beyond which the watch is closed as too slow (16 MiB). */
   maxBufferedBytes?: number;
   /** Events queued for the connection beyond which the watch is closed as too slow (10,000). */
@@ -81,7 +79,11 @@ export class WatchStream {
   private sink?: WatchSink;
   private lastRevision = 0;
 
-  constructor(private readonly options: WatchStreamOptions) {}
+  private readonly resource: ServedResource;
+
+  constructor(private readonly options: WatchStreamOptions) {
+    this.resource = options.storage.resource;
+  }
 
   private matches(object: JsonObject): boolean {
     const metadata = (object.metadata ?? {}) as JsonObject;
@@ -124,11 +126,11 @@ export class WatchStream {
    * only what was set, its keys sorted.
    */
   private bookmarkObject(revision: number, annotations?: Record<string, string>): JsonObject {
-    const apiVersion = apiVersionOf(this.options.resource);
-    const builtIn = isBuiltInKind(apiVersion, this.options.resource.kind);
+    const apiVersion = apiVersionOf(this.resource);
+    const builtIn = isBuiltInKind(apiVersion, this.resource.kind);
     const metadata: JsonObject = builtIn ? { resourceVersion: String(revision), creationTimestamp: null } : { resourceVersion: String(revision) };
     if (annotations !== undefined) metadata.annotations = annotations;
-    return inGoOrder({ kind: this.options.resource.kind, apiVersion, metadata });
+    return inGoOrder({ kind: this.resource.kind, apiVersion, metadata });
   }
 
   private sendError(err: ApiError): void {
@@ -146,7 +148,7 @@ export class WatchStream {
     if (this.subscription !== undefined) await this.follow(this.subscription, () => this.reset);
   }
 
-  private subscription?: CacheSubscription;
+  private subscription?: WatchSubscription;
   private reset = false;
   /**
    * The cache dropped this watch (a refill, or a fan-out backlog past its bound): the stream ends
@@ -159,7 +161,7 @@ export class WatchStream {
 
   private async start(sink: WatchSink): Promise<void> {
     const { options } = this;
-    const { cache } = options;
+    const { storage } = options;
     const rv = options.resourceVersion;
     const streamingList = options.sendInitialEvents;
     if (streamingList) {
@@ -170,35 +172,33 @@ export class WatchStream {
     }
     const initial = streamingList || rv === '' || rv === '0';
     const requested = rv !== '' && rv !== '0' ? parseResourceVersion(rv) : 0;
-    cache.checkReady();
-    if (initial && rv === '') {
-      // "Most recent": at least what a quorum read sees now.
-      await cache.waitForRevision(await options.store.currentRevision());
-    } else if (initial && requested > 0) {
-      await cache.waitForRevision(requested);
-    }
+    // "Most recent" (rv unset): at least what a quorum read sees now.
+    await storage.prepareWatch(initial && rv === '' ? 'latest' : initial ? requested : 0);
     this.sink = sink;
     sink.start(options.representation === 'protobuf' ? `${mediaTypeOf('protobuf')};stream=watch` : mediaTypeOf(options.representation));
     this.framesChunks = sink.frameChunks();
-    const prefix = options.registry.listPrefix(options.resource, options.namespace);
     let startAfter = requested;
-    let subscription: CacheSubscription | undefined;
+    let subscription: WatchSubscription | undefined;
     try {
+      this.remote = storage.convertsRemotely;
+      // With the initial objects, snapshot and subscription are taken in one synchronous step: nothing can fall between them.
+      const started = storage.watch(options.namespace, {
+        initial,
+        afterRevision: requested,
+        matches: (o) => this.matches(o),
+        onEvent: (event) => this.deliver(event),
+        onReset: this.resetByCache,
+        batch: this.batch,
+      });
+      subscription = started.subscription;
+      startAfter = started.revision;
       if (initial) {
-        // Snapshot and subscription in one synchronous step: nothing can fall between them.
-        const snapshot = cache.list(prefix, (o) => this.matches(o));
-        startAfter = snapshot.revision;
-        this.remote = options.registry.convertsRemotely(options.resource);
-        subscription = cache.subscribe(prefix, startAfter, (event) => this.deliver(event), this.resetByCache, { fanOut: true, batch: this.batch });
         const sendInitial = (items: JsonObject[]) => {
           for (const item of items) this.send('ADDED', item);
           if (streamingList) this.send('BOOKMARK', this.bookmarkObject(startAfter, { 'k8s.io/initial-events-end': 'true' }));
         };
-        if (this.remote) this.inOrder(async () => sendInitial(await options.registry.presentAll(options.resource, snapshot.items)));
-        else sendInitial(snapshot.items.map((item) => this.typed(item)));
-      } else {
-        this.remote = options.registry.convertsRemotely(options.resource);
-        subscription = cache.subscribe(prefix, startAfter, (event) => this.deliver(event), this.resetByCache, { fanOut: true, batch: this.batch });
+        if (this.remote) this.inOrder(async () => sendInitial(await storage.presentAll(started.initialObjects)));
+        else sendInitial(started.initialObjects.map((item) => this.typed(item)));
       }
     } catch (err) {
       // After the 200 went out, a failure travels as an ERROR event (410 for a compacted start).
@@ -219,7 +219,7 @@ export class WatchStream {
 
   private finishNow?: () => void;
 
-  private follow(subscription: CacheSubscription, wasReset: () => boolean): Promise<void> {
+  private follow(subscription: WatchSubscription, wasReset: () => boolean): Promise<void> {
     const { options } = this;
     return new Promise<void>((resolve) => {
       let finished = false;
@@ -270,7 +270,7 @@ export class WatchStream {
   private visiting = false;
   /** The connection takes HTTP/1.1 chunks framed by the watch (WatchSink.frameChunks). */
   private framesChunks = false;
-  private readonly batch: ListenerBatch = {
+  private readonly batch: WatchBatch = {
     begin: () => {
       this.visiting = true;
     },
@@ -284,7 +284,7 @@ export class WatchStream {
     if (this.queue.length > 0) this.flush();
   };
 
-  private deliver(event: CachedEvent): void {
+  private deliver(event: WatchEvent): void {
     if (this.closed) return;
     let type: WatchEventType | undefined;
     if (event.type === 'DELETED') {
@@ -302,7 +302,7 @@ export class WatchStream {
     const eventType = type;
     if (this.remote) {
       this.inOrder(async () => {
-        const [object] = await this.options.registry.presentAll(this.options.resource, [event.object]);
+        const [object] = await this.options.storage.presentAll([event.object]);
         this.send(eventType, object as JsonObject);
       });
       return;
@@ -312,7 +312,7 @@ export class WatchStream {
       return;
     }
     // Encoded (and framed, for HTTP/1.1) once per event and wire form; every such watcher shares the bytes.
-    const bytes = encodedEvent(event, this.encodingKey(eventType), () => {
+    const bytes = sharedEventBytes(event, this.encodingKey(eventType), () => {
       const encoded = this.encodeEvent(eventType, this.shown(eventType, this.typed(event.object)));
       return this.framesChunks ? chunkFrame(encoded) : encoded;
     });
@@ -373,7 +373,7 @@ export class WatchStream {
     this.encodingKeys ??= new Map();
     let key = this.encodingKeys.get(type);
     if (key === undefined) {
-      key = `${apiVersionOf(this.options.resource)}|${type}|${this.options.representation}|${this.options.partialApiVersion ?? ''}`;
+      key = `${apiVersionOf(this.resource)}|${type}|${this.options.representation}|${this.options.partialApiVersion ?? ''}`;
       this.encodingKeys.set(type, key);
     }
     return key;
@@ -398,8 +398,8 @@ export class WatchStream {
 
   /** The object as the watched version shows it (cached objects are shared: never changed in place). */
   private typed(object: JsonObject): JsonObject {
-    const apiVersion = apiVersionOf(this.options.resource);
-    if (object.apiVersion === apiVersion && object.kind === this.options.resource.kind) return object;
-    return this.options.registry.present(this.options.resource, object);
+    const apiVersion = apiVersionOf(this.resource);
+    if (object.apiVersion === apiVersion && object.kind === this.resource.kind) return object;
+    return this.options.storage.present(object);
   }
 }

@@ -21,8 +21,10 @@ import { inGoOrder } from '../apis/field-order';
 import { toApiError } from './errors';
 import { goJsonStringify } from '../apis/openapi/go-json';
 import { EXPIRED_CONTINUE_MESSAGE, encodeContinueToken, planGet, type ListPlan, type ReadMode } from './list-options';
-import type { ResetField, ResourceStrategy, UpdateSubresource } from './strategy';
-import { apiVersionOf, resourceKeyPrefix, type ServedResource } from './served-resource';
+import type { ResetField, UpdateSubresource } from './strategy';
+import { apiVersionOf, type ServedResource } from './served-resource';
+import { ResourceStorage, type WatchRequest, type WatchStart } from './resource-storage';
+import { ResourceStorages, StorageSources } from './resource-storages';
 import { type JsonObject, ensureMetadata, metadataOf, nameOf } from '../apis/object';
 
 export interface WriteOptions {
@@ -115,38 +117,16 @@ export interface WriteAllocator {
   claimConflict(object: JsonObject, key: string): never;
 }
 
-/** Converts objects of a resource whose versions only a remote party can convert (a CRD's conversion webhook). */
-export interface AsyncConverter {
-  /** True when `resource` converts through this converter (decided per resource, not per object). */
-  handles(resource: ServedResource): boolean;
-  /** The objects in `targetApiVersion`, in the same order; rejects with an ApiError when conversion fails. */
-  convert(resource: ServedResource, objects: JsonObject[], targetApiVersion: string): Promise<JsonObject[]>;
-}
-
 export interface RegistryConfig {
   store: ObjectStore;
-  strategyFor: (resource: ServedResource) => ResourceStrategy;
+  /** Where the served resources' storages come from (default: none resolved by path; every resource asked for is stored by the built-in rules). */
+  sources?: StorageSources;
   /** Serves resourceVersion="0" and "not older than" reads from memory when set. */
   cache?: WatchCache;
   /** Admission plugins run on every write; empty by default. */
   admission?: AdmissionChain;
-  /** Allocators by "<group>/<resource>" (core Services: "/services"). */
-  allocators?: ReadonlyMap<string, WriteAllocator>;
   /** Records in metadata.managedFields what a non-apply write changed (server-side apply's bookkeeping). */
   trackManagedFields?: (live: JsonObject | undefined, updated: JsonObject, manager: string, subresource: string, resetFields: readonly ResetField[]) => JsonObject;
-  /** Converts between the served versions of one stored resource (undefined: no conversion known). */
-  converter?: (object: JsonObject, targetApiVersion: string) => JsonObject | undefined;
-  /**
-   * Defaults applied to objects read from storage (custom resources' schema defaults, as v1.25's
-   * decoder applies them): returns the object itself, or a defaulted copy; never changes its input.
-   */
-  defaultOnRead?: (resource: ServedResource, object: JsonObject) => JsonObject;
-  /**
-   * True when `resource`'s objects are served as stored, apart from the resourceVersion (no
-   * defaults on read): a streamed LIST then splices that into the stored JSON instead of
-   * decoding and encoding each object. Undefined: never assumed.
-   */
-  servedAsStored?: (resource: ServedResource) => boolean;
   /**
    * The store replica runs in this process: a resourceVersion="0" LIST without a selector reads
    * the local store (no quorum round, as the watch cache would answer) with its stored bytes,
@@ -160,10 +140,11 @@ export interface RegistryConfig {
    * the store when it does not in time. Off: such reads are quorum reads of the store.
    */
   consistentReadsFromCache?: boolean;
-  /** Conversions that need I/O (custom resources' conversion webhooks): many objects per call, in order. */
-  asyncConverter?: AsyncConverter;
   clock?: () => number;
 }
+
+/** A resource as callers name it: its storage, or (controllers, admission) its served resource, whose storage the registry resolves. */
+export type ResourceTarget = ResourceStorage | ServedResource;
 
 /** A list whose items are each one's served JSON. */
 export type JsonListResponse = Omit<ListResponse, 'items'> & { items: ItemJson[] };
@@ -248,29 +229,26 @@ export class GenericRegistry {
   private readonly store: ObjectStore;
   private readonly cache?: WatchCache;
   private readonly admission: AdmissionChain;
-  private readonly allocators: ReadonlyMap<string, WriteAllocator>;
   private readonly clock: () => number;
+  /** Every served resource's storage, built-in and custom. */
+  readonly storages: ResourceStorages;
 
   constructor(private readonly config: RegistryConfig) {
     this.store = config.store;
     this.cache = config.cache;
     this.admission = config.admission ?? new AdmissionChain();
-    this.allocators = config.allocators ?? new Map();
     this.clock = config.clock ?? Date.now;
+    this.storages = new ResourceStorages(this, config.sources ?? new StorageSources());
   }
 
-  strategyFor(resource: ServedResource): ResourceStrategy {
-    return this.config.strategyFor(resource);
+  /** The storage of a resource as a caller names it. */
+  storageOf(target: ResourceTarget): ResourceStorage {
+    return target instanceof ResourceStorage ? target : this.storages.of(target);
   }
 
-  key(resource: ServedResource, namespace: string, name: string): string {
-    const prefix = resourceKeyPrefix(resource);
-    return resource.namespaced ? `${prefix}${namespace}/${name}` : `${prefix}${name}`;
-  }
-
-  listPrefix(resource: ServedResource, namespace: string): string {
-    const prefix = resourceKeyPrefix(resource);
-    return resource.namespaced && namespace !== '' ? `${prefix}${namespace}/` : prefix;
+  /** The prefix of a namespace's objects of a resource ('' for every namespace). */
+  listPrefix(target: ResourceTarget, namespace: string): string {
+    return this.storageOf(target).listPrefix(namespace);
   }
 
   /** Waits until this replica has applied `revision`; 504 'Too large resource version' if it does not in time. */
@@ -284,26 +262,28 @@ export class GenericRegistry {
     }
   }
 
-  async get(resource: ServedResource, namespace: string, name: string, resourceVersion: string | null, trace?: TraceContext): Promise<JsonObject> {
+  async get(target: ResourceTarget, namespace: string, name: string, resourceVersion: string | null, trace?: TraceContext): Promise<JsonObject> {
+    const storage = this.storageOf(target);
+    const resource = storage.resource;
     try {
       const mode = planGet(resourceVersion);
-      const key = this.key(resource, namespace, name);
+      const key = storage.key(namespace, name);
       if (this.cache !== undefined && mode.kind !== 'latest') {
         if (mode.kind === 'notOlderThan') await this.cache.waitForRevision(mode.revision);
         const cached = this.cache.get(key);
         if (cached === undefined) throw errors.notFound(groupResourceOf(resource), name);
-        return await this.served(resource, { ...cached });
+        return await this.served(storage, { ...cached });
       }
       if (mode.kind === 'latest' && this.cache !== undefined && this.config.consistentReadsFromCache === true && await this.cache.waitUntilFresh()) {
         // The object and resourceVersion a quorum read would answer: the cache holds the store's state at its revision.
         const cached = this.cache.get(key);
         if (cached === undefined) throw errors.notFound(groupResourceOf(resource), name);
-        return await this.served(resource, cached);
+        return await this.served(storage, cached);
       }
       if (mode.kind === 'notOlderThan') await this.waitForRevision(mode.revision);
       const found = await this.store.get(key, { serializable: mode.kind !== 'latest', trace });
       if (found === undefined) throw errors.notFound(groupResourceOf(resource), name);
-      return await this.served(resource, found.object);
+      return await this.served(storage, found.object);
     } catch (err) {
       throw toApiError(err);
     }
@@ -331,9 +311,9 @@ export class GenericRegistry {
    * all read at one revision, each item as its served JSON, instead of being gathered whole; the
    * returned `items` is then empty.
    */
-  async list(resource: ServedResource, namespace: string, plan: ListPlan, filter?: (object: JsonObject) => boolean, onPage?: (items: ItemJson[], resourceVersion: string) => Promise<void>): Promise<ListResponse> {
+  async list(target: ResourceTarget, namespace: string, plan: ListPlan, filter?: (object: JsonObject) => boolean, onPage?: (items: ItemJson[], resourceVersion: string) => Promise<void>): Promise<ListResponse> {
     try {
-      return await this.listFromStorage(resource, namespace, plan, filter, onPage);
+      return await this.listFromStorage(this.storageOf(target), namespace, plan, filter, onPage);
     } catch (err) {
       throw listError(err, plan);
     }
@@ -345,20 +325,22 @@ export class GenericRegistry {
    * object's JSON kept by the cache): undefined with a selector, for custom resources and for
    * rv="0" lists the cache serves, and the caller lists objects instead.
    */
-  async listJson(resource: ServedResource, namespace: string, plan: ListPlan, filter?: (object: JsonObject) => boolean): Promise<JsonListResponse | undefined> {
-    if (filter !== undefined || this.config.servedAsStored?.(resource) !== true || this.servedFromCache(plan)) return undefined;
+  async listJson(target: ResourceTarget, namespace: string, plan: ListPlan, filter?: (object: JsonObject) => boolean): Promise<JsonListResponse | undefined> {
+    const storage = this.storageOf(target);
+    const resource = storage.resource;
+    if (filter !== undefined || !storage.parts.servedAsStored || this.servedFromCache(plan)) return undefined;
     try {
-      const prefix = this.listPrefix(resource, namespace);
+      const prefix = storage.listPrefix(namespace);
       if (this.cache !== undefined && this.consistentFromCache(plan) && await this.cache.waitUntilFresh()) {
         // The page a quorum read would answer, at the cache's revision; each item's JSON is
         // encoded once per state of the object and kept by the cache (a built-in kind's served
         // form is the stored object's own: no remote conversion).
-        const page = this.cache.listPageEncoded(prefix, plan.limit, `${apiVersionOf(resource)}|${resource.kind}`, (object) => Buffer.from(goJsonStringify(this.outgoing(resource, object))));
+        const page = this.cache.listPageEncoded(prefix, plan.limit, `${apiVersionOf(resource)}|${resource.kind}`, (object) => Buffer.from(goJsonStringify(this.outgoing(storage, object))));
         return { items: page.items.map((bytes) => [bytes]), ...pageMetadata(prefix, plan, page, true) };
       }
       const read = await this.readRevisionFor(plan.mode);
       const result = await this.store.listStoredJson(prefix, pageOptions(prefix, plan, read));
-      return { items: await this.servedJsonOf(resource, result.items), ...pageMetadata(prefix, plan, result, true) };
+      return { items: await this.servedJsonOf(storage, result.items), ...pageMetadata(prefix, plan, result, true) };
     } catch (err) {
       throw listError(err, plan);
     }
@@ -375,27 +357,28 @@ export class GenericRegistry {
   }
 
   /** The served JSON of stored objects: their stored bytes with the resourceVersion spliced in, or decoded and encoded when not shaped as this server stores them. */
-  private async servedJsonOf(resource: ServedResource, items: StoredJson[]): Promise<ItemJson[]> {
+  private async servedJsonOf(storage: ResourceStorage, items: StoredJson[]): Promise<ItemJson[]> {
+    const resource = storage.resource;
     const prefixOfStored = storedPrefix(apiVersionOf(resource), resource.kind);
     const out: ItemJson[] = [];
     for (const item of items) {
       out.push(servedJson(item.json, prefixOfStored, String(item.modRevision))
-        ?? asJson([await this.served(resource, decodeStoredJson(item.json, item.modRevision))])[0]);
+        ?? asJson([await this.served(storage, decodeStoredJson(item.json, item.modRevision))])[0]);
     }
     return out;
   }
 
-  private async listFromStorage(resource: ServedResource, namespace: string, plan: ListPlan, filter?: (object: JsonObject) => boolean, onPage?: (items: ItemJson[], resourceVersion: string) => Promise<void>): Promise<ListResponse> {
-    const prefix = this.listPrefix(resource, namespace);
+  private async listFromStorage(storage: ResourceStorage, namespace: string, plan: ListPlan, filter?: (object: JsonObject) => boolean, onPage?: (items: ItemJson[], resourceVersion: string) => Promise<void>): Promise<ListResponse> {
+    const prefix = storage.listPrefix(namespace);
     const fromLocalStore = onPage !== undefined && plan.mode.kind === 'any' && plan.continueStart === undefined && filter === undefined
-      && this.config.anyListsFromLocalStore === true && this.config.servedAsStored?.(resource) === true;
+      && this.config.anyListsFromLocalStore === true && storage.parts.servedAsStored;
     if (!fromLocalStore && this.cache !== undefined && this.servedFromCache(plan)) {
       if (plan.mode.kind === 'notOlderThan') await this.cache.waitForRevision(plan.mode.revision);
       const cached = this.cache.list(prefix, filter);
       const resourceVersion = String(cached.revision);
-      if (onPage === undefined) return { items: await this.servedAll(resource, cached.items), resourceVersion };
+      if (onPage === undefined) return { items: await this.servedAll(storage, cached.items), resourceVersion };
       for (let i = 0; i === 0 || i < cached.items.length; i += STREAM_BATCH) {
-        await onPage(asJson(await this.servedAll(resource, cached.items.slice(i, i + STREAM_BATCH))), resourceVersion);
+        await onPage(asJson(await this.servedAll(storage, cached.items.slice(i, i + STREAM_BATCH))), resourceVersion);
       }
       return { items: [], resourceVersion };
     }
@@ -406,16 +389,16 @@ export class GenericRegistry {
       const resourceVersion = String(page.revision);
       if (onPage !== undefined && plan.limit === 0) {
         for (let i = 0; i === 0 || i < page.items.length; i += STREAM_BATCH) {
-          await onPage(asJson(await this.servedAll(resource, page.items.slice(i, i + STREAM_BATCH))), resourceVersion);
+          await onPage(asJson(await this.servedAll(storage, page.items.slice(i, i + STREAM_BATCH))), resourceVersion);
         }
         return { items: [], resourceVersion };
       }
-      return { items: await this.servedAll(resource, page.items), ...pageMetadata(prefix, plan, page, filter === undefined) };
+      return { items: await this.servedAll(storage, page.items), ...pageMetadata(prefix, plan, page, filter === undefined) };
     }
     const read = await this.readRevisionFor(plan.mode);
     // rv="0" ignores limit, as kube's cacher does: the whole collection, streamed.
     if (onPage !== undefined && (plan.limit === 0 || fromLocalStore) && plan.continueStart === undefined) {
-      const asStored = filter === undefined && this.config.servedAsStored?.(resource) === true;
+      const asStored = filter === undefined && storage.parts.servedAsStored;
       let revision = read.revision ?? 0;
       let startKey: string | undefined;
       for (;;) {
@@ -426,12 +409,12 @@ export class GenericRegistry {
           const page = await this.store.listStoredJson(prefix, options);
           revision = page.revision;
           nextKey = page.nextKey;
-          json = await this.servedJsonOf(resource, page.items);
+          json = await this.servedJsonOf(storage, page.items);
         } else {
           const page = await this.store.list(prefix, { ...options, filter });
           revision = page.revision;
           nextKey = page.nextKey;
-          json = asJson(await this.servedAll(resource, page.items.map((item) => item.object)));
+          json = asJson(await this.servedAll(storage, page.items.map((item) => item.object)));
         }
         const resourceVersion = String(plan.mode.kind === 'exact' ? plan.mode.revision : revision);
         await onPage(json, resourceVersion);
@@ -440,7 +423,7 @@ export class GenericRegistry {
       }
     }
     const result = await this.store.list(prefix, { ...pageOptions(prefix, plan, read), filter });
-    return { items: await this.servedAll(resource, result.items.map((item) => item.object)), ...pageMetadata(prefix, plan, result, filter === undefined) };
+    return { items: await this.servedAll(storage, result.items.map((item) => item.object)), ...pageMetadata(prefix, plan, result, filter === undefined) };
   }
 
   /**
@@ -448,9 +431,10 @@ export class GenericRegistry {
    * resource is served in several versions, and named with the served apiVersion and kind.
    * Changes `object` in place unless it had to be converted.
    */
-  private outgoing(resource: ServedResource, object: JsonObject): JsonObject {
+  private outgoing(storage: ResourceStorage, object: JsonObject): JsonObject {
+    const resource = storage.resource;
     const served = apiVersionOf(resource);
-    const converter = this.config.converter;
+    const converter = storage.parts.convert;
     let converted: JsonObject | undefined;
     if (converter !== undefined && typeof object.apiVersion === 'string' && object.apiVersion !== served) {
       converted = converter(object, served);
@@ -458,60 +442,83 @@ export class GenericRegistry {
     }
     object.apiVersion = served;
     object.kind = resource.kind;
-    const defaulted = this.config.defaultOnRead?.(resource, object) ?? object;
+    const defaulted = storage.parts.defaultOnRead?.(object) ?? object;
     // Stored objects are in kube's order already; a converted or defaulted one is new, and put in it.
     return converted !== undefined || defaulted !== object ? inGoOrder(defaulted) : object;
   }
 
-  /** Objects as clients of `resource` see them, converted in one call when a remote converter is needed. */
-  private async servedAll(resource: ServedResource, objects: JsonObject[]): Promise<JsonObject[]> {
-    const remote = this.config.asyncConverter;
-    if (remote !== undefined && remote.handles(resource)) {
-      const target = apiVersionOf(resource);
+  /** Objects as clients of the storage's resource see them, converted in one call when a remote converter is needed. */
+  private async servedAll(storage: ResourceStorage, objects: JsonObject[]): Promise<JsonObject[]> {
+    const remote = storage.parts.remoteConverter;
+    if (remote !== undefined) {
+      const target = apiVersionOf(storage.resource);
       const needing = objects.filter((o) => typeof o.apiVersion === 'string' && o.apiVersion !== target);
       if (needing.length > 0) {
-        const converted = await remote.convert(resource, needing, target);
+        const converted = await remote.convert(needing, target);
         const byObject = new Map(needing.map((o, i) => [o, inGoOrder(converted[i] as JsonObject)]));
-        return objects.map((o) => this.outgoing(resource, byObject.get(o) ?? o));
+        return objects.map((o) => this.outgoing(storage, byObject.get(o) ?? o));
       }
     }
-    return objects.map((o) => this.outgoing(resource, o));
+    return objects.map((o) => this.outgoing(storage, o));
   }
 
-  private async served(resource: ServedResource, object: JsonObject): Promise<JsonObject> {
-    return (await this.servedAll(resource, [object]))[0] as JsonObject;
+  private async served(storage: ResourceStorage, object: JsonObject): Promise<JsonObject> {
+    return (await this.servedAll(storage, [object]))[0] as JsonObject;
   }
 
   /** The object in its storage version, through the remote converter when the resource needs one. */
-  private async stored(resource: ServedResource, object: JsonObject): Promise<JsonObject> {
-    const remote = this.config.asyncConverter;
-    const storage = resource.storage;
-    if (remote !== undefined && storage !== undefined && remote.handles(resource)) {
-      const target = apiVersionOf(storage);
-      if (object.apiVersion !== target) return (await remote.convert(resource, [object], target))[0] as JsonObject;
+  private async stored(storage: ResourceStorage, object: JsonObject): Promise<JsonObject> {
+    const remote = storage.parts.remoteConverter;
+    const storageVersion = storage.resource.storage;
+    if (remote !== undefined && storageVersion !== undefined) {
+      const target = apiVersionOf(storageVersion);
+      if (object.apiVersion !== target) return (await remote.convert([object], target))[0] as JsonObject;
     }
-    return this.toStorage(resource, object);
-  }
-
-  /** True when reading `resource` may need I/O to convert (watchers then convert event by event, in order). */
-  convertsRemotely(resource: ServedResource): boolean {
-    return this.config.asyncConverter?.handles(resource) ?? false;
+    return this.toStorage(storage, object);
   }
 
   /** `present` for many objects, through the remote converter where needed. */
-  presentAll(resource: ServedResource, objects: JsonObject[]): Promise<JsonObject[]> {
-    return this.servedAll(resource, objects.map((o) => ({ ...o })));
+  presentAll(target: ResourceTarget, objects: JsonObject[]): Promise<JsonObject[]> {
+    return this.servedAll(this.storageOf(target), objects.map((o) => ({ ...o })));
   }
 
   /** A client-facing copy that never changes `object` (cached objects are shared). */
-  present(resource: ServedResource, object: JsonObject): JsonObject {
-    return this.outgoing(resource, { ...object });
+  present(target: ResourceTarget, object: JsonObject): JsonObject {
+    return this.outgoing(this.storageOf(target), { ...object });
+  }
+
+  /** Waits until a watch from `start` can begin on this replica (`latest`: what a quorum read sees now). */
+  async prepareWatch(start: 'latest' | number): Promise<void> {
+    const cache = this.watchCache();
+    cache.checkReady();
+    if (start === 'latest') await cache.waitForRevision(await this.store.currentRevision());
+    else if (start > 0) await cache.waitForRevision(start);
+  }
+
+  /**
+   * A watch of a resource's objects in a namespace (every namespace with ''), from the watch
+   * cache: with `initial`, the matching objects and a subscription from their revision, taken
+   * in one synchronous step so that nothing falls between them; else a subscription after
+   * `afterRevision` (a compacted one throws the storage's Compacted error).
+   */
+  watch(target: ResourceTarget, namespace: string, request: WatchRequest): WatchStart {
+    const cache = this.watchCache();
+    const prefix = this.storageOf(target).listPrefix(namespace);
+    const subscribe = (after: number) => cache.subscribe(prefix, after, request.onEvent, request.onReset, { fanOut: true, batch: request.batch });
+    if (!request.initial) return { subscription: subscribe(request.afterRevision), initialObjects: [], revision: request.afterRevision };
+    const snapshot = cache.list(prefix, request.matches);
+    return { subscription: subscribe(snapshot.revision), initialObjects: snapshot.items, revision: snapshot.revision };
+  }
+
+  private watchCache(): WatchCache {
+    if (this.cache === undefined) throw errors.internal(new Error('watches need the watch cache'));
+    return this.cache;
   }
 
   /** The object in the version its resource is stored in. */
-  private toStorage(resource: ServedResource, object: JsonObject): JsonObject {
-    const storage = resource.storage;
-    const converter = this.config.converter;
+  private toStorage(target: ResourceStorage, object: JsonObject): JsonObject {
+    const storage = target.resource.storage;
+    const converter = target.parts.convert;
     if (storage === undefined || converter === undefined) return object;
     const storageApiVersion = storage.group === '' ? storage.version : `${storage.group}/${storage.version}`;
     if (object.apiVersion === storageApiVersion) return object;
@@ -550,14 +557,16 @@ export class GenericRegistry {
     if (failure !== undefined) throw errors.invalid(resource.group, resource.kind, name, failure.message, failure.causes);
   }
 
-  async create(resource: ServedResource, namespace: string, object: JsonObject, options: WriteOptions): Promise<JsonObject> {
+  async create(target: ResourceTarget, namespace: string, object: JsonObject, options: WriteOptions): Promise<JsonObject> {
+    const storage = this.storageOf(target);
+    const resource = storage.resource;
     let name = '';
     try {
       this.checkTypeMeta(resource, object);
       this.checkNamespace(resource, namespace, object);
       const metadata = ensureMetadata(object);
       name = typeof metadata.name === 'string' ? metadata.name : '';
-      return await this.createNamed(resource, namespace, name, object, options, true);
+      return await this.createNamed(storage, namespace, name, object, options, true);
     } catch (err) {
       throw toApiError(err, { resource: groupResourceOf(resource), name: name || String(ensureMetadata(object).name ?? '') });
     }
@@ -569,10 +578,11 @@ export class GenericRegistry {
    * rest.BeforeCreate does (the generated name, uid and creationTimestamp, prepareForCreate,
    * validation), then validating admission, then the store.
    */
-  private async createNamed(resource: ServedResource, namespace: string, requestName: string, object: JsonObject, options: WriteOptions, refuseResourceVersion = false): Promise<JsonObject> {
-    const strategy = this.strategyFor(resource);
+  private async createNamed(storage: ResourceStorage, namespace: string, requestName: string, object: JsonObject, options: WriteOptions, refuseResourceVersion = false): Promise<JsonObject> {
+    const resource = storage.resource;
+    const strategy = storage.strategy;
     strategy.applyDefaults(object);
-    object = this.withWritersFields(resource, undefined, object, options, '');
+    object = this.withWritersFields(storage, undefined, object, options, '');
     const attributes = { ...admissionTarget(resource, namespace, requestName, '', options), operation: 'CREATE' as const, dryRun: options.dryRun };
     const admitted = await this.admission.mutate({ ...attributes, object });
     if (admitted !== undefined && admitted !== object) {
@@ -604,29 +614,29 @@ export class GenericRegistry {
     this.validationFailure(resource, inStageSync('validate', options.trace, () => strategy.validateCreate(object, resource.namespaced)), name);
     strategy.canonicalize(object);
     await this.admission.validate({ ...attributes, object });
-    const key = this.key(resource, namespace, name);
+    const key = storage.key(namespace, name);
     if (options.dryRun) {
       const existing = await this.store.get(key, { trace: options.trace });
       if (existing !== undefined) throw errors.alreadyExists(groupResourceOf(resource), name);
       // v1.25's dry-run storage answers a copy of the object it was given, a resourceVersion included.
       if (requestedVersion !== undefined) metadata.resourceVersion = requestedVersion;
-      return await this.served(resource, object);
+      return await this.served(storage, object);
     }
     // v1.25's etcd3 storage refuses a version on a create (a 500 that is no Status), before it
     // looks for an existing object; a PUT that creates never gets here with one.
     if (refuseResourceVersion && isNonZeroVersion(requestedVersion)) throw errors.unstructured(500, 'resourceVersion should not be set on objects to be created');
-    const allocator = this.allocatorFor(resource);
+    const allocator = storage.parts.allocator;
     if (allocator === undefined) {
-      const created = await this.store.create(key, await this.stored(resource, object), {}, callOf(options));
-      return await this.served(resource, created.object);
+      const created = await this.store.create(key, await this.stored(storage, object), {}, callOf(options));
+      return await this.served(storage, created.object);
     }
     const explicit = allocator.explicitKeys(object);
     for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
       const candidate = structuredClone(object);
       const side = await allocator.allocateForCreate(candidate);
       try {
-        const created = await this.store.create(key, await this.stored(resource, candidate), side, callOf(options));
-        return await this.served(resource, created.object);
+        const created = await this.store.create(key, await this.stored(storage, candidate), side, callOf(options));
+        return await this.served(storage, created.object);
       } catch (err) {
         if (!isStorageError(err, 'ClaimTaken')) throw err;
         await this.failIfExplicitClaimTaken(allocator, candidate, side, explicit);
@@ -640,10 +650,10 @@ export class GenericRegistry {
    * v1.25's handlers do, after defaulting and before mutating admission and the strategy, so that
    * what those add is owned by no one; the strategy's reset fields are never owned.
    */
-  private withWritersFields(resource: ServedResource, live: JsonObject | undefined, object: JsonObject, options: WriteOptions, subresource: UpdateSubresource): JsonObject {
+  private withWritersFields(storage: ResourceStorage, live: JsonObject | undefined, object: JsonObject, options: WriteOptions, subresource: UpdateSubresource): JsonObject {
     const track = this.config.trackManagedFields;
     if (track !== undefined && options.fieldManager !== undefined) {
-      const strategy = this.strategyFor(resource);
+      const strategy = storage.strategy;
       // In the form v1.25 decodes a request to: a Secret's stringData is already in its data.
       strategy.canonicalize(object);
       return track(live, object, options.fieldManager, subresource, strategy.resetFields(subresource));
@@ -657,16 +667,13 @@ export class GenericRegistry {
    * An update that names no resourceVersion is refused where the strategy wants optimistic
    * concurrency (v1.25's Store.Update: Invalid, with the resource, not the kind, in the message).
    */
-  private checkUnconditionalUpdate(resource: ServedResource, name: string): void {
-    if (this.strategyFor(resource).allowUnconditionalUpdate !== false) return;
+  private checkUnconditionalUpdate(storage: ResourceStorage, name: string): void {
+    const resource = storage.resource;
+    if (storage.strategy.allowUnconditionalUpdate !== false) return;
     const qualified = resource.group === '' ? resource.resource : `${resource.resource}.${resource.group}`;
     // The value is Go's %#v of the parsed uint64 0.
     const detail = 'Invalid value: 0x0: must be specified for an update';
     throw errors.invalid(resource.group, resource.resource, name, `${qualified} "${name}" is invalid: metadata.resourceVersion: ${detail}`, [{ reason: 'FieldValueInvalid', message: detail, field: 'metadata.resourceVersion' }]);
-  }
-
-  private allocatorFor(resource: ServedResource): WriteAllocator | undefined {
-    return this.allocators.get(`${resource.group}/${resource.resource}`);
   }
 
   private async failIfExplicitClaimTaken(allocator: WriteAllocator, object: JsonObject, side: SideKeys, explicit: Set<string>): Promise<void> {
@@ -683,7 +690,9 @@ export class GenericRegistry {
    * resources, CRDs). A PUT to a missing name creates it where the strategy allows (Endpoints,
    * Leases, RBAC, ...).
    */
-  async update(resource: ServedResource, namespace: string, name: string, object: JsonObject, options: WriteOptions): Promise<{ object: JsonObject; created: boolean }> {
+  async update(target: ResourceTarget, namespace: string, name: string, object: JsonObject, options: WriteOptions): Promise<{ object: JsonObject; created: boolean }> {
+    const storage = this.storageOf(target);
+    const resource = storage.resource;
     const gr = groupResourceOf(resource);
     try {
       this.checkTypeMeta(resource, object);
@@ -696,15 +705,15 @@ export class GenericRegistry {
       const preconditionRv = resourceVersionPrecondition(metadata.resourceVersion);
       let created = false;
       // A precondition meets the object as it is at each attempt: 404 if it was deleted, 409 if it was modified.
-      const answer = await this.storeGuaranteedUpdate(this.key(resource, namespace, name), gr, name, staleVersionPrecondition(gr, name, preconditionRv), async (current) => {
+      const answer = await this.storeGuaranteedUpdate(storage.key(namespace, name), gr, name, staleVersionPrecondition(gr, name, preconditionRv), async (current) => {
         if (current === undefined) {
-          if (!this.strategyFor(resource).allowCreateOnUpdate || options.subresource !== '') throw errors.notFound(gr, name);
+          if (!storage.strategy.allowCreateOnUpdate || options.subresource !== '') throw errors.notFound(gr, name);
           if (preconditionRv !== undefined) throw errors.notFound(gr, name);
           created = true;
-          return { kind: 'answer', answer: await this.createNamed(resource, namespace, name, structuredClone(object), options) };
+          return { kind: 'answer', answer: await this.createNamed(storage, namespace, name, structuredClone(object), options) };
         }
-        if (preconditionRv === undefined) this.checkUnconditionalUpdate(resource, name);
-        return this.updateStep(resource, current, structuredClone(object), options);
+        if (preconditionRv === undefined) this.checkUnconditionalUpdate(storage, name);
+        return this.updateStep(storage, current, structuredClone(object), options);
       }, options);
       return { object: answer, created };
     } catch (err) {
@@ -716,20 +725,22 @@ export class GenericRegistry {
    * Read-modify-write with retries on concurrent change (GuaranteedUpdate): `mutate` gets a copy
    * of the current object and returns the desired one. Used by patch and by controllers.
    */
-  async guaranteedUpdate(resource: ServedResource, namespace: string, name: string, mutate: (current: JsonObject) => JsonObject | Promise<JsonObject>, options: WriteOptions & { preconditionRv?: string }): Promise<JsonObject> {
+  async guaranteedUpdate(target: ResourceTarget, namespace: string, name: string, mutate: (current: JsonObject) => JsonObject | Promise<JsonObject>, options: WriteOptions & { preconditionRv?: string }): Promise<JsonObject> {
+    const storage = this.storageOf(target);
+    const resource = storage.resource;
     const gr = groupResourceOf(resource);
     try {
-      return await this.storeGuaranteedUpdate(this.key(resource, namespace, name), gr, name, staleVersionPrecondition(gr, name, options.preconditionRv), async (current) => {
+      return await this.storeGuaranteedUpdate(storage.key(namespace, name), gr, name, staleVersionPrecondition(gr, name, options.preconditionRv), async (current) => {
         if (current === undefined) throw errors.notFound(gr, name);
-        const desired = await mutate(await this.served(resource, structuredClone(current.object)));
+        const desired = await mutate(await this.served(storage, structuredClone(current.object)));
         this.checkTypeMeta(resource, desired);
         this.checkNamespace(resource, namespace, desired);
         const metadata = ensureMetadata(desired);
         if (metadata.name !== name) throw errors.badRequest(`the name of the object (${String(metadata.name)}) does not match the name on the URL (${name})`);
         const rv = resourceVersionPrecondition(metadata.resourceVersion);
-        if (rv === undefined) this.checkUnconditionalUpdate(resource, name);
+        if (rv === undefined) this.checkUnconditionalUpdate(storage, name);
         else if (rv !== String(current.modRevision)) throw errors.staleResourceVersion(gr, name);
-        return this.updateStep(resource, current, desired, options);
+        return this.updateStep(storage, current, desired, options);
       }, options);
     } catch (err) {
       throw toApiError(err, { resource: gr, name });
@@ -743,15 +754,17 @@ export class GenericRegistry {
    * admission or managed-fields bookkeeping runs here: the caller's object (the Binding, the
    * Eviction) went through those. Retries on concurrent change.
    */
-  async mutateStored(resource: ServedResource, namespace: string, name: string, mutate: (current: JsonObject) => JsonObject, options: { dryRun: boolean }): Promise<JsonObject> {
+  async mutateStored(target: ResourceTarget, namespace: string, name: string, mutate: (current: JsonObject) => JsonObject, options: { dryRun: boolean }): Promise<JsonObject> {
+    const storage = this.storageOf(target);
+    const resource = storage.resource;
     const gr = groupResourceOf(resource);
     try {
-      return await this.storeGuaranteedUpdate(this.key(resource, namespace, name), gr, name, undefined, async (current) => {
+      return await this.storeGuaranteedUpdate(storage.key(namespace, name), gr, name, undefined, async (current) => {
         if (current === undefined) throw errors.notFound(gr, name);
-        const desired = mutate(this.outgoing(resource, structuredClone(current.object)));
+        const desired = mutate(this.outgoing(storage, structuredClone(current.object)));
         delete metadataOf(desired).resourceVersion;
         if (options.dryRun) return { kind: 'answer', answer: desired };
-        return { kind: 'replace', object: this.toStorage(resource, desired), answer: async (written) => this.outgoing(resource, written.object) };
+        return { kind: 'replace', object: this.toStorage(storage, desired), answer: async (written) => this.outgoing(storage, written.object) };
       }, {});
     } catch (err) {
       throw toApiError(err, { resource: gr, name });
@@ -809,10 +822,11 @@ export class GenericRegistry {
    * fields kept, defaults, managed fields, admission, the strategy and validation; a removal
    * when the last finalizer of a terminating object goes.
    */
-  private async updateStep(resource: ServedResource, current: StoredObject, next: JsonObject, options: WriteOptions): Promise<UpdateStep<JsonObject>> {
+  private async updateStep(storage: ResourceStorage, current: StoredObject, next: JsonObject, options: WriteOptions): Promise<UpdateStep<JsonObject>> {
+    const resource = storage.resource;
     const stored = current.object;
     // Strategies and validation see the old object in the version being written.
-    const old = await this.served(resource, structuredClone(stored));
+    const old = await this.served(storage, structuredClone(stored));
     const oldMeta = ensureMetadata(old);
     const nextMeta = ensureMetadata(next);
     // Fields only the server changes survive any update; a uid the client sent must be the same (validation says so).
@@ -826,7 +840,7 @@ export class GenericRegistry {
     else delete nextMeta.generation;
     delete nextMeta.selfLink;
     if (nextMeta.generateName === undefined && oldMeta.generateName !== undefined) nextMeta.generateName = oldMeta.generateName;
-    const strategy = this.strategyFor(resource);
+    const strategy = storage.strategy;
     const name = nameOf(old);
     const attributes = {
       ...admissionTarget(resource, typeof oldMeta.namespace === 'string' ? oldMeta.namespace : '', name, options.subresource, options),
@@ -837,7 +851,7 @@ export class GenericRegistry {
     // Validation sees the version being replaced, as kube-apiserver fills it for unconditional updates.
     nextMeta.resourceVersion = String(current.modRevision);
     strategy.applyDefaults(next);
-    next = this.withWritersFields(resource, old, next, options, options.subresource);
+    next = this.withWritersFields(storage, old, next, options, options.subresource);
     const admitted = await this.admission.mutate({ ...attributes, object: next });
     if (admitted !== undefined && admitted !== next) {
       next = admitted;
@@ -852,7 +866,7 @@ export class GenericRegistry {
     const metadata = ensureMetadata(next);
     // A terminating object whose last finalizer is gone leaves the store.
     const finalizers = metadata.finalizers as unknown[] | undefined;
-    const allocator = this.allocatorFor(resource);
+    const allocator = storage.parts.allocator;
     if (metadata.deletionTimestamp !== undefined && (finalizers === undefined || finalizers.length === 0) && !strategy.hasPendingFinalizers(next)) {
       // v1.25 (Store.deleteWithoutFinalizers) answers with the object as last stored, its
       // finalizers and resourceVersion those of that version, a dry run as well.
@@ -862,7 +876,7 @@ export class GenericRegistry {
     }
     delete metadata.resourceVersion;
     // The object as it would be stored: unchanged, nothing is written and the answer is the old object.
-    const unchangedOrWritten = async (written: StoredObject): Promise<JsonObject> => (written === current ? old : await this.served(resource, written.object));
+    const unchangedOrWritten = async (written: StoredObject): Promise<JsonObject> => (written === current ? old : await this.served(storage, written.object));
     let side: SideKeys = {};
     let claimTaken: (() => Promise<void>) | undefined;
     if (allocator !== undefined) {
@@ -872,7 +886,7 @@ export class GenericRegistry {
       side = allocated;
       claimTaken = () => this.failIfExplicitClaimTaken(allocator, next, allocated, explicit);
     }
-    const toWrite = await this.stored(resource, next);
+    const toWrite = await this.stored(storage, next);
     if (!options.dryRun) return { kind: 'replace', object: toWrite, side, answer: unchangedOrWritten, claimTaken };
     return {
       kind: 'replace',
@@ -882,25 +896,27 @@ export class GenericRegistry {
       // dry-run GuaranteedUpdate answers (kubectl diff compares it with the live object).
       dryRunAnswer: async () => {
         metadata.resourceVersion = String(current.modRevision);
-        return await this.served(resource, next);
+        return await this.served(storage, next);
       },
     };
   }
 
-  async delete(resource: ServedResource, namespace: string, name: string, options: DeleteOptions): Promise<DeleteResult> {
-    const gr = groupResourceOf(resource);
+  async delete(target: ResourceTarget, namespace: string, name: string, options: DeleteOptions): Promise<DeleteResult> {
+    const storage = this.storageOf(target);
+    const gr = groupResourceOf(storage.resource);
     try {
-      return await this.deleteStored(resource, namespace, name, options);
+      return await this.deleteStored(storage, namespace, name, options);
     } catch (err) {
       throw toApiError(err, { resource: gr, name });
     }
   }
 
   /** rest.BeforeDelete and Store.Delete as one read-modify-write: preconditions, admission, then a grace period, finalizers or removal. */
-  private async deleteStored(resource: ServedResource, namespace: string, name: string, options: DeleteOptions): Promise<DeleteResult> {
+  private async deleteStored(storage: ResourceStorage, namespace: string, name: string, options: DeleteOptions): Promise<DeleteResult> {
+    const resource = storage.resource;
     const gr = groupResourceOf(resource);
-    const key = this.key(resource, namespace, name);
-    const strategy = this.strategyFor(resource);
+    const key = storage.key(namespace, name);
+    const strategy = storage.strategy;
     // rest.BeforeDelete checks the preconditions first, naming the kind (its GroupResource holds the kind).
     const pre = options.preconditions;
     const byKind = { group: resource.group, resource: resource.kind };
@@ -914,14 +930,14 @@ export class GenericRegistry {
     return this.storeGuaranteedUpdate<DeleteResult>(key, gr, name, preconditions, async (current) => {
       if (current === undefined) throw errors.notFound(gr, name);
       // A copy: the loop compares what is to be stored with `current` as read.
-      const object = await this.served(resource, structuredClone(current.object));
+      const object = await this.served(storage, structuredClone(current.object));
       const metadata = metadataOf(object);
       const attributes: AdmissionAttributes = { ...admissionTarget(resource, namespace, name, '', options), operation: 'DELETE', oldObject: object, dryRun: options.dryRun };
       await this.admission.mutate(attributes);
       await this.admission.validate(attributes);
       const finalizers = Array.isArray(metadata.finalizers) ? [...(metadata.finalizers as string[])] : [];
       const policyFinalizer = options.propagationPolicy === 'Orphan' ? 'orphan' : options.propagationPolicy === 'Foreground' ? 'foregroundDeletion' : undefined;
-      const kept = async (written: StoredObject): Promise<DeleteResult> => ({ removed: false, object: await this.served(resource, written.object) });
+      const kept = async (written: StoredObject): Promise<DeleteResult> => ({ removed: false, object: await this.served(storage, written.object) });
       const pendingGrace = metadata.deletionGracePeriodSeconds;
       if (metadata.deletionTimestamp !== undefined && typeof pendingGrace === 'number' && pendingGrace > 0) {
         // Already deleting gracefully (rest.BeforeDelete): only a shorter grace period changes the
@@ -936,12 +952,12 @@ export class GenericRegistry {
         if (options.dryRun) return { kind: 'answer', answer: { removed: false, object } };
         return {
           kind: 'replace',
-          object: await this.stored(resource, object),
+          object: await this.stored(storage, object),
           answer: async (written) => {
-            const shortened = await this.served(resource, written.object);
+            const shortened = await this.served(storage, written.object);
             const held = metadataOf(shortened).finalizers;
             if (requested > 0 || (Array.isArray(held) && held.length > 0) || strategy.hasPendingFinalizers(shortened)) return { removed: false, object: shortened };
-            const removedAt = await this.store.deleteIfUnchanged(key, written.modRevision, { release: this.allocatorFor(resource)?.releaseFor(shortened) }, callOf(options));
+            const removedAt = await this.store.deleteIfUnchanged(key, written.modRevision, { release: storage.parts.allocator?.releaseFor(shortened) }, callOf(options));
             return removedAt === undefined ? RETRY : { removed: true, object: shortened };
           },
         };
@@ -956,12 +972,12 @@ export class GenericRegistry {
         metadata.deletionGracePeriodSeconds = grace;
         if (policyFinalizer !== undefined && !finalizers.includes(policyFinalizer)) metadata.finalizers = [...finalizers, policyFinalizer];
         if (options.dryRun) return { kind: 'answer', answer: { removed: false, object } };
-        return { kind: 'replace', object: await this.stored(resource, object), answer: kept };
+        return { kind: 'replace', object: await this.stored(storage, object), answer: kept };
       }
       const needsFinalization = finalizers.length > 0 || policyFinalizer !== undefined || strategy.hasPendingFinalizers(object);
       if (!needsFinalization) {
         if (options.dryRun) return { kind: 'answer', answer: { removed: true, object } };
-        return { kind: 'remove', release: this.allocatorFor(resource)?.releaseFor(object), answer: { removed: true, object } };
+        return { kind: 'remove', release: storage.parts.allocator?.releaseFor(object), answer: { removed: true, object } };
       }
       // Graceful path: mark the object; controllers (garbage collector, namespace controller) finish it.
       if (metadata.deletionTimestamp !== undefined && (policyFinalizer === undefined || finalizers.includes(policyFinalizer))) {
@@ -983,7 +999,7 @@ export class GenericRegistry {
       if (startsDeletion) bumpGeneration(ensureMetadata(object));
       strategy.prepareForDeletion(object);
       if (options.dryRun) return { kind: 'answer', answer: { removed: false, object } };
-      return { kind: 'replace', object: await this.stored(resource, object), answer: kept };
+      return { kind: 'replace', object: await this.stored(storage, object), answer: kept };
     }, options);
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The storage keys of earlier builds, and the moves that bring a store they wrote to kube's layout
- * (`resourceKeyPrefix` in served-resource.ts). Storage carries the moves out
+ * (`resourceKeyPrefix` in built-in-storages.ts). Storage carries the moves out
  * (src/storage/key-layout-migration.ts); this module only says which.
  *
  * Earlier builds keyed every resource by its plural alone and looked kube's special prefixes up by
@@ -12,7 +12,7 @@
  */
 import { Catalogue } from '../apis/catalogue';
 import type { KeyMove } from '../storage';
-import { resourceKeyPrefix } from './served-resource';
+import { resourceKeyPrefix } from './built-in-storages';
 
 /** The special prefixes of earlier builds, looked up by group/resource first, then by plural alone. */
 const LEGACY_PREFIXES: Record<string, string> = {

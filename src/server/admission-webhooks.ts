@@ -23,8 +23,7 @@ import {
   type WebhookAdmissionPlugin,
   type WebhookPluginDeps,
 } from '../admission';
-import type { ResourceResolver, TypedDecode } from '../endpoints';
-import { resourceKeyPrefix, strategyFor, type ServedResource } from '../registry';
+import { resourceKeyPrefix, strategyFor, type ServedResource, type StorageSources } from '../registry';
 import type { ObjectStore, WatchCache } from '../storage';
 import type { JsonObject } from '../apis/object';
 
@@ -41,7 +40,7 @@ const SCALE_KIND = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
  * the kind a path carries, conversion and defaulting. `served` is read per call; the index is
  * rebuilt when it returns a new list (custom resources come and go).
  */
-export function webhookCatalog(resolver: ResourceResolver, served: () => readonly ServedResourceInfo[], convert: ((object: JsonObject, apiVersion: string) => JsonObject | undefined) | undefined, typedDecode: TypedDecode | undefined): ResourceCatalog {
+export function webhookCatalog(sources: StorageSources, served: () => readonly ServedResourceInfo[]): ResourceCatalog {
   const storageKey = (r: ServedResourceInfo) => {
     const storage = r.storage ?? r;
     return `${storage.group}/${storage.resource}`;
@@ -81,10 +80,10 @@ export function webhookCatalog(resolver: ResourceResolver, served: () => readonl
       if (sub.kind === undefined && sub.name === 'scale') return SCALE_KIND;
       return { group: sub.group ?? found.group, version: sub.version ?? found.version, kind: sub.kind ?? found.kind };
     },
-    convert: (object, apiVersion) => convert?.(object, apiVersion),
+    convert: (object, apiVersion) => sources.convert(object, apiVersion),
     normalize(resource, object) {
-      const decoded = typedDecode === undefined ? object : typedDecode(object, 'Ignore').object;
-      const servedResource = resolver.lookup(resource.group, resource.version, resource.resource);
+      const decoded = sources.decode(object, 'Ignore').object;
+      const servedResource = sources.lookup(resource.group, resource.version, resource.resource);
       if (servedResource !== undefined && decoded.kind === servedResource.kind) strategyFor(servedResource).applyDefaults(decoded);
       return decoded;
     },

@@ -62,11 +62,6 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
     catalogue,
     customResources,
     kv,
-    resolver: {
-      // Unstored resources (reviews, bindings, componentstatuses) resolve too: the endpoints serve them
-      // through their virtual handlers. Custom resources come from the CRDs this replica serves.
-      lookup: (group, version, resource) => catalogue.lookup(group, version, resource) ?? customResources.lookup(group, version, resource),
-    },
     discovery,
     applyPatch: (patchType, current, body, level) => {
       const text = body.toString('utf8');
@@ -91,8 +86,6 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
       });
     },
     protobuf: ProtobufCodec.load(),
-    typedDecode: (object, level, rawJson) => customResources.typedDecode(object, level) ?? TypedDecoder.shared().decode(object, level, rawJson),
-    convertVersion: (object, targetApiVersion) => customResources.convert(object, targetApiVersion) ?? convertVersion(object, targetApiVersion),
     serverSideApply: {
       apply: (live, config, manager, force, subresource, resetFields) => {
         try {
@@ -125,7 +118,6 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
     trackManagedFields: (live, updated, manager, subresource, resetFields) =>
       updateManagedFields(live, updated, manager, { now: nowRfc3339(), subresource: subresource || undefined, convert: convertForManagers, topologyOf, ignoredFields: fieldPaths(resetFields) }),
     storeHealthy: options.storeHealthy,
-    lookupKind: (group, version, kind) => catalogue.lookupKind(group, version, kind) ?? customResources.lookupKind(group, version, kind),
     servedResources: servedResourcesWith(catalogue, customResources),
   };
 }

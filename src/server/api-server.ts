@@ -11,15 +11,14 @@ import { networkInterfaces } from 'node:os';
 import type { KvClient, MetricFamily, StoreStatusReport } from '../../raft';
 import { join } from 'node:path';
 import { ADMIN_KUBECONFIG_NAME, apiServerUrl, loadOrCreateClusterCertificates, writeAdminKubeconfig } from '../certificates';
-import { BodyCodec, ResourceEndpoints, type ApplyPatch, type ProtobufObjectCodec, type ResourceResolver, type ServerSideApply, type TypedDecode, type YamlBodyReader } from '../endpoints';
+import { BodyCodec, ResourceEndpoints, type ApplyPatch, type ProtobufObjectCodec, type ServerSideApply, type YamlBodyReader } from '../endpoints';
 import { ApiHttpServer } from '../http';
 import { startupHookCheck, type HealthCheck } from '../http';
 import { NonResourceRoutes, type DiscoveryDocuments } from '../http';
 import { ApiMetrics } from '../observability/api-metrics';
 import { StorageMetrics } from '../observability/storage-metrics';
 import { StatusPage } from '../observability/status-page';
-import { deprecationOf } from '../apis/deprecations';
-import { GenericRegistry, ServiceAllocator, keyLayoutMoves, parseNodePortRange, resourceKeyPrefix, strategyFor, type AsyncConverter, type RegistryConfig, type ResourceStrategy, type ServedResource } from '../registry';
+import { BuiltInStorages, GenericRegistry, ServiceAllocator, StorageSources, keyLayoutMoves, parseNodePortRange, resourceKeyPrefix, type BuiltInStoragesOptions, type RegistryConfig, type ResourceStrategy, type StorageSource } from '../registry';
 import { ObjectStore, WatchCache, migrateKeyLayout, openStoreWatchCount } from '../storage';
 import { CRD_KEY_PREFIX } from '../apiextensions';
 import { EncryptionAtRest, type ValueTransformer } from '../storage';
@@ -41,7 +40,6 @@ import { tracedKvClient } from '../observability/traced-kv';
 import { DEFAULT_KUBELET_CLIENT_OPTIONS, buildConnect, type KubeletClientOptions } from './kubelet-connection';
 import { DEFAULT_AGGREGATOR_OPTIONS, buildAggregator, type AggregatorOptions } from './aggregation-layer';
 import { DEFAULT_FLOW_CONTROL, buildFlowControl, withOverloadStage, type FlowControlOptions } from './overload-protection';
-import type { JsonObject } from '../apis/object';
 
 export type { ApiServerSecurity } from './security-stages';
 
@@ -113,16 +111,15 @@ export function chooseAdvertiseAddress(bindAddress: string, configured: string):
 
 export interface ApiServerParts {
   kv: KvClient;
-  resolver: ResourceResolver;
+  /** The built-in resources this replica serves (the catalogue under its runtime config). */
+  catalogue: NonNullable<BuiltInStoragesOptions['catalogue']>;
   discovery: DiscoveryDocuments;
   applyPatch: ApplyPatch;
   protobuf?: ProtobufObjectCodec;
-  typedDecode?: TypedDecode;
   serverSideApply?: ServerSideApply;
   /** Decodes YAML request bodies off the event loop (src/codec/yaml-body-decoder.ts); closed when the server stops. */
   yamlBodies?: YamlBodyReader & { close(): Promise<void> };
   trackManagedFields?: RegistryConfig['trackManagedFields'];
-  convertVersion?: (object: JsonObject, targetApiVersion: string) => JsonObject | undefined;
   /** This replica's Raft state, when the store is embedded (for /metrics). */
   raftStatus?: () => RaftStatusView;
   /** The embedded store replica's metrics under etcd 3.4's names (for /metrics). */
@@ -135,19 +132,16 @@ export interface ApiServerParts {
   storeInProcess?: boolean;
   /** Why the embedded store replica diverged from the others' (consistency checks), if it did. */
   storeCorruption?: () => string | undefined;
-  /** Custom resources (src/apiextensions): follows the watch cache; strategies and deprecations beside the built-in ones. */
-  customResources?: {
+  /**
+   * Custom resources (src/apiextensions): follows the watch cache and makes the custom
+   * resources' storages (resolved after the built-in ones), and gives the strategies of its own
+   * built-in resources (customresourcedefinitions).
+   */
+  customResources?: StorageSource & {
     attach(cache: WatchCache): void;
     stop(): void;
-    strategyFor(resource: { group: string; version: string; resource: string; kind: string }): ResourceStrategy | undefined;
-    deprecationOf(group: string, version: string, resource: string): { warning: string; removedRelease: string } | undefined;
-    asyncConverter: AsyncConverter;
-    defaultOnRead(resource: { group: string; version: string; resource: string }, object: JsonObject): JsonObject;
-    /** The custom resource served at this group, version and resource, if any. */
-    lookup(group: string, version: string, resource: string): object | undefined;
+    readonly builtInStrategies: ReadonlyMap<string, ResourceStrategy>;
   };
-  /** A kind's served resource (admission's OwnerReferencesPermissionEnforcement). */
-  lookupKind?: (group: string, version: string, kind: string) => ServedResource | undefined;
   /** Every served resource (custom ones included) with its storage location: the admission webhooks' equivalent resources. */
   servedResources?: () => readonly ServedResourceInfo[];
 }
@@ -213,7 +207,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const store = new ObjectStore(config.tracing === undefined ? measuredKv : tracedKvClient(measuredKv), { valueTransformer });
   // Before the watch cache loads anything: a store written with an earlier build's keys is moved to kube's, once.
   await migrateKeyLayout(parts.kv, async () => keyLayoutMoves(await storedCustomResources(store)), { transformer: valueTransformer, log });
-  const cache = new WatchCache(store, { log, historyWindowMs: config.watchCacheHistoryMs, fanOutIntervalMs: config.watchFanOutIntervalMs, onList: (prefix, fetched, returned) => storageMetrics.cacheListServed(prefix, fetched, returned) });
+  const cache = new WatchCache(store, { log, unsharedStringPrefixes: BuiltInStorages.prefixesHoldingSecrets(), historyWindowMs: config.watchCacheHistoryMs, fanOutIntervalMs: config.watchFanOutIntervalMs, onList: (prefix, fetched, returned) => storageMetrics.cacheListServed(prefix, fetched, returned) });
   cacheRef = cache;
   cache.start();
   parts.customResources?.attach(cache);
@@ -229,6 +223,11 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     audit,
     log,
   });
+  // Every served resource's storage: the built-in ones from the catalogue, then the custom ones from the CRD index.
+  const nodePorts = parseNodePortRange(config.serviceNodePortRange);
+  const allocator = new ServiceAllocator(store, { serviceCidr: config.serviceClusterIpRange, nodePortMin: nodePorts.min, nodePortMax: nodePorts.max });
+  const builtIn = new BuiltInStorages({ catalogue: parts.catalogue, serviceAllocator: allocator, strategies: parts.customResources?.builtInStrategies });
+  const sources = new StorageSources(builtIn, parts.customResources);
   const admissionOptions = config.admission ?? DEFAULT_SERVER_ADMISSION_OPTIONS;
   const breaker = new CircuitBreaker(admissionOptions.circuitBreaker ?? DEFAULT_CIRCUIT_BREAKER);
   const admissionMetrics = webhookAdmissionMetrics(metrics.registry, breaker);
@@ -236,13 +235,11 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const webhookWiring = {
     cache,
     store,
-    catalog: webhookCatalog(parts.resolver, parts.servedResources ?? (() => noServedResources), parts.convertVersion, parts.typedDecode),
+    catalog: webhookCatalog(sources, parts.servedResources ?? (() => noServedResources)),
     breaker,
     metrics: admissionMetrics,
     log,
   };
-  const nodePorts = parseNodePortRange(config.serviceNodePortRange);
-  const allocator = new ServiceAllocator(store, { serviceCidr: config.serviceClusterIpRange, nodePortMin: nodePorts.min, nodePortMax: nodePorts.max });
   // The chain's plugins write through the registry, which needs the chain first: they reach it lazily.
   let registryRef: GenericRegistry | undefined;
   const admission = await buildServerAdmission({
@@ -254,8 +251,8 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
       if (registryRef === undefined) throw new Error('the registry is not built yet');
       return registryRef;
     },
-    lookup: (group, version, resource) => parts.resolver.lookup(group, version, resource),
-    lookupKind: parts.lookupKind,
+    lookup: (group, version, resource) => sources.lookup(group, version, resource),
+    lookupKind: (group, version, kind) => sources.lookupKind(group, version, kind),
     authorizer: security.authorization.authorizer,
     internal: [rbacEscalationCheck(security.rbac, security.authorization.authorizer)],
     observeStep: (step, operation, rejected, seconds) => admissionMetrics.observeStep(step, operation, rejected, seconds),
@@ -264,32 +261,23 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const registry = new GenericRegistry({
     store,
     cache,
-    strategyFor: (resource) => parts.customResources?.strategyFor(resource) ?? strategyFor(resource),
-    allocators: new Map([['/services', allocator]]),
-    converter: parts.convertVersion,
-    asyncConverter: parts.customResources?.asyncConverter,
-    defaultOnRead: parts.customResources === undefined ? undefined : (resource, object) => parts.customResources?.defaultOnRead(resource, object) ?? object,
-    // Only custom resources change on read (their schema's defaults).
-    servedAsStored: (resource) => parts.customResources?.lookup(resource.group, resource.version, resource.resource) === undefined,
+    sources,
     anyListsFromLocalStore: parts.storeInProcess === true,
     consistentReadsFromCache: config.consistentReadsFromCache === true,
     trackManagedFields: parts.trackManagedFields,
     admission: admission.chain,
   });
   registryRef = registry;
-  const namespaces = parts.resolver.lookup('', 'v1', 'namespaces');
+  const namespaces = sources.lookup('', 'v1', 'namespaces');
   if (namespaces === undefined) throw new Error('the catalogue has no namespaces resource');
   const endpoints = new ResourceEndpoints({
-    resolver: parts.resolver,
+    storages: registry.storages,
+    resolver: sources,
     registry,
-    store,
-    cache,
     codec: bodyCodec,
     applyPatch: parts.applyPatch,
     minWatchTimeoutSeconds: config.minRequestTimeoutSeconds,
-    typedDecode: parts.typedDecode,
     serverSideApply: parts.serverSideApply,
-    deprecationOf: (group, version, resource) => deprecationOf(group, version, resource) ?? parts.customResources?.deprecationOf(group, version, resource),
     onDeprecatedRequest: (labels) => metrics.deprecatedApiRequested(labels),
     virtualCreates: new Map([...security.virtualCreates, ...coreVirtualCreates()]),
     virtualReads: new Map([['/componentstatuses', componentStatuses(parts.kv, parts.storeHealthy, async () => controllerLeaseHeld(cache))]]),
@@ -298,7 +286,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const aggregator = await buildAggregator(config.aggregator ?? DEFAULT_AGGREGATOR_OPTIONS, {
     clusterCa: certificates.ca,
     pkiDir: certificates.dir,
-    resolver: parts.resolver,
+    resolver: sources,
     cache,
     registry,
     discovery: parts.discovery,
@@ -390,14 +378,14 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     codec: bodyCodec,
     audit,
     log,
-    kindOf: (group, version, resource) => parts.resolver.lookup(group, version, resource)?.kind,
+    kindOf: (group, version, resource) => sources.lookup(group, version, resource)?.kind,
   });
   const address = config.listen === false ? `${config.bindAddress}:${config.securePort}` : await server.start();
   const port = Number(address.slice(address.lastIndexOf(':') + 1));
   const url = apiServerUrl(advertisedHost, port);
   const kubeconfigPath = config.writeKubeconfig === false ? join(config.dataDir, ADMIN_KUBECONFIG_NAME) : await writeAdminKubeconfig(config.dataDir, certificates, url);
   const lookup = (group: string, resource: string) => {
-    const found = parts.resolver.lookup(group, 'v1', resource);
+    const found = sources.lookup(group, 'v1', resource);
     if (found === undefined) throw new Error(`the catalogue has no ${resource}`);
     return found;
   };
@@ -432,7 +420,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
         await new Promise((r) => setTimeout(r, 500));
       }
     }
-    const priorityClasses = parts.resolver.lookup('scheduling.k8s.io', 'v1', 'priorityclasses');
+    const priorityClasses = sources.lookup('scheduling.k8s.io', 'v1', 'priorityclasses');
     for (;;) {
       try {
         // v1.25's scheduling/bootstrap-system-priority-classes hook (when scheduling.k8s.io/v1 is served).
@@ -445,7 +433,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
         await new Promise((r) => setTimeout(r, 500));
       }
     }
-    const reconciler = new PolicyReconciler(registryRbacClient(registry, (g, v, r) => parts.resolver.lookup(g, v, r), namespaces), { log });
+    const reconciler = new PolicyReconciler(registryRbacClient(registry, (g, v, r) => sources.lookup(g, v, r), namespaces), { log });
     for (;;) {
       try {
         await reconciler.ensure();

@@ -75,7 +75,7 @@ export function startControllers(registry: GenericRegistry, cache: WatchCache, p
         const slash = apiVersion.indexOf('/');
         const group = slash < 0 ? '' : apiVersion.slice(0, slash);
         const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
-        return parts.catalogue.lookupKind(group, version, kind) ?? parts.customResources.lookupKind(group, version, kind);
+        return registry.storages.sources.lookupKind(group, version, kind);
       };
       const gc = new GarbageCollector({ registry, store, resources: allResources, resourceForKind, log });
       const crdController = new CrdController({ registry, crds, index: parts.customResources, builtInNames: (group) => builtInNames(parts.catalogue, group), log });

@@ -58,8 +58,6 @@ export interface CachedEvent extends StoreWatchEvent {
 
 export type CacheListener = (event: CachedEvent) => void;
 
-const SECRETS_PREFIX = '/registry/secrets/';
-
 interface Subscription {
   prefix: string;
   /**
@@ -107,6 +105,11 @@ export interface ListenerBatch {
 
 export interface WatchCacheOptions {
   historyWindowMs?: number;
+  /**
+   * Key prefixes whose objects' strings are never shared (the storages that hold secrets: the
+   * shared table would keep a deleted Secret's values alive until it restarts). Default none.
+   */
+  unsharedStringPrefixes?: readonly string[];
   /** Told of each list answered: the prefix, the objects read under it and those returned (apiserver_cache_list_*). */
   onList?: (prefix: string, fetched: number, returned: number) => void;
   historyMaxBytes?: number;
@@ -370,11 +373,11 @@ export class WatchCache {
 
   /**
    * Shares what `object` has in common with the other cached objects, so that it is held once.
-   * Not a Secret's strings: the table would keep a deleted Secret's values alive until it restarts.
+   * Not the strings of objects under `unsharedStringPrefixes` (Secrets').
    */
   private adopt(key: string, object: JsonObject): void {
     this.fieldSets.adopt(object);
-    if (!key.startsWith(SECRETS_PREFIX)) this.strings.adopt(object);
+    if (!(this.options.unsharedStringPrefixes ?? []).some((prefix) => key.startsWith(prefix))) this.strings.adopt(object);
   }
 
   private apply(events: StoreWatchEvent[], revision: number): void {

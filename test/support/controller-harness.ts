@@ -7,7 +7,7 @@
  */
 import { Catalogue } from '../../src/apis/catalogue';
 import { LeaderElector } from '../../src/controllers/leader-election';
-import { GenericRegistry, strategyFor, type ServedResource } from '../../src/registry';
+import { GenericRegistry, type ServedResource } from '../../src/registry';
 import { ObjectStore, WatchCache } from '../../src/storage';
 import { memoryKv } from './memory-kv';
 import { until } from './until';
@@ -26,7 +26,7 @@ export class ControllerHarness {
     const cache = new WatchCache(store, { log: () => undefined });
     cache.start();
     await until('the watch cache to fill', async () => cache.isReady, 5000);
-    const registry = new GenericRegistry({ store, cache, strategyFor });
+    const registry = new GenericRegistry({ store, cache });
     return new ControllerHarness(registry, cache, store, Catalogue.load());
   }
 

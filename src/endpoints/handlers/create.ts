@@ -7,7 +7,7 @@ export async function create(scope: RequestScope): Promise<void> {
   const object = await scope.decodeBody('CreateOptions');
   const dryRun = scope.dryRun('CreateOptions');
   const fieldManager = scope.fieldManager();
-  const created = await scope.registry.create(scope.resource, scope.namespace, object, {
+  const created = await scope.storage.create(scope.namespace, object, {
     dryRun,
     subresource: '',
     fieldManager,

@@ -8,7 +8,7 @@ import { ensureMetadata, type JsonObject } from '../../apis/object';
 
 export async function deleteObject(scope: RequestScope): Promise<void> {
   const options = await scope.deleteOptions();
-  const result = await scope.registry.delete(scope.resource, scope.namespace, scope.name, options);
+  const result = await scope.storage.delete(scope.namespace, scope.name, options);
   if (!result.removed || scope.strategy.returnsDeletedObject) {
     scope.respond(200, result.object);
     return;

@@ -11,11 +11,11 @@ import { respondWithList } from './list';
 export async function deleteCollection(scope: RequestScope): Promise<void> {
   const options = await scope.deleteOptions();
   const filter = scope.selectorFilter();
-  const listed = await scope.registry.list(scope.resource, scope.namespace, { mode: { kind: 'latest' }, limit: 0, trace: scope.ctx.trace }, filter);
+  const listed = await scope.storage.list(scope.namespace, { mode: { kind: 'latest' }, limit: 0, trace: scope.ctx.trace }, filter);
   for (const item of listed.items) {
     const meta = metadataOf(item);
     try {
-      await scope.registry.delete(scope.resource, String(meta.namespace ?? ''), String(meta.name), options);
+      await scope.storage.delete(String(meta.namespace ?? ''), String(meta.name), options);
     } catch (err) {
       // Deleted meanwhile by someone else: the collection is still gone.
       if (!(err instanceof ApiError && err.code === 404)) throw err;

@@ -7,7 +7,7 @@ import type { JsonObject } from '../../apis/object';
 
 export async function get(scope: RequestScope): Promise<void> {
   if (scope.subresource === 'scale') return getScale(scope);
-  const object = await scope.registry.get(scope.resource, scope.namespace, scope.name, scope.query.get('resourceVersion'), scope.ctx.trace);
+  const object = await scope.storage.get(scope.namespace, scope.name, scope.query.get('resourceVersion'), scope.ctx.trace);
   if (maybeWriteTable(scope, [object], { resourceVersion: (object.metadata as JsonObject | undefined)?.resourceVersion })) return;
   const partial = scope.ctx.response.negotiate(scope.offer(true)).partial;
   if (partial !== undefined) {

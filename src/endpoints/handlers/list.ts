@@ -57,7 +57,7 @@ export async function list(scope: RequestScope): Promise<void> {
     // A custom resource list is an UnstructuredList: its keys sorted, items before kind and metadata.
     const unstructured = !isBuiltInKind(apiVersionOf(resource), resource.listKind);
     let tail = ']}\n';
-    await scope.registry.list(resource, scope.namespace, plan, filter, async (items, resourceVersion) => {
+    await scope.storage.list(scope.namespace, plan, filter, async (items, resourceVersion) => {
       if (!started) {
         started = true;
         sink.start('application/json');
@@ -82,7 +82,7 @@ export async function list(scope: RequestScope): Promise<void> {
   if (choice.representation === 'json' && table === undefined && choice.partial === undefined && !choice.pretty) {
     // Built-in kinds read from the store (each item's stored JSON with its resourceVersion spliced
     // in) or by a consistent read from the watch cache (each item's JSON as the cache keeps it).
-    const page = await scope.registry.listJson(resource, scope.namespace, plan, filter);
+    const page = await scope.storage.listJson(scope.namespace, plan, filter);
     if (page !== undefined) {
       const metadata: JsonObject = { resourceVersion: page.resourceVersion };
       if (page.continue !== undefined) metadata.continue = page.continue;
@@ -92,7 +92,7 @@ export async function list(scope: RequestScope): Promise<void> {
       return;
     }
   }
-  const result = await scope.registry.list(resource, scope.namespace, plan, filter);
+  const result = await scope.storage.list(scope.namespace, plan, filter);
   const metadata: JsonObject = { resourceVersion: result.resourceVersion };
   if (result.continue !== undefined) metadata.continue = result.continue;
   if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;

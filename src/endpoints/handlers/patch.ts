@@ -21,7 +21,7 @@ export async function patch(scope: RequestScope): Promise<void> {
   const dryRun = scope.dryRun('PatchOptions');
   const fieldManager = scope.fieldManager();
   let warnings: string[] = [];
-  const patched = await scope.registry.guaranteedUpdate(scope.resource, scope.namespace, scope.name, (current) => {
+  const patched = await scope.storage.guaranteedUpdate(scope.namespace, scope.name, (current) => {
     const result = scope.config.applyPatch(patchType, current, body, level);
     warnings = result.warnings;
     return result.object;
@@ -48,18 +48,16 @@ async function applyPatch(scope: RequestScope, ssa: ServerSideApply, body: Buffe
   if (config.apiVersion !== expected || config.kind !== scope.resource.kind) {
     throw errors.badRequest(`Incorrect version specified in apply patch. Specified patch version: ${String(config.apiVersion ?? '')}, expected: ${expected}`);
   }
-  if (scope.config.typedDecode !== undefined) {
-    const typed = scope.config.typedDecode(config, scope.fieldValidation());
-    config = typed.object;
-    scope.warn(typed.warnings);
-  }
-  const { name, registry, resource, namespace } = scope;
+  const typed = scope.storage.decode(config, scope.fieldValidation());
+  config = typed.object;
+  scope.warn(typed.warnings);
+  const { name, storage, resource, namespace } = scope;
   const metadata = (config.metadata ?? {}) as JsonObject;
   if (metadata.name !== undefined && metadata.name !== name) throw errors.badRequest(`the name of the object (${String(metadata.name)}) does not match the name on the URL (${name})`);
   for (let attempt = 0; attempt < 3; attempt++) {
     let exists = true;
     try {
-      await registry.get(resource, namespace, name, null, scope.ctx.trace);
+      await storage.get(namespace, name, null, scope.ctx.trace);
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 404)) throw err;
       exists = false;
@@ -68,7 +66,7 @@ async function applyPatch(scope: RequestScope, ssa: ServerSideApply, body: Buffe
       if (subresource !== '') throw errors.notFound({ group: resource.group, resource: resource.resource }, name);
       const created = ssa.apply(undefined, { ...config, metadata: { ...metadata, name } }, manager, force, '', scope.strategy.resetFields(''));
       try {
-        const object = await registry.create(resource, namespace, created, { dryRun, subresource: '', ...scope.writer('CreateOptions', optionsBody(dryRun, manager, force)) });
+        const object = await storage.create(namespace, created, { dryRun, subresource: '', ...scope.writer('CreateOptions', optionsBody(dryRun, manager, force)) });
         scope.respond(201, object);
         return;
       } catch (err) {
@@ -77,7 +75,7 @@ async function applyPatch(scope: RequestScope, ssa: ServerSideApply, body: Buffe
         throw err;
       }
     }
-    const patched = await registry.guaranteedUpdate(resource, namespace, name, (current) => ssa.apply(current, config, manager, force, subresource, scope.strategy.resetFields(subresource)), { dryRun, subresource, ...scope.writer('PatchOptions', optionsBody(dryRun, manager, force)) });
+    const patched = await storage.guaranteedUpdate(namespace, name, (current) => ssa.apply(current, config, manager, force, subresource, scope.strategy.resetFields(subresource)), { dryRun, subresource, ...scope.writer('PatchOptions', optionsBody(dryRun, manager, force)) });
     scope.respond(200, patched);
     return;
   }

@@ -11,7 +11,7 @@ export async function update(scope: RequestScope): Promise<void> {
   const object = await scope.decodeBody('UpdateOptions');
   const dryRun = scope.dryRun('UpdateOptions');
   const fieldManager = scope.fieldManager();
-  const result = await scope.registry.update(scope.resource, scope.namespace, scope.name, object, {
+  const result = await scope.storage.update(scope.namespace, scope.name, object, {
     dryRun,
     fieldManager,
     subresource: scope.subresource as UpdateSubresource,

@@ -15,7 +15,7 @@ import type { JsonObject } from '../../apis/object';
 export async function watch(scope: RequestScope, activeWatches: Set<WatchStream>): Promise<void> {
   const table = tableRequest(scope);
   const choice = scope.ctx.response.negotiate(scope.offer(true));
-  const { strategy, resource } = scope;
+  const { strategy } = scope;
   const asTable = table !== undefined
     ? (object: JsonObject, noHeaders: boolean) => {
       const rendered = strategy.toTable([object], { resourceVersion: (object.metadata as JsonObject | undefined)?.resourceVersion }, table);
@@ -29,10 +29,8 @@ export async function watch(scope: RequestScope, activeWatches: Set<WatchStream>
   const requested = int64Query(scope.query, 'timeoutSeconds');
   const timeoutSeconds = requested !== undefined ? Math.max(0, requested) : scope.config.minWatchTimeoutSeconds * (1 + Math.random());
   const stream = new WatchStream({
-    registry: scope.registry,
-    store: scope.config.store,
+    storage: scope.storage,
     codec: scope.config.codec,
-    resource,
     namespace: scope.namespace,
     name: scope.name,
     filter,
@@ -42,7 +40,6 @@ export async function watch(scope: RequestScope, activeWatches: Set<WatchStream>
     sendInitialEvents: scope.query.get('sendInitialEvents') === 'true',
     resourceVersionMatch: scope.query.get('resourceVersionMatch') ?? '',
     timeoutMs: timeoutSeconds * 1000,
-    cache: scope.config.cache,
     asTable,
     // A metadata watch gets PartialObjectMetadata events, whichever of the two metadata kinds it named.
     partialApiVersion: choice.partial?.apiVersion,

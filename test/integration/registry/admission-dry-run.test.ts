@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KvReplica } from '../../../raft';
 import { AdmissionChain, type AdmissionAttributes, type AdmissionPlugin, type SideEffects } from '../../../src/admission';
-import { GenericRegistry, strategyFor, type ServedResource } from '../../../src/registry';
+import { GenericRegistry, type ServedResource } from '../../../src/registry';
 import { ObjectStore } from '../../../src/storage';
 import { freePort } from '../../support/raft-cluster';
 import type { JsonObject } from '../../../src/apis/object';
@@ -58,7 +58,7 @@ describe('admission and dry run (spec 01 §4.8.3)', function () {
 
   it('refuses a dry run that would reach a plugin with side effects, on every verb, before any plugin runs', async () => {
     const seen: AdmissionAttributes[] = [];
-    registry = new GenericRegistry({ store, strategyFor, admission: new AdmissionChain([recordingPlugin('audit.example.com', 'Some', seen)]) });
+    registry = new GenericRegistry({ store, admission: new AdmissionChain([recordingPlugin('audit.example.com', 'Some', seen)]) });
     const created = await registry.create(CONFIGMAPS, 'default', configMap('real'), { dryRun: false, subresource: '' });
     expect((created.metadata as JsonObject).labels).to.deep.equal({ admitted: 'audit.example.com' });
     expect(seen.map((a) => [a.operation, a.dryRun])).to.deep.equal([['CREATE', false]]);
@@ -79,7 +79,7 @@ describe('admission and dry run (spec 01 §4.8.3)', function () {
 
   it('lets dry runs reach plugins declared None or NoneOnDryRun, which see dryRun and whose changes are returned, not stored', async () => {
     const seen: AdmissionAttributes[] = [];
-    registry = new GenericRegistry({ store, strategyFor, admission: new AdmissionChain([recordingPlugin('safe.example.com', 'NoneOnDryRun', seen)]) });
+    registry = new GenericRegistry({ store, admission: new AdmissionChain([recordingPlugin('safe.example.com', 'NoneOnDryRun', seen)]) });
     const dry = await registry.create(CONFIGMAPS, 'default', configMap('dry-safe'), { dryRun: true, subresource: '' });
     expect((dry.metadata as JsonObject).labels).to.deep.equal({ admitted: 'safe.example.com' });
     expect(seen.map((a) => [a.operation, a.dryRun])).to.deep.equal([['CREATE', true]]);

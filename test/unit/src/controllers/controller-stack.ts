@@ -6,7 +6,7 @@
  */
 import { AdmissionPluginRegistry, CachedObjects, DEFAULT_ADMISSION_FLAG_VALUES, buildAdmission, registerBuiltinPlugins, type AdmissionChain } from '../../../../src/admission';
 import { Catalogue } from '../../../../src/apis/catalogue';
-import { GenericRegistry, strategyFor, type ServedResource } from '../../../../src/registry';
+import { GenericRegistry, type ServedResource } from '../../../../src/registry';
 import { ObjectStore, WatchCache } from '../../../../src/storage';
 import { ApiError } from '../../../../src/util';
 import { memoryKv } from '../../../support/memory-kv';
@@ -63,7 +63,7 @@ export async function controllerStack(options: { admission?: string[] } = {}): P
       now: Date.now,
     })).chain;
   }
-  const registry = new GenericRegistry({ store, cache, strategyFor, admission: chain });
+  const registry = new GenericRegistry({ store, cache, admission: chain });
   registryRef = registry;
   const get = async (group: string, name: string, namespace: string, objectName: string) => {
     try {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { BodyCodec } from '../../../../src/endpoints/body-codec';
-import type { GenericRegistry } from '../../../../src/registry/generic-registry';
+import { GenericRegistry } from '../../../../src/registry/generic-registry';
 import type { ServedResource } from '../../../../src/registry/served-resource';
 import type { ObjectStore, StoreWatchEvent } from '../../../../src/storage/object-store';
 import { WatchCache } from '../../../../src/storage/watch-cache';
@@ -89,11 +89,10 @@ async function readyCache(): Promise<{ cache: WatchCache; store: FakeStore }> {
 }
 
 function stream(cache: WatchCache, store: FakeStore, extra: Partial<ConstructorParameters<typeof WatchStream>[0]> = {}): WatchStream {
+  const registry = new GenericRegistry({ store: store as unknown as ObjectStore, cache });
   return new WatchStream({
-    registry: { listPrefix: () => '/registry/configmaps/default/', convertsRemotely: () => false } as unknown as GenericRegistry,
-    store: store as unknown as ObjectStore,
+    storage: registry.storageOf(CONFIGMAPS),
     codec: new BodyCodec(),
-    resource: CONFIGMAPS,
     namespace: 'default',
     name: '',
     representation: 'json',
@@ -102,7 +101,6 @@ function stream(cache: WatchCache, store: FakeStore, extra: Partial<ConstructorP
     allowBookmarks: false,
     sendInitialEvents: false,
     timeoutMs: 5000,
-    cache,
     ...extra,
   });
 }

@@ -3,7 +3,7 @@
  * resourceVersion answered from the cache must be what a quorum read of the store answers.
  */
 import { expect } from 'chai';
-import { GenericRegistry, planList, strategyFor, type ServedResource } from '../../../../src/registry';
+import { GenericRegistry, planList, type ServedResource } from '../../../../src/registry';
 import { buildApiServerParts } from '../../../../src/server/api-machinery';
 import { ObjectStore } from '../../../../src/storage/object-store';
 import { WatchCache } from '../../../../src/storage/watch-cache';
@@ -20,9 +20,8 @@ async function setUp(options: { freshWaitMs?: number } = {}) {
   cache.start();
   await until('the watch cache to fill', async () => cache.isReady, 5000);
   // Built-in kinds are served as stored (the JSON LIST splices the store's bytes), as in the server.
-  const servedAsStored = () => true;
-  const quorum = new GenericRegistry({ store, strategyFor, trackManagedFields: parts.trackManagedFields, servedAsStored });
-  const fromCache = new GenericRegistry({ store, cache, strategyFor, trackManagedFields: parts.trackManagedFields, consistentReadsFromCache: true, servedAsStored });
+  const quorum = new GenericRegistry({ store, trackManagedFields: parts.trackManagedFields });
+  const fromCache = new GenericRegistry({ store, cache, trackManagedFields: parts.trackManagedFields, consistentReadsFromCache: true });
   const configMaps = parts.catalogue.lookup('', 'v1', 'configmaps') as ServedResource;
   return { kv, cache, quorum, fromCache, configMaps };
 }

@@ -4,7 +4,7 @@
  * resourceVersion "0" means in an update.
  */
 import { expect } from 'chai';
-import { GenericRegistry, strategyFor } from '../../../../src/registry';
+import { GenericRegistry } from '../../../../src/registry';
 import { sameStoredContent } from '../../../../src/registry/generic-registry';
 import { buildApiServerParts } from '../../../../src/server/api-machinery';
 import { ObjectStore } from '../../../../src/storage/object-store';
@@ -37,7 +37,7 @@ describe('GenericRegistry', () => {
     async function setUp() {
       const kv = memoryKv();
       const parts = buildApiServerParts(kv, { runtimeConfig: '', storeHealthy: async () => undefined });
-      const registry = new GenericRegistry({ store: new ObjectStore(kv), strategyFor, trackManagedFields: parts.trackManagedFields });
+      const registry = new GenericRegistry({ store: new ObjectStore(kv), trackManagedFields: parts.trackManagedFields });
       const configMaps = parts.catalogue.lookup('', 'v1', 'configmaps');
       if (configMaps === undefined) throw new Error('no configmaps in the catalogue');
       const created = await registry.create(configMaps, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: '1' } }, { dryRun: false, subresource: '', fieldManager: 'creator' });

@@ -5,7 +5,7 @@
  * page").
  */
 import { expect } from 'chai';
-import { GenericRegistry, planList, strategyFor, type ItemJson } from '../../../../src/registry';
+import { BuiltInStorages, GenericRegistry, StorageSources, planList, type ItemJson } from '../../../../src/registry';
 import { buildApiServerParts } from '../../../../src/server/api-machinery';
 import { ObjectStore } from '../../../../src/storage/object-store';
 import { memoryKv } from '../../../support/memory-kv';
@@ -17,9 +17,12 @@ describe('GenericRegistry: a streamed list', () => {
     let ranges = 0;
     const kv = memoryKv({ onRange: () => ranges++ });
     const parts = buildApiServerParts(kv, { runtimeConfig: '', storeHealthy: async () => undefined });
-    const registry = new GenericRegistry({ store: new ObjectStore(kv), strategyFor, servedAsStored: () => servedAsStored });
     const configmaps = parts.catalogue.lookup('', 'v1', 'configmaps');
     if (configmaps === undefined) throw new Error('no configmaps in the catalogue');
+    // ConfigMaps' storage as built in, or as if read back changed (a custom resource's schema defaults).
+    const storageParts = { ...new BuiltInStorages().partsFor(configmaps), servedAsStored };
+    const source = { storageParts: () => storageParts, storagePartsOfKind: () => storageParts };
+    const registry = new GenericRegistry({ store: new ObjectStore(kv), sources: new StorageSources(new BuiltInStorages(), source) });
     for (let i = 0; i < COUNT; i++) {
       await registry.create(configmaps, 'many', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${String(i).padStart(3, '0')}` }, data: { v: String(i) } }, { dryRun: false, subresource: '' });
     }

@@ -7,7 +7,7 @@
  * transaction reaches it.
  */
 import { expect } from 'chai';
-import { GenericRegistry, strategyFor } from '../../../../src/registry';
+import { GenericRegistry } from '../../../../src/registry';
 import { buildApiServerParts } from '../../../../src/server/api-machinery';
 import { ObjectStore } from '../../../../src/storage/object-store';
 import { ApiError } from '../../../../src/util/api-error';
@@ -19,7 +19,7 @@ describe('chaos finding: a precondition update racing a delete', () => {
     const kv = memoryKv(hooks);
     const store = kv.store;
     const parts = buildApiServerParts(kv, { runtimeConfig: '', storeHealthy: async () => undefined });
-    const registry = new GenericRegistry({ store: new ObjectStore(kv), strategyFor });
+    const registry = new GenericRegistry({ store: new ObjectStore(kv) });
     const configmaps = parts.catalogue.lookup('', 'v1', 'configmaps');
     if (configmaps === undefined) throw new Error('no configmaps in the catalogue');
     const created = await registry.create(configmaps, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'raced' }, data: { v: 'a' } }, { dryRun: false, subresource: '' });

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { SharedStrings } from '../../../../src/storage/shared-strings';
 import { fedWatchCache } from '../../../support/watch-cache-feed';
+import { BuiltInStorages } from '../../../../src/registry/built-in-storages';
 import type { JsonObject } from '../../../../src/apis/object';
 
 function pod(i: number): JsonObject {
@@ -45,8 +46,8 @@ describe('SharedStrings', () => {
 });
 
 describe('WatchCache with shared strings', () => {
-  it('shares the strings of the objects it fills and applies, but not a Secret\'s', async () => {
-    const { cache, deliver } = await fedWatchCache([{ key: '/registry/pods/default/pod-1', object: pod(1), modRevision: 5 }]);
+  it('shares the strings of the objects it fills and applies, but not those under the prefixes of storages holding secrets', async () => {
+    const { cache, deliver } = await fedWatchCache([{ key: '/registry/pods/default/pod-1', object: pod(1), modRevision: 5 }], { unsharedStringPrefixes: BuiltInStorages.prefixesHoldingSecrets() });
     expect(cache.sharedStringCount).to.equal(12); // the 11 values every such Pod has, and pod-1
     const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'token' }, data: { token: 'c2VjcmV0LXZhbHVl' } };
     deliver([{ type: 'ADDED', key: '/registry/secrets/default/token', object: secret, revision: 11, size: 100 }], 11);

@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import { AdmissionChain } from '../../../../../src/admission';
 import { mutatingAdmissionWebhook } from '../../../../../src/admission/webhook/webhook-plugins';
-import { GenericRegistry, strategyFor } from '../../../../../src/registry';
+import { GenericRegistry } from '../../../../../src/registry';
 import { buildApiServerParts } from '../../../../../src/server/api-machinery';
 import { ObjectStore } from '../../../../../src/storage/object-store';
 import { memoryKv } from '../../../../support/memory-kv';
@@ -27,7 +27,7 @@ describe('admission/webhook: a mutating webhook that changes the object\'s ident
   beforeEach(() => {
     caller = new FakeCaller();
     const plugin = mutatingAdmissionWebhook(undefined, pluginDeps(caller, configuration('cfg', [hook('move.example.com')], 'mutating')));
-    registry = new GenericRegistry({ store: new ObjectStore(kv), strategyFor, admission: new AdmissionChain([plugin]) });
+    registry = new GenericRegistry({ store: new ObjectStore(kv), admission: new AdmissionChain([plugin]) });
   });
 
   it('refuses a create moved to another namespace with kube\'s 400, and stores it nowhere', async () => {

@@ -1,0 +1,157 @@
+/**
+ * The storages of the built-in resources, made from the catalogue (src/apis/catalogue) once per
+ * resource, when first resolved: the key layout kube-apiserver v1.25 uses in etcd (with the
+ * storage factory's special prefixes, which belong to the resources below and nowhere else),
+ * the kind's strategy, typed decoding, version conversion, deprecation, the Services' allocator,
+ * the scale rules of the scalable kinds, and which storages hold secrets.
+ */
+import { Catalogue } from '../apis/catalogue';
+import { convertVersion } from '../apis/conversion';
+import { deprecationOf } from '../apis/deprecations';
+import { TypedDecoder } from '../apis/schema';
+import type { WriteAllocator } from './generic-registry';
+import type { ResourceStorageParts, ScaleRules, TypedDecode, VersionConverter } from './resource-storage';
+import type { ServedResource } from './served-resource';
+import { strategyFor } from './strategies';
+import type { ResourceStrategy } from './strategy';
+
+/**
+ * Prefixes kube-apiserver v1.25's storage factory compiles in (k8s.io/kubernetes
+ * pkg/kubeapiserver/default_storage_factory_builder.go, SpecialDefaultResourcePrefixes); every
+ * other resource of kube-apiserver's own groups is kept at /registry/<resource>.
+ */
+const SPECIAL_PREFIXES: ReadonlyMap<string, string> = new Map([
+  ['/replicationcontrollers', 'controllers'],
+  ['/endpoints', 'services/endpoints'],
+  ['/nodes', 'minions'],
+  ['/services', 'services/specs'],
+  ['networking.k8s.io/ingresses', 'ingress'],
+  ['extensions/ingresses', 'ingress'],
+]);
+
+/**
+ * Groups whose built-in resources are stored by a server of their own inside kube-apiserver (the
+ * apiextensions server for CRDs, kube-aggregator for APIServices): like custom resources, they
+ * are keyed with their group.
+ */
+const GROUP_KEYED_BUILT_IN_GROUPS: ReadonlySet<string> = new Set(['apiextensions.k8s.io', 'apiregistration.k8s.io']);
+
+/** The resource whose storage holds the Service allocator's side keys. */
+const SERVICES = '/services';
+/** The resource whose objects hold secrets. */
+const SECRETS = '/secrets';
+/** The scalable kind whose selector is a plain label map (v1.25's ReplicationControllerSpec.Selector). */
+const LABEL_MAP_SELECTOR_KIND = 'ReplicationController';
+
+/**
+ * The key prefix of a resource's objects, where kube-apiserver v1.25 keeps them in etcd, so that an
+ * operator who knows etcd's layout finds Carina's data where they expect it:
+ * - kube-apiserver's own resources at /registry/<resource>/ (or the special prefix above),
+ *   whatever their group: `deployments.apps` at /registry/deployments/;
+ * - custom resources (anything the catalogue does not have) and the apiextensions and aggregator
+ *   servers' resources at /registry/<group>/<resource>/, so that two groups sharing a plural
+ *   (cert-manager's and Knative's `certificates`) never share a key.
+ * `storage` is followed when given: events.k8s.io events are core events.
+ */
+export function resourceKeyPrefix(resource: { group: string; resource: string; storage?: { group: string; resource: string } }): string {
+  const { group, resource: name } = resource.storage ?? resource;
+  const groupResource = `${group}/${name}`;
+  let prefix = prefixes.get(groupResource);
+  if (prefix === undefined) {
+    const keyedByGroup = !Catalogue.isBuiltIn(group, name) || GROUP_KEYED_BUILT_IN_GROUPS.has(group);
+    prefix = keyedByGroup ? `/registry/${group}/${name}/` : `/registry/${SPECIAL_PREFIXES.get(groupResource) ?? name}/`;
+    prefixes.set(groupResource, prefix);
+  }
+  return prefix;
+}
+
+/** Prefixes computed so far: the rule runs once per resource. */
+const prefixes = new Map<string, string>();
+
+
+export interface BuiltInStoragesOptions {
+  /** The served built-in resources (absent: none is resolved by path; `partsFor` still makes storages). */
+  catalogue?: {
+    lookup(group: string, version: string, resource: string): ServedResource | undefined;
+    lookupKind(group: string, version: string, kind: string): ServedResource | undefined;
+  };
+  /** Allocates the Services' cluster IPs and node ports in their writes' transactions. */
+  serviceAllocator?: WriteAllocator;
+  /**
+   * Strategies of built-in resources defined outside src/registry, by "<group>/<resource>" (the
+   * apiextensions server's customresourcedefinitions).
+   */
+  strategies?: ReadonlyMap<string, ResourceStrategy>;
+}
+
+export class BuiltInStorages {
+  private readonly made = new WeakMap<ServedResource, ResourceStorageParts>();
+
+  constructor(private readonly options: BuiltInStoragesOptions = {}) {}
+
+  /** The key prefixes of the storages whose objects hold secrets: their strings are never shared in a process-wide table. */
+  static prefixesHoldingSecrets(): string[] {
+    return [resourceKeyPrefix({ group: '', resource: SECRETS.slice(1) })];
+  }
+
+  /** The storage parts of a built-in resource the catalogue serves at this path. */
+  storageParts(group: string, version: string, resource: string): ResourceStorageParts | undefined {
+    const served = this.options.catalogue?.lookup(group, version, resource);
+    return served === undefined ? undefined : this.partsFor(served);
+  }
+
+  /** The storage parts of the built-in resource serving this kind in this group-version. */
+  storagePartsOfKind(group: string, version: string, kind: string): ResourceStorageParts | undefined {
+    const served = this.options.catalogue?.lookupKind(group, version, kind);
+    return served === undefined ? undefined : this.partsFor(served);
+  }
+
+  /** Decoding into a built-in kind's type (by the object's apiVersion and kind). */
+  readonly decode: TypedDecode = (object, level, rawJson) => TypedDecoder.shared().decode(object, level, rawJson);
+
+  /** Conversion between a built-in kind's versions. */
+  readonly convert: VersionConverter = convertVersion;
+
+  /**
+   * The storage parts of `resource` by the built-in rules, whether the catalogue serves it or not
+   * (a resource of a CRD gone meanwhile keeps being stored where custom resources are).
+   */
+  partsFor(resource: ServedResource): ResourceStorageParts {
+    let parts = this.made.get(resource);
+    if (parts === undefined) {
+      parts = this.make(resource);
+      this.made.set(resource, parts);
+    }
+    return parts;
+  }
+
+  private make(resource: ServedResource): ResourceStorageParts {
+    const groupResource = `${resource.group}/${resource.resource}`;
+    return {
+      resource,
+      keyPrefix: resourceKeyPrefix(resource),
+      strategy: this.options.strategies?.get(groupResource) ?? strategyFor(resource),
+      decode: this.decode,
+      convert: this.convert,
+      servedAsStored: true,
+      deprecation: deprecationOf(resource.group, resource.version, resource.resource),
+      allocator: groupResource === SERVICES ? this.options.serviceAllocator : undefined,
+      scale: scaleRulesOf(resource),
+    };
+  }
+}
+
+/** The scale rules of a scalable resource: a CRD's paths when it names them, else spec.replicas, status.replicas and spec.selector. */
+function scaleRulesOf(resource: ServedResource): ScaleRules | undefined {
+  if (resource.scale !== undefined) return scaleRulesFromPaths(resource.scale);
+  if (!resource.subresources.some((s) => s.name === 'scale')) return undefined;
+  const shape = resource.kind === LABEL_MAP_SELECTOR_KIND ? 'labelMap' : 'labelSelector';
+  return { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', selector: { path: '.spec.selector', shape } };
+}
+
+/** A CRD's scale subresource (its JSONPaths) as scale rules: the selector, when named, is a string. */
+export function scaleRulesFromPaths(paths: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string }): ScaleRules {
+  const rules: ScaleRules = { specReplicasPath: paths.specReplicasPath, statusReplicasPath: paths.statusReplicasPath };
+  if (paths.labelSelectorPath !== undefined) rules.selector = { path: paths.labelSelectorPath, shape: 'string' };
+  return rules;
+}
