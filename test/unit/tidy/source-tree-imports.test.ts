@@ -39,6 +39,13 @@ describe('tidy: the source tree keeps the import rules of ARCHITECTURE.md', () =
     expect(offenders).to.deep.equal([]);
   });
 
+  it('the endpoints never import the storage: reads, writes and watches go through the registry', () => {
+    const offenders = importEdges(ROOT, ['src/endpoints'])
+      .filter((edge) => edge.to.startsWith('src/storage'))
+      .map((edge) => `${edge.from} -> ${edge.spec}`);
+    expect(offenders).to.deep.equal([]);
+  });
+
   it('every folder of the request line has an index.ts', () => {
     for (const folder of ['http', 'http/filters', 'endpoints', 'endpoints/handlers', 'registry', 'registry/strategies', 'storage', 'admission']) {
       expect(existsSync(join(ROOT, 'src', folder, 'index.ts')), folder).to.equal(true);
