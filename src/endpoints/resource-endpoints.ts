@@ -11,7 +11,7 @@ import { maybeWriteTable } from './handlers/table-response';
 import type { RequestContext } from './request-context';
 import type { ResourceRequestInfo } from './request-info';
 import { RequestScope, type EndpointsConfig, type VirtualCreate, type VirtualRead } from './request-scope';
-import { apiVersionOf } from '../registry';
+import { apiVersionOf, type SubresourceCreater } from '../registry';
 import type { WatchStream } from './watch-stream';
 import { ensureMetadata } from '../apis/object';
 
@@ -50,6 +50,8 @@ export class ResourceEndpoints {
     if (isConnectSubresource(info.resource, subresource)) return connect(scope);
     // A method without a verb (OPTIONS) is routed only to the proxy subresources.
     if (verb === '') throw errors.methodNotAllowed();
+    const creater = storage.subresourceCreater(subresource);
+    if (creater !== undefined) return createSubresource(scope, creater);
     const virtual = this.config.virtualCreates?.get(`${info.group}/${info.resource}${subresource === '' ? '' : `/${subresource}`}`);
     if (virtual !== undefined) return createVirtual(scope, virtual);
     const virtualRead = subresource === '' ? this.config.virtualReads?.get(`${info.group}/${info.resource}`) : undefined;
@@ -79,6 +81,16 @@ export class ResourceEndpoints {
       case 'deletecollection': return deleteCollection(scope);
     }
   }
+}
+
+/** POST to a subresource that stores nothing of its own (pods/binding, pods/eviction, bindings): decode, let its storage act, write the answer. */
+async function createSubresource(scope: RequestScope, creater: SubresourceCreater): Promise<void> {
+  if (scope.info.verb !== 'create') throw errors.methodNotAllowed();
+  if (scope.resource.namespaced && scope.info.namespace === '') throw errors.pathNotFound();
+  const body = await scope.decodeAs(creater.apiVersion, creater.kind);
+  const request = { name: scope.name, namespace: scope.info.namespace, body, dryRun: scope.dryRun('CreateOptions'), writer: scope.writer('CreateOptions') };
+  const result = await scope.storage.createSubresource(creater, request);
+  scope.ctx.response.writeObject(result.status, result.object, { protobuf: scope.config.codec.protobufSupports(creater.apiVersion, creater.kind), table: false });
 }
 
 /** POST to a resource that is not stored: decode, let the handler answer, write its object. */

@@ -3,14 +3,18 @@
  * resource, when first resolved: the key layout kube-apiserver v1.25 uses in etcd (with the
  * storage factory's special prefixes, which belong to the resources below and nowhere else),
  * the kind's strategy, typed decoding, version conversion, deprecation, the Services' allocator,
- * the scale rules of the scalable kinds, and which storages hold secrets.
+ * the scale rules of the scalable kinds, the pods' binding and eviction, and which storages
+ * hold secrets.
  */
 import { Catalogue } from '../apis/catalogue';
 import { convertVersion } from '../apis/conversion';
 import { deprecationOf } from '../apis/deprecations';
 import { TypedDecoder } from '../apis/schema';
 import type { WriteAllocator } from './generic-registry';
-import type { ResourceStorageParts, ScaleRules, TypedDecode, VersionConverter } from './resource-storage';
+import type { ResourceStorageParts, ScaleRules, SubresourceCreater, TypedDecode, VersionConverter } from './resource-storage';
+import { bindingCreater } from './virtual/pod-binding';
+import { evictionCreater } from './virtual/pod-eviction';
+import { errors } from '../util';
 import type { ServedResource } from './served-resource';
 import { strategyFor } from './strategies';
 import type { ResourceStrategy } from './strategy';
@@ -35,6 +39,10 @@ const SPECIAL_PREFIXES: ReadonlyMap<string, string> = new Map([
  * are keyed with their group.
  */
 const GROUP_KEYED_BUILT_IN_GROUPS: ReadonlySet<string> = new Set(['apiextensions.k8s.io', 'apiregistration.k8s.io']);
+
+/** The pods' and the bindings' subresources that store nothing of their own (kube's BindingREST, EvictionREST). */
+const PODS = '/pods';
+const BINDINGS = '/bindings';
 
 /** The resource whose storage holds the Service allocator's side keys. */
 const SERVICES = '/services';
@@ -137,7 +145,27 @@ export class BuiltInStorages {
       deprecation: deprecationOf(resource.group, resource.version, resource.resource),
       allocator: groupResource === SERVICES ? this.options.serviceAllocator : undefined,
       scale: scaleRulesOf(resource),
+      creates: this.createsOf(groupResource),
     };
+  }
+
+  private createsOf(groupResource: string): ReadonlyMap<string, SubresourceCreater> | undefined {
+    const pods = () => this.served('', 'v1', 'pods');
+    if (groupResource === PODS) {
+      return new Map([
+        ['binding', bindingCreater('path', pods)],
+        ['eviction', evictionCreater(() => ({ pods: pods(), budgets: this.served('policy', 'v1', 'poddisruptionbudgets') }))],
+      ]);
+    }
+    if (groupResource === BINDINGS) return new Map([['', bindingCreater('body', pods)]]);
+    return undefined;
+  }
+
+  /** A resource the catalogue must serve (the pods a binding or an eviction acts on). */
+  private served(group: string, version: string, resource: string): ServedResource {
+    const found = this.options.catalogue?.lookup(group, version, resource);
+    if (found === undefined) throw errors.internal(new Error(`the catalogue has no ${resource}`));
+    return found;
   }
 }
 

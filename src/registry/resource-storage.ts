@@ -5,7 +5,8 @@
  * prefix), its strategy, how a request body is decoded into its type, conversion between its
  * served versions (in process, or through a CRD's conversion webhook), defaults applied on read,
  * whether it is served as stored, its deprecation, its allocator (Services' cluster IPs and node
- * ports) and its scale rules. Its verbs (get, list, watch, create, update, guaranteedUpdate,
+ * ports), its scale rules and the creates of its subresources that store nothing of their own
+ * (pods/binding, pods/eviction). Its verbs (get, list, watch, create, update, guaranteedUpdate,
  * delete) run the shared generic logic of GenericRegistry with it, so a handler calls
  * `scope.storage.create(...)` and lands, by "go to definition", on the code that runs.
  *
@@ -53,6 +54,29 @@ export interface ScaleRules {
   selector?: { path: string; shape: 'labelSelector' | 'labelMap' | 'string' };
 }
 
+/**
+ * A create on a path that stores no object of its own but acts on stored ones (kube's
+ * BindingREST and EvictionREST): the request as the endpoints decoded it.
+ */
+export interface SubresourceCreateRequest {
+  /** The name on the path ('' for a create on a collection). */
+  name: string;
+  namespace: string;
+  /** The body, of the creater's apiVersion and kind. */
+  body: JsonObject;
+  dryRun: boolean;
+  /** Who writes, the options object admission webhooks are given, and where warnings and audit annotations go. */
+  writer: Pick<WriteOptions, 'user' | 'options' | 'recorder' | 'trace'>;
+}
+
+export interface SubresourceCreater {
+  /** The kind the request body is, as served at this path. */
+  readonly apiVersion: string;
+  readonly kind: string;
+  /** Acts through the registry; resolves to the answer's object (a Status) and code. */
+  create(registry: GenericRegistry, request: SubresourceCreateRequest): Promise<{ status: number; object: JsonObject }>;
+}
+
 /** What a resource's storage is made of; the catalogue and the CRD index produce these. */
 export interface ResourceStorageParts {
   readonly resource: ServedResource;
@@ -76,6 +100,8 @@ export interface ResourceStorageParts {
   /** Side keys written with its objects (Services: cluster IPs and node ports). */
   readonly allocator?: WriteAllocator;
   readonly scale?: ScaleRules;
+  /** The creates of its subresources that store no object of their own, by subresource ('' for the resource itself: `bindings`). */
+  readonly creates?: ReadonlyMap<string, SubresourceCreater>;
 }
 
 export class ResourceStorage {
@@ -143,6 +169,16 @@ export class ResourceStorage {
 
   delete(namespace: string, name: string, options: DeleteOptions): Promise<DeleteResult> {
     return this.registry.delete(this, namespace, name, options);
+  }
+
+  /** The create of a subresource that stores no object of its own (pods/binding, pods/eviction; '' for `bindings` itself), if it has one. */
+  subresourceCreater(subresource: string): SubresourceCreater | undefined {
+    return this.parts.creates?.get(subresource);
+  }
+
+  /** A create on such a subresource. */
+  createSubresource(creater: SubresourceCreater, request: SubresourceCreateRequest): Promise<{ status: number; object: JsonObject }> {
+    return creater.create(this.registry, request);
   }
 
   /** Waits until a watch from `start` can begin on this replica (`latest`: what a quorum read sees now). */

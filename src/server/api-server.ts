@@ -30,7 +30,7 @@ import type { ServiceAccountTokenSigner } from '../authn';
 import { PolicyReconciler, type AuthorizationAttributes, type AuthorizationResult } from '../authz';
 import { registryRbacClient, rbacEscalationCheck } from './rbac-registry-client';
 import { buildSecurity, type ApiServerSecurity } from './security-stages';
-import { componentStatuses, coreVirtualCreates } from './core-virtual-resources';
+import { componentStatuses } from './core-virtual-resources';
 import { DEFAULT_SERVER_ADMISSION_OPTIONS, admissionPluginRegistry, bootstrapPriorityClasses, buildServerAdmission, type ServerAdmissionOptions } from './server-admission';
 import { buildAudit, type AuditOptions } from './audit-backends';
 import { webhookCatalog, type ServedResourceInfo } from './admission-webhooks';
@@ -279,7 +279,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     minWatchTimeoutSeconds: config.minRequestTimeoutSeconds,
     serverSideApply: parts.serverSideApply,
     onDeprecatedRequest: (labels) => metrics.deprecatedApiRequested(labels),
-    virtualCreates: new Map([...security.virtualCreates, ...coreVirtualCreates()]),
+    virtualCreates: security.virtualCreates,
     virtualReads: new Map([['/componentstatuses', componentStatuses(parts.kv, parts.storeHealthy, async () => controllerLeaseHeld(cache))]]),
     connect: await buildConnect(config.kubelet ?? DEFAULT_KUBELET_CLIENT_OPTIONS, certificates.ca, admission.chain, config.dataDir),
   });

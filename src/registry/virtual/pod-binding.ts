@@ -7,6 +7,7 @@
  */
 import { errors, type ApiError } from '../../util';
 import type { GenericRegistry } from '../generic-registry';
+import type { SubresourceCreater } from '../resource-storage';
 import type { ServedResource } from '../served-resource';
 import type { JsonObject } from '../../apis/object';
 
@@ -23,6 +24,22 @@ function conflict(podName: string, why: string): ApiError {
 
 function nowRfc3339(): string {
   return new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/**
+ * The create of `bindings` (the pod named by the Binding) or of `pods/binding` (the pod named by
+ * the path): binds the pod found by `pods`.
+ */
+export function bindingCreater(podNamedBy: 'path' | 'body', pods: () => ServedResource): SubresourceCreater {
+  return {
+    apiVersion: 'v1',
+    kind: 'Binding',
+    async create(registry, request) {
+      const podName = podNamedBy === 'path' ? request.name : String(((request.body.metadata ?? {}) as JsonObject).name ?? '');
+      const status = await bindPod(registry, pods(), { podName, namespace: request.namespace, binding: request.body }, { dryRun: request.dryRun });
+      return { status: 201, object: status };
+    },
+  };
 }
 
 /** Binds the pod; resolves to the Success Status v1.25 answers (201). */

@@ -12,6 +12,7 @@
 import { labelSelectorFromObject } from '../../apis/selectors';
 import { ApiError, errors } from '../../util';
 import type { DeleteOptions, GenericRegistry } from '../generic-registry';
+import type { SubresourceCreater } from '../resource-storage';
 import type { ServedResource } from '../served-resource';
 import type { JsonObject } from '../../apis/object';
 
@@ -82,6 +83,30 @@ function markDisruptionsExhausted(status: JsonObject): void {
   if (index >= 0) conditions[index] = condition;
   else conditions.push(condition);
   status.conditions = conditions;
+}
+
+/**
+ * The create of `pods/eviction`: the Eviction's deleteOptions (dry run, grace period,
+ * propagation, preconditions) with the request's, then evictPod.
+ */
+export function evictionCreater(resources: () => { pods: ServedResource; budgets: ServedResource }): SubresourceCreater {
+  return {
+    apiVersion: 'policy/v1',
+    kind: 'Eviction',
+    async create(registry, request) {
+      const given = (request.body.deleteOptions ?? {}) as JsonObject;
+      const preconditions = (given.preconditions ?? undefined) as DeleteOptions['preconditions'];
+      const deleteOptions: DeleteOptions = {
+        dryRun: request.dryRun || (Array.isArray(given.dryRun) && given.dryRun.includes('All')),
+        ...(typeof given.gracePeriodSeconds === 'number' ? { gracePeriodSeconds: given.gracePeriodSeconds } : {}),
+        ...(typeof given.propagationPolicy === 'string' ? { propagationPolicy: given.propagationPolicy as DeleteOptions['propagationPolicy'] } : {}),
+        ...(preconditions !== undefined && preconditions !== null ? { preconditions } : {}),
+        ...request.writer,
+      };
+      const status = await evictPod(registry, resources(), { podName: request.name, namespace: request.namespace, eviction: request.body }, deleteOptions);
+      return { status: 201, object: status };
+    },
+  };
 }
 
 /** Evicts the pod; resolves to the Success Status (201) or throws v1.25's refusal. */
