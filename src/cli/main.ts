@@ -189,15 +189,18 @@ async function main(argv: string[], seams: CarinaSeams): Promise<number> {
       await tracing?.shutdown();
     }, replica === undefined ? undefined : () => ({ raft: replica.raftStatus(), corruption: replica.corruption()?.reason, storeMetrics: replica.metricFamilies(), storeStatus: replica.statusReport() }));
   }
-  const parts = buildApiServerParts(kv, { runtimeConfig: flags['runtime-config'] as string, storeHealthy: storeHealthCheck(kv) });
   const replica = store?.replica;
-  if (replica !== undefined) {
-    parts.storeInProcess = true;
-    parts.raftStatus = () => replica.raftStatus();
-    parts.storeMetrics = () => replica.metricFamilies();
-    parts.storeStatus = () => replica.statusReport();
-    parts.storeCorruption = () => replica.corruption()?.reason;
-  }
+  const parts = buildApiServerParts(kv, {
+    runtimeConfig: flags['runtime-config'] as string,
+    storeHealthy: storeHealthCheck(kv),
+    replica: replica === undefined ? undefined : {
+      inProcess: true,
+      raftStatus: () => replica.raftStatus(),
+      metrics: () => replica.metricFamilies(),
+      status: () => replica.statusReport(),
+      corruption: () => replica.corruption()?.reason,
+    },
+  });
   const identity = replicaIdentity(flags, store !== undefined);
   startUp.mark('API parts');
   const api = await startApiServer({ ...apiServerConfig(flags, dataDir, identity), encryptionProviders: encryption, admission, audit, tracing }, parts, log);
@@ -350,13 +353,17 @@ async function runApiWorker(flags: FlagValues, dataDir: string, workerId: number
   });
   // The primary's store is Carina's: its transactions may relocate keys (src/storage/key-layout-migration.ts).
   const kv = external ? client : Object.assign(client, { relocates: true });
-  const parts = buildApiServerParts(kv, { runtimeConfig: flags['runtime-config'] as string, storeHealthy: storeHealthCheck(kv) });
-  if (!external) {
-    parts.raftStatus = () => primary.status().raft ?? { id: 0, role: 'unknown', term: 0, lead: 0, commit: 0, applied: 0, lastIndex: 0, progress: {} };
-    parts.storeCorruption = () => primary.status().corruption;
-    parts.storeMetrics = () => primary.status().storeMetrics ?? [];
-    parts.storeStatus = () => primary.status().storeStatus;
-  }
+  const parts = buildApiServerParts(kv, {
+    runtimeConfig: flags['runtime-config'] as string,
+    storeHealthy: storeHealthCheck(kv),
+    replica: external ? undefined : {
+      inProcess: false,
+      raftStatus: () => primary.status().raft ?? { id: 0, role: 'unknown', term: 0, lead: 0, commit: 0, applied: 0, lastIndex: 0, progress: {} },
+      metrics: () => primary.status().storeMetrics ?? [],
+      status: () => primary.status().storeStatus,
+      corruption: () => primary.status().corruption,
+    },
+  });
   const identity = replicaIdentity(flags, !external);
   const duties = workerId === 1;
   const api = await startApiServer({

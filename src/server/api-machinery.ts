@@ -21,16 +21,19 @@ import type { DiscoveryDocuments } from '../http';
 import type { ServedResourceInfo } from './admission-webhooks';
 import { refuseTooDeep, yamlBodyError } from '../endpoints';
 import { errors } from '../util';
-import type { ApiServerParts } from './api-server';
+import type { ApiServerParts, ReplicaViews } from './api-server';
 import { parseRuntimeConfig } from './runtime-config';
 import type { JsonObject } from '../apis/object';
 
 export interface PartsOptions {
   runtimeConfig: string;
   storeHealthy: () => Promise<string | undefined>;
+  /** The store replica the server runs on, when it is Carina's own. */
+  replica?: ReplicaViews;
 }
 
-export type DefaultParts = ApiServerParts & { catalogue: Catalogue; customResources: CustomResourceIndex };
+/** The parts `carina server` runs with (the name its callers know). */
+export type DefaultParts = ApiServerParts;
 
 export function buildApiServerParts(kv: KvClient, options: PartsOptions): DefaultParts {
   const catalogue = Catalogue.load({ runtimeConfig: parseRuntimeConfig(options.runtimeConfig) });
@@ -118,6 +121,7 @@ export function buildApiServerParts(kv: KvClient, options: PartsOptions): Defaul
     trackManagedFields: (live, updated, manager, subresource, resetFields) =>
       updateManagedFields(live, updated, manager, { now: nowRfc3339(), subresource: subresource || undefined, convert: convertForManagers, topologyOf, ignoredFields: fieldPaths(resetFields) }),
     storeHealthy: options.storeHealthy,
+    replica: options.replica,
     servedResources: servedResourcesWith(catalogue, customResources),
   };
 }

@@ -1,10 +1,15 @@
 /**
- * Composition root of the Kubernetes API server (kubernetes/apiserver pkg/server/config.go:
- * Config → New): certificates and admin kubeconfig, the object store over a KV client (the
- * embedded replica or an external etcd), the watch cache, the registry with its strategies, the
- * resource endpoints, the filter chain, health checks and the HTTPS listener (or, with `listen:
- * false`, no listener: the in-process test harness hands requests to `handle`). Only this folder
- * and src/cli construct concrete classes; everything is built with what it needs, in order.
+ * Composition root of the Kubernetes API server, as kube's genericapiserver composes one
+ * (pkg/server/config.go: Config -> Complete -> New -> PrepareRun): `completeApiServerConfig`
+ * fills the defaults and builds the request line in order (certificates, the object store over a
+ * KV client, the watch cache, audit, authentication and authorization, every resource's storage,
+ * the admission chain, the registry, the endpoints); `serveApiServer` makes the server of it
+ * (aggregation layer, flow control, health checks, the filter chain and the HTTPS listener, or
+ * with `listen: false` none: the in-process test harness hands requests to `handle`). The
+ * parts it is made with (ApiServerParts) are all given at construction. Only this folder and
+ * src/cli construct concrete classes; everything is built with what it needs, in order, but for
+ * one late-bound step named where it is (LateBoundRegistry: admission plugins write through the
+ * registry, which runs the chain).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { networkInterfaces } from 'node:os';
@@ -18,9 +23,10 @@ import { NonResourceRoutes, type DiscoveryDocuments } from '../http';
 import { ApiMetrics } from '../observability/api-metrics';
 import { StorageMetrics } from '../observability/storage-metrics';
 import { StatusPage } from '../observability/status-page';
-import { BuiltInStorages, GenericRegistry, ServiceAllocator, StorageSources, keyLayoutMoves, parseNodePortRange, resourceKeyPrefix, type BuiltInStoragesOptions, type RegistryConfig, type ResourceStrategy, type StorageSource } from '../registry';
+import { BuiltInStorages, GenericRegistry, ServiceAllocator, StorageSources, keyLayoutMoves, parseNodePortRange, resourceKeyPrefix, type RegistryConfig } from '../registry';
 import { ObjectStore, WatchCache, migrateKeyLayout, openStoreWatchCount } from '../storage';
-import { CRD_KEY_PREFIX } from '../apiextensions';
+import { CRD_KEY_PREFIX, type CustomResourceIndex } from '../apiextensions';
+import type { Catalogue } from '../apis/catalogue';
 import { EncryptionAtRest, type ValueTransformer } from '../storage';
 import { KubernetesServiceController } from '../controllers/kubernetes-service';
 import { errors } from '../util';
@@ -31,7 +37,7 @@ import { PolicyReconciler, type AuthorizationAttributes, type AuthorizationResul
 import { registryRbacClient, rbacEscalationCheck } from './rbac-registry-client';
 import { buildSecurity, type ApiServerSecurity } from './security-stages';
 import { componentStatuses } from './core-virtual-resources';
-import { DEFAULT_SERVER_ADMISSION_OPTIONS, admissionPluginRegistry, bootstrapPriorityClasses, buildServerAdmission, type ServerAdmissionOptions } from './server-admission';
+import { DEFAULT_SERVER_ADMISSION_OPTIONS, LateBoundRegistry, admissionPluginRegistry, bootstrapPriorityClasses, buildServerAdmission, type ServerAdmissionOptions } from './server-admission';
 import { buildAudit, type AuditOptions } from './audit-backends';
 import { webhookCatalog, type ServedResourceInfo } from './admission-webhooks';
 import { CircuitBreaker, DEFAULT_CIRCUIT_BREAKER, webhookAdmissionMetrics } from '../admission';
@@ -109,41 +115,44 @@ export function chooseAdvertiseAddress(bindAddress: string, configured: string):
   return undefined;
 }
 
+/**
+ * The API machinery a server is made with (src/server/api-machinery.ts buildApiServerParts makes
+ * it from the catalogue and the store), all of it given at construction: nothing is set later.
+ */
 export interface ApiServerParts {
+  /** The store's client: the embedded replica, an API worker's client of its replica, or an external etcd. */
   kv: KvClient;
-  /** The built-in resources this replica serves (the catalogue under its runtime config). */
-  catalogue: NonNullable<BuiltInStoragesOptions['catalogue']>;
-  discovery: DiscoveryDocuments;
-  applyPatch: ApplyPatch;
-  protobuf?: ProtobufObjectCodec;
-  serverSideApply?: ServerSideApply;
-  /** Decodes YAML request bodies off the event loop (src/codec/yaml-body-decoder.ts); closed when the server stops. */
-  yamlBodies?: YamlBodyReader & { close(): Promise<void> };
-  trackManagedFields?: RegistryConfig['trackManagedFields'];
-  /** This replica's Raft state, when the store is embedded (for /metrics). */
-  raftStatus?: () => RaftStatusView;
-  /** The embedded store replica's metrics under etcd 3.4's names (for /metrics). */
-  storeMetrics?: () => readonly MetricFamily[];
-  /** The embedded store replica as the status page shows it (/status). */
-  storeStatus?: () => StoreStatusReport | undefined;
   /** The store is reachable with a quorum (readiness and the etcd check). */
   storeHealthy: () => Promise<string | undefined>;
-  /** The store replica runs in this process (not an external etcd, not another process's). */
-  storeInProcess?: boolean;
-  /** Why the embedded store replica diverged from the others' (consistency checks), if it did. */
-  storeCorruption?: () => string | undefined;
-  /**
-   * Custom resources (src/apiextensions): follows the watch cache and makes the custom
-   * resources' storages (resolved after the built-in ones), and gives the strategies of its own
-   * built-in resources (customresourcedefinitions).
-   */
-  customResources?: StorageSource & {
-    attach(cache: WatchCache): void;
-    stop(): void;
-    readonly builtInStrategies: ReadonlyMap<string, ResourceStrategy>;
-  };
+  /** The store replica this server runs on, when it is Carina's own (absent for an external etcd). */
+  replica?: ReplicaViews;
+  /** The built-in resources this replica serves (the catalogue under its runtime config). */
+  catalogue: Catalogue;
+  /** Custom resources: follows the watch cache, makes their storages, gives the CRDs' own strategy. */
+  customResources: CustomResourceIndex;
+  discovery: DiscoveryDocuments;
+  applyPatch: ApplyPatch;
+  protobuf: ProtobufObjectCodec;
+  serverSideApply: ServerSideApply;
+  /** Decodes YAML request bodies off the event loop (src/codec/yaml-body-decoder.ts); closed when the server stops. */
+  yamlBodies: YamlBodyReader & { close(): Promise<void> };
+  trackManagedFields: NonNullable<RegistryConfig['trackManagedFields']>;
   /** Every served resource (custom ones included) with its storage location: the admission webhooks' equivalent resources. */
-  servedResources?: () => readonly ServedResourceInfo[];
+  servedResources: () => readonly ServedResourceInfo[];
+}
+
+/** What the server shows of the store replica it runs on (metrics, /status, readiness). */
+export interface ReplicaViews {
+  /** The replica runs in this process (not another process's, as an API worker's). */
+  inProcess: boolean;
+  /** Its Raft state (for /metrics). */
+  raftStatus(): RaftStatusView;
+  /** Its metrics under etcd 3.4's names (for /metrics). */
+  metrics(): readonly MetricFamily[];
+  /** As the status page shows it (/status). */
+  status(): StoreStatusReport | undefined;
+  /** Why it diverged from the others' (consistency checks), if it did. */
+  corruption(): string | undefined;
 }
 
 export interface RaftStatusView {
@@ -185,12 +194,55 @@ async function storedCustomResources(store: ObjectStore): Promise<Array<{ group:
   });
 }
 
+/** The config with its defaults filled: v1.25's admission plugins, kubelet client, aggregation layer and flow control; a listener. */
+export type CompletedApiServerOptions = ApiServerConfig & Required<Pick<ApiServerConfig, 'admission' | 'kubelet' | 'aggregator' | 'flowControl' | 'listen'>>;
+
+/**
+ * A config completed (kube's genericapiserver Config.Complete, then the request line New builds):
+ * the defaults filled, and the parts a request passes built in order, each with what it needs:
+ * certificates, the store and its watch cache, the body codec, audit, authentication and
+ * authorization, every resource's storage, the admission chain, the registry, the endpoints.
+ */
+export interface CompletedApiServerConfig {
+  readonly config: CompletedApiServerOptions;
+  readonly parts: ApiServerParts;
+  readonly log: (line: string) => void;
+  readonly certificates: Awaited<ReturnType<typeof loadOrCreateClusterCertificates>>;
+  readonly metrics: ApiMetrics;
+  /** The host clients are told to reach this replica at (loopback for a wildcard bind address). */
+  readonly advertisedHost: string;
+  readonly cache: WatchCache;
+  readonly bodyCodec: BodyCodec;
+  readonly audit: Awaited<ReturnType<typeof buildAudit>>;
+  readonly security: Awaited<ReturnType<typeof buildSecurity>>;
+  readonly allocator: ServiceAllocator;
+  readonly sources: StorageSources;
+  readonly admission: Awaited<ReturnType<typeof buildServerAdmission>>;
+  readonly registry: GenericRegistry;
+  readonly endpoints: ResourceEndpoints;
+}
+
+/** Config -> CompletedConfig -> Server, as kube's genericapiserver composes: what `carina server` and the test harness start. */
 export async function startApiServer(config: ApiServerConfig, parts: ApiServerParts, log: (line: string) => void): Promise<RunningApiServer> {
+  return serveApiServer(await completeApiServerConfig(config, parts, log));
+}
+
+/** Fills the defaults and builds the request line, in order (CompletedApiServerConfig says what). */
+export async function completeApiServerConfig(given: ApiServerConfig, parts: ApiServerParts, log: (line: string) => void): Promise<CompletedApiServerConfig> {
+  const config: CompletedApiServerOptions = {
+    ...given,
+    admission: given.admission ?? DEFAULT_SERVER_ADMISSION_OPTIONS,
+    kubelet: given.kubelet ?? DEFAULT_KUBELET_CLIENT_OPTIONS,
+    aggregator: given.aggregator ?? DEFAULT_AGGREGATOR_OPTIONS,
+    flowControl: given.flowControl ?? DEFAULT_FLOW_CONTROL,
+    listen: given.listen !== false,
+  };
   // The shared PKI is in <data-dir>/pki before this (the CLI made or required it); the store only checks it is the cluster's.
   const certificates = await loadOrCreateClusterCertificates(config.dataDir, {
     serving: { dnsNames: config.servingDnsNames, ipAddresses: config.servingIpAddresses },
   });
   await checkSharedClusterCa(parts.kv, config.dataDir, log);
+  const replica = parts.replica;
   const valueTransformer = config.encryptionProviders === undefined ? undefined : EncryptionAtRest.forResources(config.encryptionProviders, resourceKeyPrefix);
   if (valueTransformer !== undefined) log(`encryption at rest for ${valueTransformer.keyPrefixes.join(', ')}`);
   const metrics = new ApiMetrics();
@@ -210,7 +262,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const cache = new WatchCache(store, { log, unsharedStringPrefixes: BuiltInStorages.prefixesHoldingSecrets(), historyWindowMs: config.watchCacheHistoryMs, fanOutIntervalMs: config.watchFanOutIntervalMs, onList: (prefix, fetched, returned) => storageMetrics.cacheListServed(prefix, fetched, returned) });
   cacheRef = cache;
   cache.start();
-  parts.customResources?.attach(cache);
+  parts.customResources.attach(cache);
   const advertisedHost = config.bindAddress === '0.0.0.0' || config.bindAddress === '::' ? '127.0.0.1' : config.bindAddress;
   const bodyCodec = new BodyCodec(parts.protobuf, parts.yamlBodies);
   const audit = await buildAudit(config.audit, { codec: bodyCodec, metrics, log });
@@ -226,31 +278,27 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   // Every served resource's storage: the built-in ones from the catalogue, then the custom ones from the CRD index.
   const nodePorts = parseNodePortRange(config.serviceNodePortRange);
   const allocator = new ServiceAllocator(store, { serviceCidr: config.serviceClusterIpRange, nodePortMin: nodePorts.min, nodePortMax: nodePorts.max });
-  const builtIn = new BuiltInStorages({ catalogue: parts.catalogue, serviceAllocator: allocator, strategies: parts.customResources?.builtInStrategies });
+  const builtIn = new BuiltInStorages({ catalogue: parts.catalogue, serviceAllocator: allocator, strategies: parts.customResources.builtInStrategies });
   const sources = new StorageSources(builtIn, parts.customResources);
-  const admissionOptions = config.admission ?? DEFAULT_SERVER_ADMISSION_OPTIONS;
+  const admissionOptions = config.admission;
   const breaker = new CircuitBreaker(admissionOptions.circuitBreaker ?? DEFAULT_CIRCUIT_BREAKER);
   const admissionMetrics = webhookAdmissionMetrics(metrics.registry, breaker);
-  const noServedResources: readonly ServedResourceInfo[] = [];
   const webhookWiring = {
     cache,
     store,
-    catalog: webhookCatalog(sources, parts.servedResources ?? (() => noServedResources)),
+    catalog: webhookCatalog(sources, parts.servedResources),
     breaker,
     metrics: admissionMetrics,
     log,
   };
-  // The chain's plugins write through the registry, which needs the chain first: they reach it lazily.
-  let registryRef: GenericRegistry | undefined;
+  // The chain's plugins write through the registry, which needs the chain first: bound below, once built.
+  const registryForAdmission = new LateBoundRegistry();
   const admission = await buildServerAdmission({
     options: admissionOptions,
     plugins: admissionPluginRegistry(() => webhookWiring),
     cache,
     store,
-    registry: () => {
-      if (registryRef === undefined) throw new Error('the registry is not built yet');
-      return registryRef;
-    },
+    registry: registryForAdmission,
     lookup: (group, version, resource) => sources.lookup(group, version, resource),
     lookupKind: (group, version, kind) => sources.lookupKind(group, version, kind),
     authorizer: security.authorization.authorizer,
@@ -262,14 +310,12 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     store,
     cache,
     sources,
-    anyListsFromLocalStore: parts.storeInProcess === true,
+    anyListsFromLocalStore: replica?.inProcess === true,
     consistentReadsFromCache: config.consistentReadsFromCache === true,
     trackManagedFields: parts.trackManagedFields,
     admission: admission.chain,
   });
-  registryRef = registry;
-  const namespaces = sources.lookup('', 'v1', 'namespaces');
-  if (namespaces === undefined) throw new Error('the catalogue has no namespaces resource');
+  registryForAdmission.bind(registry);
   const endpoints = new ResourceEndpoints({
     storages: registry.storages,
     resolver: sources,
@@ -281,9 +327,22 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     onDeprecatedRequest: (labels) => metrics.deprecatedApiRequested(labels),
     virtualCreates: security.virtualCreates,
     virtualReads: new Map([['/componentstatuses', componentStatuses(parts.kv, parts.storeHealthy, async () => controllerLeaseHeld(cache))]]),
-    connect: await buildConnect(config.kubelet ?? DEFAULT_KUBELET_CLIENT_OPTIONS, certificates.ca, admission.chain, config.dataDir),
+    connect: await buildConnect(config.kubelet, certificates.ca, admission.chain, config.dataDir),
   });
-  const aggregator = await buildAggregator(config.aggregator ?? DEFAULT_AGGREGATOR_OPTIONS, {
+  return { config, parts, log, certificates, metrics, advertisedHost, cache, bodyCodec, audit, security, allocator, sources, admission, registry, endpoints };
+}
+
+/**
+ * The server of a completed config (kube's New and PrepareRun): the aggregation layer, flow
+ * control, health checks, metrics and the status page, the listener, the start-up writes and
+ * the shutdown.
+ */
+export async function serveApiServer(completed: CompletedApiServerConfig): Promise<RunningApiServer> {
+  const { config, parts, log, certificates, metrics, advertisedHost, cache, bodyCodec, audit, security, allocator, sources, admission, registry, endpoints } = completed;
+  const replica = parts.replica;
+  const namespaces = sources.lookup('', 'v1', 'namespaces');
+  if (namespaces === undefined) throw new Error('the catalogue has no namespaces resource');
+  const aggregator = await buildAggregator(config.aggregator, {
     clusterCa: certificates.ca,
     pkiDir: certificates.dir,
     resolver: sources,
@@ -293,13 +352,13 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     authentication: config.security.authentication,
     log,
   });
-  const flowControl = buildFlowControl(config.flowControl ?? DEFAULT_FLOW_CONTROL, {
+  const flowControl = buildFlowControl(config.flowControl, {
     cache,
     kv: parts.kv,
     metrics,
     resourcePrefixes: () => {
       const seen = new Map<string, { group: string; resource: string; prefix: string }>();
-      for (const served of parts.servedResources?.() ?? []) {
+      for (const served of parts.servedResources()) {
         const key = `${served.resource}.${served.group}`;
         if (!seen.has(key)) seen.set(key, { group: served.group, resource: served.resource, prefix: registry.listPrefix(served, '') });
       }
@@ -319,16 +378,16 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   const bootstrapReady = startupHookCheck('poststarthook/bootstrap-system-namespaces', () => bootstrapped, 0, startedAt);
   const watchCacheReady: HealthCheck = { name: 'informer-sync', check: async () => (cache.isReady ? undefined : 'watch cache filling') };
   const shutdown: HealthCheck = { name: 'shutdown', check: async () => (shuttingDown ? 'process is shutting down' : undefined) };
-  const storeConsistency: HealthCheck = { name: 'store-consistency', check: async () => parts.storeCorruption?.() };
+  const storeConsistency: HealthCheck = { name: 'store-consistency', check: async () => replica?.corruption() };
   const rbacBootstrap = startupHookCheck('poststarthook/rbac/bootstrap-roles', () => policyReconciled, config.livezGracePeriodMs, startedAt);
   const rbacBootstrapReady = startupHookCheck('poststarthook/rbac/bootstrap-roles', () => policyReconciled, 0, startedAt);
   const priorityClassesHook = startupHookCheck('poststarthook/scheduling/bootstrap-system-priority-classes', () => priorityClassesBootstrapped, config.livezGracePeriodMs, startedAt);
   const priorityClassesReady = startupHookCheck('poststarthook/scheduling/bootstrap-system-priority-classes', () => priorityClassesBootstrapped, 0, startedAt);
   const authorizerSynced: HealthCheck = { name: 'poststarthook/authorization-sync', check: async () => (security.isSynced ? undefined : 'authorizers have not listed their objects yet') };
   metrics.gauge('carina_store_watch_streams', 'Watch streams this replica holds open on the store (the watch cache needs one, whatever the number of watchers).', openStoreWatchCount);
-  if (parts.raftStatus !== undefined) {
-    const raft = parts.raftStatus;
-    // Only what etcd 3.4 has no name for: the rest is the store's own families (parts.storeMetrics).
+  if (replica !== undefined) {
+    const raft = () => replica.raftStatus();
+    // Only what etcd 3.4 has no name for: the rest is the store's own families (replica.metrics).
     metrics.gauge('carina_raft_term', 'Raft term this replica is in.', () => raft().term);
     metrics.gauge('carina_raft_leader_id', 'Member id of the leader this replica follows (0: none known).', () => raft().lead);
     metrics.labelledGauge('carina_raft_peer_lag_entries', 'On the leader: log entries each member is behind the leader\'s last index.', ['member'], () => {
@@ -336,7 +395,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
       return Object.entries(status.progress).map(([member, p]) => ({ labels: { member }, value: Math.max(0, status.lastIndex - p.match) }));
     });
   }
-  if (parts.storeMetrics !== undefined) metrics.addFamilies(parts.storeMetrics);
+  if (replica !== undefined) metrics.addFamilies(() => replica.metrics());
   // Tracing (src/observability): a lossy export pipeline must be visible.
   const spans = config.tracing?.counts;
   if (spans !== undefined) {
@@ -350,7 +409,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
   // /status and /status/data (src/observability/status-page.ts): behind authentication and RBAC like every non-resource URL.
   const statusPage = new StatusPage({
     identity: config.identity,
-    store: parts.storeStatus,
+    store: replica === undefined ? undefined : () => replica.status(),
     requests: metrics.requestWindow,
     watchers: () => cache.watcherCount,
     fanOutBacklog: () => cache.fanOutBacklog,
@@ -380,7 +439,7 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
     log,
     kindOf: (group, version, resource) => sources.lookup(group, version, resource)?.kind,
   });
-  const address = config.listen === false ? `${config.bindAddress}:${config.securePort}` : await server.start();
+  const address = !config.listen ? `${config.bindAddress}:${config.securePort}` : await server.start();
   const port = Number(address.slice(address.lastIndexOf(':') + 1));
   const url = apiServerUrl(advertisedHost, port);
   const kubeconfigPath = config.writeKubeconfig === false ? join(config.dataDir, ADMIN_KUBECONFIG_NAME) : await writeAdminKubeconfig(config.dataDir, certificates, url);
@@ -483,10 +542,10 @@ export async function startApiServer(config: ApiServerConfig, parts: ApiServerPa
       statusPage.stop();
       admission.stop();
       await security.stop();
-      parts.customResources?.stop();
+      parts.customResources.stop();
       // Buffered events go out; a receiver that does not answer does not hold the shutdown long.
       if (audit !== undefined) await withTimeout(audit.shutdown(), 5000);
-      await parts.yamlBodies?.close();
+      await parts.yamlBodies.close();
       cache.stop();
     },
   };

@@ -56,17 +56,38 @@ function unwired(): never {
   throw new Error('the webhook plugins are not wired to a server');
 }
 
+/**
+ * The registry as the admission plugins reach it (NamespaceLifecycle's and ResourceQuota's
+ * writes). The registry runs the admission chain on every write, so it can only be built after
+ * the chain: this is the one late-bound step of the server's composition, bound once by
+ * startApiServer as soon as the registry exists, before any request is served. A plugin that
+ * wrote before that would fail loudly rather than write around admission.
+ */
+export class LateBoundRegistry {
+  private bound?: GenericRegistry;
+
+  bind(registry: GenericRegistry): void {
+    if (this.bound !== undefined) throw new Error('the registry is bound already');
+    this.bound = registry;
+  }
+
+  get registry(): GenericRegistry {
+    if (this.bound === undefined) throw new Error('the registry is not built yet');
+    return this.bound;
+  }
+}
+
 /** Writes as the server: no user, so admission runs again with none and authorization is not asked. */
-export function registryAdmissionClient(registry: () => GenericRegistry, lookup: (group: string, version: string, resource: string) => ServedResource | undefined): AdmissionClient {
+export function registryAdmissionClient(late: LateBoundRegistry, lookup: (group: string, version: string, resource: string) => ServedResource | undefined): AdmissionClient {
   const resourceOf = (group: string, version: string, resource: string) => {
     const found = lookup(group, version, resource);
     if (found === undefined) throw new Error(`the catalogue has no ${resource}`);
     return found;
   };
   return {
-    create: (target, namespace, object) => registry().create(resourceOf(target.group, target.version, target.resource), namespace, object, { dryRun: false, subresource: '' }),
+    create: (target, namespace, object) => late.registry.create(resourceOf(target.group, target.version, target.resource), namespace, object, { dryRun: false, subresource: '' }),
     async updateStatus(target, namespace, object) {
-      const result = await registry().update(resourceOf(target.group, target.version, target.resource), namespace, nameOf(object), object, { dryRun: false, subresource: 'status' });
+      const result = await late.registry.update(resourceOf(target.group, target.version, target.resource), namespace, nameOf(object), object, { dryRun: false, subresource: 'status' });
       return result.object;
     },
   };
@@ -77,8 +98,8 @@ export interface ServerAdmissionInput {
   plugins: AdmissionPluginRegistry;
   cache: WatchCache;
   store: ObjectStore;
-  /** The registry the chain is built for (it needs the chain first, so plugins reach it lazily). */
-  registry: () => GenericRegistry;
+  /** The registry the chain is built for, bound once it exists (it needs the chain first). */
+  registry: LateBoundRegistry;
   lookup: (group: string, version: string, resource: string) => ServedResource | undefined;
   lookupKind?: (group: string, version: string, kind: string) => ServedResource | undefined;
   authorizer: Authorizer;
