@@ -1,8 +1,9 @@
 /**
  * The HTTPS listener: HTTP/2 and HTTP/1.1 on one port, TLS with optional client certificates,
- * and for each request a RequestContext run through the filter chain (filters/README.md). Resource
- * requests end in the resource endpoints (src/endpoints), everything else in NonResourceRoutes;
- * a path an APIService owns goes to the aggregation layer first (src/aggregator). HTTP/1.1 Upgrade
+ * and for each request a RequestContext run through the filter chain (filters/README.md), whose
+ * last step is the RequestRouter (request-router.ts): resource requests end in the resource
+ * endpoints (src/endpoints), everything else in NonResourceRoutes; a path an APIService owns
+ * goes to the aggregation layer first (src/aggregator). HTTP/1.1 Upgrade
  * requests run the same chain with their connection in the context, for the handler that proxies
  * them (src/proxy) to take.
  * This file parses nothing beyond splitting the raw URL into path and query: the request-info
@@ -41,6 +42,7 @@ import { ApiError, errors } from '../util';
 import { BodyCodec, RequestContext, ResponseWriter, type HttpResponse, type ResourceEndpoints, type ResourceRequestInfo } from '../endpoints';
 import type { ApiMetrics, RequestLabels, WatchedKind } from '../observability/api-metrics';
 import { FilterChain, completeAudit, type Filter } from './filters';
+import { RequestRouter, type AggregatedPaths } from './request-router';
 import { useGoStatusLines } from './go-status-text';
 import type { NonResourceRoutes } from './non-resource-routes';
 import type { LogLine } from '../observability/logger';
@@ -55,7 +57,7 @@ export interface ApiHttpServerOptions {
   endpoints: ResourceEndpoints;
   routes: NonResourceRoutes;
   /** The aggregation layer: serves a request an APIService owns (true), before Carina's own routes. */
-  aggregator?: (ctx: RequestContext) => Promise<boolean>;
+  aggregator?: AggregatedPaths;
   metrics: ApiMetrics;
   /** Encodes responses and error Statuses in the representation the client prefers. */
   codec: BodyCodec;
@@ -219,10 +221,7 @@ export class ApiHttpServer {
 
   constructor(private readonly options: ApiHttpServerOptions) {
     const filters = options.filters.map((filter) => (filter.name === 'authentication' ? measuredAuthentication(filter, options.metrics) : filter));
-    this.chain = new FilterChain(filters, async (ctx) => {
-      if (options.aggregator !== undefined && (await options.aggregator(ctx))) return;
-      return ctx.info.isResourceRequest ? options.endpoints.serve(ctx, ctx.info) : options.routes.serve(ctx, ctx.info);
-    }, options.log);
+    this.chain = new FilterChain(filters, new RequestRouter({ endpoints: options.endpoints, routes: options.routes, aggregator: options.aggregator }), options.log);
   }
 
   async start(): Promise<string> {

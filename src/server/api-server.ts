@@ -432,7 +432,7 @@ export async function serveApiServer(completed: CompletedApiServerConfig): Promi
     filters: withOverloadStage(security.filters, flowControl.filter),
     endpoints,
     routes,
-    aggregator: (ctx) => aggregator.proxy.serve(ctx),
+    aggregator: aggregator.proxy,
     metrics,
     codec: bodyCodec,
     audit,

@@ -42,13 +42,31 @@ export function routeOf(info: RequestInfo | undefined): string | undefined {
 }
 
 /** Runs `next` (the filters and the handler) inside the request's server span, when tracing samples it. */
-export function traceRequest(ctx: RequestContext, next: () => Promise<void>): Promise<void> {
-  if (!isTracingEnabled()) return next();
+export async function traceRequest(ctx: RequestContext, next: () => Promise<void>): Promise<void> {
+  const span = startRequestSpan(ctx);
+  try {
+    await next();
+  } finally {
+    span?.finish();
+  }
+}
+
+/** A request's server span, finished once the request was answered. */
+export interface RequestSpan {
+  finish(): void;
+}
+
+/**
+ * Starts the request's server span when tracing samples it (`ctx.trace` is then its context);
+ * undefined when it does not. The chain finishes it after the filters and the handler ran.
+ */
+export function startRequestSpan(ctx: RequestContext): RequestSpan | undefined {
+  if (!isTracingEnabled()) return undefined;
   let parent: Context;
   if (ctx.headers.traceparent === undefined) {
     // No caller's decision: the configured rate decides here, and an unsampled request goes on
     // without asking the SDK for anything (at sampling 0, every such request).
-    if (!sampleRoot()) return next();
+    if (!sampleRoot()) return undefined;
     parent = ROOT_CONTEXT.setValue(ROOT_SAMPLED, true);
   } else {
     parent = propagation.extract(ROOT_CONTEXT, ctx.headers, headerGetter);
@@ -64,17 +82,19 @@ export function traceRequest(ctx: RequestContext, next: () => Promise<void>): Pr
       ...(userAgent === undefined ? {} : { 'user_agent.original': userAgent }),
     },
   }, parent);
-  if (!span.isRecording()) return next();
+  if (!span.isRecording()) return undefined;
   ctx.trace = trace.setSpan(parent, span);
-  return next().finally(() => {
-    const route = routeOf(ctx.info);
-    if (route !== undefined) {
-      span.setAttribute('http.route', route);
-      span.updateName(`${ctx.method} ${route}`);
-    }
-    const status = ctx.response.status;
-    span.setAttribute('http.response.status_code', status);
-    if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-    span.end();
-  });
+  return {
+    finish: () => {
+      const route = routeOf(ctx.info);
+      if (route !== undefined) {
+        span.setAttribute('http.route', route);
+        span.updateName(`${ctx.method} ${route}`);
+      }
+      const status = ctx.response.status;
+      span.setAttribute('http.response.status_code', status);
+      if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+    },
+  };
 }

@@ -27,16 +27,16 @@ function holding(name: string, order: string[], fail = false): Filter {
 describe('filter chain: after', () => {
   it('calls after for every completed filter, last first, once the handler returned', async () => {
     const order: string[] = [];
-    await new FilterChain([holding('a', order), holding('b', order)], async () => { order.push('handler'); }).serve(fakeContext());
+    await new FilterChain([holding('a', order), holding('b', order)], { serve: async () => { order.push('handler'); } }).serve(fakeContext());
     expect(order).to.deep.equal(['run a', 'run b', 'handler', 'after b', 'after a']);
   });
 
   it('calls it when the handler throws, and not for a filter that stopped the request', async () => {
     const order: string[] = [];
-    await new FilterChain([holding('a', order), holding('b', order)], async () => { throw errors.badRequest('no'); }).serve(fakeContext());
+    await new FilterChain([holding('a', order), holding('b', order)], { serve: async () => { throw errors.badRequest('no'); } }).serve(fakeContext());
     expect(order).to.deep.equal(['run a', 'run b', 'after b', 'after a']);
     const stopped: string[] = [];
-    await new FilterChain([holding('a', stopped), holding('b', stopped, true)], async () => { stopped.push('handler'); }).serve(fakeContext());
+    await new FilterChain([holding('a', stopped), holding('b', stopped, true)], { serve: async () => { stopped.push('handler'); } }).serve(fakeContext());
     expect(stopped).to.deep.equal(['run a', 'after a']);
   });
 });

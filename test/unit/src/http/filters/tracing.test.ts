@@ -157,7 +157,7 @@ describe('tracing filter', () => {
     const order: string[] = [];
     const filter = (name: string, spanWorthy?: () => boolean) => ({ name, run: () => { order.push(name); }, spanWorthy });
     // An audit hook without a backend only names the request: no span of its own.
-    const chain = new FilterChain([filter('request-info'), filter('authentication'), filter('audit', () => false), filter('authorization')], async () => { order.push('handler'); }, () => undefined);
+    const chain = new FilterChain([filter('request-info'), filter('authentication'), filter('audit', () => false), filter('authorization')], { serve: async () => { order.push('handler'); } }, () => undefined);
     await chain.serve(fakeContext({ traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` }, {}));
     expect(order).to.deep.equal(['request-info', 'authentication', 'audit', 'authorization', 'handler']);
     const spans = await spansOf(tracing, exporter);
