@@ -1,13 +1,17 @@
 /**
- * The generic resource store: get, list, create, update, delete and deletecollection for any
- * served resource over ObjectStore, with the object-metadata rules every kube-apiserver
+ * The generic resource store: get, list, watch, create, update and delete for any served
+ * resource's storage (ResourceStorage, whose verbs run this logic with themselves) over
+ * ObjectStore and the watch cache, with the object-metadata rules every kube-apiserver
  * registry applies (apiserver pkg/registry/generic/registry/store.go): system fields on create,
  * preserved fields on update, optimistic concurrency (unconditional updates where the strategy
  * allows them), no write for an update that changes nothing, finalizers, deletionTimestamp and
  * the generation bump that comes with it. Update, patch, apply, finalizer removal, delete and
  * the subresources' storage writes are read-modify-writes through one loop, storeGuaranteedUpdate
- * (kube's storage GuaranteedUpdate: compare-and-swap on the mod revision, read again on conflict). Everything kind-specific comes from the resource's ResourceStrategy; storage failures leave
- * as Status errors (errors.ts), so callers above see only ApiErrors.
+ * (kube's storage GuaranteedUpdate: compare-and-swap on the mod revision, read again on conflict).
+ * Everything resource-specific comes from the resource's storage (its key prefix, strategy,
+ * conversion, defaults on read, allocator); callers that hold a ServedResource (controllers,
+ * admission) have it resolved (ResourceStorages.of). Storage failures leave as Status errors
+ * (errors.ts), so callers above see only ApiErrors.
  */
 import { inStageSync, type TraceContext } from '../observability/spans';
 import type { KvCallOptions } from '../../raft';

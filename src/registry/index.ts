@@ -1,7 +1,8 @@
 /**
- * The generic registry (object-metadata rules, optimistic concurrency, finalizers, deletion),
- * one ResourceStorage per served resource and their resolver, the per-kind strategies behind one interface, list options, and the storage-to-Status
- * translation. Handlers call only what is exported here.
+ * One ResourceStorage per served resource and their resolver, the generic registry they run
+ * (object-metadata rules, optimistic concurrency, finalizers, deletion, watches), the per-kind
+ * strategies behind one interface, list options, and the storage-to-Status translation.
+ * Handlers call only what is exported here.
  */
 
 export { GenericRegistry, groupResourceOf, type DeleteOptions, type DeleteResult, type ItemJson, type ListResponse, type RegistryConfig, type ResourceTarget, type WriteAllocator, type WriteOptions } from './generic-registry';
