@@ -18,7 +18,7 @@ import type { KvCallOptions } from '../../raft';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AdmissionChain, type AdmissionAttributes, type AdmissionRecorder } from '../admission';
 import type { UserInfo } from '../authn';
-import { assert, errors, type GroupResource } from '../util';
+import { ApiError, assert, errors, type GroupResource } from '../util';
 import { decodeStoredJson, isStorageError, servedJson, storedPrefix, type ObjectStore, type SideKeys, type StoredJson, type StoredObject, type WatchCache } from '../storage';
 import { isManagedFieldsReset } from '../apply';
 import { inGoOrder } from '../apis/field-order';
@@ -913,6 +913,21 @@ export class GenericRegistry {
     } catch (err) {
       throw toApiError(err, { resource: gr, name });
     }
+  }
+
+  /** Store.DeleteCollection: lists what `filter` selects, then deletes each; one deleted meanwhile by someone else is gone all the same. */
+  async deleteCollection(target: ResourceTarget, namespace: string, options: DeleteOptions, filter: ((object: JsonObject) => boolean) | undefined, trace?: TraceContext): Promise<ListResponse> {
+    const storage = this.storageOf(target);
+    const listed = await this.list(storage, namespace, { mode: { kind: 'latest' }, limit: 0, trace }, filter);
+    for (const item of listed.items) {
+      const meta = metadataOf(item);
+      try {
+        await this.delete(storage, String(meta.namespace ?? ''), String(meta.name), options);
+      } catch (err) {
+        if (!(err instanceof ApiError && err.code === 404)) throw err;
+      }
+    }
+    return listed;
   }
 
   /** rest.BeforeDelete and Store.Delete as one read-modify-write: preconditions, admission, then a grace period, finalizers or removal. */

@@ -171,6 +171,15 @@ export class ResourceStorage {
     return this.registry.delete(this, namespace, name, options);
   }
 
+  /**
+   * Deletes every object of the namespace that `filter` selects, one delete each, as v1.25's
+   * DeleteCollection: the answer is the list it deleted from, as listed (an object gone
+   * meanwhile included).
+   */
+  deleteCollection(namespace: string, options: DeleteOptions, filter: ((object: JsonObject) => boolean) | undefined, trace?: TraceContext): Promise<ListResponse> {
+    return this.registry.deleteCollection(this, namespace, options, filter, trace);
+  }
+
   /** The create of a subresource that stores no object of its own (pods/binding, pods/eviction; '' for `bindings` itself), if it has one. */
   subresourceCreater(subresource: string): SubresourceCreater | undefined {
     return this.parts.creates?.get(subresource);
