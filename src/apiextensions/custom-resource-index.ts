@@ -253,6 +253,7 @@ export class CustomResourceIndex implements StorageSource {
       servedAsStored: false,
       deprecation: this.deprecationOf(served),
       scale: served.scale === undefined ? undefined : scaleRulesFromPaths(served.scale),
+      topology: () => this.topologyOf(`${served.group}/${served.version}`, served.kind) ?? topologyFromSchema({}),
     };
   }
 

@@ -15,7 +15,8 @@ import type { ResourceStorageParts, ScaleRules, SubresourceCreater, TypedDecode,
 import { bindingCreater } from './virtual/pod-binding';
 import { evictionCreater } from './virtual/pod-eviction';
 import { errors } from '../util';
-import type { ServedResource } from './served-resource';
+import { apiVersionOf, type ServedResource } from './served-resource';
+import { topologyForKind } from '../apply';
 import { strategyFor } from './strategies';
 import type { ResourceStrategy } from './strategy';
 
@@ -115,7 +116,7 @@ export class BuiltInStorages {
   }
 
   /** Decoding into a built-in kind's type (by the object's apiVersion and kind). */
-  readonly decode: TypedDecode = (object, level, rawJson) => TypedDecoder.shared().decode(object, level, rawJson);
+  readonly decode: TypedDecode = (object, level, rawJson, source) => TypedDecoder.shared().decode(object, level, rawJson, source);
 
   /** Conversion between a built-in kind's versions. */
   readonly convert: VersionConverter = convertVersion;
@@ -145,6 +146,7 @@ export class BuiltInStorages {
       deprecation: deprecationOf(resource.group, resource.version, resource.resource),
       allocator: groupResource === SERVICES ? this.options.serviceAllocator : undefined,
       scale: scaleRulesOf(resource),
+      topology: () => topologyForKind(apiVersionOf(resource), resource.kind),
       creates: this.createsOf(groupResource),
     };
   }

@@ -21,11 +21,16 @@ import type { DeleteOptions, DeleteResult, GenericRegistry, ItemJson, JsonListRe
 import type { ListPlan } from './list-options';
 import type { JsonObject } from '../apis/object';
 import { encodedEvent, type CachedEvent } from '../storage';
+import type { TopologyNode } from '../apply';
 
 export type FieldValidationLevel = 'Ignore' | 'Warn' | 'Strict';
 
-/** Checks a decoded object against its kind's schema, as decoding into the Go type does: wrong types are a 400, unknown fields are pruned (and reported per level). */
-export type TypedDecode = (object: JsonObject, level: FieldValidationLevel, rawJson?: string) => { object: JsonObject; warnings: string[] };
+/**
+ * Checks a decoded object against its kind's schema, as decoding into the Go type does: wrong
+ * types are a 400, unknown fields are pruned (and reported per level). `source` 'unstructured'
+ * for an object a patch produced (its errors are worded as the unstructured converter's).
+ */
+export type TypedDecode = (object: JsonObject, level: FieldValidationLevel, rawJson?: string, source?: 'json' | 'unstructured') => { object: JsonObject; warnings: string[] };
 
 /** Converts an object to another served version of its resource, in process; undefined when no conversion is known. */
 export type VersionConverter = (object: JsonObject, targetApiVersion: string) => JsonObject | undefined;
@@ -100,6 +105,8 @@ export interface ResourceStorageParts {
   /** Side keys written with its objects (Services: cluster IPs and node ports). */
   readonly allocator?: WriteAllocator;
   readonly scale?: ScaleRules;
+  /** Server-side apply's view of its kind in this version (field ownership's schema). */
+  readonly topology: () => TopologyNode;
   /** The creates of its subresources that store no object of their own, by subresource ('' for the resource itself: `bindings`). */
   readonly creates?: ReadonlyMap<string, SubresourceCreater>;
 }

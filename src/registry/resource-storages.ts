@@ -14,6 +14,7 @@ import type { GenericRegistry } from './generic-registry';
 import { BuiltInStorages } from './built-in-storages';
 import { ResourceStorage, type FieldValidationLevel, type ResourceStorageParts } from './resource-storage';
 import type { JsonObject } from '../apis/object';
+import { topologyForKind, type TopologyNode } from '../apply';
 import type { ServedResource } from './served-resource';
 
 /** Produces the storage parts of the resources it serves (the CRD index for custom resources). */
@@ -51,9 +52,26 @@ export class StorageSources {
    * Decodes an object into the type its apiVersion and kind name (admission webhooks' answers),
    * through that kind's storage; by the built-in schemas when no storage serves the kind.
    */
-  decode(object: JsonObject, level: FieldValidationLevel, rawJson?: string): { object: JsonObject; warnings: string[] } {
+  decode(object: JsonObject, level: FieldValidationLevel, rawJson?: string, source?: 'json' | 'unstructured'): { object: JsonObject; warnings: string[] } {
     const decode = this.partsOfObject(object)?.decode ?? this.builtIn.decode;
-    return decode(object, level, rawJson);
+    return decode(object, level, rawJson, source);
+  }
+
+  /** Server-side apply's view of a kind in a version, through its storage; by the built-in schemas when no storage serves it. */
+  topologyOf(apiVersion: string, kind: string): TopologyNode {
+    return this.partsOfObject({ apiVersion, kind })?.topology() ?? topologyForKind(apiVersion, kind);
+  }
+
+  /**
+   * An object in another version of its kind for field ownership (a manager's version): converted
+   * where the versions differ in shape, relabelled where they do not, and undefined where no
+   * storage serves the kind in that version (managers of removed versions are dropped, as
+   * Kubernetes drops them).
+   */
+  convertForManagers(object: JsonObject, apiVersion: string): JsonObject | undefined {
+    const parts = this.partsOfObject({ apiVersion, kind: object.kind });
+    if (parts === undefined) return undefined;
+    return parts.convert?.(object, apiVersion) ?? { ...object, apiVersion };
   }
 
   /**

@@ -16,14 +16,15 @@ import { networkInterfaces } from 'node:os';
 import type { KvClient, MetricFamily, StoreStatusReport } from '../../raft';
 import { join } from 'node:path';
 import { ADMIN_KUBECONFIG_NAME, apiServerUrl, loadOrCreateClusterCertificates, writeAdminKubeconfig } from '../certificates';
-import { BodyCodec, ResourceEndpoints, type ApplyPatch, type ProtobufObjectCodec, type ServerSideApply, type YamlBodyReader } from '../endpoints';
+import { BodyCodec, ResourceEndpoints, type ProtobufObjectCodec, type YamlBodyReader } from '../endpoints';
+import { patchAndApply } from './patch-and-apply';
 import { ApiHttpServer } from '../http';
 import { startupHookCheck, type HealthCheck } from '../http';
 import { NonResourceRoutes, type DiscoveryDocuments } from '../http';
 import { ApiMetrics } from '../observability/api-metrics';
 import { StorageMetrics } from '../observability/storage-metrics';
 import { StatusPage } from '../observability/status-page';
-import { BuiltInStorages, GenericRegistry, ServiceAllocator, StorageSources, keyLayoutMoves, parseNodePortRange, resourceKeyPrefix, type RegistryConfig } from '../registry';
+import { BuiltInStorages, GenericRegistry, ServiceAllocator, StorageSources, keyLayoutMoves, parseNodePortRange, resourceKeyPrefix } from '../registry';
 import { ObjectStore, WatchCache, migrateKeyLayout, openStoreWatchCount } from '../storage';
 import { CRD_KEY_PREFIX, type CustomResourceIndex } from '../apiextensions';
 import type { Catalogue } from '../apis/catalogue';
@@ -131,12 +132,9 @@ export interface ApiServerParts {
   /** Custom resources: follows the watch cache, makes their storages, gives the CRDs' own strategy. */
   customResources: CustomResourceIndex;
   discovery: DiscoveryDocuments;
-  applyPatch: ApplyPatch;
   protobuf: ProtobufObjectCodec;
-  serverSideApply: ServerSideApply;
   /** Decodes YAML request bodies off the event loop (src/codec/yaml-body-decoder.ts); closed when the server stops. */
   yamlBodies: YamlBodyReader & { close(): Promise<void> };
-  trackManagedFields: NonNullable<RegistryConfig['trackManagedFields']>;
   /** Every served resource (custom ones included) with its storage location: the admission webhooks' equivalent resources. */
   servedResources: () => readonly ServedResourceInfo[];
 }
@@ -280,6 +278,8 @@ export async function completeApiServerConfig(given: ApiServerConfig, parts: Api
   const allocator = new ServiceAllocator(store, { serviceCidr: config.serviceClusterIpRange, nodePortMin: nodePorts.min, nodePortMax: nodePorts.max });
   const builtIn = new BuiltInStorages({ catalogue: parts.catalogue, serviceAllocator: allocator, strategies: parts.customResources.builtInStrategies });
   const sources = new StorageSources(builtIn, parts.customResources);
+  // Patches and field ownership read each kind through its storage.
+  const writes = patchAndApply(sources, parts);
   const admissionOptions = config.admission;
   const breaker = new CircuitBreaker(admissionOptions.circuitBreaker ?? DEFAULT_CIRCUIT_BREAKER);
   const admissionMetrics = webhookAdmissionMetrics(metrics.registry, breaker);
@@ -312,7 +312,7 @@ export async function completeApiServerConfig(given: ApiServerConfig, parts: Api
     sources,
     anyListsFromLocalStore: replica?.inProcess === true,
     consistentReadsFromCache: config.consistentReadsFromCache === true,
-    trackManagedFields: parts.trackManagedFields,
+    trackManagedFields: writes.trackManagedFields,
     admission: admission.chain,
   });
   registryForAdmission.bind(registry);
@@ -321,9 +321,9 @@ export async function completeApiServerConfig(given: ApiServerConfig, parts: Api
     resolver: sources,
     registry,
     codec: bodyCodec,
-    applyPatch: parts.applyPatch,
+    applyPatch: writes.applyPatch,
     minWatchTimeoutSeconds: config.minRequestTimeoutSeconds,
-    serverSideApply: parts.serverSideApply,
+    serverSideApply: writes.serverSideApply,
     onDeprecatedRequest: (labels) => metrics.deprecatedApiRequested(labels),
     virtualCreates: security.virtualCreates,
     virtualReads: new Map([['/componentstatuses', componentStatuses(parts.kv, parts.storeHealthy, async () => controllerLeaseHeld(cache))]]),

@@ -3,7 +3,8 @@
  * resourceVersion answered from the cache must be what a quorum read of the store answers.
  */
 import { expect } from 'chai';
-import { GenericRegistry, planList, type ServedResource } from '../../../../src/registry';
+import { BuiltInStorages, GenericRegistry, StorageSources, planList, type ServedResource } from '../../../../src/registry';
+import { patchAndApply } from '../../../../src/server/patch-and-apply';
 import { buildApiServerParts } from '../../../../src/server/api-machinery';
 import { ObjectStore } from '../../../../src/storage/object-store';
 import { WatchCache } from '../../../../src/storage/watch-cache';
@@ -20,8 +21,9 @@ async function setUp(options: { freshWaitMs?: number } = {}) {
   cache.start();
   await until('the watch cache to fill', async () => cache.isReady, 5000);
   // Built-in kinds are served as stored (the JSON LIST splices the store's bytes), as in the server.
-  const quorum = new GenericRegistry({ store, trackManagedFields: parts.trackManagedFields });
-  const fromCache = new GenericRegistry({ store, cache, trackManagedFields: parts.trackManagedFields, consistentReadsFromCache: true });
+  const { trackManagedFields } = patchAndApply(new StorageSources(new BuiltInStorages({ catalogue: parts.catalogue }), parts.customResources), parts);
+  const quorum = new GenericRegistry({ store, trackManagedFields });
+  const fromCache = new GenericRegistry({ store, cache, trackManagedFields, consistentReadsFromCache: true });
   const configMaps = parts.catalogue.lookup('', 'v1', 'configmaps') as ServedResource;
   return { kv, cache, quorum, fromCache, configMaps };
 }

@@ -4,7 +4,8 @@
  * resourceVersion "0" means in an update.
  */
 import { expect } from 'chai';
-import { GenericRegistry } from '../../../../src/registry';
+import { BuiltInStorages, GenericRegistry, StorageSources } from '../../../../src/registry';
+import { patchAndApply } from '../../../../src/server/patch-and-apply';
 import { sameStoredContent } from '../../../../src/registry/generic-registry';
 import { buildApiServerParts } from '../../../../src/server/api-machinery';
 import { ObjectStore } from '../../../../src/storage/object-store';
@@ -37,7 +38,8 @@ describe('GenericRegistry', () => {
     async function setUp() {
       const kv = memoryKv();
       const parts = buildApiServerParts(kv, { runtimeConfig: '', storeHealthy: async () => undefined });
-      const registry = new GenericRegistry({ store: new ObjectStore(kv), trackManagedFields: parts.trackManagedFields });
+      const { trackManagedFields } = patchAndApply(new StorageSources(new BuiltInStorages({ catalogue: parts.catalogue }), parts.customResources), parts);
+      const registry = new GenericRegistry({ store: new ObjectStore(kv), trackManagedFields });
       const configMaps = parts.catalogue.lookup('', 'v1', 'configmaps');
       if (configMaps === undefined) throw new Error('no configmaps in the catalogue');
       const created = await registry.create(configMaps, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: '1' } }, { dryRun: false, subresource: '', fieldManager: 'creator' });
