@@ -16,6 +16,4 @@ export type { CreateContext, IncludeObject, ResetField, ResourceStrategy, TableA
 export { strategyFor } from './strategies';
 export { toApiError, translated, type ErrorTarget } from './errors';
 export { ServiceAllocator, parseNodePortRange, parseServiceCidr, SERVICE_IP_PREFIX, NODE_PORT_PREFIX } from './service-allocator';
-export { bindPod, type BindingTarget } from './virtual/pod-binding';
-export { evictPod, type EvictionTarget } from './virtual/pod-eviction';
 export { listComponentStatuses, type ComponentHealth, type ComponentHealthSources } from './virtual/component-statuses';
