@@ -14,9 +14,16 @@
  * the environment variables that change them where options do not:
  * OTEL_BSP_MAX_QUEUE_SIZE, OTEL_BSP_MAX_EXPORT_BATCH_SIZE, OTEL_BSP_SCHEDULE_DELAY and
  * OTEL_BSP_EXPORT_TIMEOUT (milliseconds).
+ *
+ * The queue is a list of batches, the last one open. Given an EncodedSpanExporter (the OTLP one
+ * tracing.ts makes), a span is encoded into its batch as it ends and the span object is let go
+ * (otlp-span-encoding.ts says why); given an SDK SpanExporter (tests' in-memory one), the batch
+ * keeps the span objects.
  */
 import type { Context } from '@opentelemetry/api';
+import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { EncodedSpanBatch, type EncodedSpanExporter } from './otlp-span-encoding';
 
 export interface BoundedSpanProcessorOptions {
   maxQueueSize?: number;
@@ -42,9 +49,29 @@ function fromEnvironment(name: string): number | undefined {
   return Number.isInteger(value) && value > 0 ? value : undefined;
 }
 
+/** A batch of span objects, for an SDK SpanExporter. */
+class SpanList {
+  readonly spans: ReadableSpan[] = [];
+  get length(): number {
+    return this.spans.length;
+  }
+  add(span: ReadableSpan): void {
+    this.spans.push(span);
+  }
+}
+
+type Batch = SpanList | EncodedSpanBatch;
+
+function takesEncodedSpans(exporter: SpanExporter | EncodedSpanExporter): exporter is EncodedSpanExporter {
+  return (exporter as Partial<EncodedSpanExporter>).takesEncodedSpans === true;
+}
+
 export class BoundedSpanProcessor implements SpanProcessor {
   readonly counts: SpanPipelineCounts = { exported: 0, dropped: 0, failed: 0 };
-  private queue: ReadableSpan[] = [];
+  /** Batches waiting for export, oldest first; only the last one may have room. */
+  private batches: Batch[] = [];
+  /** Spans in `batches`. */
+  private queued = 0;
   private timer: NodeJS.Timeout | undefined;
   private exporting: Promise<void> | undefined;
   private stopped = false;
@@ -52,12 +79,14 @@ export class BoundedSpanProcessor implements SpanProcessor {
   private readonly maxExportBatchSize: number;
   private readonly scheduledDelayMs: number;
   private readonly exportTimeoutMs: number;
+  private readonly encoded: boolean;
 
-  constructor(private readonly exporter: SpanExporter, options: BoundedSpanProcessorOptions = {}) {
+  constructor(private readonly exporter: SpanExporter | EncodedSpanExporter, options: BoundedSpanProcessorOptions = {}) {
     this.maxQueueSize = options.maxQueueSize ?? fromEnvironment('OTEL_BSP_MAX_QUEUE_SIZE') ?? 2048;
     this.maxExportBatchSize = Math.min(options.maxExportBatchSize ?? fromEnvironment('OTEL_BSP_MAX_EXPORT_BATCH_SIZE') ?? 512, this.maxQueueSize);
     this.scheduledDelayMs = options.scheduledDelayMs ?? fromEnvironment('OTEL_BSP_SCHEDULE_DELAY') ?? 5000;
     this.exportTimeoutMs = options.exportTimeoutMs ?? fromEnvironment('OTEL_BSP_EXPORT_TIMEOUT') ?? 10_000;
+    this.encoded = takesEncodedSpans(exporter);
   }
 
   onStart(_span: Span, _parentContext: Context): void {
@@ -66,17 +95,20 @@ export class BoundedSpanProcessor implements SpanProcessor {
 
   onEnd(span: ReadableSpan): void {
     if (this.stopped || (span.spanContext().traceFlags & SAMPLED) === 0) return;
-    if (this.queue.length >= this.maxQueueSize) {
+    if (this.queued >= this.maxQueueSize) {
       this.counts.dropped++;
       return;
     }
-    this.queue.push(span);
-    if (this.queue.length >= this.maxExportBatchSize) this.exportNext();
+    let open = this.batches[this.batches.length - 1];
+    if (open === undefined || open.length >= this.maxExportBatchSize) this.batches.push((open = this.encoded ? new EncodedSpanBatch() : new SpanList()));
+    open.add(span);
+    this.queued++;
+    if (this.queued >= this.maxExportBatchSize) this.exportNext();
     else this.arm();
   }
 
   async forceFlush(): Promise<void> {
-    while (this.queue.length > 0 || this.exporting !== undefined) {
+    while (this.queued > 0 || this.exporting !== undefined) {
       if (this.exporting === undefined) this.exportNext();
       await this.exporting;
     }
@@ -101,18 +133,19 @@ export class BoundedSpanProcessor implements SpanProcessor {
   }
 
   private exportNext(): void {
-    if (this.exporting !== undefined || this.queue.length === 0) return;
+    if (this.exporting !== undefined || this.queued === 0) return;
     clearTimeout(this.timer);
     this.timer = undefined;
-    const batch = this.queue.splice(0, this.maxExportBatchSize);
+    const batch = this.batches.shift() as Batch;
+    this.queued -= batch.length;
     this.exporting = this.exportBatch(batch).finally(() => {
       this.exporting = undefined;
-      if (this.queue.length >= this.maxExportBatchSize) this.exportNext();
-      else if (this.queue.length > 0) this.arm();
+      if (this.queued >= this.maxExportBatchSize) this.exportNext();
+      else if (this.queued > 0) this.arm();
     });
   }
 
-  private exportBatch(batch: ReadableSpan[]): Promise<void> {
+  private exportBatch(batch: Batch): Promise<void> {
     return new Promise<void>((resolve) => {
       let settled = false;
       const settle = (ok: boolean) => {
@@ -125,8 +158,10 @@ export class BoundedSpanProcessor implements SpanProcessor {
       };
       const deadline = setTimeout(() => settle(false), this.exportTimeoutMs);
       deadline.unref();
+      const done = (result: ExportResult) => settle(result.code === 0);
       try {
-        this.exporter.export(batch, (result) => settle(result.code === 0));
+        if (batch instanceof SpanList) (this.exporter as SpanExporter).export(batch.spans, done);
+        else (this.exporter as EncodedSpanExporter).export(batch, done);
       } catch {
         settle(false);
       }

@@ -1,8 +1,8 @@
 /**
  * Tracing's start and stop: with a TracingConfiguration (--tracing-config-file), the
  * OpenTelemetry SDK is loaded, registered as the global tracer provider with W3C Trace Context
- * propagation, and spans go through a bounded queue to
- * the SDK's OTLP/HTTP exporter (Protobuf, POST <endpoint>/v1/traces). Without one, none of this module's
+ * propagation, and spans go through a bounded queue, encoded as OTLP Protobuf as they end, to
+ * the SDK's OTLP/HTTP export delegate (POST <endpoint>/v1/traces). Without one, none of this module's
  * SDK imports is ever loaded: every span helper (spans.ts, raft/'s) sees no recording span and
  * returns at once, so tracing off costs nothing (bench/api measures it).
  *
@@ -20,6 +20,7 @@
 import { propagation, trace, type Attributes, type Context, type Link, type SpanKind } from '@opentelemetry/api';
 import type { Sampler, SamplingResult, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { BoundedSpanProcessor, type BoundedSpanProcessorOptions, type SpanPipelineCounts } from './bounded-span-processor';
+import type { EncodedSpanBatch, EncodedSpanExporter } from './otlp-span-encoding';
 import { MAX_SAMPLING_RATE_PER_MILLION, type TracingConfiguration } from './tracing-config';
 import { ROOT_SAMPLED, setTracingEnabled } from './spans';
 
@@ -48,6 +49,27 @@ const SAMPLED = 1;
 
 let running: Tracing | undefined;
 
+/**
+ * The SDK's OTLP/HTTP Protobuf exporter (its transport, retries, timeout and one export at a
+ * time, as @opentelemetry/exporter-trace-otlp-proto assembles them) fed with batches encoded as
+ * their spans ended (otlp-span-encoding.ts), in place of its serialiser's pass over span objects.
+ */
+function otlpExporter(url: string, timeoutMillis: number): EncodedSpanExporter {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const base = require('@opentelemetry/otlp-exporter-base') as typeof import('@opentelemetry/otlp-exporter-base');
+  const http = require('@opentelemetry/otlp-exporter-base/node-http') as typeof import('@opentelemetry/otlp-exporter-base/build/src/index-node-http');
+  const transformer = require('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const serializer = {
+    serializeRequest: (batch: EncodedSpanBatch) => batch.exportRequest(),
+    deserializeResponse: (data: Uint8Array) => transformer.ProtobufTraceSerializer.deserializeResponse(data),
+  };
+  const settings = http.convertLegacyHttpOptions({ url, timeoutMillis, concurrencyLimit: 1 }, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' });
+  const delegate = http.createOtlpHttpExportDelegate(settings, serializer, 'otlp_http_span_exporter', { name: 'span', countItems: (batch: EncodedSpanBatch) => batch.length }, undefined);
+  const exporter = new base.OTLPExporterBase(delegate);
+  return { takesEncodedSpans: true, export: (batch, done) => exporter.export(batch, done), shutdown: () => exporter.shutdown() };
+}
+
 /** Starts tracing for this process; at most one Tracing runs at a time. */
 export function startTracing(configuration: TracingConfiguration, options: TracingOptions): Tracing {
   if (running !== undefined) throw new Error('start tracing: tracing is already running in this process');
@@ -56,13 +78,7 @@ export function startTracing(configuration: TracingConfiguration, options: Traci
   const sdk = require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
   const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   const { W3CTraceContextPropagator } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
-  let exporter = options.exporter;
-  if (exporter === undefined) {
-    // Protobuf, not JSON: the SDK serialises a batch synchronously when it is handed over, and
-    // its Protobuf serialiser costs about half as much per span as its JSON one (bench/RESULTS.md).
-    const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto');
-    exporter = new OTLPTraceExporter({ url: configuration.exportUrl, timeoutMillis: options.processor?.exportTimeoutMs ?? 10_000, concurrencyLimit: 1 });
-  }
+  const exporter = options.exporter ?? otlpExporter(configuration.exportUrl, options.processor?.exportTimeoutMs ?? 10_000);
   const processor = new BoundedSpanProcessor(exporter, options.processor);
   const ratio = configuration.samplingRatePerMillion / MAX_SAMPLING_RATE_PER_MILLION;
   const parentBased = new sdk.ParentBasedSampler({ root: new sdk.TraceIdRatioBasedSampler(ratio) });
