@@ -83,8 +83,17 @@ export interface SpanOptions {
   links?: Link[];
 }
 
-/** Span options are passed to the tracer as given: its kind defaults to INTERNAL there. */
-const NO_OPTIONS: SpanOptions = {};
+/**
+ * Starts a span with `options`' attributes set on it after the start, not passed to the tracer:
+ * the SDK's startSpan copies and checks a span's start attributes twice before setting them (for
+ * the sampler, which here reads none of them), setAttributes once. The span comes out the same.
+ */
+function startSpan(name: string, options: SpanOptions | undefined, parent: Context): Span {
+  if (options === undefined) return tracer().startSpan(name, undefined, parent);
+  const span = tracer().startSpan(name, { kind: options.kind, links: options.links }, parent);
+  if (options.attributes !== undefined) span.setAttributes(options.attributes);
+  return span;
+}
 
 /**
  * Runs `fn` in a child span of `parent`'s span, handing it the child's context (for the work it
@@ -92,7 +101,7 @@ const NO_OPTIONS: SpanOptions = {};
  */
 export function inSpan<T>(name: string, parent: TraceContext, fn: (trace: TraceContext, span: Span | undefined) => Promise<T>, options?: SpanOptions): Promise<T> {
   if (parent === undefined) return fn(undefined, undefined);
-  const span = tracer().startSpan(name, options ?? NO_OPTIONS, parent);
+  const span = startSpan(name, options, parent);
   let pending: Promise<T>;
   try {
     pending = fn(trace.setSpan(parent, span), span);
@@ -115,7 +124,7 @@ export function inSpan<T>(name: string, parent: TraceContext, fn: (trace: TraceC
 /** The synchronous form of inSpan. */
 export function inSpanSync<T>(name: string, parent: TraceContext, fn: (trace: TraceContext) => T, options?: SpanOptions): T {
   if (parent === undefined) return fn(undefined);
-  const span = tracer().startSpan(name, options ?? NO_OPTIONS, parent);
+  const span = startSpan(name, options, parent);
   try {
     const value = fn(trace.setSpan(parent, span));
     span.end();
@@ -130,8 +139,10 @@ export function inSpanSync<T>(name: string, parent: TraceContext, fn: (trace: Tr
 export const STAGE_DURATION_ATTRIBUTE = 'carina.stage.duration_ms';
 
 function recordStage(span: Span, name: string, startedMs: number, attributes: Attributes | undefined, err?: unknown): void {
-  const event: Attributes = { [STAGE_DURATION_ATTRIBUTE]: performance.now() - startedMs };
-  if (attributes !== undefined) Object.assign(event, attributes);
+  // Written out, not [STAGE_DURATION_ATTRIBUTE]: a literal key lets V8 build the object from its
+  // template; the SDK copies the attributes into its own object either way.
+  const event: Attributes = { 'carina.stage.duration_ms': performance.now() - startedMs };
+  if (attributes !== undefined) for (const key in attributes) event[key] = attributes[key];
   if (err !== undefined) event['error.type'] = errorType(err);
   // Stamped when the stage started; the duration says when it ended.
   span.addEvent(name, event, startedMs);
@@ -155,6 +166,39 @@ export function inStage<T>(name: string, context: TraceContext, fn: () => Promis
     throw err;
   }
   return pending.then(
+    (value) => {
+      recordStage(span, name, started, attributes);
+      return value;
+    },
+    (err: unknown) => {
+      recordStage(span, name, started, attributes, err);
+      throw err;
+    },
+  );
+}
+
+/**
+ * inStage for work that may or may not return a promise (a filter's run): a promise is awaited
+ * as inStage does; anything else is recorded at once and returned as is, so a synchronous stage
+ * costs no promise, and an asynchronous one no wrapping async function.
+ */
+export function inStageMaybeAsync<T>(name: string, context: TraceContext, fn: () => T | Promise<T>, attributes?: Attributes): T | Promise<T> {
+  if (context === undefined) return fn();
+  const span = trace.getSpan(context);
+  if (span === undefined) return fn();
+  const started = performance.now();
+  let result: T | Promise<T>;
+  try {
+    result = fn();
+  } catch (err) {
+    recordStage(span, name, started, attributes, err);
+    throw err;
+  }
+  if (!(result instanceof Promise)) {
+    recordStage(span, name, started, attributes);
+    return result;
+  }
+  return result.then(
     (value) => {
       recordStage(span, name, started, attributes);
       return value;
@@ -199,8 +243,10 @@ export function withTraceContext<H extends Readonly<Record<string, string>>>(hea
  */
 export function inLinkedSpanSync<T>(name: string, link: SpanContext, fn: () => T, attributes?: Attributes): T {
   if (!enabled) return fn();
-  const span = tracer().startSpan(name, { root: true, attributes, links: [{ context: link }] }, ROOT_CONTEXT);
+  // ROOT_CONTEXT holds no span, so the span is a root without `root: true` (which makes the SDK copy the context to drop one).
+  const span = tracer().startSpan(name, { links: [{ context: link }] }, ROOT_CONTEXT);
   if (!span.isRecording()) return fn();
+  if (attributes !== undefined) span.setAttributes(attributes);
   try {
     const value = fn();
     span.end();

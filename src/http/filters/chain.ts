@@ -17,7 +17,7 @@
  */
 import type { RequestContext } from '../../endpoints';
 import type { LogLine } from '../../observability/logger';
-import { inStage } from '../../observability/spans';
+import { inStageMaybeAsync } from '../../observability/spans';
 import type { RequestRouter } from '../request-router';
 import type { Filter } from './filter';
 import { recoverFromFailure } from './panic-recovery';
@@ -51,7 +51,8 @@ export class FilterChain {
     try {
       for (const filter of this.filters) {
         if (ctx.trace !== undefined && !UNTRACED_FILTERS.has(filter.name) && filter.spanWorthy?.(ctx) !== false) {
-          await inStage(filter.name, ctx.trace, async () => filter.run(ctx));
+          const staged = inStageMaybeAsync(filter.name, ctx.trace, () => filter.run(ctx));
+          if (staged !== undefined) await staged;
           completed++;
           continue;
         }
