@@ -82,11 +82,16 @@ export function startTracing(configuration: TracingConfiguration, options: Traci
   const processor = new BoundedSpanProcessor(exporter, options.processor);
   const ratio = configuration.samplingRatePerMillion / MAX_SAMPLING_RATE_PER_MILLION;
   const parentBased = new sdk.ParentBasedSampler({ root: new sdk.TraceIdRatioBasedSampler(ratio) });
+  const sampled: SamplingResult = { decision: sdk.SamplingDecision.RECORD_AND_SAMPLED };
+  const notRecorded: SamplingResult = { decision: sdk.SamplingDecision.NOT_RECORD };
   const sampler: Sampler = {
     shouldSample(parent: Context, traceId: string, name: string, kind: SpanKind, attributes: Attributes, links: Link[]): SamplingResult {
-      if (trace.getSpanContext(parent) === undefined && (parent.getValue(ROOT_SAMPLED) === true || links.some((link) => (link.context.traceFlags & SAMPLED) !== 0))) {
-        return { decision: sdk.SamplingDecision.RECORD_AND_SAMPLED };
-      }
+      const parentSpan = trace.getSpanContext(parent);
+      // A child follows its parent (ParentBasedSampler's rule, with its default samplers, which
+      // keep every sampled parent's children and no other), answered here without the calls.
+      if (parentSpan !== undefined && trace.isSpanContextValid(parentSpan)) return (parentSpan.traceFlags & SAMPLED) !== 0 ? sampled : notRecorded;
+      if (parentSpan === undefined && parent.getValue(ROOT_SAMPLED) === true) return sampled;
+      if (parentSpan === undefined) for (const link of links) if ((link.context.traceFlags & SAMPLED) !== 0) return sampled;
       return parentBased.shouldSample(parent, traceId, name, kind, attributes, links);
     },
     toString: () => `CarinaSampler{parentBased(ratio=${ratio}), sampled links}`,
