@@ -1,11 +1,11 @@
 /**
- * Where a traced request's CPU goes: one replica at a sampling rate (default full) under
- * ConfigMap creates or GETs at 16 in flight, profiled by V8's sampling profiler
+ * Where a traced request's CPU goes: one replica per sampling rate (default full) under
+ * ConfigMap creates or GETs at 16 in flight, all at once, profiled by V8's sampling profiler
  * (cpu-profile-preload.ts), and the profile's busy time during the load, split by package and
- * by function (self time). Prints both lists and the busy time per operation.
+ * by function (self time), in µs of the replica's CPU per operation, side by side.
  *
- *   node dist/bench/api/profile-tracing.js [get|create] [samplingRatePerMillion|off]
- *   OPS (default 20000 GETs or 6000 creates)
+ *   node dist/bench/api/profile-tracing.js [get|create] [samplingRatePerMillion|off[,...]]
+ *   e.g. `... get 1000000,off`; OPS (default 20000 GETs or 6000 creates)
  *
  * The load window is taken on the machine's monotonic clock, which V8's profile timestamps use
  * too; start-up (PKI, module loading) falls outside it.
@@ -13,9 +13,10 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiClient } from '../support/api-client';
-import { CarinaServer } from '../support/carina-server';
+import { CarinaServer, type CarinaServerPorts } from '../support/carina-server';
 import { closedLoop } from '../support/latency';
 import { OtlpSink } from '../support/otlp-sink';
+import { processCpuMsFine } from '../support/proc-stats';
 import { freePortSets } from './tracing-bench';
 
 interface ProfileNode {
@@ -63,50 +64,90 @@ export function summarize(profile: CpuProfile, fromUs: number, toUs: number): { 
   return { busyUs, byPackage, byFunction };
 }
 
-async function main(): Promise<void> {
-  const kind = process.argv[2] === 'create' ? 'create' : 'get';
-  const rate = process.argv[3] ?? '1000000';
-  const ops = Number(process.env.OPS ?? (kind === 'get' ? 20_000 : 6_000));
+interface ProfiledReplica {
+  rate: string;
+  server: CarinaServer;
+  api: ApiClient;
+  dir: string;
+  cpuMs: number;
+  window: [number, number];
+}
+
+async function startReplica(rate: string, sink: OtlpSink, ports: CarinaServerPorts): Promise<ProfiledReplica> {
   const dir = mkdtempSync('/tmp/carina-profile-tracing-');
-  const sink = new OtlpSink();
-  await sink.start();
   const args = ['--auto-compaction-interval', '0'];
   if (rate !== 'off') {
     const config = join(dir, 'tracing.yaml');
     writeFileSync(config, `apiVersion: apiserver.config.k8s.io/v1alpha1\nkind: TracingConfiguration\nendpoint: ${sink.endpoint}\nsamplingRatePerMillion: ${rate}\n`);
     args.push('--tracing-config-file', config);
   }
-  const [ports] = await freePortSets(1);
   const server = await CarinaServer.start(ports, args, undefined, [], { NODE_OPTIONS: `--require ${join(__dirname, 'cpu-profile-preload.js')}`, CARINA_CPU_PROF_DIR: dir });
-  const api = new ApiClient(server.url, server.credentials());
+  return { rate, server, api: new ApiClient(server.url, server.credentials()), dir, cpuMs: 0, window: [0, 0] };
+}
+
+async function load(replica: ProfiledReplica, kind: 'get' | 'create', ops: number): Promise<void> {
+  const { api } = replica;
   const ns = 'profile';
   const configMap = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, labels: { app: 'bench' } }, data: { key: 'x'.repeat(200) } });
-  let window: [number, number];
+  await api.request('POST', '/api/v1/namespaces', { body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }) });
+  await closedLoop(400, 16, (i) => api.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: configMap(`warm-${i}`) }));
+  const from = Number(process.hrtime.bigint() / 1000n);
+  const cpuBefore = processCpuMsFine(replica.server.pid);
+  if (kind === 'get') await closedLoop(ops, 16, (i) => api.request('GET', `/api/v1/namespaces/${ns}/configmaps/warm-${i % 400}`));
+  else await closedLoop(ops, 16, (i) => api.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: configMap(`c-${i}`) }));
+  replica.cpuMs = processCpuMsFine(replica.server.pid) - cpuBefore;
+  replica.window = [from, Number(process.hrtime.bigint() / 1000n)];
+}
+
+/**
+ * Several rates (comma-separated, e.g. `1000000,off`) are profiled at once, each on its own
+ * replica under the same load, so that the machine's other work weighs on them alike. A profile's
+ * sampled busy time grows with every moment its thread waits for a core, so each package's
+ * µs per operation is its share of the busy samples times the replica's CPU time per operation
+ * from /proc (the scheduler's runtime of its threads, bench/support/proc-stats.ts).
+ */
+async function main(): Promise<void> {
+  const kind = process.argv[2] === 'create' ? 'create' : 'get';
+  const rates = (process.argv[3] ?? '1000000').split(',');
+  const ops = Number(process.env.OPS ?? (kind === 'get' ? 20_000 : 6_000));
+  const sink = new OtlpSink();
+  await sink.start();
+  const ports = await freePortSets(rates.length);
+  const replicas: ProfiledReplica[] = [];
   try {
-    await api.request('POST', '/api/v1/namespaces', { body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }) });
-    await closedLoop(400, 16, (i) => api.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: configMap(`warm-${i}`) }));
-    const from = Number(process.hrtime.bigint() / 1000n);
-    if (kind === 'get') await closedLoop(ops, 16, (i) => api.request('GET', `/api/v1/namespaces/${ns}/configmaps/warm-${i % 400}`));
-    else await closedLoop(ops, 16, (i) => api.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: configMap(`c-${i}`) }));
-    window = [from, Number(process.hrtime.bigint() / 1000n)];
+    for (const [i, rate] of rates.entries()) replicas.push(await startReplica(rate, sink, ports[i]));
+    await Promise.all(replicas.map((replica) => load(replica, kind, ops)));
   } finally {
-    api.close();
-    await server.stop();
+    for (const replica of replicas) {
+      replica.api.close();
+      await replica.server.stop();
+    }
     await sink.stop();
   }
-  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
-  if (file === undefined) throw new Error(`no profile in ${dir}`);
-  const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
-  let summary = summarize(profile, window[0], window[1]);
-  const windowed = summary.busyUs > 0;
-  if (!windowed) summary = summarize(profile, -Infinity, Infinity);
-  const top = (map: Map<string, number>, count: number) => [...map].sort((a, b) => b[1] - a[1]).slice(0, count).map(([name, us]) => `| ${name} | ${((100 * us) / summary.busyUs).toFixed(1)}% | ${(us / ops).toFixed(1)} µs |`);
+  const summaries = replicas.map((replica) => {
+    const file = readdirSync(replica.dir).find((f) => f.endsWith('.cpuprofile'));
+    if (file === undefined) throw new Error(`no profile in ${replica.dir}`);
+    const profile = JSON.parse(readFileSync(join(replica.dir, file), 'utf8')) as CpuProfile;
+    const summary = summarize(profile, replica.window[0], replica.window[1]);
+    // µs of CPU per operation for `us` of sampled busy time.
+    const scale = (replica.cpuMs * 1000) / ops / summary.busyUs;
+    return { replica, file: join(replica.dir, file), summary, scale };
+  });
+  const table = (pick: (s: (typeof summaries)[number]) => Map<string, number>, count: number): string[] => {
+    const totals = new Map<string, number>();
+    for (const s of summaries) for (const [name, us] of pick(s)) totals.set(name, Math.max(totals.get(name) ?? 0, us * s.scale));
+    const names = [...totals].sort((a, b) => b[1] - a[1]).slice(0, count).map(([name]) => name);
+    return names.map((name) => `| ${name} | ${summaries.map((s) => `${((pick(s).get(name) ?? 0) * s.scale).toFixed(1)} µs`).join(' | ')} |`);
+  };
+  const header = `| ${summaries.map((s) => `rate ${s.replica.rate}`).join(' | ')} |`;
+  const rule = `|${summaries.map(() => '---:|').join('')}`;
   process.stdout.write([
-    `bench/api profile-tracing: ${ops} ${kind === 'get' ? 'GETs' : 'creates'} at 16 in flight, sampling ${rate}; busy ${(summary.busyUs / 1000).toFixed(0)} ms, ${(summary.busyUs / ops).toFixed(1)} µs per operation${windowed ? '' : ' (whole process: the load window matched no sample)'}; profile ${join(dir, file)}`,
+    `bench/api profile-tracing: ${ops} ${kind === 'get' ? 'GETs' : 'creates'} at 16 in flight on each replica at once`,
+    ...summaries.map((s) => `rate ${s.replica.rate}: CPU ${((s.replica.cpuMs * 1000) / ops).toFixed(1)} µs per operation (/proc); profile ${s.file}`),
     '',
-    '| package (self time) | share | per operation |', '|---|---:|---:|', ...top(summary.byPackage, 20),
+    `| package (self time, µs of CPU per operation) ${header}`, `|---${rule}`, ...table((s) => s.summary.byPackage, 25),
     '',
-    '| function (self time) | share | per operation |', '|---|---:|---:|', ...top(summary.byFunction, 30),
+    `| function (self time, µs of CPU per operation) ${header}`, `|---${rule}`, ...table((s) => s.summary.byFunction, 40),
   ].join('\n') + '\n');
 }
 
