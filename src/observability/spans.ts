@@ -56,6 +56,38 @@ export function setTracingEnabled(value: boolean, ratio = value ? 1 : 0): void {
 export const ROOT_SAMPLED = createContextKey('carina.root-sampled');
 
 /**
+ * A context that adds one value to its parent's: setting a value makes one small object, where the
+ * API's own context copies its whole Map and makes three closures. A traced request's contexts
+ * are a short chain (the sampled root, the request's span, a store call's span), so a lookup
+ * walks a few links.
+ */
+class ChainedContext implements Context {
+  constructor(private readonly parent: Context, private readonly key: symbol, private readonly value: unknown) {}
+
+  getValue(key: symbol): unknown {
+    let at: ChainedContext = this;
+    for (;;) {
+      if (at.key === key) return at.value;
+      if (!(at.parent instanceof ChainedContext)) return at.parent.getValue(key);
+      at = at.parent;
+    }
+  }
+
+  setValue(key: symbol, value: unknown): Context {
+    return new ChainedContext(this, key, value);
+  }
+
+  deleteValue(key: symbol): Context {
+    return new ChainedContext(this, key, undefined);
+  }
+}
+
+/** The context of a request sampled by sampleRoot: no span yet, ROOT_SAMPLED set. */
+export function sampledRootContext(): Context {
+  return new ChainedContext(ROOT_CONTEXT, ROOT_SAMPLED, true);
+}
+
+/**
  * The configured rate's decision for a request without a traceparent, made before the SDK is
  * asked for anything: an unsampled request then costs one random draw, not a trace id and a
  * non-recording span. A fresh root's trace id is random, so a random draw samples the same share

@@ -15,9 +15,9 @@
  * recorded by the chain only when this span records. Child spans are only for work that leaves
  * the process (src/observability/spans.ts).
  */
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, trace, type Context, type TextMapGetter } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, trace, type Attributes, type Context, type TextMapGetter } from '@opentelemetry/api';
 import type { RequestContext, RequestInfo } from '../../endpoints';
-import { ROOT_SAMPLED, isTracingEnabled, sampleRoot, tracer } from '../../observability/spans';
+import { isTracingEnabled, sampledRootContext, sampleRoot, tracer } from '../../observability/spans';
 
 type Headers = RequestContext['headers'];
 
@@ -67,21 +67,16 @@ export function startRequestSpan(ctx: RequestContext): RequestSpan | undefined {
     // No caller's decision: the configured rate decides here, and an unsampled request goes on
     // without asking the SDK for anything (at sampling 0, every such request).
     if (!sampleRoot()) return undefined;
-    parent = ROOT_CONTEXT.setValue(ROOT_SAMPLED, true);
+    parent = sampledRootContext();
   } else {
     parent = propagation.extract(ROOT_CONTEXT, ctx.headers, headerGetter);
   }
   const userAgent = ctx.header('user-agent');
-  const span = tracer().startSpan(ctx.method, {
-    kind: SpanKind.SERVER,
-    attributes: {
-      'http.request.method': ctx.method,
-      'url.path': ctx.rawPath,
-      'url.scheme': 'https',
-      'client.address': ctx.remoteAddress,
-      ...(userAgent === undefined ? {} : { 'user_agent.original': userAgent }),
-    },
-  }, parent);
+  // The attributes are set after the start: the SDK's startSpan copies and checks start attributes twice.
+  const span = tracer().startSpan(ctx.method, { kind: SpanKind.SERVER }, parent);
+  const attributes: Attributes = { 'http.request.method': ctx.method, 'url.path': ctx.rawPath, 'url.scheme': 'https', 'client.address': ctx.remoteAddress };
+  if (userAgent !== undefined) attributes['user_agent.original'] = userAgent;
+  span.setAttributes(attributes);
   if (!span.isRecording()) return undefined;
   ctx.trace = trace.setSpan(parent, span);
   return {

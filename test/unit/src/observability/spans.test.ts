@@ -5,9 +5,9 @@
  * sampler's shortcut for children follows the parent's decision, as ParentBasedSampler does.
  */
 import { expect } from 'chai';
-import { ROOT_CONTEXT, SpanKind, trace, type Context } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, createContextKey, trace, type Context } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { inLinkedSpanSync, inSpan, inStageMaybeAsync, STAGE_DURATION_ATTRIBUTE, tracer } from '../../../../src/observability/spans';
+import { inLinkedSpanSync, inSpan, inStageMaybeAsync, ROOT_SAMPLED, sampledRootContext, STAGE_DURATION_ATTRIBUTE, tracer } from '../../../../src/observability/spans';
 import { startTracing, type Tracing } from '../../../../src/observability/tracing';
 import { parseTracingConfiguration } from '../../../../src/observability/tracing-config';
 
@@ -82,5 +82,27 @@ describe('span helpers', () => {
     expect(tracer().startSpan('d', {}, parent(0, false)).isRecording()).to.equal(false);
     // An invalid parent context is no parent: the rate (0) decides.
     expect(tracer().startSpan('e', {}, trace.setSpanContext(ROOT_CONTEXT, { traceId: '0'.repeat(32), spanId: '0'.repeat(16), traceFlags: 1 })).isRecording()).to.equal(false);
+  });
+
+  it('chains a sampled request\'s contexts: each holds what was set on it and its parents, and a deleted value is gone', async () => {
+    tracing = start(exporter);
+    const root = sampledRootContext();
+    expect(root.getValue(ROOT_SAMPLED)).to.equal(true);
+    const request = tracer().startSpan('request', {}, root);
+    const withRequest = trace.setSpan(root, request);
+    const key = createContextKey('unit');
+    const withValue = withRequest.setValue(key, 'v');
+    expect(trace.getSpan(withValue)).to.equal(request);
+    expect(withValue.getValue(ROOT_SAMPLED)).to.equal(true);
+    expect(withValue.getValue(key)).to.equal('v');
+    expect(withRequest.getValue(key)).to.equal(undefined);
+    expect(trace.getSpan(trace.deleteSpan(withValue))).to.equal(undefined);
+    expect(trace.getSpan(root)).to.equal(undefined);
+    // A child span started from the chain is the request span's child, sampled.
+    const child = tracer().startSpan('child', {}, withValue);
+    expect(child.isRecording()).to.equal(true);
+    expect((child as unknown as ReadableSpan).parentSpanContext?.spanId).to.equal(request.spanContext().spanId);
+    child.end();
+    request.end();
   });
 });
