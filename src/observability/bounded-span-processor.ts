@@ -154,7 +154,10 @@ export class BoundedSpanProcessor implements SpanProcessor {
         clearTimeout(deadline);
         if (ok) this.counts.exported += batch.length;
         else this.counts.failed += batch.length;
-        resolve();
+        // The next export waits for the next turn of the event loop: the SDK's OTLP exporter
+        // answers before it has let go of the export (a promise settles after the callback), and
+        // refuses another one until then ("Concurrent export limit reached"), losing the batch.
+        setImmediate(resolve);
       };
       const deadline = setTimeout(() => settle(false), this.exportTimeoutMs);
       deadline.unref();

@@ -52,4 +52,26 @@ describe('bounded span processor', () => {
     await until('the counts', async () => processor.counts.exported + processor.counts.failed === 4, 5000);
     expect(processor.counts).to.deep.equal({ exported: 2, dropped: 0, failed: 2 });
   });
+
+  it('sends full batches back to back without losing one to an exporter that frees itself after answering', async () => {
+    // As the SDK's OTLP exporter does: the callback runs inside the export's promise, which is
+    // removed from its queue of one only when it settles, a microtask later.
+    let busy = false;
+    const batches: number[] = [];
+    const exporter: SpanExporter = {
+      export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
+        if (busy) return done({ code: 1, error: new Error('Concurrent export limit reached') });
+        busy = true;
+        batches.push(spans.length);
+        const sent = Promise.resolve().then(() => done({ code: 0 }));
+        void sent.then(() => (busy = false));
+      },
+      shutdown: async () => undefined,
+    };
+    const processor = new BoundedSpanProcessor(exporter, { maxQueueSize: 10, maxExportBatchSize: 2, scheduledDelayMs: 5 });
+    for (let i = 0; i < 8; i++) processor.onEnd(fakeSpan());
+    await until('every span settled', async () => processor.counts.exported + processor.counts.failed === 8, 5000);
+    expect(processor.counts).to.deep.equal({ exported: 8, dropped: 0, failed: 0 });
+    expect(batches).to.deep.equal([2, 2, 2, 2]);
+  });
 });
