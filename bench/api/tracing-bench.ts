@@ -11,6 +11,7 @@
  *
  * CONTROL=1 adds a replica without tracing, measured like the others: the spread between
  * identical replicas ("off (control)" against "off"), against which the others' ratios are read.
+ * FULL_ONLY=1 leaves out the sampling 0 and 1% replicas.
  * CONCURRENT=1 measures every replica at once in each phase of a round instead of one after the
  * other: a swing of the machine's other load then falls on all of them in the same seconds.
  * ABLATE_ALS=1 runs the "sampling 0" replica without tracing but with an AsyncLocalStorage
@@ -94,9 +95,13 @@ export async function measureTracingOverhead(ports: CarinaServerPorts[], options
     { name: 'off', args: [] as string[] },
     // CONTROL=1: another replica without tracing (an A/A pair: the spread between two identical replicas).
     ...(process.env.CONTROL === '1' ? [{ name: 'off (control)', args: [] as string[] }] : []),
-    process.env.ABLATE_ALS === '1' ? { name: 'off + AsyncLocalStorage', args: [] as string[], env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${join(__dirname, 'als-preload.js')}`.trim() } }
-      : { name: 'sampling 0', args: ['--tracing-config-file', config(0)] },
-    { name: 'sampling 10,000 (1%)', args: ['--tracing-config-file', config(10_000)] },
+    // FULL_ONLY=1: without the sampling 0 and 1% replicas (fewer replicas share the machine, for
+    // a before/after of full sampling against BASELINE_MAIN in more rounds).
+    ...(process.env.FULL_ONLY === '1' ? [] : [
+      process.env.ABLATE_ALS === '1' ? { name: 'off + AsyncLocalStorage', args: [] as string[], env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${join(__dirname, 'als-preload.js')}`.trim() } }
+        : { name: 'sampling 0', args: ['--tracing-config-file', config(0)] },
+      { name: 'sampling 10,000 (1%)', args: ['--tracing-config-file', config(10_000)] },
+    ]),
     { name: 'sampling 1,000,000', args: ['--tracing-config-file', config(1_000_000)] },
   ] as Array<{ name: string; args: string[]; env?: Record<string, string>; main?: string }>;
   // BASELINE_MAIN=<another build's dist/src/cli/main.js>: one more replica, full sampling on that
