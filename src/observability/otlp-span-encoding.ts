@@ -54,6 +54,10 @@ function hexDigit(code: number): number {
   return code - 55;
 }
 
+/** The byte of every pair of ASCII hex digits, at (first << 7) | second: one lookup per byte of an id. */
+const HEX_PAIRS = new Uint8Array(128 * 128);
+for (let first = 0; first < 128; first++) for (let second = 0; second < 128; second++) HEX_PAIRS[(first << 7) | second] = (hexDigit(first) << 4) | hexDigit(second);
+
 /** A growing Protobuf writer over one Buffer. */
 class ProtobufBytes {
   bytes: Buffer = Buffer.allocUnsafeSlow(INITIAL_BYTES);
@@ -171,7 +175,11 @@ class ProtobufBytes {
     this.varint(size);
     this.reserve(size);
     const bytes = this.bytes;
-    for (let i = 0; i < size; i++) bytes[this.pos++] = (hexDigit(hex.charCodeAt(2 * i)) << 4) | hexDigit(hex.charCodeAt(2 * i + 1));
+    for (let i = 0; i < size; i++) {
+      const first = hex.charCodeAt(2 * i);
+      const second = hex.charCodeAt(2 * i + 1);
+      bytes[this.pos++] = (first | second) < 128 ? HEX_PAIRS[(first << 7) | second] : (hexDigit(first) << 4) | hexDigit(second);
+    }
   }
 
   rawBytes(value: Uint8Array): void {
