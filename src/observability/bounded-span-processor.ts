@@ -101,7 +101,13 @@ export class BoundedSpanProcessor implements SpanProcessor {
     }
     let open = this.batches[this.batches.length - 1];
     if (open === undefined || open.length >= this.maxExportBatchSize) this.batches.push((open = this.encoded ? new EncodedSpanBatch() : new SpanList()));
-    open.add(span);
+    try {
+      open.add(span);
+    } catch {
+      // Never the request's failure: a span that cannot be encoded is dropped, and counted.
+      this.counts.dropped++;
+      return;
+    }
     this.queued++;
     if (this.queued >= this.maxExportBatchSize) this.exportNext();
     else this.arm();

@@ -405,7 +405,14 @@ export class EncodedSpanBatch {
     if (scopes === undefined) this.groups.set(finished.resource, (scopes = new Map()));
     let out = scopes.get(finished.instrumentationScope);
     if (out === undefined) scopes.set(finished.instrumentationScope, (out = new ProtobufBytes()));
-    span(out, finished);
+    const before = out.pos;
+    try {
+      span(out, finished);
+    } catch (err) {
+      // A span that cannot be encoded leaves nothing of itself in the batch.
+      out.pos = before;
+      throw err;
+    }
     this.length++;
   }
 

@@ -136,4 +136,29 @@ describe('OTLP span encoding as spans end', () => {
     expect(Buffer.from(exported[0].exportRequest()).equals(Buffer.from(ProtobufTraceSerializer.serializeRequest(spans.slice(0, 4)) as Uint8Array))).to.equal(true);
     await tracerProvider.shutdown();
   });
+
+  it('drops and counts a span it cannot encode, fails no caller, and leaves the batch as if the span never came', async () => {
+    const exported: EncodedSpanBatch[] = [];
+    const exporter: EncodedSpanExporter = {
+      takesEncodedSpans: true,
+      export: (batch: EncodedSpanBatch, done: (result: ExportResult) => void) => {
+        exported.push(batch);
+        done({ code: 0 });
+      },
+      shutdown: async () => undefined,
+    };
+    const bounded = new BoundedSpanProcessor(exporter, { maxQueueSize: 100, maxExportBatchSize: 100, scheduledDelayMs: 5 });
+    const { processor, spans } = collector();
+    const tracerProvider = provider(processor);
+    makeSpans(tracerProvider);
+    bounded.onEnd(spans[0]);
+    // A span whose name cannot be read, after its ids and parent are written.
+    const broken = Object.create(spans[1], { name: { get: () => { throw new Error('unreadable'); } } }) as ReadableSpan;
+    expect(() => bounded.onEnd(broken)).not.to.throw();
+    bounded.onEnd(spans[2]);
+    await until('the two good spans exported', async () => bounded.counts.exported === 2, 5000);
+    expect(bounded.counts).to.deep.equal({ exported: 2, dropped: 1, failed: 0 });
+    expect(Buffer.from(exported[0].exportRequest()).equals(Buffer.from(ProtobufTraceSerializer.serializeRequest([spans[0], spans[2]]) as Uint8Array))).to.equal(true);
+    await tracerProvider.shutdown();
+  });
 });
