@@ -35,7 +35,7 @@ import http2 from 'node:http2';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { TLSSocket } from 'node:tls';
+import { DEFAULT_CIPHERS, type TLSSocket } from 'node:tls';
 import type { AuditBackend } from '../audit';
 import { distinctHeaders } from '../authn';
 import { ApiError, errors } from '../util';
@@ -214,6 +214,26 @@ function peerCertificates(socket: TLSSocket): X509Certificate[] {
   return chain;
 }
 
+/**
+ * The listener's cipher order, as kube-apiserver's Go TLS server (1.19) ranks them on a machine
+ * with AES hardware: for TLS 1.3 AES-128-GCM, ChaCha20-Poly1305, AES-256-GCM; for TLS 1.2
+ * ECDHE with AES-128-GCM before AES-256-GCM before ChaCha20, ECDSA before RSA. A client then
+ * gets the cipher it would get from kube-apiserver, which also costs less per byte to encrypt.
+ */
+const GO_CIPHER_PREFERENCE = [
+  'TLS_AES_128_GCM_SHA256',
+  'TLS_CHACHA20_POLY1305_SHA256',
+  'TLS_AES_256_GCM_SHA384',
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+  'ECDHE-RSA-AES128-GCM-SHA256',
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-RSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-CHACHA20-POLY1305',
+  'ECDHE-RSA-CHACHA20-POLY1305',
+  // Then every cipher Node accepts by default, so that no client it served before is refused.
+  DEFAULT_CIPHERS,
+].join(':');
+
 export class ApiHttpServer {
   private server?: http2.Http2SecureServer;
   private readonly openStreams = new Set<() => void>();
@@ -235,6 +255,10 @@ export class ApiHttpServer {
       requestCert: true,
       rejectUnauthorized: false,
       minVersion: 'TLSv1.2',
+      // Go's server picks the cipher by its own order, AES-128-GCM first on AES hardware, where
+      // Node's default follows the client (whose Node default asks AES-256-GCM first).
+      ciphers: GO_CIPHER_PREFERENCE,
+      honorCipherOrder: true,
       // kube-apiserver takes 1 MiB of headers (Go's MaxHeaderBytes), so an oversized token is the
       // authenticator's to refuse with a 401, not the listener's with a 431 (header: Limits).
       settings: { maxHeaderListSize: HTTP2_NODE_HEADER_LIST_BYTES, maxConcurrentStreams: HTTP2_MAX_CONCURRENT_STREAMS, maxFrameSize: HTTP2_MAX_FRAME_BYTES },

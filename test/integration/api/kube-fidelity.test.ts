@@ -154,6 +154,19 @@ describe('kube-apiserver v1.25 fidelity (issue 16 regressions)', function () {
     expect((await server.request('GET', `${CM}/uid`)).json<Obj>().metadata.uid).to.equal(created.metadata.uid);
   });
 
+  it('picks the cipher by its own order, as Go\'s TLS server does: AES-128-GCM for a client that asks AES-256-GCM first', async () => {
+    const negotiated = async (options: { maxVersion?: 'TLSv1.2' }) => new Promise<string>((resolve, reject) => {
+      // Node's client lists TLS_AES_256_GCM_SHA384 (and for TLS 1.2 its default order) first.
+      const socket = tlsConnect({ host: '127.0.0.1', port: server.port, ca: server.caPem, servername: 'localhost', ...options }, () => {
+        resolve(socket.getCipher().name);
+        socket.end();
+      });
+      socket.on('error', reject);
+    });
+    expect(await negotiated({})).to.equal('TLS_AES_128_GCM_SHA256');
+    expect(await negotiated({ maxVersion: 'TLSv1.2' })).to.equal('ECDHE-RSA-AES128-GCM-SHA256');
+  });
+
   it('answers an HTTP/1.1 request without Host with 400, as Go\'s server does', async () => {
     const answer = await new Promise<string>((resolve, reject) => {
       const socket = tlsConnect({ host: '127.0.0.1', port: server.port, ca: server.caPem, servername: 'localhost', ALPNProtocols: ['http/1.1'] }, () => {
