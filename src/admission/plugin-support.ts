@@ -7,23 +7,24 @@
 import { ApiError, errors } from '../util';
 import type { AdmissionAttributes, AdmissionOperation } from './admission-chain';
 import type { JsonObject } from '../apis/object';
+import { resourceKeyPrefix } from '../apis/catalogue';
 
 /** Key prefixes (with the trailing '/') of the resources plugins read. */
 export const KEY_PREFIX = {
-  namespaces: '/registry/namespaces/',
-  serviceaccounts: '/registry/serviceaccounts/',
-  secrets: '/registry/secrets/',
-  configmaps: '/registry/configmaps/',
-  pods: '/registry/pods/',
-  nodes: '/registry/minions/',
-  limitranges: '/registry/limitranges/',
-  resourcequotas: '/registry/resourcequotas/',
-  priorityclasses: '/registry/priorityclasses/',
-  runtimeclasses: '/registry/runtimeclasses/',
-  storageclasses: '/registry/storageclasses/',
-  ingressclasses: '/registry/ingressclasses/',
-  mutatingwebhookconfigurations: '/registry/mutatingwebhookconfigurations/',
-  validatingwebhookconfigurations: '/registry/validatingwebhookconfigurations/',
+  namespaces: resourceKeyPrefix({ group: '', resource: 'namespaces' }),
+  serviceaccounts: resourceKeyPrefix({ group: '', resource: 'serviceaccounts' }),
+  secrets: resourceKeyPrefix({ group: '', resource: 'secrets' }),
+  configmaps: resourceKeyPrefix({ group: '', resource: 'configmaps' }),
+  pods: resourceKeyPrefix({ group: '', resource: 'pods' }),
+  nodes: resourceKeyPrefix({ group: '', resource: 'nodes' }),
+  limitranges: resourceKeyPrefix({ group: '', resource: 'limitranges' }),
+  resourcequotas: resourceKeyPrefix({ group: '', resource: 'resourcequotas' }),
+  priorityclasses: resourceKeyPrefix({ group: 'scheduling.k8s.io', resource: 'priorityclasses' }),
+  runtimeclasses: resourceKeyPrefix({ group: 'node.k8s.io', resource: 'runtimeclasses' }),
+  storageclasses: resourceKeyPrefix({ group: 'storage.k8s.io', resource: 'storageclasses' }),
+  ingressclasses: resourceKeyPrefix({ group: 'networking.k8s.io', resource: 'ingressclasses' }),
+  mutatingwebhookconfigurations: resourceKeyPrefix({ group: 'admissionregistration.k8s.io', resource: 'mutatingwebhookconfigurations' }),
+  validatingwebhookconfigurations: resourceKeyPrefix({ group: 'admissionregistration.k8s.io', resource: 'validatingwebhookconfigurations' }),
 } as const;
 
 /** The prefixes the server indexes for plugins (see cached-objects.ts): what they list per request. */

@@ -6,7 +6,7 @@
  * APIService names, since Carina has no service proxy to reach a ClusterIP).
  */
 import type { ServedResource } from '../registry';
-import { resourceKeyPrefix } from '../registry';
+import { resourceKeyPrefix } from '../apis/catalogue';
 import type { WatchCache } from '../storage';
 import { joinHostPort, type ProxyTransport } from '../proxy';
 import type { JsonObject } from '../apis/object';

@@ -21,7 +21,8 @@
  */
 import { semanticallyEqual } from '../apis/defaulting';
 import { InformedController } from '../controllers/informed-controller';
-import { resourceKeyPrefix, type GenericRegistry, type ServedResource } from '../registry';
+import { type GenericRegistry, type ServedResource } from '../registry';
+import { resourceKeyPrefix } from '../apis/catalogue';
 import type { WatchCache } from '../storage';
 import { isApiError } from '../util';
 import type { JsonObject } from '../apis/object';

@@ -22,10 +22,10 @@
  * cached per schema object and dropped with it).
  */
 import { EndpointsServiceResolver } from '../admission';
-import { storageVersionHash } from '../apis/catalogue';
+import { storageVersionHash, resourceKeyPrefix } from '../apis/catalogue';
 import type { APIGroup, APIResource, APIResourceList } from '../apis/discovery';
 import { topologyFromSchema, type TopologyNode } from '../apply';
-import { resourceKeyPrefix, scaleRulesFromPaths, type FieldValidationLevel, type RemoteConverter, type ResourceStorageParts, type ResourceStrategy, type ServedResource, type StorageSource } from '../registry';
+import { scaleRulesFromPaths, type FieldValidationLevel, type RemoteConverter, type ResourceStorageParts, type ResourceStrategy, type ServedResource, type StorageSource } from '../registry';
 import type { WatchCache } from '../storage';
 import { errors } from '../util';
 import { CRD_GROUP, CRD_RESOURCE, crdName, conversionOf, isConditionTrue, isNamespaced, specNames, versionsOf, type CrdVersion } from './crd-model';
@@ -37,7 +37,7 @@ import { withSchemaDefaults } from './defaulting';
 import { ConversionWebhookClient } from './conversion-webhook';
 import type { JsonObject } from '../apis/object';
 
-export const CRD_KEY_PREFIX = `/registry/${CRD_GROUP}/${CRD_RESOURCE}/`;
+export const CRD_KEY_PREFIX = resourceKeyPrefix({ group: CRD_GROUP, resource: CRD_RESOURCE });
 const CUSTOM_RESOURCE_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
 const TERMINATING_DISCOVERY_VERBS = ['delete', 'deletecollection', 'get', 'list', 'watch'];
 /** Patch types a custom resource takes: no strategic merge (415, as v1.25). */

@@ -22,6 +22,7 @@ import { judgeRecovery, type MembershipView, type ReplicaState } from './recover
 import { probeReplica, readStoreHistory } from './store-history';
 import { checkWatches } from './watch-checker';
 import { checkWrites } from './write-checker';
+import { resourceKeyPrefix } from '../apis/catalogue';
 
 export class ChaosUnavailableError extends Error {
   constructor(message: string) {
@@ -153,7 +154,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosReport> {
     const { states: recovery, membership } = await settledReplicaStates(cluster, RECOVERY_WAIT_MS);
     const violations: Violation[] = [...faultViolations, ...judgeRecovery(recovery, membership)];
     const truthFrom = recovery.find((r) => r.ready && r.revision !== null)?.member ?? 1;
-    const truth = await readStoreHistory(cluster.etcdEndpointOf(truthFrom), cluster.storeTls, `/registry/configmaps/${NAMESPACE}/`, NAME_PREFIX);
+    const truth = await readStoreHistory(cluster.etcdEndpointOf(truthFrom), cluster.storeTls, `${resourceKeyPrefix({ group: '', resource: 'configmaps' })}${NAMESPACE}/`, NAME_PREFIX);
     violations.push(...checkWrites(history, truth));
     const linearizability = checkObjectLinearizability(history, truth);
     violations.push(...linearizability.violations);

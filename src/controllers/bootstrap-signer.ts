@@ -26,6 +26,7 @@ import { TOKEN_SECRETS_PREFIX, expirationOf, isBootstrapTokenSecret, signingToke
 import { controllerServiceAccount } from './csr-status';
 import { WorkQueue } from './work-queue';
 import type { JsonObject } from '../apis/object';
+import { resourceKeyPrefix } from '../apis/catalogue';
 
 export const CLUSTER_INFO_NAMESPACE = 'kube-public';
 export const CLUSTER_INFO_NAME = 'cluster-info';
@@ -75,7 +76,7 @@ export class BootstrapSigner {
       },
       log: options.log,
     });
-    this.configMaps = new FeedMirror(options.feed, `/registry/configmaps/${CLUSTER_INFO_NAMESPACE}/`, {
+    this.configMaps = new FeedMirror(options.feed, `${resourceKeyPrefix({ group: '', resource: 'configmaps' })}${CLUSTER_INFO_NAMESPACE}/`, {
       convert: (object) => object,
       onChange: (changes) => {
         if (changes.some((c) => c.key === CLUSTER_INFO_KEY && c.current !== undefined)) poke();

@@ -8,9 +8,10 @@
  */
 import { BOOTSTRAP_KEYS, BOOTSTRAP_TOKEN_SECRET_PREFIX, BOOTSTRAP_TOKEN_SECRET_TYPE } from '../authn';
 import type { JsonObject } from '../apis/object';
+import { resourceKeyPrefix } from '../apis/catalogue';
 
 export const TOKEN_NAMESPACE = 'kube-system';
-export const TOKEN_SECRETS_PREFIX = `/registry/secrets/${TOKEN_NAMESPACE}/`;
+export const TOKEN_SECRETS_PREFIX = `${resourceKeyPrefix({ group: '', resource: 'secrets' })}${TOKEN_NAMESPACE}/`;
 export const TOKEN_ID_PATTERN = /^[a-z0-9]{6}$/;
 export const TOKEN_SECRET_PATTERN = /^[a-z0-9]{16}$/;
 export const USAGE_BOOTSTRAP_SIGNING = 'usage-bootstrap-signing';

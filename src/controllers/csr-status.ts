@@ -11,8 +11,9 @@
 import { SERVICE_ACCOUNTS_GROUP, AUTHENTICATED_GROUP, SERVICE_ACCOUNT_USER_PREFIX, type UserInfo } from '../authn';
 import { CertificateRequestError, parseCertificateRequestPem, type CertificateRequest } from '../apis/validation';
 import { type JsonObject, objectOrEmpty } from '../apis/object';
+import { resourceKeyPrefix } from '../apis/catalogue';
 
-export const CSR_KEY_PREFIX = '/registry/certificatesigningrequests/';
+export const CSR_KEY_PREFIX = resourceKeyPrefix({ group: 'certificates.k8s.io', resource: 'certificatesigningrequests' });
 
 export interface CsrCondition {
   readonly type: string;

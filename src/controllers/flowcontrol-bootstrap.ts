@@ -26,9 +26,10 @@ import type { WatchCache } from '../storage';
 import { AUTO_UPDATE_ANNOTATION, MANDATORY_FLOW_SCHEMA_NAMES, MANDATORY_PRIORITY_LEVEL_NAMES, mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from '../flowcontrol';
 import { InformedController } from './informed-controller';
 import { deepCopy, type JsonObject } from '../apis/object';
+import { resourceKeyPrefix } from '../apis/catalogue';
 
-const FLOW_SCHEMAS = '/registry/flowschemas/';
-const PRIORITY_LEVELS = '/registry/prioritylevelconfigurations/';
+const FLOW_SCHEMAS = resourceKeyPrefix({ group: 'flowcontrol.apiserver.k8s.io', resource: 'flowschemas' });
+const PRIORITY_LEVELS = resourceKeyPrefix({ group: 'flowcontrol.apiserver.k8s.io', resource: 'prioritylevelconfigurations' });
 const ENSURER_MANAGER = 'api-priority-and-fairness-config-producer-v1';
 const STATUS_MANAGER = 'api-priority-and-fairness-config-consumer-v1';
 

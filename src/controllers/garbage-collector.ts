@@ -16,6 +16,7 @@ import type { GenericRegistry } from '../registry';
 import type { ServedResource } from '../registry';
 import type { ObjectStore, StoreWatch } from '../storage';
 import { type JsonObject, finalizersOf, metadataOf } from '../apis/object';
+import { KEYSPACE_ROOT } from '../apis/catalogue';
 
 export const ORPHAN_FINALIZER = 'orphan';
 export const FOREGROUND_FINALIZER = 'foregroundDeletion';
@@ -81,7 +82,7 @@ export class GarbageCollector {
     try {
       const revision = await this.options.store.currentRevision();
       if (this.stopped) return;
-      this.watch = this.options.store.watch('/registry/', revision, (events) => {
+      this.watch = this.options.store.watch(KEYSPACE_ROOT, revision, (events) => {
         const relevant = events.some((e) => e.type === 'DELETED' || metadataOf(e.object).deletionTimestamp !== undefined || (e.type === 'ADDED' && ownerReferences(e.object).length > 0));
         if (relevant) this.trigger();
       }, () => {

@@ -16,9 +16,10 @@ import type { GenericRegistry, ServedResource } from '../registry';
 import type { WatchCache } from '../storage';
 import { InformedController } from './informed-controller';
 import { deepCopy, type JsonObject, metadataOf } from '../apis/object';
+import { resourceKeyPrefix, KEYSPACE_ROOT } from '../apis/catalogue';
 
-const QUOTAS = '/registry/resourcequotas/';
-const ROOT = '/registry/';
+const QUOTAS = resourceKeyPrefix({ group: '', resource: 'resourcequotas' });
+const ROOT = KEYSPACE_ROOT;
 
 export interface ResourceQuotaControllerOptions {
   registry: GenericRegistry;

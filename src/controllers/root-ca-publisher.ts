@@ -13,13 +13,14 @@ import type { WatchCache } from '../storage';
 import { isNamespaceTerminating } from './service-account-controller';
 import { InformedController } from './informed-controller';
 import type { JsonObject } from '../apis/object';
+import { resourceKeyPrefix } from '../apis/catalogue';
 
 export const ROOT_CA_CONFIG_MAP = 'kube-root-ca.crt';
 export const DESCRIPTION_ANNOTATION = 'kubernetes.io/description';
 export const DESCRIPTION = 'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. ' +
   'No other usage is guaranteed across distributions of Kubernetes clusters.';
-const NAMESPACES = '/registry/namespaces/';
-const CONFIG_MAPS = '/registry/configmaps/';
+const NAMESPACES = resourceKeyPrefix({ group: '', resource: 'namespaces' });
+const CONFIG_MAPS = resourceKeyPrefix({ group: '', resource: 'configmaps' });
 
 export interface RootCaPublisherOptions {
   registry: GenericRegistry;

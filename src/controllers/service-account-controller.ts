@@ -12,9 +12,10 @@ import type { GenericRegistry, ServedResource } from '../registry';
 import type { WatchCache } from '../storage';
 import { InformedController } from './informed-controller';
 import type { JsonObject } from '../apis/object';
+import { resourceKeyPrefix } from '../apis/catalogue';
 
-const NAMESPACES = '/registry/namespaces/';
-const SERVICE_ACCOUNTS = '/registry/serviceaccounts/';
+const NAMESPACES = resourceKeyPrefix({ group: '', resource: 'namespaces' });
+const SERVICE_ACCOUNTS = resourceKeyPrefix({ group: '', resource: 'serviceaccounts' });
 export const DEFAULT_ACCOUNTS = ['default'];
 
 export interface ServiceAccountControllerOptions {

@@ -19,12 +19,13 @@ import type { GenericRegistry, ServedResource } from '../registry';
 import type { WatchCache } from '../storage';
 import { InformedController } from './informed-controller';
 import { annotationsOf, deepCopy, type JsonObject, metadataOf } from '../apis/object';
+import { resourceKeyPrefix } from '../apis/catalogue';
 
 export const TOKEN_SECRET_TYPE = 'kubernetes.io/service-account-token';
 export const ACCOUNT_NAME_ANNOTATION = 'kubernetes.io/service-account.name';
 export const ACCOUNT_UID_ANNOTATION = 'kubernetes.io/service-account.uid';
-const SECRETS = '/registry/secrets/';
-const SERVICE_ACCOUNTS = '/registry/serviceaccounts/';
+const SECRETS = resourceKeyPrefix({ group: '', resource: 'secrets' });
+const SERVICE_ACCOUNTS = resourceKeyPrefix({ group: '', resource: 'serviceaccounts' });
 
 export interface TokenControllerOptions {
   registry: GenericRegistry;

@@ -1,12 +1,11 @@
 /**
  * The storages of the built-in resources, made from the catalogue (src/apis/catalogue) once per
- * resource, when first resolved: the key layout kube-apiserver v1.25 uses in etcd (with the
- * storage factory's special prefixes, which belong to the resources below and nowhere else),
- * the kind's strategy, typed decoding, version conversion, deprecation, the Services' allocator,
- * the scale rules of the scalable kinds, the pods' binding and eviction, and which storages
- * hold secrets.
+ * resource, when first resolved: the key prefix kube-apiserver v1.25 uses in etcd (the rule is
+ * src/apis/catalogue/key-layout.ts, which every reader of the store by key asks), the kind's
+ * strategy, typed decoding, version conversion, deprecation, the Services' allocator, the scale
+ * rules of the scalable kinds, the pods' binding and eviction, and which storages hold secrets.
  */
-import { Catalogue } from '../apis/catalogue';
+import { resourceKeyPrefix } from '../apis/catalogue';
 import { convertVersion } from '../apis/conversion';
 import { deprecationOf } from '../apis/deprecations';
 import { TypedDecoder } from '../apis/schema';
@@ -20,27 +19,6 @@ import { topologyForKind } from '../apply';
 import { strategyFor } from './strategies';
 import type { ResourceStrategy } from './strategy';
 
-/**
- * Prefixes kube-apiserver v1.25's storage factory compiles in (k8s.io/kubernetes
- * pkg/kubeapiserver/default_storage_factory_builder.go, SpecialDefaultResourcePrefixes); every
- * other resource of kube-apiserver's own groups is kept at /registry/<resource>.
- */
-const SPECIAL_PREFIXES: ReadonlyMap<string, string> = new Map([
-  ['/replicationcontrollers', 'controllers'],
-  ['/endpoints', 'services/endpoints'],
-  ['/nodes', 'minions'],
-  ['/services', 'services/specs'],
-  ['networking.k8s.io/ingresses', 'ingress'],
-  ['extensions/ingresses', 'ingress'],
-]);
-
-/**
- * Groups whose built-in resources are stored by a server of their own inside kube-apiserver (the
- * apiextensions server for CRDs, kube-aggregator for APIServices): like custom resources, they
- * are keyed with their group.
- */
-const GROUP_KEYED_BUILT_IN_GROUPS: ReadonlySet<string> = new Set(['apiextensions.k8s.io', 'apiregistration.k8s.io']);
-
 /** The pods' and the bindings' subresources that store nothing of their own (kube's BindingREST, EvictionREST). */
 const PODS = '/pods';
 const BINDINGS = '/bindings';
@@ -52,30 +30,6 @@ const SECRETS = '/secrets';
 /** The scalable kind whose selector is a plain label map (v1.25's ReplicationControllerSpec.Selector). */
 const LABEL_MAP_SELECTOR_KIND = 'ReplicationController';
 
-/**
- * The key prefix of a resource's objects, where kube-apiserver v1.25 keeps them in etcd, so that an
- * operator who knows etcd's layout finds Carina's data where they expect it:
- * - kube-apiserver's own resources at /registry/<resource>/ (or the special prefix above),
- *   whatever their group: `deployments.apps` at /registry/deployments/;
- * - custom resources (anything the catalogue does not have) and the apiextensions and aggregator
- *   servers' resources at /registry/<group>/<resource>/, so that two groups sharing a plural
- *   (cert-manager's and Knative's `certificates`) never share a key.
- * `storage` is followed when given: events.k8s.io events are core events.
- */
-export function resourceKeyPrefix(resource: { group: string; resource: string; storage?: { group: string; resource: string } }): string {
-  const { group, resource: name } = resource.storage ?? resource;
-  const groupResource = `${group}/${name}`;
-  let prefix = prefixes.get(groupResource);
-  if (prefix === undefined) {
-    const keyedByGroup = !Catalogue.isBuiltIn(group, name) || GROUP_KEYED_BUILT_IN_GROUPS.has(group);
-    prefix = keyedByGroup ? `/registry/${group}/${name}/` : `/registry/${SPECIAL_PREFIXES.get(groupResource) ?? name}/`;
-    prefixes.set(groupResource, prefix);
-  }
-  return prefix;
-}
-
-/** Prefixes computed so far: the rule runs once per resource. */
-const prefixes = new Map<string, string>();
 
 
 export interface BuiltInStoragesOptions {

@@ -10,7 +10,7 @@ export { planGet, planList, parseResourceVersion, encodeContinueToken, decodeCon
 export { apiVersionOf, type ServedResource } from './served-resource';
 export { ResourceStorage, sharedEventBytes, type Deprecation, type FieldValidationLevel, type RemoteConverter, type ResourceStorageParts, type ScaleRules, type SubresourceCreateRequest, type SubresourceCreater, type TypedDecode, type VersionConverter, type WatchBatch, type WatchEvent, type WatchRequest, type WatchStart, type WatchSubscription } from './resource-storage';
 export { ResourceStorages, StorageSources, type StorageSource } from './resource-storages';
-export { BuiltInStorages, resourceKeyPrefix, scaleRulesFromPaths, type BuiltInStoragesOptions } from './built-in-storages';
+export { BuiltInStorages, scaleRulesFromPaths, type BuiltInStoragesOptions } from './built-in-storages';
 export { keyLayoutMoves, legacyResourceKeyPrefix } from './key-layout-upgrade';
 export type { CreateContext, IncludeObject, ResetField, ResourceStrategy, TableApiVersion, TableRequest, UpdateSubresource, ValidationFailure } from './strategy';
 export { strategyFor } from './strategies';

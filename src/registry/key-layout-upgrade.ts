@@ -12,7 +12,7 @@
  */
 import { Catalogue } from '../apis/catalogue';
 import type { KeyMove } from '../storage';
-import { resourceKeyPrefix } from './built-in-storages';
+import { resourceKeyPrefix } from '../apis/catalogue';
 
 /** The special prefixes of earlier builds, looked up by group/resource first, then by plural alone. */
 const LEGACY_PREFIXES: Record<string, string> = {

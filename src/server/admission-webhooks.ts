@@ -23,7 +23,8 @@ import {
   type WebhookAdmissionPlugin,
   type WebhookPluginDeps,
 } from '../admission';
-import { resourceKeyPrefix, strategyFor, type ServedResource, type StorageSources } from '../registry';
+import { strategyFor, type ServedResource, type StorageSources } from '../registry';
+import { resourceKeyPrefix } from '../apis/catalogue';
 import type { ObjectStore, WatchCache } from '../storage';
 import type { JsonObject } from '../apis/object';
 

@@ -16,7 +16,8 @@ import {
 } from '../aggregator';
 import type { ResourceResolver } from '../endpoints';
 import type { DiscoveryDocuments } from '../http';
-import { resourceKeyPrefix, type GenericRegistry, type ServedResource } from '../registry';
+import { type GenericRegistry, type ServedResource } from '../registry';
+import { resourceKeyPrefix } from '../apis/catalogue';
 import type { WatchCache } from '../storage';
 import type { AuthenticationOptions } from '../authn';
 

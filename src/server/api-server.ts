@@ -24,7 +24,8 @@ import { NonResourceRoutes, type DiscoveryDocuments } from '../http';
 import { ApiMetrics } from '../observability/api-metrics';
 import { StorageMetrics } from '../observability/storage-metrics';
 import { StatusPage } from '../observability/status-page';
-import { BuiltInStorages, GenericRegistry, ServiceAllocator, StorageSources, keyLayoutMoves, parseNodePortRange, resourceKeyPrefix } from '../registry';
+import { BuiltInStorages, GenericRegistry, ServiceAllocator, StorageSources, keyLayoutMoves, parseNodePortRange } from '../registry';
+import { resourceKeyPrefix } from '../apis/catalogue';
 import { ObjectStore, WatchCache, migrateKeyLayout, openStoreWatchCount } from '../storage';
 import { CRD_KEY_PREFIX, type CustomResourceIndex } from '../apiextensions';
 import type { Catalogue } from '../apis/catalogue';
@@ -553,7 +554,7 @@ export async function serveApiServer(completed: CompletedApiServerConfig): Promi
 
 /** Whether some replica holds the controllers' Lease (kube-system/carina-controller-manager) and renewed it in time. */
 function controllerLeaseHeld(cache: WatchCache): boolean {
-  const lease = cache.isReady ? cache.get('/registry/leases/kube-system/carina-controller-manager') : undefined;
+  const lease = cache.isReady ? cache.get(`${resourceKeyPrefix({ group: 'coordination.k8s.io', resource: 'leases' })}kube-system/carina-controller-manager`) : undefined;
   const spec = (lease?.spec ?? {}) as { holderIdentity?: string; renewTime?: string; leaseDurationSeconds?: number };
   if (spec.holderIdentity === undefined || spec.holderIdentity === '' || spec.renewTime === undefined) return false;
   return Date.now() - Date.parse(spec.renewTime) < (spec.leaseDurationSeconds ?? 15) * 1000;

@@ -14,6 +14,7 @@ import { maxInFlightFilter, priorityAndFairnessFilter, type Filter } from '../ht
 import type { ExtraDocument } from '../http';
 import type { ApiMetrics } from '../observability/api-metrics';
 import type { WatchCache } from '../storage';
+import { resourceKeyPrefix } from '../apis/catalogue';
 
 export interface FlowControlOptions {
   /** --enable-priority-and-fairness (v1.25: true). */
@@ -76,7 +77,7 @@ export function buildFlowControl(options: FlowControlOptions, wiring: FlowContro
   const flowControl = controller;
   const flowSchemas = new CacheInformer({
     cache: wiring.cache,
-    prefix: '/registry/flowschemas/',
+    prefix: resourceKeyPrefix({ group: 'flowcontrol.apiserver.k8s.io', resource: 'flowschemas' }),
     onObject: (type, object) => {
       if (type === 'DELETED') flowControl.removeFlowSchema(String((object.metadata as { name?: unknown }).name));
       else flowControl.upsertFlowSchema(object as unknown as FlowSchema);
@@ -84,7 +85,7 @@ export function buildFlowControl(options: FlowControlOptions, wiring: FlowContro
   });
   const priorityLevels = new CacheInformer({
     cache: wiring.cache,
-    prefix: '/registry/prioritylevelconfigurations/',
+    prefix: resourceKeyPrefix({ group: 'flowcontrol.apiserver.k8s.io', resource: 'prioritylevelconfigurations' }),
     onObject: (type, object) => {
       if (type === 'DELETED') flowControl.removePriorityLevel(String((object.metadata as { name?: unknown }).name));
       else flowControl.upsertPriorityLevel(object as unknown as PriorityLevelConfiguration);

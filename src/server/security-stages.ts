@@ -35,6 +35,7 @@ import type { VirtualCreate } from '../endpoints';
 import { authenticationFilter, authorizationFilter, auditFilter, impersonationFilter, requestInfoFilter, type Filter } from '../http';
 import type { WatchCache } from '../storage';
 import type { JsonObject } from '../apis/object';
+import { resourceKeyPrefix } from '../apis/catalogue';
 
 export interface ApiServerSecurity {
   authentication: AuthenticationOptions;
@@ -63,7 +64,7 @@ function clusterServiceAccountKeys(dataDir: string): { keyFile: string; publicKe
 }
 
 function cacheLookup(cache: WatchCache, resource: string): ObjectLookup {
-  return (namespace, name) => cache.get(`/registry/${resource}/${namespace}/${name}`);
+  return (namespace, name) => cache.get(`${resourceKeyPrefix({ group: '', resource })}${namespace}/${name}`);
 }
 
 function reviewAnswer(outcome: ReviewOutcome): { status: number; object: JsonObject } {

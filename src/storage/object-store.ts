@@ -14,9 +14,10 @@ import { StorageError } from './errors';
 import type { StoredValueTransformer } from './encryption';
 import { decodeStoredJson, storedForm, withResourceVersion } from './stored-json';
 import type { JsonObject } from '../apis/object';
+import { KEYSPACE_ROOT } from '../apis/catalogue';
 
 /** A key no object has (a name cannot be empty): read only for the revision in its answer's header. */
-const REVISION_PROBE_KEY = '/registry/';
+const REVISION_PROBE_KEY = KEYSPACE_ROOT;
 /** etcd's key and range end for every key ("\0" to the end). */
 const EVERY_KEY = new Uint8Array([0]);
 
@@ -203,7 +204,7 @@ export class ObjectStore {
   /** The store's newest revision as a quorum read sees it. */
   async currentRevision(serializable = false, trace?: Context): Promise<number> {
     try {
-      const response = await this.kv.range({ key: keyBytes('/registry/'), countOnly: true, serializable, limit: 1 }, { trace });
+      const response = await this.kv.range({ key: keyBytes(KEYSPACE_ROOT), countOnly: true, serializable, limit: 1 }, { trace });
       return response.header.revision;
     } catch (err) {
       throw storeError(err);

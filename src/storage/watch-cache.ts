@@ -47,6 +47,7 @@ import { SharedFieldSets } from './shared-field-sets';
 import { SharedStrings } from './shared-strings';
 import type { ObjectStore, StoreWatch, StoreWatchEvent } from './object-store';
 import type { JsonObject } from '../apis/object';
+import { KEYSPACE_ROOT } from '../apis/catalogue';
 
 export interface CachedEvent extends StoreWatchEvent {
   /** Serialized forms, filled on first use. */
@@ -166,7 +167,7 @@ export interface CachedPage {
   remaining: number;
 }
 
-const ROOT_PREFIX = '/registry/';
+const ROOT_PREFIX = KEYSPACE_ROOT;
 const LIST_PAGE = 1000;
 /** A slice also ends after this many subscriptions looked at per delivery allowed (most may not match). */
 const VISITS_PER_DELIVERY = 16;

@@ -11,9 +11,10 @@
 import { FeedMirror, type ObjectFeed } from '../../authz';
 import { webhooksOf, type WebhookAccessor, type WebhookType } from './webhook-accessor';
 import type { JsonObject } from '../../apis/object';
+import { resourceKeyPrefix } from '../../apis/catalogue';
 
-export const MUTATING_CONFIGURATIONS_PREFIX = '/registry/mutatingwebhookconfigurations/';
-export const VALIDATING_CONFIGURATIONS_PREFIX = '/registry/validatingwebhookconfigurations/';
+export const MUTATING_CONFIGURATIONS_PREFIX = resourceKeyPrefix({ group: 'admissionregistration.k8s.io', resource: 'mutatingwebhookconfigurations' });
+export const VALIDATING_CONFIGURATIONS_PREFIX = resourceKeyPrefix({ group: 'admissionregistration.k8s.io', resource: 'validatingwebhookconfigurations' });
 
 /** Where a dispatcher reads the webhooks it may call. */
 export interface WebhookSource {

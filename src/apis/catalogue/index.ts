@@ -15,3 +15,4 @@ export {
   type SubresourceInfo,
 } from './catalogue';
 export { storageVersionHash } from './storage-version-hash';
+export { KEYSPACE_ROOT, resourceKeyPrefix } from './key-layout';

@@ -20,6 +20,7 @@ import { goQuote } from '../rbac/go-text';
 import { rulesAllow } from '../rbac/rule-matching';
 import type { NormalizedRule } from '../rbac/types';
 import { NodeGraph, podEdges, pvEdges, volumeAttachmentEdges, type Edge, type VertexType } from './node-graph';
+import { resourceKeyPrefix } from '../../apis/catalogue';
 
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 
@@ -56,9 +57,9 @@ export class NodeAuthorizer implements Authorizer, RuleResolver {
         },
       });
     this.mirrors = [
-      follow('/registry/pods/', podEdges),
-      follow('/registry/persistentvolumes/', pvEdges),
-      follow('/registry/volumeattachments/', volumeAttachmentEdges),
+      follow(resourceKeyPrefix({ group: '', resource: 'pods' }), podEdges),
+      follow(resourceKeyPrefix({ group: '', resource: 'persistentvolumes' }), pvEdges),
+      follow(resourceKeyPrefix({ group: 'storage.k8s.io', resource: 'volumeattachments' }), volumeAttachmentEdges),
     ];
   }
 

@@ -22,11 +22,12 @@ import { FeedMirror, type MirrorChange, type ObjectFeed } from '../object-feed';
 import { aggregateErrorText, goQuote } from './go-text';
 import { ruleAllows } from './rule-matching';
 import { parseBinding, parseRole, type NormalizedRule, type ParsedBinding, type ParsedRole, type RoleRef, type Subject } from './types';
+import { resourceKeyPrefix } from '../../apis/catalogue';
 
-export const CLUSTER_ROLES_PREFIX = '/registry/clusterroles/';
-export const ROLES_PREFIX = '/registry/roles/';
-export const CLUSTER_ROLE_BINDINGS_PREFIX = '/registry/clusterrolebindings/';
-export const ROLE_BINDINGS_PREFIX = '/registry/rolebindings/';
+export const CLUSTER_ROLES_PREFIX = resourceKeyPrefix({ group: 'rbac.authorization.k8s.io', resource: 'clusterroles' });
+export const ROLES_PREFIX = resourceKeyPrefix({ group: 'rbac.authorization.k8s.io', resource: 'roles' });
+export const CLUSTER_ROLE_BINDINGS_PREFIX = resourceKeyPrefix({ group: 'rbac.authorization.k8s.io', resource: 'clusterrolebindings' });
+export const ROLE_BINDINGS_PREFIX = resourceKeyPrefix({ group: 'rbac.authorization.k8s.io', resource: 'rolebindings' });
 
 const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
 

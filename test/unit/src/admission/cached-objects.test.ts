@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { CachedObjects, KEY_PREFIX } from '../../../../src/admission';
-import { resourceKeyPrefix } from '../../../../src/registry';
+import { resourceKeyPrefix } from '../../../../src/apis/catalogue';
 import { ObjectStore, WatchCache } from '../../../../src/storage';
 import { memoryKv } from '../../../support/memory-kv';
 import { until } from '../../../support/until';

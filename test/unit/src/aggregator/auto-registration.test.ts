@@ -6,7 +6,8 @@
  */
 import { expect } from 'chai';
 import { AUTO_REGISTER_MANAGED_LABEL, AutoRegisterController, CrdRegistrationController, localApiService } from '../../../../src/aggregator';
-import { resourceKeyPrefix, type ServedResource } from '../../../../src/registry';
+import { type ServedResource } from '../../../../src/registry';
+import { resourceKeyPrefix } from '../../../../src/apis/catalogue';
 import { ControllerHarness } from '../../../support/controller-harness';
 import { until } from '../../../support/until';
 import type { JsonObject } from '../../../../src/apis/object';

@@ -4,7 +4,7 @@
  * /registry/<group>/<plural> for the apiextensions and aggregator servers' and custom resources).
  */
 import { expect } from 'chai';
-import { resourceKeyPrefix } from '../../../../src/registry';
+import { resourceKeyPrefix } from '../../../../src/apis/catalogue';
 
 describe('resourceKeyPrefix', () => {
   it('keeps kube-apiserver\'s own resources at /registry/<resource>, whatever their group', () => {

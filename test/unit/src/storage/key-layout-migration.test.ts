@@ -8,7 +8,8 @@ import { expect } from 'chai';
 import { memoryKv } from '../../../support/memory-kv';
 import { buildResourceTransformers, EncryptionAtRest, parseEncryptionConfiguration } from '../../../../src/storage/encryption';
 import { migrateKeyLayout, STORAGE_LAYOUT, STORAGE_LAYOUT_KEY, type KeyMove } from '../../../../src/storage';
-import { keyLayoutMoves, resourceKeyPrefix } from '../../../../src/registry';
+import { keyLayoutMoves } from '../../../../src/registry';
+import { resourceKeyPrefix } from '../../../../src/apis/catalogue';
 import type { KeyValue } from '../../../../raft';
 
 const text = (b: Uint8Array) => Buffer.from(b).toString('utf8');
