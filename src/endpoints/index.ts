@@ -11,6 +11,6 @@ export { ResponseWriter, isPrettyPrint, type HttpResponse, type InOrder, type Re
 export { isLongRunning, requestTimeoutMs, MAX_REQUEST_TIMEOUT_MS } from './request-deadline';
 export { BodyCodec, refuseTooDeep, yamlBodyError, type ProtobufObjectCodec, type YamlBodyReader } from './body-codec';
 export { negotiateResponse, parseMediaRanges, requestRepresentation, mediaTypeOf, type Representation, type ResponseChoice, type MediaRange } from './negotiation';
-export type { ApplyPatch, EndpointsConfig, FieldValidationLevel, ResourceResolver, ServerSideApply, StorageResolver, TypedDecode, VirtualCreate, VirtualCreateResult, VirtualRead } from './request-scope';
+export type { ApplyPatch, EndpointsConfig, FieldValidationLevel, ResourceResolver, ServerSideApply, StorageResolver, TypedDecode, VirtualRead } from './request-scope';
 export { RequestScope } from './request-scope';
 export type { ConnectConfig } from './handlers';

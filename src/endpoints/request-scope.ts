@@ -61,11 +61,6 @@ export interface EndpointsConfig {
   serverSideApply?: ServerSideApply;
   /** A request to a deprecated group-version was served (the metric to set). */
   onDeprecatedRequest?: (labels: { group: string; version: string; resource: string; subresource: string; removedRelease: string }) => void;
-  /**
-   * Resources and subresources that are not stored but answer a create (the review APIs,
-   * serviceaccounts/token), keyed "<group>/<resource>" or "<group>/<resource>/<subresource>".
-   */
-  virtualCreates?: ReadonlyMap<string, VirtualCreate>;
   /** Unstored resources that answer get and list (componentstatuses), keyed "<group>/<resource>". */
   virtualReads?: ReadonlyMap<string, VirtualRead>;
   /** The connect subresources (pods/log, exec, attach, portforward, the proxies): handlers/connect.ts; absent: 404. */
@@ -75,20 +70,6 @@ export interface EndpointsConfig {
 /** get and list of a resource that is not stored: the objects, as served. */
 export interface VirtualRead {
   list(scope: RequestScope): Promise<JsonObject[]>;
-}
-
-/** The answer of a create on a virtual resource: the object (kind `kind` of `apiVersion`) and its status code. */
-export interface VirtualCreateResult {
-  status: number;
-  object: JsonObject;
-  warnings?: readonly string[];
-}
-
-export interface VirtualCreate {
-  /** The kind the request body and the answer are, as served at this path. */
-  readonly apiVersion: string;
-  readonly kind: string;
-  create(scope: RequestScope, body: JsonObject): Promise<VirtualCreateResult>;
 }
 
 export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';

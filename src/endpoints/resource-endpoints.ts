@@ -10,7 +10,7 @@ import { connect, deleteCollection, deleteObject, create, get, isConnectSubresou
 import { maybeWriteTable } from './handlers/table-response';
 import type { RequestContext } from './request-context';
 import type { ResourceRequestInfo } from './request-info';
-import { RequestScope, type EndpointsConfig, type VirtualCreate, type VirtualRead } from './request-scope';
+import { RequestScope, type EndpointsConfig, type VirtualRead } from './request-scope';
 import { apiVersionOf, type SubresourceCreater } from '../registry';
 import type { WatchStream } from './watch-stream';
 import { ensureMetadata } from '../apis/object';
@@ -52,8 +52,6 @@ export class ResourceEndpoints {
     if (verb === '') throw errors.methodNotAllowed();
     const creater = storage.subresourceCreater(subresource);
     if (creater !== undefined) return createSubresource(scope, creater);
-    const virtual = this.config.virtualCreates?.get(`${info.group}/${info.resource}${subresource === '' ? '' : `/${subresource}`}`);
-    if (virtual !== undefined) return createVirtual(scope, virtual);
     const virtualRead = subresource === '' ? this.config.virtualReads?.get(`${info.group}/${info.resource}`) : undefined;
     if (virtualRead !== undefined) return readVirtual(scope, virtualRead);
     // Unstored resources without a handler are not served yet.
@@ -83,24 +81,15 @@ export class ResourceEndpoints {
   }
 }
 
-/** POST to a subresource that stores nothing of its own (pods/binding, pods/eviction, bindings): decode, let its storage act, write the answer. */
+/** POST to a path that stores nothing of its own (pods/binding, pods/eviction, bindings, the reviews, serviceaccounts/token): decode, let its storage act, write the answer. */
 async function createSubresource(scope: RequestScope, creater: SubresourceCreater): Promise<void> {
   if (scope.info.verb !== 'create') throw errors.methodNotAllowed();
   if (scope.resource.namespaced && scope.info.namespace === '') throw errors.pathNotFound();
   const body = await scope.decodeAs(creater.apiVersion, creater.kind);
   const request = { name: scope.name, namespace: scope.info.namespace, body, dryRun: scope.dryRun('CreateOptions'), writer: scope.writer('CreateOptions') };
   const result = await scope.storage.createSubresource(creater, request);
-  scope.ctx.response.writeObject(result.status, result.object, { protobuf: scope.config.codec.protobufSupports(creater.apiVersion, creater.kind), table: false });
-}
-
-/** POST to a resource that is not stored: decode, let the handler answer, write its object. */
-async function createVirtual(scope: RequestScope, virtual: VirtualCreate): Promise<void> {
-  if (scope.info.verb !== 'create') throw errors.methodNotAllowed();
-  if (scope.resource.namespaced && scope.info.namespace === '') throw errors.pathNotFound();
-  const body = await scope.decodeAs(virtual.apiVersion, virtual.kind);
-  const result = await virtual.create(scope, body);
   scope.warn(result.warnings ?? []);
-  scope.ctx.response.writeObject(result.status, result.object, { protobuf: scope.config.codec.protobufSupports(virtual.apiVersion, virtual.kind), table: false });
+  scope.ctx.response.writeObject(result.status, result.object, { protobuf: scope.config.codec.protobufSupports(creater.apiVersion, creater.kind), table: false });
 }
 
 /**

@@ -45,6 +45,13 @@ export interface BuiltInStoragesOptions {
    * apiextensions server's customresourcedefinitions).
    */
   strategies?: ReadonlyMap<string, ResourceStrategy>;
+  /**
+   * Creates of built-in resources whose logic lives outside src/registry, by "<group>/<resource>"
+   * and then subresource ('' for the resource itself): the review APIs and serviceaccounts/token,
+   * which the server's security stages answer (kube's authentication and authorization REST
+   * storage providers).
+   */
+  creates?: ReadonlyMap<string, ReadonlyMap<string, SubresourceCreater>>;
 }
 
 export class BuiltInStorages {
@@ -114,7 +121,7 @@ export class BuiltInStorages {
       ]);
     }
     if (groupResource === BINDINGS) return new Map([['', bindingCreater('body', pods)]]);
-    return undefined;
+    return this.options.creates?.get(groupResource);
   }
 
   /** A resource the catalogue must serve (the pods a binding or an eviction acts on). */

@@ -8,7 +8,7 @@
 export { GenericRegistry, groupResourceOf, type DeleteOptions, type DeleteResult, type ItemJson, type ListResponse, type RegistryConfig, type ResourceTarget, type WriteAllocator, type WriteOptions } from './generic-registry';
 export { planGet, planList, parseResourceVersion, encodeContinueToken, decodeContinueToken, EXPIRED_CONTINUE_MESSAGE, type ListPlan, type ReadMode } from './list-options';
 export { apiVersionOf, type ServedResource } from './served-resource';
-export { ResourceStorage, sharedEventBytes, type Deprecation, type FieldValidationLevel, type RemoteConverter, type ResourceStorageParts, type ScaleRules, type SubresourceCreateRequest, type SubresourceCreater, type TypedDecode, type VersionConverter, type WatchBatch, type WatchEvent, type WatchRequest, type WatchStart, type WatchSubscription } from './resource-storage';
+export { ResourceStorage, sharedEventBytes, type Deprecation, type FieldValidationLevel, type RemoteConverter, type ResourceStorageParts, type ScaleRules, type SubresourceCreateRequest, type SubresourceCreateResult, type SubresourceCreater, type TypedDecode, type VersionConverter, type WatchBatch, type WatchEvent, type WatchRequest, type WatchStart, type WatchSubscription } from './resource-storage';
 export { ResourceStorages, StorageSources, type StorageSource } from './resource-storages';
 export { BuiltInStorages, scaleRulesFromPaths, type BuiltInStoragesOptions } from './built-in-storages';
 export { keyLayoutMoves, legacyResourceKeyPrefix } from './key-layout-upgrade';

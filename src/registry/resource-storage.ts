@@ -60,8 +60,9 @@ export interface ScaleRules {
 }
 
 /**
- * A create on a path that stores no object of its own but acts on stored ones (kube's
- * BindingREST and EvictionREST): the request as the endpoints decoded it.
+ * A create on a path that stores no object of its own (kube's BindingREST and EvictionREST, which
+ * act on stored objects; the review APIs and serviceaccounts/token, which answer from the
+ * authenticators and authorizers): the request as the endpoints decoded it.
  */
 export interface SubresourceCreateRequest {
   /** The name on the path ('' for a create on a collection). */
@@ -74,12 +75,18 @@ export interface SubresourceCreateRequest {
   writer: Pick<WriteOptions, 'user' | 'options' | 'recorder' | 'trace'>;
 }
 
+export interface SubresourceCreateResult {
+  status: number;
+  object: JsonObject;
+  warnings?: readonly string[];
+}
+
 export interface SubresourceCreater {
   /** The kind the request body is, as served at this path. */
   readonly apiVersion: string;
   readonly kind: string;
-  /** Acts through the registry; resolves to the answer's object (a Status) and code. */
-  create(registry: GenericRegistry, request: SubresourceCreateRequest): Promise<{ status: number; object: JsonObject }>;
+  /** Acts (through the registry, where it writes); resolves to the answer's object, its code and any warnings. */
+  create(registry: GenericRegistry, request: SubresourceCreateRequest): Promise<SubresourceCreateResult>;
 }
 
 /** What a resource's storage is made of; the catalogue and the CRD index produce these. */
@@ -193,7 +200,7 @@ export class ResourceStorage {
   }
 
   /** A create on such a subresource. */
-  createSubresource(creater: SubresourceCreater, request: SubresourceCreateRequest): Promise<{ status: number; object: JsonObject }> {
+  createSubresource(creater: SubresourceCreater, request: SubresourceCreateRequest): Promise<SubresourceCreateResult> {
     return creater.create(this.registry, request);
   }
 

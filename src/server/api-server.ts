@@ -277,7 +277,7 @@ export async function completeApiServerConfig(given: ApiServerConfig, parts: Api
   // Every served resource's storage: the built-in ones from the catalogue, then the custom ones from the CRD index.
   const nodePorts = parseNodePortRange(config.serviceNodePortRange);
   const allocator = new ServiceAllocator(store, { serviceCidr: config.serviceClusterIpRange, nodePortMin: nodePorts.min, nodePortMax: nodePorts.max });
-  const builtIn = new BuiltInStorages({ catalogue: parts.catalogue, serviceAllocator: allocator, strategies: parts.customResources.builtInStrategies });
+  const builtIn = new BuiltInStorages({ catalogue: parts.catalogue, serviceAllocator: allocator, strategies: parts.customResources.builtInStrategies, creates: security.creates });
   const sources = new StorageSources(builtIn, parts.customResources);
   // Patches and field ownership read each kind through its storage.
   const writes = patchAndApply(sources, parts);
@@ -326,7 +326,6 @@ export async function completeApiServerConfig(given: ApiServerConfig, parts: Api
     minWatchTimeoutSeconds: config.minRequestTimeoutSeconds,
     serverSideApply: writes.serverSideApply,
     onDeprecatedRequest: (labels) => metrics.deprecatedApiRequested(labels),
-    virtualCreates: security.virtualCreates,
     virtualReads: new Map([['/componentstatuses', componentStatuses(parts.kv, parts.storeHealthy, async () => controllerLeaseHeld(cache))]]),
     connect: await buildConnect(config.kubelet, certificates.ca, admission.chain, config.dataDir),
   });

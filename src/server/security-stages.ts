@@ -31,7 +31,7 @@ import {
 } from '../authz';
 import type { AuditBackend } from '../audit';
 import { STORE_PKI_FILES, pkiDirectory } from '../certificates';
-import type { VirtualCreate } from '../endpoints';
+import type { SubresourceCreater } from '../registry';
 import { authenticationFilter, authorizationFilter, auditFilter, impersonationFilter, requestInfoFilter, type Filter } from '../http';
 import type { WatchCache } from '../storage';
 import type { JsonObject } from '../apis/object';
@@ -50,7 +50,12 @@ export interface SecurityParts {
   /** CAs whose certificates the TLS handshake asks clients for (cluster CA, --client-ca-file, the proxy's CA). */
   clientCaBundle: string;
   filters: Filter[];
-  virtualCreates: Map<string, VirtualCreate>;
+  /**
+   * The storages of the review APIs and of serviceaccounts/token, which store nothing and answer
+   * from the authenticators and authorizers: by "<group>/<resource>", then subresource ('' for
+   * the resource itself), as the built-in storages take them.
+   */
+  creates: Map<string, Map<string, SubresourceCreater>>;
   /** /.well-known/openid-configuration and /openid/v1/jwks, when a service-account issuer is configured. */
   documents: Map<string, () => { body: string; contentType: string; cacheControl: string } | undefined>;
   readonly isSynced: boolean;
@@ -113,48 +118,31 @@ export async function buildSecurity(options: {
     authorizationFilter(authorizer),
   ];
 
-  const virtualCreates = new Map<string, VirtualCreate>([
-    ['authentication.k8s.io/tokenreviews', {
-      apiVersion: 'authentication.k8s.io/v1',
-      kind: 'TokenReview',
-      async create(scope, body) {
-        const answer = await reviewToken({ body, namespace: scope.info.namespace, apiVersion: 'authentication.k8s.io/v1', tokens: authentication.tokens, apiAudiences: authentication.apiAudiences, anonymous: authentication.anonymous });
-        if (answer instanceof Error) throw answer;
-        return { status: 201, object: answer };
-      },
-    }],
-    ['authorization.k8s.io/subjectaccessreviews', {
-      apiVersion: 'authorization.k8s.io/v1',
-      kind: 'SubjectAccessReview',
-      create: async (_scope, body) => reviewAnswer(await evaluateSubjectAccessReview(body, authorizer)),
-    }],
-    ['authorization.k8s.io/localsubjectaccessreviews', {
-      apiVersion: 'authorization.k8s.io/v1',
-      kind: 'LocalSubjectAccessReview',
-      create: async (scope, body) => reviewAnswer(await evaluateLocalSubjectAccessReview(body, scope.info.namespace, authorizer)),
-    }],
-    ['authorization.k8s.io/selfsubjectaccessreviews', {
-      apiVersion: 'authorization.k8s.io/v1',
-      kind: 'SelfSubjectAccessReview',
-      create: async (scope, body) => reviewAnswer(await evaluateSelfSubjectAccessReview(body, scope.ctx.user, authorizer)),
-    }],
-    ['authorization.k8s.io/selfsubjectrulesreviews', {
-      apiVersion: 'authorization.k8s.io/v1',
-      kind: 'SelfSubjectRulesReview',
-      create: async (scope, body) => reviewAnswer(await evaluateSelfSubjectRulesReview(body, scope.ctx.user, authorization.ruleResolver)),
-    }],
+  // Each review answers one create, on the collection of its resource (kube's REST storages of the
+  // authentication and authorization groups).
+  const review = (apiVersion: string, kind: string, answer: SubresourceCreater['create']): Map<string, SubresourceCreater> => new Map([['', { apiVersion, kind, create: answer }]]);
+  const creates = new Map<string, Map<string, SubresourceCreater>>([
+    ['authentication.k8s.io/tokenreviews', review('authentication.k8s.io/v1', 'TokenReview', async (_registry, request) => {
+      const answer = await reviewToken({ body: request.body, namespace: request.namespace, apiVersion: 'authentication.k8s.io/v1', tokens: authentication.tokens, apiAudiences: authentication.apiAudiences, anonymous: authentication.anonymous });
+      if (answer instanceof Error) throw answer;
+      return { status: 201, object: answer };
+    })],
+    ['authorization.k8s.io/subjectaccessreviews', review('authorization.k8s.io/v1', 'SubjectAccessReview', async (_registry, request) => reviewAnswer(await evaluateSubjectAccessReview(request.body, authorizer)))],
+    ['authorization.k8s.io/localsubjectaccessreviews', review('authorization.k8s.io/v1', 'LocalSubjectAccessReview', async (_registry, request) => reviewAnswer(await evaluateLocalSubjectAccessReview(request.body, request.namespace, authorizer)))],
+    ['authorization.k8s.io/selfsubjectaccessreviews', review('authorization.k8s.io/v1', 'SelfSubjectAccessReview', async (_registry, request) => reviewAnswer(await evaluateSelfSubjectAccessReview(request.body, request.writer.user, authorizer)))],
+    ['authorization.k8s.io/selfsubjectrulesreviews', review('authorization.k8s.io/v1', 'SelfSubjectRulesReview', async (_registry, request) => reviewAnswer(await evaluateSelfSubjectRulesReview(request.body, request.writer.user, authorization.ruleResolver)))],
   ]);
   const signer = authentication.tokenSigner;
   if (signer !== undefined) {
-    virtualCreates.set('/serviceaccounts/token', {
+    creates.set('/serviceaccounts', new Map([['token', {
       apiVersion: 'authentication.k8s.io/v1',
       kind: 'TokenRequest',
-      async create(scope, body) {
+      async create(_registry, request) {
         const outcome = await evaluateTokenRequest({
-          namespace: scope.info.namespace,
-          name: scope.info.name,
-          body,
-          serviceAccount: lookups.serviceAccount(scope.info.namespace, scope.info.name),
+          namespace: request.namespace,
+          name: request.name,
+          body: request.body,
+          serviceAccount: lookups.serviceAccount(request.namespace, request.name),
           pods: lookups.pod,
           secrets: lookups.secret,
           signer,
@@ -165,7 +153,7 @@ export async function buildSecurity(options: {
         if (outcome instanceof Error) throw outcome;
         return { status: 201, object: outcome.tokenRequest, warnings: outcome.warnings };
       },
-    });
+    }]]));
   }
   const documents = new Map<string, () => { body: string; contentType: string; cacheControl: string } | undefined>();
   const discovery = authentication.issuerDiscovery;
@@ -179,7 +167,7 @@ export async function buildSecurity(options: {
     rbac,
     clientCaBundle,
     filters,
-    virtualCreates,
+    creates,
     documents,
     get isSynced() {
       return authorization.isSynced && rbac.isSynced;

@@ -77,6 +77,19 @@ describe('ResourceStorages: one storage per served resource', () => {
     }
   });
 
+  it('gives a built-in resource the creates the server hands in (the reviews, serviceaccounts/token) beside its own (pods/binding, bindings)', async () => {
+    const review = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', create: async () => ({ status: 201, object: { kind: 'TokenReview' } }) };
+    const token = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', create: async () => ({ status: 201, object: { kind: 'TokenRequest' }, warnings: ['w'] }) };
+    const builtIn = new BuiltInStorages({ catalogue: Catalogue.load(), creates: new Map([['authentication.k8s.io/tokenreviews', new Map([['', review]])], ['/serviceaccounts', new Map([['token', token]])]]) });
+    const registry = new GenericRegistry({ store: new ObjectStore(memoryKv()), sources: new StorageSources(builtIn) });
+    expect(registry.storages.resolve('authentication.k8s.io', 'v1', 'tokenreviews')?.subresourceCreater('')).to.equal(review);
+    expect(registry.storages.resolve('', 'v1', 'serviceaccounts')?.subresourceCreater('token')).to.equal(token);
+    expect(registry.storages.resolve('', 'v1', 'serviceaccounts')?.subresourceCreater('')).to.equal(undefined);
+    expect(registry.storages.resolve('', 'v1', 'pods')?.subresourceCreater('binding')?.kind).to.equal('Binding');
+    const answer = await registry.storages.resolve('', 'v1', 'serviceaccounts')?.createSubresource(token, { name: 'default', namespace: 'ns', body: {}, dryRun: false, writer: {} });
+    expect(answer?.warnings).to.deep.equal(['w']);
+  });
+
   it('resolves a custom resource to its CRD\'s storage: keyed by group, with its scale paths, deprecation, decoding and defaults on read', async () => {
     const { registry, index } = await served([certificatesCrd('a.example.com', true)]);
     try {
