@@ -305,9 +305,8 @@ function event(out: ProtobufBytes, timed: TimedEvent): void {
   out.end(start);
 }
 
-function link(out: ProtobufBytes, linked: Link): void {
-  const start = out.begin();
-  const context = linked.context;
+/** trace_id, span_id and trace_state (fields 1-3), which a Span and a Link write alike. */
+function contextFields(out: ProtobufBytes, context: SpanContext): void {
   out.tag(1, LENGTH_DELIMITED);
   out.hexBytes(context.traceId);
   out.tag(2, LENGTH_DELIMITED);
@@ -317,6 +316,12 @@ function link(out: ProtobufBytes, linked: Link): void {
     out.tag(3, LENGTH_DELIMITED);
     out.string(traceState);
   }
+}
+
+function link(out: ProtobufBytes, linked: Link): void {
+  const start = out.begin();
+  const context = linked.context;
+  contextFields(out, context);
   if (linked.attributes) attributes(out, linked.attributes, 4);
   out.tag(5, VARINT);
   out.varint(linked.droppedAttributesCount || 0);
@@ -333,15 +338,7 @@ function span(out: ProtobufBytes, finished: ReadableSpan): void {
   out.tag(2, LENGTH_DELIMITED);
   const start = out.begin(SPAN_LENGTH_BYTES);
   const context: SpanContext = finished.spanContext();
-  out.tag(1, LENGTH_DELIMITED);
-  out.hexBytes(context.traceId);
-  out.tag(2, LENGTH_DELIMITED);
-  out.hexBytes(context.spanId);
-  const traceState = context.traceState?.serialize();
-  if (traceState) {
-    out.tag(3, LENGTH_DELIMITED);
-    out.string(traceState);
-  }
+  contextFields(out, context);
   const parent = finished.parentSpanContext;
   if (parent?.spanId) {
     out.tag(4, LENGTH_DELIMITED);

@@ -197,16 +197,7 @@ export function inStage<T>(name: string, context: TraceContext, fn: () => Promis
     recordStage(span, name, started, attributes, err);
     throw err;
   }
-  return pending.then(
-    (value) => {
-      recordStage(span, name, started, attributes);
-      return value;
-    },
-    (err: unknown) => {
-      recordStage(span, name, started, attributes, err);
-      throw err;
-    },
-  );
+  return recordWhenSettled(pending, span, name, started, attributes);
 }
 
 /**
@@ -230,7 +221,12 @@ export function inStageMaybeAsync<T>(name: string, context: TraceContext, fn: ()
     recordStage(span, name, started, attributes);
     return result;
   }
-  return result.then(
+  return recordWhenSettled(result, span, name, started, attributes);
+}
+
+/** Records the stage once `pending` settles, with the error when it rejects; answers what it answers. */
+function recordWhenSettled<T>(pending: Promise<T>, span: Span, name: string, started: number, attributes: Attributes | undefined): Promise<T> {
+  return pending.then(
     (value) => {
       recordStage(span, name, started, attributes);
       return value;
