@@ -6,24 +6,16 @@
  * parser, so comments never count.
  */
 import { expect } from 'chai';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
+import { typescriptSources } from '../../support/typescript-sources';
 
 const ROOT = resolve(__dirname, '..', '..', '..', '..');
 
 /** The files that own a layout: kube's (the rule), the earlier build's (the migration), the allocator's ranges. */
 const LAYOUT_OWNERS = new Set(['src/apis/catalogue/key-layout.ts', 'src/registry/key-layout-upgrade.ts', 'src/registry/service-allocator.ts']);
 
-function sources(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...sources(path));
-    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(path);
-  }
-  return out;
-}
 
 /** Every string or template-literal piece of `text` that starts a /registry/ key, with its line. */
 function registryKeyLiterals(file: string, text: string): string[] {
@@ -49,7 +41,7 @@ describe('tidy: the store key layout lives in one place', () => {
   });
 
   it('no file of src/ but the layouts\' owners spells a /registry/ key', () => {
-    const offenders = sources(join(ROOT, 'src'))
+    const offenders = typescriptSources(join(ROOT, 'src'))
       .filter((file) => !LAYOUT_OWNERS.has(relative(ROOT, file)))
       .flatMap((file) => {
         const text = readFileSync(file, 'utf8');

@@ -4,9 +4,10 @@
  * comes from src/apis/object. Read with the TypeScript parser, so comments and strings never count.
  */
 import { expect } from 'chai';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
+import { typescriptSources } from '../../support/typescript-sources';
 
 const ROOT = resolve(__dirname, '..', '..', '..', '..');
 const MODULE = 'src/apis/object';
@@ -18,15 +19,6 @@ const MODEL_FUNCTIONS = new Set([
 ]);
 const MODEL_TYPES = new Set(['JsonObject', 'JsonValue']);
 
-function sources(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...sources(path));
-    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(path);
-  }
-  return out;
-}
 
 function parse(file: string, text = readFileSync(file, 'utf8')): ts.SourceFile {
   return ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true);
@@ -73,20 +65,20 @@ function target(file: string, spec: string): string {
 
 describe('tidy: one object model (src/apis/object)', () => {
   it('no file of src/ outside src/apis/object defines the JSON types, a guard, a deep copy or a metadata reader', () => {
-    const offenders = sources(join(ROOT, 'src'))
+    const offenders = typescriptSources(join(ROOT, 'src'))
       .filter((file) => !relative(ROOT, file).startsWith(`${MODULE}/`))
       .flatMap(definitionsIn);
     expect(offenders).to.deep.equal([]);
   });
 
   it('src/apis/object defines each of them once', () => {
-    const names = sources(join(ROOT, MODULE)).flatMap(definitionsIn).map((entry) => entry.split(' ')[1]).sort();
+    const names = typescriptSources(join(ROOT, MODULE)).flatMap(definitionsIn).map((entry) => entry.split(' ')[1]).sort();
     expect(names).to.deep.equal(['JsonObject', 'JsonValue', 'asJsonObject', 'deepCopy', 'ensureMetadata', 'isJsonObject', 'metadataOf', 'objectOrEmpty'].sort());
   });
 
   it('every import of JsonObject or JsonValue, in src/, test/ and bench/, comes from src/apis/object', () => {
     const offenders: string[] = [];
-    for (const file of ['src', 'test', 'bench'].flatMap((dir) => sources(join(ROOT, dir)))) {
+    for (const file of ['src', 'test', 'bench'].flatMap((dir) => typescriptSources(join(ROOT, dir)))) {
       const text = readFileSync(file, 'utf8');
       if (!/\bJson(Object|Value)\b/.test(text)) continue;
       for (const statement of parse(file, text).statements) {
@@ -105,7 +97,7 @@ describe('tidy: one object model (src/apis/object)', () => {
 
   it('src/apis/object imports nothing from src/ but itself and src/util', () => {
     const offenders: string[] = [];
-    for (const file of sources(join(ROOT, MODULE))) {
+    for (const file of typescriptSources(join(ROOT, MODULE))) {
       for (const statement of parse(file).statements) {
         if (!ts.isImportDeclaration(statement) && !ts.isExportDeclaration(statement)) continue;
         const specifier = statement.moduleSpecifier;

@@ -5,20 +5,14 @@
  * need through constructor options, e.g. KvReplicaOptions.wrapStateMachine).
  */
 import { expect } from 'chai';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
+import { typescriptSources } from '../../../support/typescript-sources';
 
 const ROOT = resolve(__dirname, '..', '..', '..', '..', '..');
 const MAX_CLASS_LINES = 350;
 
-function sources(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sources(path);
-    return name.endsWith('.ts') && !name.endsWith('.d.ts') ? [path] : [];
-  });
-}
 
 interface ClassFacts {
   where: string;
@@ -47,7 +41,7 @@ function classesIn(file: string): ClassFacts[] {
 
 describe('raft/etcd: the size of its classes, and no test hooks in production code', () => {
   it(`has no class over ${MAX_CLASS_LINES} lines in raft/etcd`, () => {
-    const classes = sources(join(ROOT, 'raft', 'etcd')).flatMap(classesIn);
+    const classes = typescriptSources(join(ROOT, 'raft', 'etcd')).flatMap(classesIn);
     expect(classes.map((c) => c.where)).to.include('raft/etcd/kv-replica.ts KvReplica');
     const tooLong = classes.filter((c) => c.lines > MAX_CLASS_LINES).map((c) => `${c.where}: ${c.lines} lines`);
     expect(tooLong).to.deep.equal([]);
@@ -55,7 +49,7 @@ describe('raft/etcd: the size of its classes, and no test hooks in production co
 
   it('has no member named ...ForTest in a class of raft/ or src/', () => {
     // Only files that name a ForTest at all need parsing.
-    const files = [...sources(join(ROOT, 'raft')), ...sources(join(ROOT, 'src'))].filter((f) => readFileSync(f, 'utf8').includes('ForTest'));
+    const files = [...typescriptSources(join(ROOT, 'raft')), ...typescriptSources(join(ROOT, 'src'))].filter((f) => readFileSync(f, 'utf8').includes('ForTest'));
     const classes = files.flatMap(classesIn);
     const hooks = classes.flatMap((c) => c.members.filter((m) => /ForTest$/.test(m)).map((m) => `${c.where}.${m}`));
     expect(hooks).to.deep.equal([]);
